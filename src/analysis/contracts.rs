@@ -1,0 +1,270 @@
+//! Tool contracts (DESIGN.md §4; the seed's "Make replay behavior part of
+//! every tool contract"): per-tool action class, attach window, fingerprint
+//! fields, defaults and secret fields, read from TOML.
+//!
+//! ```toml
+//! [tools.deploy_release]
+//! class = "recoverable_by_status"  # read_only | idempotent_with_key | recoverable_by_status | irreversible
+//! attach_window = "2h"
+//! fingerprint_fields = ["service", "version", "region"]
+//! defaults = { region = "us-east-1" }
+//! secret_fields = []
+//! ```
+//!
+//! A tool with no contract is treated as `irreversible` with a 15 minute
+//! attach window, and reported (`no_replay_contract`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// The action classes of the seed's classification table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionClass {
+    /// No side effect: a repeat cannot duplicate anything. Its attach window
+    /// is zero.
+    ReadOnly,
+    /// Repeatable when the target honors an idempotency key.
+    IdempotentWithKey,
+    /// An unknown outcome can be resolved by a status query.
+    RecoverableByStatus,
+    /// Blocked after an unknown outcome; needs review.
+    Irreversible,
+}
+
+impl ActionClass {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionClass::ReadOnly => "read_only",
+            ActionClass::IdempotentWithKey => "idempotent_with_key",
+            ActionClass::RecoverableByStatus => "recoverable_by_status",
+            ActionClass::Irreversible => "irreversible",
+        }
+    }
+}
+
+/// Attach window applied to tools without a contract (DESIGN.md §4).
+pub const DEFAULT_ATTACH_WINDOW: Duration = Duration::from_secs(15 * 60);
+
+/// One tool's replay rule, as configured or defaulted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolContract {
+    /// Action class.
+    pub class: ActionClass,
+    /// How long an unfinished execution stays attachable; zero for read-only
+    /// tools.
+    #[serde(serialize_with = "ser_duration")]
+    pub attach_window: Duration,
+    /// Argument fields that make up the intent; `None` means all arguments.
+    pub fingerprint_fields: Option<Vec<String>>,
+    /// Argument defaults materialized before fingerprinting.
+    pub defaults: Map<String, Value>,
+    /// Argument fields that hold secrets, replaced by a keyed reference.
+    pub secret_fields: Vec<String>,
+    /// False when no contract was configured and the default applies.
+    pub configured: bool,
+}
+
+fn ser_duration<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&humantime::format_duration(*d).to_string())
+}
+
+impl ToolContract {
+    /// The contract of a tool nobody wrote one for.
+    pub fn unconfigured() -> Self {
+        ToolContract {
+            class: ActionClass::Irreversible,
+            attach_window: DEFAULT_ATTACH_WINDOW,
+            fingerprint_fields: None,
+            defaults: Map::new(),
+            secret_fields: Vec::new(),
+            configured: false,
+        }
+    }
+}
+
+/// Errors reading a contracts file. Messages name the file and the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ContractError {
+    /// The file could not be read.
+    #[error("{path}: cannot read contracts: {source}")]
+    Read {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The TOML is malformed or a key is wrong.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// File.
+        path: String,
+        /// What is wrong, with line, column and key as `toml` reports them.
+        message: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContractsFile {
+    #[serde(default)]
+    tools: BTreeMap<String, RawContract>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawContract {
+    class: ActionClass,
+    attach_window: Option<String>,
+    fingerprint_fields: Option<Vec<String>>,
+    #[serde(default)]
+    defaults: toml::Table,
+    #[serde(default)]
+    secret_fields: Vec<String>,
+}
+
+/// All configured tool contracts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Contracts {
+    tools: BTreeMap<String, ToolContract>,
+}
+
+impl Contracts {
+    /// No contracts: every tool gets [`ToolContract::unconfigured`].
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Reads a contracts file.
+    ///
+    /// # Errors
+    /// [`ContractError`] naming the file and the offending key.
+    pub fn load(path: &Path) -> Result<Self, ContractError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ContractError::Read {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses contracts from TOML text; `name` is used in messages.
+    ///
+    /// # Errors
+    /// [`ContractError::Invalid`] naming the key at fault.
+    pub fn parse(text: &str, name: &str) -> Result<Self, ContractError> {
+        let invalid = |message: String| ContractError::Invalid {
+            path: name.to_string(),
+            message,
+        };
+        let file: ContractsFile =
+            toml::from_str(text).map_err(|e| invalid(e.to_string().trim_end().to_string()))?;
+        let mut tools = BTreeMap::new();
+        for (tool, raw) in file.tools {
+            let attach_window = match (&raw.attach_window, raw.class) {
+                (_, ActionClass::ReadOnly) => Duration::ZERO,
+                (None, _) => DEFAULT_ATTACH_WINDOW,
+                (Some(s), _) => humantime::parse_duration(s).map_err(|e| {
+                    invalid(format!(
+                        "tools.{tool}.attach_window: {e} in {s:?} (write e.g. \"15m\", \"2h\", \"1d\")"
+                    ))
+                })?,
+            };
+            let defaults = match serde_json::to_value(&raw.defaults) {
+                Ok(Value::Object(m)) => m,
+                _ => return Err(invalid(format!("tools.{tool}.defaults: not a table"))),
+            };
+            tools.insert(
+                tool,
+                ToolContract {
+                    class: raw.class,
+                    attach_window,
+                    fingerprint_fields: raw.fingerprint_fields,
+                    defaults,
+                    secret_fields: raw.secret_fields,
+                    configured: true,
+                },
+            );
+        }
+        Ok(Contracts { tools })
+    }
+
+    /// The contract for `tool`, or the unconfigured default.
+    pub fn get(&self, tool: &str) -> ToolContract {
+        self.tools
+            .get(tool)
+            .cloned()
+            .unwrap_or_else(ToolContract::unconfigured)
+    }
+
+    /// Number of configured tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// True when no tool is configured.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_design_example() {
+        let c = Contracts::parse(
+            r#"
+[tools.deploy_release]
+class = "recoverable_by_status"
+attach_window = "2h"
+fingerprint_fields = ["service", "version", "region"]
+defaults = { region = "us-east-1" }
+secret_fields = []
+
+[tools.list_branches]
+class = "read_only"
+attach_window = "1h"
+"#,
+            "c.toml",
+        )
+        .unwrap();
+        let d = c.get("deploy_release");
+        assert_eq!(d.class, ActionClass::RecoverableByStatus);
+        assert_eq!(d.attach_window, Duration::from_secs(7200));
+        assert_eq!(d.defaults["region"], "us-east-1");
+        assert!(d.configured);
+        // Read-only tools have nothing to attach to.
+        assert_eq!(c.get("list_branches").attach_window, Duration::ZERO);
+        let u = c.get("rotate_credential");
+        assert_eq!(u.class, ActionClass::Irreversible);
+        assert_eq!(u.attach_window, DEFAULT_ATTACH_WINDOW);
+        assert!(!u.configured);
+    }
+
+    #[test]
+    fn mistakes_name_the_key() {
+        let e = Contracts::parse("[tools.x]\nclass = \"sometimes\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c.toml:") && e.contains("class"), "{e}");
+        let e = Contracts::parse(
+            "[tools.x]\nclass = \"irreversible\"\nattach_windw = \"1h\"\n",
+            "c.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("attach_windw"), "{e}");
+        let e = Contracts::parse(
+            "[tools.x]\nclass = \"irreversible\"\nattach_window = \"soon\"\n",
+            "c.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("tools.x.attach_window"), "{e}");
+    }
+}

@@ -1,0 +1,432 @@
+//! Intent fingerprints (DESIGN.md §4; the seed's "A useful fingerprint
+//! describes the effect").
+//!
+//! canonical action record → drop fields without semantic meaning →
+//! materialize contract defaults → keep only the contract's fingerprint
+//! fields → replace secret fields by a keyed reference → JSON
+//! Canonicalization Scheme (RFC 8785) → HMAC-SHA256 with the deployment key,
+//! written `hmac-sha256:<hex>`; without a key, `sha256:<hex>`.
+
+use super::contracts::ToolContract;
+use crate::model::ActionRecord;
+use hmac::{Hmac, KeyInit, Mac};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// Top-level fields of an action record that carry no intent: protocol
+/// correlation, timestamps and trace context. Dropped before hashing.
+pub const NON_SEMANTIC_FIELDS: &[&str] = &[
+    "request_id",
+    "requestId",
+    "jsonrpc_id",
+    "call_id",
+    "timestamp",
+    "ts",
+    "at",
+    "received_at",
+    "trace_id",
+    "traceId",
+    "traceparent",
+    "tracestate",
+    "span_id",
+    "spanId",
+    "_meta",
+];
+
+/// Argument fields dropped before hashing: MCP `_meta` and trace context.
+/// Argument timestamps are kept: a scheduled time can be the intent.
+pub const NON_SEMANTIC_ARGUMENTS: &[&str] = &[
+    "_meta",
+    "request_id",
+    "requestId",
+    "trace_id",
+    "traceId",
+    "traceparent",
+    "tracestate",
+    "span_id",
+    "spanId",
+];
+
+/// How a fingerprint was computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheme {
+    /// HMAC-SHA256 with the deployment key.
+    HmacSha256,
+    /// Plain SHA-256 (no key given).
+    Sha256,
+}
+
+impl Scheme {
+    /// The prefix written before the hex digest.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Scheme::HmacSha256 => "hmac-sha256",
+            Scheme::Sha256 => "sha256",
+        }
+    }
+}
+
+/// The deployment key for HMAC fingerprints and secret references.
+#[derive(Clone, Default)]
+pub struct FingerprintKey(Option<Vec<u8>>);
+
+impl std::fmt::Debug for FingerprintKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "FingerprintKey(set)"
+        } else {
+            "FingerprintKey(none)"
+        })
+    }
+}
+
+/// Errors reading a key file.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// The file could not be read.
+    #[error("{path}: cannot read key: {source}")]
+    Read {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The file is empty.
+    #[error("{path}: the key file is empty")]
+    Empty {
+        /// File.
+        path: String,
+    },
+}
+
+impl FingerprintKey {
+    /// No key: fingerprints are plain SHA-256.
+    pub fn none() -> Self {
+        FingerprintKey(None)
+    }
+
+    /// A key from raw bytes.
+    pub fn from_bytes(b: &[u8]) -> Self {
+        FingerprintKey(Some(b.to_vec()))
+    }
+
+    /// Parses key file contents: surrounding whitespace is ignored; text
+    /// that is all hex digits (even length) is decoded as hex, anything
+    /// else is used as raw bytes. Returns `None` for an empty file.
+    pub fn from_file_contents(bytes: &[u8]) -> Option<Self> {
+        let trimmed = bytes.trim_ascii();
+        if trimmed.is_empty() {
+            return None;
+        }
+        let key = match hex::decode(trimmed) {
+            Ok(k) if !k.is_empty() => k,
+            _ => trimmed.to_vec(),
+        };
+        Some(FingerprintKey(Some(key)))
+    }
+
+    /// Reads a key file (see [`FingerprintKey::from_file_contents`]).
+    ///
+    /// # Errors
+    /// [`KeyError`] naming the file.
+    pub fn load(path: &Path) -> Result<Self, KeyError> {
+        let bytes = std::fs::read(path).map_err(|e| KeyError::Read {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        Self::from_file_contents(&bytes).ok_or_else(|| KeyError::Empty {
+            path: path.display().to_string(),
+        })
+    }
+
+    /// The scheme fingerprints use with this key.
+    pub fn scheme(&self) -> Scheme {
+        if self.0.is_some() {
+            Scheme::HmacSha256
+        } else {
+            Scheme::Sha256
+        }
+    }
+
+    fn hmac(&self, data: &[u8]) -> Option<String> {
+        let key = self.0.as_ref()?;
+        let mut mac = Hmac::<Sha256>::new_from_slice(key).ok()?;
+        mac.update(data);
+        Some(hex::encode(mac.finalize().into_bytes()))
+    }
+}
+
+/// Builds the record that is hashed, following the steps in the module doc.
+/// `secrets_unkeyed` is set when a secret field had to be redacted without a
+/// key (two different secrets then look alike).
+pub fn canonical_record(
+    action: &ActionRecord,
+    contract: &ToolContract,
+    key: &FingerprintKey,
+    secrets_unkeyed: &mut bool,
+) -> Value {
+    let mut rec: Map<String, Value> = action
+        .0
+        .iter()
+        .filter(|(k, _)| !NON_SEMANTIC_FIELDS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut args: Map<String, Value> = match rec.remove("arguments") {
+        Some(Value::Object(m)) => m,
+        Some(Value::Null) | None => Map::new(),
+        Some(other) => {
+            let mut m = Map::new();
+            m.insert("_value".into(), other);
+            m
+        }
+    };
+    args.retain(|k, _| !NON_SEMANTIC_ARGUMENTS.contains(&k.as_str()));
+    for (k, v) in &contract.defaults {
+        args.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    if let Some(fields) = &contract.fingerprint_fields {
+        args.retain(|k, _| fields.iter().any(|f| f == k));
+    }
+    for field in &contract.secret_fields {
+        if let Some(v) = args.get_mut(field) {
+            let jcs = jcs(v);
+            *v = Value::String(match key.hmac(format!("secret:{field}:{jcs}").as_bytes()) {
+                Some(h) => format!("secret-ref:hmac-sha256:{}", &h[..32]),
+                None => {
+                    *secrets_unkeyed = true;
+                    "secret-ref:redacted".to_string()
+                }
+            });
+        }
+    }
+    rec.insert("arguments".into(), Value::Object(args));
+    Value::Object(rec)
+}
+
+/// RFC 8785 canonical JSON of a value.
+pub fn jcs(v: &Value) -> String {
+    // serde_json values are always representable; the canonicalizer only
+    // fails on non-finite floats, which serde_json cannot hold.
+    serde_json_canonicalizer::to_string(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// The fingerprint of a canonical record with the key's scheme.
+pub fn fingerprint(canonical: &Value, key: &FingerprintKey) -> String {
+    let c = jcs(canonical);
+    digest(&c, key.scheme(), key).unwrap_or_else(|| sha256_fp(&c))
+}
+
+fn sha256_fp(c: &str) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(c.as_bytes())))
+}
+
+/// The digest of canonical JSON under a given scheme; `None` for HMAC
+/// without a key.
+pub fn digest(canonical_json: &str, scheme: Scheme, key: &FingerprintKey) -> Option<String> {
+    match scheme {
+        Scheme::Sha256 => Some(sha256_fp(canonical_json)),
+        Scheme::HmacSha256 => key
+            .hmac(canonical_json.as_bytes())
+            .map(|h| format!("hmac-sha256:{h}")),
+    }
+}
+
+/// What a journal's own fingerprint says when compared with the recomputed one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum JournalFingerprint {
+    /// The journal wrote none.
+    Absent,
+    /// It matches.
+    Matches,
+    /// It differs from the recomputed value.
+    Mismatch {
+        /// As written.
+        journal: String,
+        /// As recomputed under the same scheme.
+        recomputed: String,
+    },
+    /// It cannot be checked (HMAC without a key, or an unknown scheme).
+    Unverifiable {
+        /// As written.
+        journal: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Checks a journal fingerprint against the canonical record.
+pub fn check_journal_fingerprint(
+    written: Option<&str>,
+    canonical: &Value,
+    key: &FingerprintKey,
+) -> JournalFingerprint {
+    let Some(w) = written else {
+        return JournalFingerprint::Absent;
+    };
+    let scheme = if w.starts_with("hmac-sha256:") {
+        Scheme::HmacSha256
+    } else if w.starts_with("sha256:") {
+        Scheme::Sha256
+    } else {
+        return JournalFingerprint::Unverifiable {
+            journal: w.to_string(),
+            reason: "unknown fingerprint scheme (expected hmac-sha256: or sha256:)".into(),
+        };
+    };
+    match digest(&jcs(canonical), scheme, key) {
+        None => JournalFingerprint::Unverifiable {
+            journal: w.to_string(),
+            reason: "HMAC fingerprint and no --key-file".into(),
+        },
+        Some(r) if r == w => JournalFingerprint::Matches,
+        Some(r) => JournalFingerprint::Mismatch {
+            journal: w.to_string(),
+            recomputed: r,
+        },
+    }
+}
+
+/// The record with known equivalents normalized, for `fingerprint_drift`:
+/// strings of decimal digits become numbers (a real gh-aw log names one
+/// pull request as `"38281"` and as `38281`), recursively.
+pub fn drift_form(v: &Value) -> Value {
+    match v {
+        Value::String(s)
+            if !s.is_empty()
+                && s.len() <= 18
+                && s.bytes().all(|b| b.is_ascii_digit())
+                && (s == "0" || !s.starts_with('0')) =>
+        {
+            s.parse::<u64>()
+                .map(Value::from)
+                .unwrap_or_else(|_| v.clone())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(drift_form).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), drift_form(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn action(v: Value) -> ActionRecord {
+        ActionRecord(v.as_object().cloned().unwrap())
+    }
+
+    #[test]
+    fn order_whitespace_and_noise_do_not_change_the_fingerprint() {
+        let c = ToolContract::unconfigured();
+        let k = FingerprintKey::none();
+        let mut u = false;
+        let a = action(
+            json!({"tool":"deploy_release","actor":"a","arguments":{"service":"catalog","version":"1"},"request_id":"r1"}),
+        );
+        let b = action(
+            json!({"request_id":"r2","arguments":{"version":"1","service":"catalog","_meta":{"progressToken":7}},"actor":"a","tool":"deploy_release"}),
+        );
+        assert_eq!(
+            fingerprint(&canonical_record(&a, &c, &k, &mut u), &k),
+            fingerprint(&canonical_record(&b, &c, &k, &mut u), &k)
+        );
+    }
+
+    #[test]
+    fn defaults_are_materialized() {
+        let mut c = ToolContract::unconfigured();
+        c.defaults.insert("region".into(), json!("us-east-1"));
+        let k = FingerprintKey::from_bytes(b"k");
+        let mut u = false;
+        let implicit = action(json!({"tool":"d","arguments":{"service":"catalog"}}));
+        let explicit =
+            action(json!({"tool":"d","arguments":{"service":"catalog","region":"us-east-1"}}));
+        let other =
+            action(json!({"tool":"d","arguments":{"service":"catalog","region":"eu-west-1"}}));
+        let mut fp = |a| fingerprint(&canonical_record(a, &c, &k, &mut u), &k);
+        assert_eq!(fp(&implicit), fp(&explicit));
+        assert_ne!(fp(&implicit), fp(&other));
+        assert!(fp(&implicit).starts_with("hmac-sha256:"));
+    }
+
+    #[test]
+    fn secrets_never_reach_the_record() {
+        let mut c = ToolContract::unconfigured();
+        c.secret_fields = vec!["token".into()];
+        let a = action(json!({"tool":"t","arguments":{"token":"hunter2"}}));
+        let mut u = false;
+        let keyed = canonical_record(&a, &c, &FingerprintKey::from_bytes(b"k"), &mut u);
+        assert!(!jcs(&keyed).contains("hunter2"));
+        assert!(!u);
+        let unkeyed = canonical_record(&a, &c, &FingerprintKey::none(), &mut u);
+        assert!(!jcs(&unkeyed).contains("hunter2"));
+        assert!(u);
+    }
+
+    #[test]
+    fn hmac_matches_rfc_4231_case_2() {
+        // RFC 4231 §4.3: key "Jefe", data "what do ya want for nothing?".
+        let k = FingerprintKey::from_bytes(b"Jefe");
+        assert_eq!(
+            k.hmac(b"what do ya want for nothing?").unwrap(),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+
+    #[test]
+    fn jcs_follows_rfc_8785() {
+        // RFC 8785 §3.2.3 sorting and number forms.
+        let v = json!({"b": 1.0, "a": [1e30, 4.50, "\u{20ac}"], "\u{00e9}": null});
+        assert_eq!(jcs(&v), "{\"a\":[1e+30,4.5,\"€\"],\"b\":1,\"é\":null}");
+    }
+
+    #[test]
+    fn journal_fingerprints_are_checked() {
+        let c = ToolContract::unconfigured();
+        let k = FingerprintKey::from_bytes(b"k");
+        let mut u = false;
+        let rec = canonical_record(&action(json!({"tool":"t"})), &c, &k, &mut u);
+        let good = fingerprint(&rec, &k);
+        assert_eq!(
+            check_journal_fingerprint(Some(&good), &rec, &k),
+            JournalFingerprint::Matches
+        );
+        assert!(matches!(
+            check_journal_fingerprint(Some("hmac-sha256:00"), &rec, &k),
+            JournalFingerprint::Mismatch { .. }
+        ));
+        assert!(matches!(
+            check_journal_fingerprint(Some(&good), &rec, &FingerprintKey::none()),
+            JournalFingerprint::Unverifiable { .. }
+        ));
+        let plain = fingerprint(&rec, &FingerprintKey::none());
+        assert_eq!(
+            check_journal_fingerprint(Some(&plain), &rec, &k),
+            JournalFingerprint::Matches
+        );
+    }
+
+    #[test]
+    fn drift_normalizes_numeric_strings_only() {
+        assert_eq!(
+            drift_form(&json!({"n":"38281","z":"007","s":"v1"})),
+            json!({"n":38281,"z":"007","s":"v1"})
+        );
+    }
+
+    #[test]
+    fn key_file_contents() {
+        assert!(FingerprintKey::from_file_contents(b"  \n").is_none());
+        let hexkey = FingerprintKey::from_file_contents(b"00ff\n").unwrap();
+        assert_eq!(hexkey.0.as_deref(), Some(&[0u8, 255][..]));
+        let raw = FingerprintKey::from_file_contents(b"not hex!").unwrap();
+        assert_eq!(raw.0.as_deref(), Some(&b"not hex!"[..]));
+    }
+}

@@ -1,0 +1,264 @@
+//! Walks one execution through its lifecycle (DESIGN.md §2; the seed's "The
+//! activity record needs states"): accepted → authorized → dispatched →
+//! outcome observed → result delivered, with the exits rejected,
+//! dispatch_failed and cancelled.
+
+use super::verdict::{Delivery, Dispatch, ExecutionAnswers, TargetAnswer};
+use crate::model::{EventKind, Execution, JsonRpcId, ObservedVia, OutcomeKind};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+/// HTTP statuses that do not tell whether the target acted (research notes
+/// A14: 408, 502, 504 and 503 on a POST are ambiguous; a 500 may follow
+/// partial work).
+pub const AMBIGUOUS_STATUSES: [u16; 5] = [408, 500, 502, 503, 504];
+
+/// Lifecycle facts of one execution, as indexes into its event list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Lifecycle {
+    /// The `accepted` event.
+    pub accepted: Option<usize>,
+    /// The first `authorized` event.
+    pub authorized: Option<usize>,
+    /// The first `rejected` event.
+    pub rejected: Option<usize>,
+    /// The first `dispatched` event.
+    pub dispatched: Option<usize>,
+    /// Number of `dispatched` events (a continued execution may dispatch again).
+    pub dispatches: usize,
+    /// The first `dispatch_failed` event.
+    pub dispatch_failed: Option<usize>,
+    /// Every `outcome` event, in time order.
+    pub outcomes: Vec<usize>,
+    /// The outcome event that settles what the target did (the last one that
+    /// is not `unknown`).
+    pub decisive_outcome: Option<usize>,
+    /// Every `delivered` / `delivery_failed` event, in time order.
+    pub deliveries: Vec<usize>,
+    /// The first `cancelled` event.
+    pub cancelled: Option<usize>,
+    /// `attached` events.
+    pub attached: Vec<usize>,
+    /// The idempotency key sent to the target (from `dispatched`, else `accepted`).
+    pub idempotency_key: Option<String>,
+    /// What the target answered, reduced for duplicate analysis.
+    pub answer: TargetAnswer,
+}
+
+/// Reduces one outcome event to what matters for duplicates.
+///
+/// * success, `replayed: true` → [`TargetAnswer::Replayed`]
+/// * HTTP 409 → [`TargetAnswer::Conflict`]; 422, or 400 when a key was
+///   sent → [`TargetAnswer::KeyRefused`] (Idempotency-Key draft §2.7)
+/// * success → performed; not_executed → not performed
+/// * failure with an ambiguous status ([`AMBIGUOUS_STATUSES`]) or a non-zero
+///   SSH exit status (the command ran) → ambiguous; other failures → not
+///   performed
+/// * unknown → no answer
+pub fn target_answer(kind: &EventKind, key_sent: bool) -> TargetAnswer {
+    let EventKind::Outcome {
+        outcome,
+        target_status,
+        exit_status,
+        replayed,
+        ..
+    } = kind
+    else {
+        return TargetAnswer::NoAnswer;
+    };
+    match (outcome, target_status) {
+        (OutcomeKind::Unknown, _) => TargetAnswer::NoAnswer,
+        (OutcomeKind::Success, _) if *replayed => TargetAnswer::Replayed,
+        (_, Some(409)) => TargetAnswer::Conflict,
+        (_, Some(422)) => TargetAnswer::KeyRefused,
+        (_, Some(400)) if key_sent => TargetAnswer::KeyRefused,
+        (OutcomeKind::Success, _) => TargetAnswer::Performed,
+        (OutcomeKind::NotExecuted, _) => TargetAnswer::NotPerformed,
+        (OutcomeKind::Failure, Some(s)) if AMBIGUOUS_STATUSES.contains(s) => {
+            TargetAnswer::Ambiguous
+        }
+        (OutcomeKind::Failure, None) if exit_status.is_some_and(|x| x != 0) => {
+            TargetAnswer::Ambiguous
+        }
+        (OutcomeKind::Failure, _) => TargetAnswer::NotPerformed,
+    }
+}
+
+impl Lifecycle {
+    /// Reads the lifecycle of an execution.
+    pub fn of(x: &Execution) -> Lifecycle {
+        let mut l = Lifecycle::default();
+        let mut accepted_key = None;
+        for (i, e) in x.events.iter().enumerate() {
+            match &e.kind {
+                EventKind::Accepted {
+                    idempotency_key, ..
+                } => {
+                    l.accepted.get_or_insert(i);
+                    accepted_key.clone_from(idempotency_key);
+                }
+                EventKind::Attached { .. } => l.attached.push(i),
+                EventKind::Authorized { .. } => {
+                    l.authorized.get_or_insert(i);
+                }
+                EventKind::Rejected { .. } => {
+                    l.rejected.get_or_insert(i);
+                }
+                EventKind::Dispatched { idempotency_key } => {
+                    l.dispatched.get_or_insert(i);
+                    l.dispatches += 1;
+                    if idempotency_key.is_some() {
+                        l.idempotency_key.clone_from(idempotency_key);
+                    }
+                }
+                EventKind::DispatchFailed { .. } => {
+                    l.dispatch_failed.get_or_insert(i);
+                }
+                EventKind::Outcome { .. } => l.outcomes.push(i),
+                EventKind::Delivered | EventKind::DeliveryFailed { .. } => l.deliveries.push(i),
+                EventKind::Cancelled { .. } => {
+                    l.cancelled.get_or_insert(i);
+                }
+            }
+        }
+        if l.idempotency_key.is_none() {
+            l.idempotency_key = accepted_key;
+        }
+        let key_sent = l.idempotency_key.is_some();
+        for &i in l.outcomes.iter().rev() {
+            let a = target_answer(&x.events[i].kind, key_sent);
+            if a != TargetAnswer::NoAnswer {
+                l.decisive_outcome = Some(i);
+                l.answer = a;
+                break;
+            }
+        }
+        l
+    }
+
+    /// Question 2 for this execution.
+    pub fn dispatch(&self) -> Dispatch {
+        if self.dispatched.is_some() || !self.outcomes.is_empty() {
+            return Dispatch::Dispatched;
+        }
+        if self.rejected.is_some() {
+            return Dispatch::Rejected;
+        }
+        if self.accepted.is_none() {
+            return Dispatch::Unknown;
+        }
+        // Gateways persist `dispatched` before handing the action over (the
+        // seed: "Persist state transitions before and after dispatch"), so
+        // its absence means the boundary was not crossed.
+        Dispatch::NotDispatched
+    }
+
+    /// Time of the dispatch (or of acceptance when there was none).
+    pub fn dispatch_time(&self, x: &Execution) -> Option<DateTime<Utc>> {
+        self.dispatched
+            .or(self.accepted)
+            .map(|i| x.events[i].at)
+            .or_else(|| x.first_at())
+    }
+
+    /// Time the decisive outcome was observed.
+    pub fn outcome_time(&self, x: &Execution) -> Option<DateTime<Utc>> {
+        self.decisive_outcome.map(|i| x.events[i].at)
+    }
+
+    /// The delivery state as of time `t` (`None`: at the end of the journal).
+    /// `recorded` is false when the format cannot show delivery.
+    pub fn delivery_at(
+        &self,
+        x: &Execution,
+        t: Option<DateTime<Utc>>,
+        recorded: bool,
+    ) -> (Delivery, Option<usize>) {
+        if !recorded {
+            return (Delivery::NotRecorded, None);
+        }
+        let known = self
+            .decisive_outcome
+            .is_some_and(|i| t.is_none_or(|t| x.events[i].at <= t));
+        let last = self
+            .deliveries
+            .iter()
+            .rev()
+            .find(|&&i| t.is_none_or(|t| x.events[i].at <= t))
+            .copied();
+        match last.map(|i| (&x.events[i].kind, i)) {
+            Some((EventKind::Delivered, i)) => (Delivery::Delivered, Some(i)),
+            Some((_, i)) => (Delivery::Failed, Some(i)),
+            None if known => (Delivery::NotYet, None),
+            None => (Delivery::NotApplicable, None),
+        }
+    }
+
+    /// The status answers (Q2–Q4 at the end of the journal).
+    pub fn status_answers(&self, x: &Execution, delivery_recorded: bool) -> ExecutionAnswers {
+        ExecutionAnswers {
+            dispatch: self.dispatch(),
+            answer: self.answer,
+            delivery: self.delivery_at(x, None, delivery_recorded).0,
+        }
+    }
+
+    /// The seed-style state name of the execution at the end of the journal
+    /// (`completed_result_not_delivered`, `dispatched`, ...), for display.
+    pub fn state_name(&self, x: &Execution, delivery_recorded: bool) -> &'static str {
+        match self.dispatch() {
+            Dispatch::Rejected => return "rejected",
+            Dispatch::NotDispatched if self.dispatch_failed.is_some() => return "dispatch_failed",
+            Dispatch::NotDispatched if self.cancelled.is_some() => return "cancelled",
+            Dispatch::NotDispatched if self.authorized.is_some() => return "authorized",
+            Dispatch::NotDispatched => return "accepted",
+            Dispatch::Dispatched | Dispatch::Unknown => {}
+        }
+        match self.answer {
+            TargetAnswer::NoAnswer => "dispatched_outcome_unknown",
+            TargetAnswer::Ambiguous => "outcome_ambiguous",
+            TargetAnswer::NotPerformed => match self.decisive_outcome.map(|i| &x.events[i].kind) {
+                Some(EventKind::Outcome {
+                    outcome: OutcomeKind::NotExecuted,
+                    ..
+                }) => "not_executed",
+                _ => "failed",
+            },
+            TargetAnswer::Conflict => "refused_conflict",
+            TargetAnswer::KeyRefused => "refused_key_reuse",
+            TargetAnswer::Replayed | TargetAnswer::Performed => {
+                match self.delivery_at(x, None, delivery_recorded).0 {
+                    Delivery::Delivered => "completed",
+                    Delivery::NotRecorded => "completed_delivery_not_recorded",
+                    _ => "completed_result_not_delivered",
+                }
+            }
+        }
+    }
+
+    /// Whether any outcome came by a late response.
+    pub fn late_response(&self, x: &Execution) -> Option<usize> {
+        self.outcomes.iter().copied().find(|&i| {
+            matches!(
+                x.events[i].kind,
+                EventKind::Outcome {
+                    observed_via: ObservedVia::LateResponse,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// A cancel recorded after the target had completed the action.
+    pub fn cancel_after_completion(&self, x: &Execution) -> Option<usize> {
+        let c = self.cancelled?;
+        let done = self.decisive_outcome?;
+        (self.answer == TargetAnswer::Performed && x.events[done].at <= x.events[c].at).then_some(c)
+    }
+
+    /// Protocol correlation of the creating call: (MCP session, JSON-RPC id).
+    pub fn correlation<'a>(&self, x: &'a Execution) -> Option<(Option<&'a str>, &'a JsonRpcId)> {
+        let (_, call, _) = x.accepted()?;
+        Some((call.mcp_session_id.as_deref(), call.jsonrpc_id.as_ref()?))
+    }
+}

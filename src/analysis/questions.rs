@@ -1,0 +1,633 @@
+//! The five investigation questions (the seed's "Investigate the sequence,
+//! not the final count"), answered in words with the journal lines that
+//! support each answer. Unknown answers say what the journal lacks.
+
+use super::lifecycle::Lifecycle;
+use super::verdict::{
+    Delivery, Dispatch, LaterCall, LaterFate, PairAnswers, Processes, TargetAnswer, Timing,
+    Verdict, Window,
+};
+use super::{Answer, EvidenceRef, JournalCaps};
+use crate::model::{CallRef, Event, EventKind, Execution, Model, OutcomeKind};
+use chrono::{DateTime, Utc};
+
+pub(super) struct Ctx<'a> {
+    pub model: &'a Model,
+    pub lifecycles: &'a [Lifecycle],
+    pub journals: &'a dyn JournalCaps,
+}
+
+fn hms(t: DateTime<Utc>) -> String {
+    t.format("%H:%M:%S%.3f")
+        .to_string()
+        .trim_end_matches(".000")
+        .to_string()
+}
+
+fn ev(execution: usize, event: usize) -> EvidenceRef {
+    EvidenceRef::Event { execution, event }
+}
+
+fn answer(question: u8, text: String, evidence: Vec<EvidenceRef>) -> Answer {
+    Answer {
+        question,
+        unknown: text.starts_with("unknown:"),
+        text,
+        evidence,
+    }
+}
+
+/// A short description of a call: call id, JSON-RPC id, session.
+fn describe_call(c: &CallRef) -> String {
+    let mut parts = Vec::new();
+    if let Some(id) = &c.call_id {
+        parts.push(format!("call {id}"));
+    }
+    if let Some(id) = &c.jsonrpc_id {
+        parts.push(format!("JSON-RPC id {id}"));
+    }
+    if parts.is_empty() {
+        "a call".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn outcome_words(e: &Event) -> String {
+    match &e.kind {
+        EventKind::Outcome {
+            outcome,
+            target_status,
+            exit_status,
+            error,
+            replayed,
+            observed_via,
+            ..
+        } => {
+            let mut s = match (target_status, exit_status) {
+                (Some(st), _) => format!("HTTP {st}"),
+                (None, Some(x)) => format!("exit status {x}"),
+                (None, None) => outcome.as_str().to_string(),
+            };
+            if *outcome != OutcomeKind::Success
+                && (target_status.is_some() || exit_status.is_some())
+            {
+                s.push_str(&format!(" ({})", outcome.as_str()));
+            }
+            if *replayed {
+                s.push_str(", a replay of the stored result");
+            }
+            if let Some(err) = error.as_deref().filter(|e| !e.is_empty()) {
+                let short: String = err.chars().take(90).collect();
+                s.push_str(&format!(
+                    ": {short}{}",
+                    if err.chars().count() > 90 { "…" } else { "" }
+                ));
+            }
+            format!(
+                "{s} at {} via {}",
+                hms(e.at),
+                observed_via.as_str().replace('_', " ")
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+impl Ctx<'_> {
+    fn x(&self, i: usize) -> &Execution {
+        &self.model.executions[i]
+    }
+
+    fn format_name(&self, x: usize) -> String {
+        let j = self.x(x).events.first().map_or(0, |e| e.source.journal);
+        self.journals.name(j).to_string()
+    }
+
+    /// Q1 for two executions: the value and the answer text.
+    pub fn processes(&self, e: usize, f: usize) -> (Processes, String, Vec<EvidenceRef>) {
+        let le = &self.lifecycles[e];
+        let lf = &self.lifecycles[f];
+        let ce = self.x(e).accepted().map(|(_, c, _)| c);
+        let cf = self.x(f).accepted().map(|(_, c, _)| c);
+        let mut evidence: Vec<EvidenceRef> =
+            [le.accepted.map(|i| ev(e, i)), lf.accepted.map(|i| ev(f, i))]
+                .into_iter()
+                .flatten()
+                .collect();
+        let (Some(ce), Some(cf)) = (ce, cf) else {
+            return (
+                Processes::Unknown,
+                "unknown: an accepted record is missing, so the callers are not known".into(),
+                evidence,
+            );
+        };
+        let model = self.model;
+        let sess = |c: &CallRef| c.session_id.as_deref().and_then(|s| model.session(s));
+        let describe = |id: &str| match self.model.session(id) {
+            Some(s) => {
+                let mut d = format!("session {id}");
+                if let Some(p) = &s.process {
+                    let mut bits = Vec::new();
+                    if let Some(pid) = p.pid {
+                        bits.push(format!("pid {pid}"));
+                    }
+                    if let Some(n) = &p.name {
+                        bits.push(n.clone());
+                    }
+                    if let Some(t) = p.started_at {
+                        bits.push(format!("started {}", t.format("%Y-%m-%d %H:%M:%S")));
+                    }
+                    if !bits.is_empty() {
+                        d.push_str(&format!(" ({})", bits.join(", ")));
+                    }
+                }
+                d
+            }
+            None => format!("session {id} (no session record)"),
+        };
+        for c in [ce, cf] {
+            if let Some(id) = c.session_id.as_deref()
+                && let Some(i) = self.model.sessions.iter().position(|s| s.session_id == id)
+            {
+                let r = EvidenceRef::Session { index: i };
+                if !evidence.contains(&r) {
+                    evidence.push(r);
+                }
+            }
+        }
+        match (ce.session_id.as_deref(), cf.session_id.as_deref()) {
+            (Some(a), Some(b)) if a == b => (
+                Processes::One,
+                format!("One process: both calls came from {}.", describe(a)),
+                evidence,
+            ),
+            (Some(a), Some(b)) => {
+                let same_process = match (sess(ce), sess(cf)) {
+                    (Some(sa), Some(sb)) => {
+                        sa.process_key().is_some() && sa.process_key() == sb.process_key()
+                    }
+                    _ => false,
+                };
+                if same_process {
+                    (
+                        Processes::One,
+                        format!(
+                            "One process: {} and {} are two runs of the same process instance.",
+                            describe(a),
+                            describe(b)
+                        ),
+                        evidence,
+                    )
+                } else {
+                    (
+                        Processes::Distinct,
+                        format!(
+                            "Two distinct processes: {} and {}.",
+                            describe(a),
+                            describe(b)
+                        ),
+                        evidence,
+                    )
+                }
+            }
+            _ => {
+                let caps = self
+                    .journals
+                    .caps(self.x(e).events.first().map_or(0, |x| x.source.journal));
+                let text = match (&ce.mcp_session_id, &cf.mcp_session_id) {
+                    (Some(a), Some(b)) if a == b => format!(
+                        "unknown: both calls used MCP session {a}, but the journal records no agent run for them"
+                    ),
+                    (Some(a), Some(b)) => format!(
+                        "unknown: the calls came over MCP sessions {a} and {b}; a reconnecting process opens a new MCP session, and the journal names no process"
+                    ),
+                    _ if !caps.sessions => format!(
+                        "unknown: {} records no agent session or process identity",
+                        self.format_name(e)
+                    ),
+                    _ => "unknown: the calls carry no session id".into(),
+                };
+                (Processes::Unknown, text, evidence)
+            }
+        }
+    }
+
+    /// Q2 for one execution.
+    fn q2(&self, e: usize) -> Answer {
+        let x = self.x(e);
+        let l = &self.lifecycles[e];
+        let caps = self
+            .journals
+            .caps(x.events.first().map_or(0, |v| v.source.journal));
+        let mut evidence = Vec::new();
+        let auth = if let Some(i) = l.authorized {
+            evidence.push(ev(e, i));
+            match &x.events[i].kind {
+                EventKind::Authorized { decision, approver } => format!(
+                    "authorized ({decision}{}) at {}",
+                    approver
+                        .as_deref()
+                        .map(|a| format!(" by {a}"))
+                        .unwrap_or_default(),
+                    hms(x.events[i].at)
+                ),
+                _ => String::new(),
+            }
+        } else if caps.authorization {
+            "no authorization recorded".into()
+        } else {
+            format!("{} does not record authorization", self.format_name(e))
+        };
+        let text = match l.dispatch() {
+            Dispatch::Dispatched => {
+                let d = match l.dispatched {
+                    Some(i) => {
+                        evidence.push(ev(e, i));
+                        format!("dispatched at {}", hms(x.events[i].at))
+                    }
+                    None => {
+                        "dispatched (an outcome is recorded, the dispatch itself is not)".into()
+                    }
+                };
+                let n = if l.dispatches > 1 {
+                    format!(" ({} dispatches)", l.dispatches)
+                } else {
+                    String::new()
+                };
+                format!("Yes: {auth}; {d}{n}.")
+            }
+            Dispatch::Rejected => {
+                let i = l.rejected.unwrap_or(0);
+                evidence.push(ev(e, i));
+                let reason = match &x.events[i].kind {
+                    EventKind::Rejected { reason } => reason.as_str(),
+                    _ => "",
+                };
+                format!(
+                    "No: authorization refused ({reason}) at {}.",
+                    hms(x.events[i].at)
+                )
+            }
+            Dispatch::NotDispatched => {
+                if let Some(i) = l.dispatch_failed {
+                    evidence.push(ev(e, i));
+                    let err = match &x.events[i].kind {
+                        EventKind::DispatchFailed { error } => error.as_str(),
+                        _ => "",
+                    };
+                    format!(
+                        "No: {auth}, but dispatch failed at {} before anything left the gateway ({err}).",
+                        hms(x.events[i].at)
+                    )
+                } else if let Some(i) = l.cancelled {
+                    evidence.push(ev(e, i));
+                    format!("No: cancelled at {} before dispatch.", hms(x.events[i].at))
+                } else {
+                    format!("No: {auth}; no dispatch is recorded.")
+                }
+            }
+            Dispatch::Unknown => {
+                "unknown: the execution has no accepted record, so its dispatch cannot be placed"
+                    .into()
+            }
+        };
+        answer(2, text, evidence)
+    }
+
+    /// Q3 for one execution, with timing relative to `later_at`.
+    fn q3(&self, e: usize, later_at: Option<DateTime<Utc>>) -> Answer {
+        let x = self.x(e);
+        let l = &self.lifecycles[e];
+        let evidence: Vec<EvidenceRef> = l.outcomes.iter().map(|&i| ev(e, i)).collect();
+        if l.dispatch() != Dispatch::Dispatched && l.outcomes.is_empty() {
+            return answer(3, "No: nothing was sent to the target.".into(), evidence);
+        }
+        let text = match (l.decisive_outcome, l.answer) {
+            (None, _) => {
+                let unknown_events = l.outcomes.len();
+                if unknown_events > 0 {
+                    "No: the gateway recorded the outcome as unknown; nothing has resolved it."
+                        .into()
+                } else {
+                    "No: no response or exit status is recorded; the outcome is unknown.".into()
+                }
+            }
+            (Some(i), a) => {
+                let words = outcome_words(&x.events[i]);
+                let late = later_at.is_some_and(|t| x.events[i].at > t);
+                let lead = match a {
+                    TargetAnswer::Ambiguous => "Yes, but it does not tell whether the target acted",
+                    _ if late => "Not before the second call; later",
+                    _ => "Yes",
+                };
+                format!("{lead}: {words}.")
+            }
+        };
+        answer(3, text, evidence)
+    }
+
+    /// Q4 for one execution as of `later_at` (`None`: end of journal).
+    fn q4(&self, e: usize, later_at: Option<DateTime<Utc>>) -> Answer {
+        let x = self.x(e);
+        let l = &self.lifecycles[e];
+        let caps = self
+            .journals
+            .caps(x.events.first().map_or(0, |v| v.source.journal));
+        let (d, i) = l.delivery_at(x, later_at, caps.delivery);
+        let mut evidence: Vec<EvidenceRef> = i.map(|i| ev(e, i)).into_iter().collect();
+        let completed = matches!(l.answer, TargetAnswer::Performed | TargetAnswer::Replayed);
+        let text = match d {
+            Delivery::NotRecorded => format!(
+                "unknown: {} records what the target returned to the gateway, not whether it reached the agent",
+                self.format_name(e)
+            ),
+            Delivery::NotApplicable => {
+                "Not applicable: no result had been observed to deliver.".into()
+            }
+            Delivery::Delivered => format!(
+                "No: the result was delivered at {}.",
+                hms(x.events[i.unwrap_or(0)].at)
+            ),
+            Delivery::Failed => {
+                let (at, err) = match &x.events[i.unwrap_or(0)].kind {
+                    EventKind::DeliveryFailed { error } => {
+                        (x.events[i.unwrap_or(0)].at, error.clone())
+                    }
+                    _ => (x.events[i.unwrap_or(0)].at, String::new()),
+                };
+                if completed {
+                    format!(
+                        "Yes: the target completed, then delivery failed at {} ({err}).",
+                        hms(at)
+                    )
+                } else {
+                    format!("Delivery failed at {} ({err}).", hms(at))
+                }
+            }
+            Delivery::NotYet => {
+                if let Some(o) = l.decisive_outcome {
+                    evidence.push(ev(e, o));
+                }
+                match later_at {
+                    Some(t) => format!(
+                        "Yes: the target had completed but no delivery was recorded before the second call at {}.",
+                        hms(t)
+                    ),
+                    None => "Yes: the target completed but no delivery is recorded.".into(),
+                }
+            }
+        };
+        answer(4, text, evidence)
+    }
+
+    /// Answers for a pair (earlier execution `e`, later execution `f` or
+    /// attached call event `call` on `e`).
+    pub fn pair_texts(
+        &self,
+        p: &PairAnswers,
+        e: usize,
+        f: usize,
+        call: Option<usize>,
+    ) -> Vec<Answer> {
+        let xf = self.x(f);
+        let later_at = match call {
+            Some(i) => Some(self.x(e).events[i].at),
+            None => self.lifecycles[f].dispatch_time(xf),
+        };
+        let q1 = match call {
+            Some(i) => {
+                let ce = self.x(e).accepted().map(|(_, c, _)| c.session_id.clone());
+                let ca = match &self.x(e).events[i].kind {
+                    EventKind::Attached { call, .. } => call.session_id.clone(),
+                    _ => None,
+                };
+                let text = match (ce.flatten(), ca) {
+                    (Some(a), Some(b)) if a == b => format!("One process: both calls came from session {a}."),
+                    (Some(a), Some(b)) => format!(
+                        "Two sessions ({a}, {b}), but the later call attached to the same execution, so the gateway treated it as one intent."
+                    ),
+                    _ => "The later call attached to the same execution; the journal does not name the sessions.".into(),
+                };
+                let mut evidence: Vec<EvidenceRef> = self.lifecycles[e]
+                    .accepted
+                    .map(|a| ev(e, a))
+                    .into_iter()
+                    .collect();
+                evidence.push(ev(e, i));
+                answer(1, text, evidence)
+            }
+            None => {
+                let (_, text, evidence) = self.processes(e, f);
+                answer(1, text, evidence)
+            }
+        };
+        let q5 = self.q5(p, e, f, call);
+        vec![
+            q1,
+            self.q2(e),
+            self.q3(e, later_at),
+            self.q4(e, if call.is_some() { None } else { later_at }),
+            q5,
+        ]
+    }
+
+    fn q5(&self, p: &PairAnswers, e: usize, f: usize, call: Option<usize>) -> Answer {
+        let xe = self.x(e);
+        let xf = self.x(f);
+        let (le, lf) = (&self.lifecycles[e], &self.lifecycles[f]);
+        if let Some(i) = call {
+            let (c, r) = match &xe.events[i].kind {
+                EventKind::Attached { call, recovery } => (describe_call(call), recovery.as_str()),
+                _ => (String::new(), ""),
+            };
+            return answer(
+                5,
+                format!(
+                    "Reused the execution: {c} attached to {} at {} ({}).",
+                    xe.id,
+                    hms(xe.events[i].at),
+                    r.replace('_', " ")
+                ),
+                vec![ev(e, i)],
+            );
+        }
+        let fc = xf
+            .accepted()
+            .map(|(_, c, _)| describe_call(c))
+            .unwrap_or_else(|| "the later call".into());
+        let evidence: Vec<EvidenceRef> = [
+            lf.accepted.map(|i| ev(f, i)),
+            lf.dispatched.map(|i| ev(f, i)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let fate = match p.fate {
+            LaterFate::NotDispatched => " It never reached the target.".to_string(),
+            LaterFate::Answered(_) => match lf.decisive_outcome {
+                Some(i) => format!(" The target answered {}.", outcome_words(&xf.events[i])),
+                None if lf.dispatch() == Dispatch::Dispatched => " Its outcome is unknown.".into(),
+                None => String::new(),
+            },
+        };
+        let text = match p.later {
+            LaterCall::Attached => unreachable_text(),
+            LaterCall::Unknown => format!(
+                "unknown: {} has no execution identity, so it cannot show attachment; {fc} is counted as a fresh attempt ({}).{fate}",
+                self.format_name(f),
+                xf.id
+            ),
+            LaterCall::SameKey => format!(
+                "Fresh attempt with the same idempotency key {:?}: {fc} created {}.{fate}",
+                lf.idempotency_key.as_deref().unwrap_or(""),
+                xf.id
+            ),
+            LaterCall::NewKey => format!(
+                "Fresh attempt with a new idempotency key ({:?}, was {:?}): {fc} created {}.{fate}",
+                lf.idempotency_key.as_deref().unwrap_or(""),
+                le.idempotency_key.as_deref().unwrap_or(""),
+                xf.id
+            ),
+            LaterCall::NoKey => format!(
+                "Fresh attempt: {fc} created a new execution {} without an idempotency key.{fate}",
+                xf.id
+            ),
+        };
+        answer(5, text, evidence)
+    }
+
+    /// Answers for a group with a single call.
+    pub fn single_texts(&self, e: usize) -> Vec<Answer> {
+        let only = |q| {
+            answer(
+                q,
+                "Only one call: no second call to compare.".into(),
+                vec![],
+            )
+        };
+        vec![
+            only(1),
+            self.q2(e),
+            self.q3(e, None),
+            self.q4(e, None),
+            only(5),
+        ]
+    }
+
+    /// One sentence saying why the verdict was given.
+    pub fn reason(
+        &self,
+        v: Verdict,
+        e: usize,
+        f: usize,
+        p: Option<&PairAnswers>,
+        call: Option<usize>,
+    ) -> String {
+        let (xe, xf) = (self.x(e), self.x(f));
+        let le = &self.lifecycles[e];
+        let outcome = le
+            .decisive_outcome
+            .map(|i| outcome_words(&xe.events[i]))
+            .unwrap_or_default();
+        match (v, p) {
+            (Verdict::DuplicateSideEffect, Some(p)) => {
+                if p.timing == Timing::AfterLater {
+                    format!(
+                        "{} was dispatched while {} was still unresolved; both turned out to be performed by the target ({outcome})",
+                        xf.id, xe.id
+                    )
+                } else {
+                    format!(
+                        "{} was dispatched after {} had completed ({outcome}) without its result reaching the agent; the target acted on both",
+                        xf.id, xe.id
+                    )
+                }
+            }
+            (Verdict::PossibleDuplicate, Some(p)) if p.answer.is_unknown() => format!(
+                "{} was dispatched while the outcome of {} was unknown; the target may have acted twice",
+                xf.id, xe.id
+            ),
+            (Verdict::PossibleDuplicate, Some(p)) if p.delivery == Delivery::NotRecorded => {
+                format!(
+                    "{} repeated {} after it completed; the journal cannot show whether the first result reached the agent",
+                    xf.id, xe.id
+                )
+            }
+            (Verdict::PossibleDuplicate, _) => format!(
+                "{} repeated {}, and the second outcome is unknown",
+                xf.id, xe.id
+            ),
+            (Verdict::IdempotencyKeyConflict, _) => format!(
+                "{} reused the idempotency key of {} and the target refused it as a different request",
+                xf.id, xe.id
+            ),
+            (Verdict::PendingVerification, _) => format!(
+                "{} was dispatched and its outcome is unknown; nothing has resolved it",
+                xe.id
+            ),
+            (Verdict::UndeliveredResult, _) => format!(
+                "{} completed ({outcome}) but its result did not reach the agent, and no retry followed",
+                xe.id
+            ),
+            (Verdict::DistinctIntent, Some(p)) => {
+                if p.processes == Processes::Distinct {
+                    format!("{} and {} came from distinct agent processes", xe.id, xf.id)
+                } else if p.window == Window::Outside {
+                    if self.lifecycles[f].accepted.is_some() && p.later != LaterCall::Attached {
+                        format!(
+                            "{} came outside the attach window of {} (read-only tools have none)",
+                            xf.id, xe.id
+                        )
+                    } else {
+                        format!("{} came outside the attach window", xf.id)
+                    }
+                } else {
+                    format!(
+                        "{} was a new request after the result of {} was delivered",
+                        xf.id, xe.id
+                    )
+                }
+            }
+            (Verdict::Rejected, _) => format!("authorization refused {}", xe.id),
+            (Verdict::DeduplicatedByTarget, _) => format!(
+                "{} carried the same idempotency key as {} and the target did not act again",
+                xf.id, xe.id
+            ),
+            (Verdict::AttachedRetry, _) => {
+                let n = self.lifecycles[e].attached.len();
+                let _ = call;
+                format!(
+                    "{n} later call(s) attached to {}; it was dispatched {} time(s)",
+                    xe.id, le.dispatches
+                )
+            }
+            (Verdict::SafeRetry, Some(p)) => {
+                if matches!(p.dispatch, Dispatch::Rejected | Dispatch::NotDispatched) {
+                    format!(
+                        "{} never crossed the dispatch boundary, so {} was safe",
+                        xe.id, xf.id
+                    )
+                } else {
+                    format!(
+                        "the target did not act on {} ({outcome}), so {} was safe",
+                        xe.id, xf.id
+                    )
+                }
+            }
+            (Verdict::SafeRetry, None) => format!("{} never crossed the dispatch boundary", xe.id),
+            (Verdict::Clean, _) => "one call, one execution, completed".into(),
+            (Verdict::DistinctIntent, None) => "distinct intents".into(),
+            (Verdict::DuplicateSideEffect, None) => "duplicate side effect".into(),
+        }
+    }
+}
+
+fn unreachable_text() -> String {
+    "Reused the execution.".into()
+}
+
+#[allow(dead_code)]
+fn _window_used(w: Window) -> Window {
+    w
+}

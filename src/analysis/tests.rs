@@ -1,0 +1,1 @@
+//! Analysis tests over small hand-built journals.

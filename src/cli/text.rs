@@ -1,0 +1,181 @@
+//! Plain-text renderings of the headless commands. Journal strings pass
+//! through [`escape`] before they are written.
+
+use crate::analysis::Group;
+use crate::query::{GroupDetail, Investigation};
+use crate::sanitize::escape;
+use chrono::{DateTime, Utc};
+use std::io::{self, Write};
+
+fn t(at: Option<DateTime<Utc>>) -> String {
+    at.map_or_else(|| "-".into(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(n.saturating_sub(1)).collect();
+        c.push('…');
+        c
+    }
+}
+
+pub fn groups(
+    inv: &Investigation,
+    groups: &[&Group],
+    all: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if groups.is_empty() {
+        let total = inv.analysis.groups.len();
+        writeln!(
+            out,
+            "No group worth a look: {total} group(s), each one call with a clean verdict.{}",
+            if all || total == 0 {
+                ""
+            } else {
+                " Use --all to list them."
+            }
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<12} {:<24} {:<8} {:<26} {:>5} {:>5} {:>5}  {:<19}  FLAGS",
+        "GROUP", "VERDICT", "SEVERITY", "TOOL", "CALLS", "EXECS", "DISP", "FIRST (UTC)"
+    )?;
+    for g in groups {
+        let flags: Vec<&str> = g
+            .findings
+            .iter()
+            .map(|f| f.kind.as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        writeln!(
+            out,
+            "{:<12} {:<24} {:<8} {:<26} {:>5} {:>5} {:>5}  {:<19}  {}",
+            g.id,
+            g.verdict.as_str(),
+            g.severity().as_str(),
+            clip(&escape(&g.tool), 26),
+            g.calls,
+            g.executions.len(),
+            g.dispatches,
+            t(g.first_at),
+            flags.join(",")
+        )?;
+    }
+    let hidden = inv.analysis.groups.len() - groups.len();
+    if hidden > 0 && !all {
+        writeln!(
+            out,
+            "({hidden} clean single-call group(s) not shown; --all lists them)"
+        )?;
+    }
+    Ok(())
+}
+
+pub fn investigate(inv: &Investigation, d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
+    let s = &d.summary;
+    writeln!(
+        out,
+        "Group {}  {}  [{}]",
+        s.group_id,
+        s.verdict.as_str().to_uppercase(),
+        s.severity
+    )?;
+    writeln!(out, "  {}", escape(&d.reason))?;
+    writeln!(out)?;
+    writeln!(out, "  tool         {}", escape(&s.tool))?;
+    if let Some(tg) = &d.target {
+        writeln!(out, "  target       {}", escape(tg))?;
+    }
+    writeln!(out, "  actor        {}", escape(&s.actor))?;
+    writeln!(out, "  intent scope {}", escape(&s.intent_scope))?;
+    writeln!(out, "  fingerprint  {}", s.fingerprint)?;
+    writeln!(
+        out,
+        "  contract     {} · attach window {}{}",
+        d.contract.class.as_str(),
+        humantime::format_duration(d.contract.attach_window),
+        if d.contract.configured {
+            ""
+        } else {
+            " (no contract: default)"
+        }
+    )?;
+    writeln!(
+        out,
+        "  calls {} · executions {} · dispatches {}",
+        s.calls, s.executions, s.dispatches
+    )?;
+    writeln!(out)?;
+    writeln!(out, "Executions")?;
+    for x in &d.executions_detail {
+        writeln!(out, "  {}  {}", escape(&x.execution_id), x.state)?;
+        let lane: Vec<String> = x
+            .stages
+            .marks()
+            .iter()
+            .map(|(name, m)| match m {
+                Some(m) if m.event.replace('_', " ") != *name => {
+                    format!(
+                        "{} {}",
+                        m.event.replace('_', " "),
+                        m.at.format("%H:%M:%S%.3f")
+                    )
+                }
+                Some(m) => format!("{name} {}", m.at.format("%H:%M:%S%.3f")),
+                None => format!("{name} -"),
+            })
+            .collect();
+        writeln!(out, "      {}", lane.join(" → "))?;
+        if let Some(o) = &x.outcome {
+            writeln!(out, "      outcome: {}", escape(&clip(o, 160)))?;
+        }
+        for a in &x.attached {
+            writeln!(
+                out,
+                "      attached {} {}{}",
+                a.at.format("%H:%M:%S%.3f"),
+                a.recovery,
+                a.call_id
+                    .as_deref()
+                    .map(|c| format!(" (call {})", escape(c)))
+                    .unwrap_or_default()
+            )?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "The five questions")?;
+    for a in &d.questions {
+        writeln!(out, "  {}. {}", a.question, a.asks)?;
+        writeln!(out, "     {}", escape(&a.answer))?;
+        for e in &a.evidence {
+            writeln!(
+                out,
+                "       evidence: {} ({}{})",
+                escape(&e.cite()),
+                e.record,
+                e.execution_id
+                    .as_deref()
+                    .map(|x| format!(" {}", escape(x)))
+                    .unwrap_or_default()
+            )?;
+        }
+    }
+    if !d.findings.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Findings")?;
+        for f in &d.findings {
+            writeln!(out, "  {}: {}", f.kind, escape(&f.detail))?;
+            for e in &f.evidence {
+                writeln!(out, "       evidence: {}", escape(&e.cite()))?;
+            }
+        }
+    }
+    let _ = inv;
+    Ok(())
+}

@@ -1,0 +1,398 @@
+//! github/gh-aw-mcpg gateway RPC logs (`rpc-messages.jsonl`), research notes
+//! `journal-formats.md` §2.4.
+//!
+//! * v1 line: `timestamp`, `direction` (`OUT` to the server, `IN` from it),
+//!   `type` (`REQUEST` | `RESPONSE`), `server_id`, `method`, `payload`.
+//! * v2 line: `timestamp`, `event` (`rpc_request` | `rpc_response` | others
+//!   such as `difc_filtered`), `_schema`, `direction`, `server_id`, `method`,
+//!   `error`, `payload`.
+//!
+//! The log has no execution identity: every `tools/call` request is its own
+//! execution, accepted and dispatched when the gateway sent it to the server.
+//! Requests carry no JSON-RPC id and responses reuse ids, so responses are
+//! paired with requests by position per `server_id` (first in, first out).
+//! When several requests to one server were in flight, the pairing is marked
+//! as positional on the outcome event, because the server may have answered
+//! out of order. A request with no response has an unknown outcome. A
+//! response is a failure when it carries a JSON-RPC `error`, `result.isError`
+//! is true, the gateway envelope has an `error` field, or a safe-outputs text
+//! result says `{"result":"error"}`.
+
+use super::fields::{parse_object, parse_time, type_name};
+use super::{JournalError, JournalReader, ReadCtx, for_each_line};
+use crate::model::{
+    ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, Record, SourceRef,
+};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+use std::collections::{HashMap, VecDeque};
+
+/// Reader for gh-aw MCP gateway RPC logs.
+pub struct GhAwReader;
+
+/// The actor recorded for gh-aw calls: the log names no caller identity.
+pub const GH_AW_ACTOR: &str = "gh-aw:agent";
+
+impl JournalReader for GhAwReader {
+    fn sniff(&self, first_lines: &[&[u8]]) -> bool {
+        first_lines.iter().take(4).any(|l| {
+            parse_object(l).is_ok_and(|m| {
+                m.contains_key("server_id")
+                    && m.contains_key("direction")
+                    && (matches!(
+                        m.get("type").and_then(Value::as_str),
+                        Some("REQUEST" | "RESPONSE")
+                    ) || m
+                        .get("_schema")
+                        .and_then(Value::as_str)
+                        .is_some_and(|s| s.starts_with("rpc-message/")))
+            })
+        })
+    }
+
+    fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
+        let label = ctx.label.clone();
+        let scope = super::run_scope_from_path(&ctx.source.name)
+            .unwrap_or_else(|| format!("journal:{label}"));
+        let mut st = State {
+            label,
+            scope,
+            pending: HashMap::new(),
+            other_events: 0,
+            positional: 0,
+        };
+        for_each_line(ctx, |ctx, line| {
+            let m = parse_object(line.bytes)?;
+            st.line(ctx, m, line.source)
+        })?;
+        st.finish(ctx);
+        Ok(())
+    }
+}
+
+struct Pending {
+    execution_id: Option<String>,
+    line: u32,
+}
+
+struct State {
+    label: String,
+    scope: String,
+    pending: HashMap<String, VecDeque<Pending>>,
+    other_events: u64,
+    positional: u64,
+}
+
+enum Kind {
+    Request,
+    Response,
+    Other,
+}
+
+impl State {
+    fn line(
+        &mut self,
+        ctx: &mut ReadCtx<'_>,
+        mut m: Map<String, Value>,
+        source: SourceRef,
+    ) -> Result<(), String> {
+        let kind = match (
+            m.get("type").and_then(Value::as_str),
+            m.get("event").and_then(Value::as_str),
+        ) {
+            (Some("REQUEST"), _) | (_, Some("rpc_request")) => Kind::Request,
+            (Some("RESPONSE"), _) | (_, Some("rpc_response")) => Kind::Response,
+            (None, Some(_)) => Kind::Other,
+            (Some(t), _) => return Err(format!("field `type`: unknown value {t:?}")),
+            (None, None) => return Err("missing field `type` (v1) or `event` (v2)".into()),
+        };
+        if let Kind::Other = kind {
+            self.other_events += 1;
+            return Ok(());
+        }
+        let at = match m.get("timestamp") {
+            Some(Value::String(s)) => parse_time("timestamp", s)?,
+            Some(v) => {
+                return Err(format!(
+                    "field `timestamp` must be a string, found {}",
+                    type_name(v)
+                ));
+            }
+            None => return Err("missing field `timestamp`".into()),
+        };
+        let server = match m.get("server_id") {
+            Some(Value::String(s)) => s.clone(),
+            _ => return Err("missing field `server_id`".into()),
+        };
+        let payload = match m.remove("payload") {
+            Some(Value::String(s)) => serde_json::from_str(&s)
+                .map_err(|e| format!("field `payload` holds a string that is not JSON: {e}"))?,
+            Some(v) => v,
+            None => Value::Null,
+        };
+        match kind {
+            Kind::Request => self.request(ctx, &m, payload, server, at, source),
+            Kind::Response => {
+                self.response(ctx, &m, &payload, &server, at, source);
+                Ok(())
+            }
+            Kind::Other => Ok(()),
+        }
+    }
+
+    fn request(
+        &mut self,
+        ctx: &mut ReadCtx<'_>,
+        m: &Map<String, Value>,
+        payload: Value,
+        server: String,
+        at: DateTime<Utc>,
+        source: SourceRef,
+    ) -> Result<(), String> {
+        let method = m
+            .get("method")
+            .and_then(Value::as_str)
+            .or_else(|| payload.get("method").and_then(Value::as_str))
+            .unwrap_or("")
+            .to_string();
+        let queue = self.pending.entry(server.clone()).or_default();
+        if method != "tools/call" {
+            queue.push_back(Pending {
+                execution_id: None,
+                line: source.line,
+            });
+            return Ok(());
+        }
+        let params = payload.get("params").cloned().unwrap_or(Value::Null);
+        let Some(tool) = params.get("name").and_then(Value::as_str) else {
+            // Keep the queue aligned: the server will still answer it.
+            queue.push_back(Pending {
+                execution_id: None,
+                line: source.line,
+            });
+            return Err("tools/call request without `payload.params.name`".into());
+        };
+        let arguments = match params.get("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(v @ Value::Object(_)) => v.clone(),
+            Some(v) => json!({ "_value": v }),
+        };
+        let execution_id = format!("{}:{}", self.label, source.line);
+        let action = ActionRecord(
+            json!({
+                "actor": GH_AW_ACTOR,
+                "tool": tool,
+                "channel": "mcp",
+                "target": server,
+                "method": "tools/call",
+                "arguments": arguments,
+                "intent_scope": self.scope,
+            })
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+        );
+        let call = CallRef {
+            call_id: Some(format!("line {}", source.line)),
+            session_id: None,
+            jsonrpc_id: payload.get("id").and_then(JsonRpcId::from_value),
+            mcp_session_id: None,
+            transport: Some("gh-aw-mcpg".into()),
+        };
+        let mut extra = Map::new();
+        for k in ["agent_secrecy", "agent_integrity", "_schema"] {
+            if let Some(v) = m.get(k) {
+                extra.insert(k.to_string(), v.clone());
+            }
+        }
+        let mut emit = |kind, extra| {
+            ctx.emit(Record::Event {
+                execution_id: execution_id.clone(),
+                event: Event {
+                    seq: None,
+                    at,
+                    kind,
+                    extra,
+                    source,
+                },
+            })
+        };
+        emit(
+            EventKind::Accepted {
+                call,
+                action,
+                fingerprint: None,
+                action_class: None,
+                idempotency_key: None,
+            },
+            extra,
+        );
+        emit(
+            EventKind::Dispatched {
+                idempotency_key: None,
+            },
+            Map::new(),
+        );
+        queue.push_back(Pending {
+            execution_id: Some(execution_id),
+            line: source.line,
+        });
+        Ok(())
+    }
+
+    fn response(
+        &mut self,
+        ctx: &mut ReadCtx<'_>,
+        m: &Map<String, Value>,
+        payload: &Value,
+        server: &str,
+        at: DateTime<Utc>,
+        source: SourceRef,
+    ) {
+        let queue = self.pending.entry(server.to_string()).or_default();
+        let in_flight = queue.len();
+        let Some(p) = queue.pop_front() else {
+            ctx.note(format!(
+                "line {}: response from {server:?} with no request in flight",
+                source.line
+            ));
+            return;
+        };
+        let Some(execution_id) = p.execution_id else {
+            return;
+        };
+        let (outcome, error) = classify(m, payload);
+        let mut extra = Map::new();
+        extra.insert("request_line".into(), json!(p.line));
+        if in_flight > 1 {
+            self.positional += 1;
+            extra.insert(
+                "pairing".into(),
+                json!(format!(
+                    "positional: {in_flight} requests to {server} were in flight; the server may have answered out of order"
+                )),
+            );
+        }
+        ctx.emit(Record::Event {
+            execution_id,
+            event: Event {
+                seq: None,
+                at,
+                kind: EventKind::Outcome {
+                    outcome,
+                    target_status: None,
+                    exit_status: None,
+                    error,
+                    result_reference: Some(format!("line {}", source.line)),
+                    replayed: false,
+                    observed_via: ObservedVia::Response,
+                },
+                extra,
+                source,
+            },
+        });
+    }
+
+    fn finish(self, ctx: &mut ReadCtx<'_>) {
+        let open: Vec<u32> = self
+            .pending
+            .values()
+            .flatten()
+            .filter(|p| p.execution_id.is_some())
+            .map(|p| p.line)
+            .collect();
+        if !open.is_empty() {
+            ctx.note(format!(
+                "{} tools/call request(s) never got a response (lines {}): outcome unknown",
+                open.len(),
+                open.iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if self.positional > 0 {
+            ctx.note(format!(
+                "{} response(s) paired by position while several requests were in flight",
+                self.positional
+            ));
+        }
+        if self.other_events > 0 {
+            ctx.note(format!(
+                "{} non-RPC event line(s) (for example difc_filtered) not used",
+                self.other_events
+            ));
+        }
+    }
+}
+
+/// Success or failure of a response, with the error text when it failed.
+fn classify(envelope: &Map<String, Value>, payload: &Value) -> (OutcomeKind, Option<String>) {
+    if let Some(err) = envelope.get("error").filter(|v| !v.is_null()) {
+        return (OutcomeKind::Failure, Some(text_of(err)));
+    }
+    if let Some(err) = payload.get("error").filter(|v| !v.is_null()) {
+        let msg = err
+            .get("message")
+            .map(text_of)
+            .unwrap_or_else(|| text_of(err));
+        return (OutcomeKind::Failure, Some(msg));
+    }
+    let result = payload.get("result");
+    let first_text = result
+        .and_then(|r| r.get("content"))
+        .and_then(Value::as_array)
+        .and_then(|c| c.iter().find_map(|b| b.get("text").and_then(Value::as_str)));
+    if result
+        .and_then(|r| r.get("isError"))
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        return (OutcomeKind::Failure, first_text.map(str::to_string));
+    }
+    // gh-aw safe-outputs report their own errors inside a text result.
+    if let Some(Ok(Value::Object(o))) = first_text.map(serde_json::from_str::<Value>)
+        && o.get("result").and_then(Value::as_str) == Some("error")
+    {
+        let msg = o.get("error").map(text_of);
+        return (OutcomeKind::Failure, msg);
+    }
+    (OutcomeKind::Success, None)
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_errors() {
+        let env = Map::new();
+        let ok = json!({"result":{"content":[{"type":"text","text":"{}"}]}});
+        assert_eq!(classify(&env, &ok).0, OutcomeKind::Success);
+        let tool_err = json!({"result":{"isError":true,"content":[{"type":"text","text":"403"}]}});
+        assert_eq!(
+            classify(&env, &tool_err),
+            (OutcomeKind::Failure, Some("403".into()))
+        );
+        let rpc_err = json!({"error":{"code":-32602,"message":"unknown tool"}});
+        assert_eq!(
+            classify(&env, &rpc_err),
+            (OutcomeKind::Failure, Some("unknown tool".into()))
+        );
+        let safe = json!({"result":{"content":[{"type":"text","text":"{\"result\":\"error\",\"error\":\"No changes\"}"}]}});
+        assert_eq!(
+            classify(&env, &safe),
+            (OutcomeKind::Failure, Some("No changes".into()))
+        );
+        let mut env = Map::new();
+        env.insert("error".into(), json!("calling tools/call: empty"));
+        assert_eq!(classify(&env, &Value::Null).0, OutcomeKind::Failure);
+    }
+}

@@ -1,0 +1,628 @@
+//! Journal readers: one module per input format behind one [`JournalReader`]
+//! interface, format detection from the first lines, and loading of several
+//! journals into one [`Model`].
+//!
+//! Bad input never hides good input: a line that cannot be read is counted,
+//! kept with its file and line in [`LoadedJournal::bad_lines`], and skipped.
+//! Only a journal that cannot be opened, whose format cannot be told, or that
+//! holds no readable record at all is an error ([`JournalError`]).
+
+mod fields;
+mod gh_aw;
+pub mod lines;
+mod native;
+
+use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
+use serde::Serialize;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+pub use fields::parse_time;
+
+/// Input formats retrace reads. The `name` spelling is what
+/// `--input-format` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// retrace's own JSONL (DESIGN.md §3).
+    Native,
+    /// github/gh-aw-mcpg `rpc-messages.jsonl`, v1 and v2 envelopes
+    /// (research/journal-formats.md §2.4).
+    GhAwMcpg,
+}
+
+impl Format {
+    /// Every format, in detection order.
+    pub const ALL: &'static [Format] = &[Format::Native, Format::GhAwMcpg];
+
+    /// The `--input-format` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Native => "native",
+            Format::GhAwMcpg => "gh-aw-mcpg",
+        }
+    }
+
+    /// A one-line description for listings and errors.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Native => "retrace native JSONL (sessions, events, execution snapshots)",
+            Format::GhAwMcpg => "gh-aw MCP gateway rpc-messages.jsonl (v1 and v2)",
+        }
+    }
+
+    /// What a journal of this format can show. Question answers use it to
+    /// say what the journal lacks instead of guessing.
+    pub fn capabilities(self) -> Capabilities {
+        match self {
+            Format::Native => Capabilities {
+                execution_identity: true,
+                authorization: true,
+                delivery: true,
+                sessions: true,
+                authenticated_actor: true,
+            },
+            Format::GhAwMcpg => Capabilities {
+                execution_identity: false,
+                authorization: false,
+                delivery: false,
+                sessions: false,
+                authenticated_actor: false,
+            },
+        }
+    }
+
+    fn reader(self) -> &'static dyn JournalReader {
+        match self {
+            Format::Native => &native::NativeReader,
+            Format::GhAwMcpg => &gh_aw::GhAwReader,
+        }
+    }
+
+    /// The list of format names, for error messages and help.
+    pub fn names() -> String {
+        Format::ALL
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown input format {s:?}; retrace reads: {}",
+                    Format::names()
+                )
+            })
+    }
+}
+
+/// What a journal format records. A `false` here turns the matching
+/// investigation question into `unknown: <what the journal lacks>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Capabilities {
+    /// Gateway-created execution ids, so later calls can be seen attaching.
+    pub execution_identity: bool,
+    /// Authorization decisions.
+    pub authorization: bool,
+    /// Whether the result reached the agent.
+    pub delivery: bool,
+    /// Agent runs with process identity.
+    pub sessions: bool,
+    /// An authenticated actor per call.
+    pub authenticated_actor: bool,
+}
+
+/// Where a journal's bytes come from.
+#[derive(Debug, Clone)]
+pub enum SourceData {
+    /// A file on disk.
+    File(PathBuf),
+    /// Bytes compiled into the binary (the bundled sample incident).
+    Embedded(&'static [u8]),
+}
+
+/// A journal to load: a display name and its bytes.
+#[derive(Debug, Clone)]
+pub struct JournalSource {
+    /// Name shown in messages and evidence (the path as given).
+    pub name: String,
+    /// The bytes.
+    pub data: SourceData,
+}
+
+impl JournalSource {
+    /// A journal file.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        JournalSource {
+            name: path.display().to_string(),
+            data: SourceData::File(path),
+        }
+    }
+
+    /// A journal compiled into the binary.
+    pub fn embedded(name: &str, bytes: &'static [u8]) -> Self {
+        JournalSource {
+            name: name.to_string(),
+            data: SourceData::Embedded(bytes),
+        }
+    }
+
+    /// Total size in bytes, when known.
+    pub fn size(&self) -> Option<u64> {
+        match &self.data {
+            SourceData::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            SourceData::Embedded(b) => Some(b.len() as u64),
+        }
+    }
+
+    /// Opens the bytes for sequential reading with a large buffer.
+    ///
+    /// # Errors
+    /// [`JournalError::Open`] when the file cannot be opened.
+    pub fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, JournalError> {
+        match &self.data {
+            SourceData::File(p) => {
+                let f = File::open(p).map_err(|e| JournalError::Open {
+                    journal: self.name.clone(),
+                    source: e,
+                })?;
+                Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
+            }
+            SourceData::Embedded(b) => Ok(Box::new(*b)),
+        }
+    }
+
+    /// Reads the first `max` bytes (for detection).
+    fn head(&self, max: usize) -> Result<Vec<u8>, JournalError> {
+        let mut buf = Vec::new();
+        self.open()?
+            .take(max as u64)
+            .read_to_end(&mut buf)
+            .map_err(|e| self.io_error(e))?;
+        Ok(buf)
+    }
+
+    /// Reads the raw text of one line back (for the raw JSON view).
+    ///
+    /// # Errors
+    /// [`JournalError::Io`] when the file changed or cannot be read.
+    pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
+        let bytes = match &self.data {
+            SourceData::Embedded(b) => {
+                let start = usize::try_from(at.offset).unwrap_or(usize::MAX);
+                b.get(start..start.saturating_add(at.len as usize))
+                    .map(<[u8]>::to_vec)
+                    .ok_or_else(|| {
+                        self.io_error(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "line lies past the end of the journal",
+                        ))
+                    })?
+            }
+            SourceData::File(p) => {
+                let mut f = File::open(p).map_err(|e| self.io_error(e))?;
+                f.seek(SeekFrom::Start(at.offset))
+                    .map_err(|e| self.io_error(e))?;
+                let mut buf = vec![0; at.len as usize];
+                f.read_exact(&mut buf).map_err(|e| self.io_error(e))?;
+                buf
+            }
+        };
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    fn io_error(&self, e: io::Error) -> JournalError {
+        JournalError::Io {
+            journal: self.name.clone(),
+            source: e,
+        }
+    }
+}
+
+/// A line that could not be read, with where it is and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineError {
+    /// Journal name (the path as given).
+    pub journal: String,
+    /// 1-based line number.
+    pub line: u32,
+    /// What is wrong, naming the field where one is at fault.
+    pub message: String,
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.journal, self.line, self.message)
+    }
+}
+
+/// Errors that stop a journal from loading at all.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// The journal could not be opened.
+    #[error("{journal}: cannot open: {source}")]
+    Open {
+        /// Journal name.
+        journal: String,
+        /// Cause.
+        source: io::Error,
+    },
+    /// Reading failed part way.
+    #[error("{journal}: read error: {source}")]
+    Io {
+        /// Journal name.
+        journal: String,
+        /// Cause.
+        source: io::Error,
+    },
+    /// No reader recognised the first lines.
+    #[error("{journal}:{line}: unknown journal format ({reason}); retrace reads: {formats}")]
+    UnknownFormat {
+        /// Journal name.
+        journal: String,
+        /// First non-blank line.
+        line: u32,
+        /// What the line looked like.
+        reason: String,
+        /// Format names retrace reads.
+        formats: String,
+    },
+    /// Not one line of the journal could be read.
+    #[error("{first} (no readable record in {count} bad line(s))")]
+    NothingReadable {
+        /// The first bad line.
+        first: LineError,
+        /// Number of bad lines.
+        count: u64,
+    },
+}
+
+/// How much of a journal has been read, for progress gauges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Index of the journal being read.
+    pub journal: JournalId,
+    /// Bytes read of this journal.
+    pub bytes: u64,
+    /// Bytes read over all journals so far.
+    pub total_bytes: u64,
+    /// Size of all journals together, when known.
+    pub total_size: Option<u64>,
+}
+
+/// What loading one journal found.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadedJournal {
+    /// Index used by [`SourceRef::journal`].
+    pub id: JournalId,
+    /// Name shown in evidence (the path as given).
+    pub name: String,
+    /// Format it was read as.
+    pub format: Format,
+    /// Whether the format was detected (true) or forced with `--input-format`.
+    pub detected: bool,
+    /// Lines read (including blank and bad ones).
+    pub lines: u64,
+    /// Records produced (events and sessions).
+    pub records: u64,
+    /// Number of lines that could not be read.
+    pub bad_line_count: u64,
+    /// The first bad lines, up to [`MAX_KEPT_BAD_LINES`].
+    pub bad_lines: Vec<LineError>,
+    /// Notes from the reader (e.g. ambiguous request/response pairing).
+    pub notes: Vec<String>,
+    /// What the format can show.
+    pub capabilities: Capabilities,
+    #[serde(skip)]
+    source: JournalSource,
+}
+
+/// How many bad lines are kept with their messages per journal; the rest
+/// are only counted.
+pub const MAX_KEPT_BAD_LINES: usize = 200;
+
+impl LoadedJournal {
+    /// The source, for reading raw lines back.
+    pub fn source(&self) -> &JournalSource {
+        &self.source
+    }
+}
+
+/// Everything a reader needs while it reads one journal.
+pub struct ReadCtx<'a> {
+    /// Index of this journal.
+    pub journal: JournalId,
+    /// The journal being read.
+    pub source: &'a JournalSource,
+    /// A short name unique among the loaded journals (the file stem), for
+    /// synthetic execution ids.
+    pub label: String,
+    /// Where records go.
+    pub sink: &'a mut dyn FnMut(Record),
+    /// Called now and then with bytes read so far in this journal.
+    pub progress: &'a mut dyn FnMut(u64),
+    lines: u64,
+    records: u64,
+    bad: Vec<LineError>,
+    bad_count: u64,
+    notes: Vec<String>,
+}
+
+impl ReadCtx<'_> {
+    /// Emits one record.
+    pub fn emit(&mut self, r: Record) {
+        self.records += 1;
+        (self.sink)(r);
+    }
+    /// Counts a line read.
+    pub fn count_line(&mut self) {
+        self.lines += 1;
+    }
+    /// Records a bad line; it is skipped, counted, and shown.
+    pub fn bad_line(&mut self, line: u32, message: impl Into<String>) {
+        self.bad_count += 1;
+        if self.bad.len() < MAX_KEPT_BAD_LINES {
+            self.bad.push(LineError {
+                journal: self.source.name.clone(),
+                line,
+                message: message.into(),
+            });
+        }
+    }
+    /// Adds a note about the journal as a whole.
+    pub fn note(&mut self, n: impl Into<String>) {
+        self.notes.push(n.into());
+    }
+}
+
+/// One input format. Implementations stream: they must not hold the whole
+/// journal in memory.
+pub trait JournalReader: Sync {
+    /// Whether the first non-blank lines look like this format.
+    fn sniff(&self, first_lines: &[&[u8]]) -> bool;
+    /// Reads the journal, emitting records and reporting bad lines.
+    ///
+    /// # Errors
+    /// Only for failures that stop reading (I/O); bad lines go to
+    /// [`ReadCtx::bad_line`].
+    fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError>;
+}
+
+/// Tells the format of a journal from its first lines.
+///
+/// # Errors
+/// [`JournalError::UnknownFormat`] naming the first line and the formats
+/// retrace reads.
+pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
+    let head = source.head(64 * 1024)?;
+    let mut first: Vec<&[u8]> = Vec::new();
+    let mut first_line_no = 0u32;
+    for (i, l) in head.split(|&b| b == b'\n').enumerate() {
+        if lines::is_blank(l) {
+            continue;
+        }
+        if first.is_empty() {
+            first_line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        }
+        first.push(l);
+        if first.len() == 8 {
+            break;
+        }
+    }
+    // The last piece may be cut by the 64 KiB limit; sniffers parse leniently.
+    for &f in Format::ALL {
+        if f.reader().sniff(&first) {
+            return Ok(f);
+        }
+    }
+    let reason = match first.first() {
+        None => "the journal is empty".to_string(),
+        Some(l) => {
+            let shown: String = String::from_utf8_lossy(&l[..l.len().min(60)]).into_owned();
+            format!("first line starts {:?}", crate::sanitize::escape(&shown))
+        }
+    };
+    Err(JournalError::UnknownFormat {
+        journal: source.name.clone(),
+        line: first_line_no.max(1),
+        reason,
+        formats: Format::names(),
+    })
+}
+
+/// Loads journals into one model.
+///
+/// `forced` overrides detection for every journal (`--input-format`).
+/// `progress` is called now and then while reading.
+///
+/// # Errors
+/// The first journal that cannot be opened, detected, or read at all.
+pub fn load(
+    sources: Vec<JournalSource>,
+    forced: Option<Format>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
+    let total_size = sources.iter().map(JournalSource::size).sum::<Option<u64>>();
+    let labels = unique_labels(&sources);
+    let mut builder = ModelBuilder::new();
+    let mut loaded = Vec::with_capacity(sources.len());
+    let mut done_bytes = 0u64;
+    for (i, source) in sources.into_iter().enumerate() {
+        let id = JournalId::try_from(i).unwrap_or(JournalId::MAX);
+        let (format, detected) = match forced {
+            Some(f) => (f, false),
+            None => (detect(&source)?, true),
+        };
+        let mut sink = |r: Record| builder.push(r);
+        let mut prog = |bytes: u64| {
+            progress(Progress {
+                journal: id,
+                bytes,
+                total_bytes: done_bytes + bytes,
+                total_size,
+            })
+        };
+        let mut ctx = ReadCtx {
+            journal: id,
+            source: &source,
+            label: labels[i].clone(),
+            sink: &mut sink,
+            progress: &mut prog,
+            lines: 0,
+            records: 0,
+            bad: Vec::new(),
+            bad_count: 0,
+            notes: Vec::new(),
+        };
+        format.reader().read(&mut ctx)?;
+        let ReadCtx {
+            lines,
+            records,
+            bad,
+            bad_count,
+            notes,
+            ..
+        } = ctx;
+        if records == 0 && bad_count > 0 {
+            let first = bad.into_iter().next().unwrap_or(LineError {
+                journal: source.name.clone(),
+                line: 0,
+                message: "no readable record".into(),
+            });
+            return Err(JournalError::NothingReadable {
+                first,
+                count: bad_count,
+            });
+        }
+        done_bytes += source.size().unwrap_or(0);
+        loaded.push(LoadedJournal {
+            id,
+            name: source.name.clone(),
+            format,
+            detected,
+            lines,
+            records,
+            bad_line_count: bad_count,
+            bad_lines: bad,
+            notes,
+            capabilities: format.capabilities(),
+            source,
+        });
+    }
+    Ok((loaded, builder.finish()))
+}
+
+/// Shared loop of line-based readers: reads lines, skips blank ones, reports
+/// progress every 4 MiB, and hands each line to `f`. `f` returns
+/// `Err(message)` for a bad line.
+///
+/// # Errors
+/// I/O errors.
+pub(crate) fn for_each_line(
+    ctx: &mut ReadCtx<'_>,
+    mut f: impl FnMut(&mut ReadCtx<'_>, lines::Line<'_>) -> Result<(), String>,
+) -> Result<(), JournalError> {
+    let source = ctx.source;
+    let input = source.open()?;
+    let mut reader = lines::LineReader::new(input, ctx.journal);
+    let mut next_report = 0u64;
+    loop {
+        let line = match reader.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => return Err(source.io_error(e)),
+        };
+        ctx.count_line();
+        if line.source.offset >= next_report {
+            (ctx.progress)(line.source.offset);
+            next_report = line.source.offset + (4 << 20);
+        }
+        if lines::is_blank(line.bytes) {
+            continue;
+        }
+        let no = line.source.line;
+        if let Err(msg) = f(ctx, line) {
+            ctx.bad_line(no, msg);
+        }
+    }
+    (ctx.progress)(reader.offset());
+    Ok(())
+}
+
+/// File stems of the journals, made unique with a `~N` suffix.
+fn unique_labels(sources: &[JournalSource]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    sources
+        .iter()
+        .map(|s| {
+            let stem = Path::new(&s.name)
+                .file_stem()
+                .and_then(|x| x.to_str())
+                .unwrap_or("journal")
+                .to_string();
+            let n = seen.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 { stem } else { format!("{stem}~{n}") }
+        })
+        .collect()
+}
+
+/// Path helpers for readers that derive an intent scope from where a journal
+/// lives (a gh-aw log sits under `.../run-<id>/mcp-logs/`).
+pub(crate) fn run_scope_from_path(name: &str) -> Option<String> {
+    Path::new(name).ancestors().find_map(|p| {
+        let n = p.file_name()?.to_str()?;
+        let id = n.strip_prefix("run-")?;
+        (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| format!("run:{id}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_round_trip() {
+        for &f in Format::ALL {
+            assert_eq!(f.name().parse::<Format>().unwrap(), f);
+        }
+        let e = "csv".parse::<Format>().unwrap_err();
+        assert!(e.contains("native") && e.contains("gh-aw-mcpg"), "{e}");
+    }
+
+    #[test]
+    fn unknown_format_names_line_and_formats() {
+        let src = JournalSource::embedded("x.jsonl", b"\n{\"hello\":1}\n");
+        let e = detect(&src).unwrap_err().to_string();
+        assert!(e.starts_with("x.jsonl:2: unknown journal format"), "{e}");
+        assert!(e.contains("gh-aw-mcpg"), "{e}");
+    }
+
+    #[test]
+    fn run_scope() {
+        assert_eq!(
+            run_scope_from_path("logs/run-21986494867/mcp-logs/rpc-messages.jsonl").as_deref(),
+            Some("run:21986494867")
+        );
+        assert_eq!(run_scope_from_path("a/rpc-messages.jsonl"), None);
+    }
+}

@@ -1,0 +1,21 @@
+//! retrace: a terminal incident investigator for duplicate MCP tool calls.
+//!
+//! Data flows one way (DESIGN.md §9):
+//! [`journal`] (readers, one module per format) → [`model`] (calls,
+//! executions, sessions) → [`analysis`] (fingerprints, contracts, grouping,
+//! the five questions, verdicts) → [`query`] (the one place front ends ask)
+//! → front ends: [`cli`] and [`tui`].
+//!
+//! The core knows nothing of terminals; front ends hold no domain logic.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod analysis;
+pub mod cli;
+pub mod journal;
+pub mod model;
+pub mod query;
+pub mod sample;
+pub mod sanitize;
+pub mod tui;

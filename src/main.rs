@@ -1,0 +1,56 @@
+//! The binary edge: parse arguments, pick a front end, map errors to exit
+//! codes (0 success, 1 output failure, 2 unreadable input).
+
+#![forbid(unsafe_code)]
+
+use clap::Parser;
+use retrace::cli::{self, Cli, CliError, Command};
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = Cli::parse();
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let CliError::Output(io) = &e
+                && io.kind() == io::ErrorKind::BrokenPipe
+            {
+                return ExitCode::SUCCESS;
+            }
+            let _ = writeln!(io::stderr(), "retrace: {e}");
+            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(1))
+        }
+    }
+}
+
+fn run(args: Cli) -> Result<(), CliError> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    match args.command {
+        None => {
+            let inputs = cli::inputs(&args.journals, &args.common)?;
+            retrace::tui::run(inputs, &args.common).map_err(|e| CliError::Input(format!("{e:#}")))
+        }
+        Some(Command::Groups {
+            journals,
+            all,
+            json,
+        }) => {
+            let inv = cli::open(cli::inputs(&journals, &args.common)?, &args.common)?;
+            cli::groups(&inv, all, json, &mut out)?;
+            out.flush()?;
+            Ok(())
+        }
+        Some(Command::Investigate {
+            journals,
+            group,
+            json,
+        }) => {
+            let inv = cli::open(cli::inputs(&journals, &args.common)?, &args.common)?;
+            cli::investigate(&inv, &group, json, &mut out)?;
+            out.flush()?;
+            Ok(())
+        }
+    }
+}

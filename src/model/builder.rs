@@ -1,0 +1,168 @@
+//! Folds a stream of records from any number of journals into executions,
+//! calls and sessions.
+
+use super::{Call, CallRole, Event, EventKind, Execution, Session};
+use std::collections::HashMap;
+
+/// One record as a journal reader produces it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// An agent run.
+    Session(Session),
+    /// A lifecycle event of the named execution.
+    Event {
+        /// Execution id the event belongs to.
+        execution_id: String,
+        /// The event.
+        event: Event,
+    },
+}
+
+/// Everything the journals say, folded by execution. Plain data.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    /// Executions in order of their first event.
+    pub executions: Vec<Execution>,
+    /// Calls (created and attached) in time order.
+    pub calls: Vec<Call>,
+    /// Agent runs in order of appearance.
+    pub sessions: Vec<Session>,
+    session_index: HashMap<String, usize>,
+    execution_index: HashMap<String, usize>,
+}
+
+impl Model {
+    /// Looks a session up by its id.
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        self.session_index.get(id).map(|&i| &self.sessions[i])
+    }
+    /// Looks an execution up by its id; returns its index.
+    pub fn execution_index(&self, id: &str) -> Option<usize> {
+        self.execution_index.get(id).copied()
+    }
+    /// Number of lifecycle events over all executions.
+    pub fn event_count(&self) -> usize {
+        self.executions.iter().map(|e| e.events.len()).sum()
+    }
+}
+
+/// Accumulates records; [`ModelBuilder::finish`] sorts and indexes them.
+///
+/// Records may arrive from several journals in any order: each execution's
+/// events are sorted by time at the end (stable, so journal order breaks
+/// ties), which is how several files are merged by time (DESIGN.md §3).
+#[derive(Debug, Default)]
+pub struct ModelBuilder {
+    executions: Vec<Execution>,
+    index: HashMap<String, usize>,
+    sessions: Vec<Session>,
+    session_index: HashMap<String, usize>,
+}
+
+impl ModelBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one record.
+    pub fn push(&mut self, record: Record) {
+        match record {
+            Record::Session(s) => self.push_session(s),
+            Record::Event {
+                execution_id,
+                event,
+            } => self.push_event(execution_id, event),
+        }
+    }
+
+    /// Adds one event of the named execution.
+    pub fn push_event(&mut self, execution_id: String, event: Event) {
+        if let Some(&i) = self.index.get(&execution_id) {
+            self.executions[i].events.push(event);
+        } else {
+            self.index
+                .insert(execution_id.clone(), self.executions.len());
+            self.executions.push(Execution {
+                id: execution_id,
+                events: vec![event],
+            });
+        }
+    }
+
+    /// Adds a session. A second record for the same session id fills in the
+    /// fields the first one lacked (a start record, then an end record).
+    pub fn push_session(&mut self, s: Session) {
+        match self.session_index.get(&s.session_id) {
+            Some(&i) => {
+                let old = &mut self.sessions[i];
+                macro_rules! fill {
+                    ($($f:ident),*) => { $( if old.$f.is_none() { old.$f = s.$f; } )* };
+                }
+                fill!(
+                    actor,
+                    process,
+                    mcp_session_id,
+                    client,
+                    authorization,
+                    started_at,
+                    ended_at,
+                    end_reason
+                );
+                for (k, v) in s.extra {
+                    old.extra.entry(k).or_insert(v);
+                }
+            }
+            None => {
+                self.session_index
+                    .insert(s.session_id.clone(), self.sessions.len());
+                self.sessions.push(s);
+            }
+        }
+    }
+
+    /// Number of events pushed so far.
+    pub fn event_count(&self) -> usize {
+        self.executions.iter().map(|e| e.events.len()).sum()
+    }
+
+    /// Sorts events by time, orders executions by their first event and
+    /// derives the call list.
+    pub fn finish(self) -> Model {
+        let mut executions = self.executions;
+        for e in &mut executions {
+            e.events.sort_by_key(|ev| ev.at);
+        }
+        executions.sort_by_key(|e| e.first_at());
+        let execution_index = executions
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.clone(), i))
+            .collect();
+        let mut calls = Vec::new();
+        for (xi, x) in executions.iter().enumerate() {
+            for (ei, ev) in x.events.iter().enumerate() {
+                let (call, role) = match &ev.kind {
+                    EventKind::Accepted { call, .. } => (call, CallRole::Created),
+                    EventKind::Attached { call, recovery } => (call, CallRole::Attached(*recovery)),
+                    _ => continue,
+                };
+                calls.push(Call {
+                    call: call.clone(),
+                    at: ev.at,
+                    role,
+                    execution: xi,
+                    event: ei,
+                });
+            }
+        }
+        calls.sort_by_key(|c| c.at);
+        Model {
+            executions,
+            calls,
+            sessions: self.sessions,
+            session_index: self.session_index,
+            execution_index,
+        }
+    }
+}

@@ -1,0 +1,458 @@
+//! Plain data: calls, executions, sessions and the lifecycle events that
+//! journals record. No I/O lives here; readers in [`crate::journal`] produce
+//! these values and [`crate::analysis`] interprets them.
+//!
+//! Vocabulary follows DESIGN.md §1–§3: a *call* is one protocol-level request,
+//! an *execution* is one accepted attempt named by a gateway-created
+//! execution id, and an *event* is one lifecycle transition of an execution.
+
+mod builder;
+
+pub use builder::{Model, ModelBuilder, Record};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Index of a journal in the loaded set (see [`crate::journal::LoadedJournal`]).
+pub type JournalId = u32;
+
+/// Where a record sits in its journal: which journal, the 1-based line number,
+/// and the byte range of the line, so that the raw text can be read back on
+/// demand instead of being kept in memory for every event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SourceRef {
+    /// Journal index in the loaded set.
+    pub journal: JournalId,
+    /// 1-based line number (for SQLite journals: the row id).
+    pub line: u32,
+    /// Byte offset of the line's first byte in the journal file.
+    pub offset: u64,
+    /// Length of the line in bytes, without its line terminator.
+    pub len: u32,
+}
+
+/// A JSON-RPC request id: a string or an integer (MCP forbids `null`,
+/// `schema/2025-11-25` `RequestId`). Used only for protocol correlation, never
+/// as a grouping key (DESIGN.md §1).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(untagged)]
+pub enum JsonRpcId {
+    /// Integer id.
+    Num(i64),
+    /// String id.
+    Str(String),
+}
+
+impl JsonRpcId {
+    /// Reads an id from a JSON value; `null`, floats and other types give `None`.
+    pub fn from_value(v: &Value) -> Option<JsonRpcId> {
+        match v {
+            Value::Number(n) => n.as_i64().map(JsonRpcId::Num),
+            Value::String(s) => Some(JsonRpcId::Str(s.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for JsonRpcId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonRpcId::Num(n) => write!(f, "{n}"),
+            JsonRpcId::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// Protocol correlation of one call (DESIGN.md §3 `call`): who sent it and how.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CallRef {
+    /// Gateway-assigned id of this call, unique per call.
+    pub call_id: Option<String>,
+    /// The agent run (session record) the call belongs to.
+    pub session_id: Option<String>,
+    /// JSON-RPC request id as the client sent it.
+    pub jsonrpc_id: Option<JsonRpcId>,
+    /// MCP session id (`Mcp-Session-Id`), if the transport had one.
+    pub mcp_session_id: Option<String>,
+    /// Transport name, e.g. `streamable-http` or `stdio`.
+    pub transport: Option<String>,
+}
+
+/// The canonical action record of DESIGN.md §3 and the seed ("A useful
+/// fingerprint describes the effect"): `actor`, `tool`, `channel`, `target`,
+/// `credential_ref`, `method`, `arguments`, `intent_scope`, and for SSH
+/// `host_key`, `account`, `command`, `cwd`.
+///
+/// Kept as the JSON object the journal wrote, so that unknown fields survive
+/// and canonicalization sees exactly what was recorded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct ActionRecord(pub Map<String, Value>);
+
+impl ActionRecord {
+    fn str_field(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+    /// Authenticated caller identity, e.g. `signed-process:com.example.agent`.
+    pub fn actor(&self) -> Option<&str> {
+        self.str_field("actor")
+    }
+    /// Tool name as listed by the MCP server, e.g. `deploy_release`.
+    pub fn tool(&self) -> Option<&str> {
+        self.str_field("tool")
+    }
+    /// `http`, `ssh` or `mcp`.
+    pub fn channel(&self) -> Option<&str> {
+        self.str_field("channel")
+    }
+    /// Where the effect lands, e.g. `deploy-api.internal.example/releases`.
+    pub fn target(&self) -> Option<&str> {
+        self.str_field("target")
+    }
+    /// Context in which a retry can reasonably happen, e.g. `run:5f8097`.
+    pub fn intent_scope(&self) -> Option<&str> {
+        self.str_field("intent_scope")
+    }
+    /// Tool arguments (an empty map when absent).
+    pub fn arguments(&self) -> Option<&Map<String, Value>> {
+        self.0.get("arguments").and_then(Value::as_object)
+    }
+}
+
+/// How a later call was handled when it attached to an existing execution
+/// (DESIGN.md §3 `attached.recovery`; the seed's `recover_or_attach_to`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// The accepted-but-not-dispatched execution was continued.
+    Continued,
+    /// The gateway queried the target's status instead of dispatching again.
+    QueriedStatus,
+    /// The stored result of a completed execution was returned.
+    ReturnedStoredResult,
+    /// The earlier authorization refusal was returned.
+    ReturnedRejection,
+    /// The call waits for a reviewer because the outcome is unknown.
+    AwaitingReview,
+}
+
+impl Recovery {
+    /// Parses the journal spelling.
+    pub fn parse(s: &str) -> Option<Recovery> {
+        Some(match s {
+            "continued" => Recovery::Continued,
+            "queried_status" => Recovery::QueriedStatus,
+            "returned_stored_result" => Recovery::ReturnedStoredResult,
+            "returned_rejection" => Recovery::ReturnedRejection,
+            "awaiting_review" => Recovery::AwaitingReview,
+            _ => return None,
+        })
+    }
+    /// The journal spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recovery::Continued => "continued",
+            Recovery::QueriedStatus => "queried_status",
+            Recovery::ReturnedStoredResult => "returned_stored_result",
+            Recovery::ReturnedRejection => "returned_rejection",
+            Recovery::AwaitingReview => "awaiting_review",
+        }
+    }
+}
+
+/// What the target said happened (DESIGN.md §3 `outcome.outcome`). `Unknown`
+/// never means "did nothing" (DESIGN.md §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeKind {
+    /// The target performed the action.
+    Success,
+    /// The target answered with an error.
+    Failure,
+    /// The target has no record of the action (from a status query).
+    NotExecuted,
+    /// The gateway could not tell.
+    Unknown,
+}
+
+impl OutcomeKind {
+    /// Parses the journal spelling.
+    pub fn parse(s: &str) -> Option<OutcomeKind> {
+        Some(match s {
+            "success" => OutcomeKind::Success,
+            "failure" => OutcomeKind::Failure,
+            "not_executed" => OutcomeKind::NotExecuted,
+            "unknown" => OutcomeKind::Unknown,
+            _ => return None,
+        })
+    }
+    /// The journal spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeKind::Success => "success",
+            OutcomeKind::Failure => "failure",
+            OutcomeKind::NotExecuted => "not_executed",
+            OutcomeKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// How the gateway learned the outcome (DESIGN.md §3 `observed_via`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObservedVia {
+    /// The target's direct response to the dispatch.
+    Response,
+    /// A later status query against the target.
+    StatusQuery,
+    /// A durable marker written by the remote command (the seed's SSH pattern).
+    DurableMarker,
+    /// A response that arrived after the gateway had stopped waiting.
+    LateResponse,
+}
+
+impl ObservedVia {
+    /// Parses the journal spelling.
+    pub fn parse(s: &str) -> Option<ObservedVia> {
+        Some(match s {
+            "response" => ObservedVia::Response,
+            "status_query" => ObservedVia::StatusQuery,
+            "durable_marker" => ObservedVia::DurableMarker,
+            "late_response" => ObservedVia::LateResponse,
+            _ => return None,
+        })
+    }
+    /// The journal spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObservedVia::Response => "response",
+            ObservedVia::StatusQuery => "status_query",
+            ObservedVia::DurableMarker => "durable_marker",
+            ObservedVia::LateResponse => "late_response",
+        }
+    }
+}
+
+/// One lifecycle transition with its kind-specific fields (DESIGN.md §3 table).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    /// The gateway validated the request and created the execution.
+    Accepted {
+        /// The call that created the execution.
+        call: CallRef,
+        /// Canonical action record.
+        action: ActionRecord,
+        /// Fingerprint as the gateway wrote it (`hmac-sha256:<hex>` or `sha256:<hex>`).
+        fingerprint: Option<String>,
+        /// Action class the gateway applied (`irreversible`, ...).
+        action_class: Option<String>,
+        /// Idempotency key the gateway assigned, if any.
+        idempotency_key: Option<String>,
+    },
+    /// A later call attached to this execution instead of creating a new one.
+    Attached {
+        /// The later call.
+        call: CallRef,
+        /// How the gateway recovered.
+        recovery: Recovery,
+    },
+    /// Authorization allowed the action.
+    Authorized {
+        /// `session_grant`, `per_use_approval` or `policy_allow`.
+        decision: String,
+        /// Who approved, for per-use approvals.
+        approver: Option<String>,
+    },
+    /// Authorization refused the action.
+    Rejected {
+        /// e.g. `vault_locked`, `denied`, `approval_timeout`.
+        reason: String,
+    },
+    /// The gateway handed the action to the HTTP client or SSH helper.
+    Dispatched {
+        /// The idempotency key sent to the target, if any.
+        idempotency_key: Option<String>,
+    },
+    /// Nothing left the gateway; a retry is safe.
+    DispatchFailed {
+        /// Why dispatch failed.
+        error: String,
+    },
+    /// The target's answer, or what a status query, marker or late response showed.
+    Outcome {
+        /// What happened.
+        outcome: OutcomeKind,
+        /// HTTP status from the target.
+        target_status: Option<u16>,
+        /// SSH exit status.
+        exit_status: Option<i64>,
+        /// Error text.
+        error: Option<String>,
+        /// Reference to the stored result.
+        result_reference: Option<String>,
+        /// The target said it replayed a stored result for a repeated key.
+        replayed: bool,
+        /// How the outcome was learned.
+        observed_via: ObservedVia,
+    },
+    /// The agent received the tool result.
+    Delivered,
+    /// The tool result could not be delivered to the agent.
+    DeliveryFailed {
+        /// Why delivery failed.
+        error: String,
+    },
+    /// The call was cancelled.
+    Cancelled {
+        /// `client` or `gateway`.
+        by: String,
+    },
+}
+
+impl EventKind {
+    /// The journal spelling of the event name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::Accepted { .. } => "accepted",
+            EventKind::Attached { .. } => "attached",
+            EventKind::Authorized { .. } => "authorized",
+            EventKind::Rejected { .. } => "rejected",
+            EventKind::Dispatched { .. } => "dispatched",
+            EventKind::DispatchFailed { .. } => "dispatch_failed",
+            EventKind::Outcome { .. } => "outcome",
+            EventKind::Delivered => "delivered",
+            EventKind::DeliveryFailed { .. } => "delivery_failed",
+            EventKind::Cancelled { .. } => "cancelled",
+        }
+    }
+}
+
+/// One lifecycle event of one execution, with where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// Journal sequence number (`seq`), contiguous from 1 in native journals.
+    pub seq: Option<u64>,
+    /// When the transition happened (UTC).
+    pub at: DateTime<Utc>,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+    /// Fields the reader did not recognise, kept and shown (DESIGN.md §3).
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
+    /// Journal, line and byte range.
+    pub source: SourceRef,
+}
+
+/// Process identity of an agent run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ProcessInfo {
+    /// OS process id.
+    pub pid: Option<i64>,
+    /// Executable or display name.
+    pub name: Option<String>,
+    /// Process start time; with `pid` it names one process instance.
+    pub started_at: Option<DateTime<Utc>>,
+}
+
+/// One agent run: a process instance with its authorization (DESIGN.md §3
+/// session record; the seed's Sessions journal).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Session {
+    /// Session id that calls refer to.
+    pub session_id: String,
+    /// Authenticated caller identity.
+    pub actor: Option<String>,
+    /// Process identity, if the journal recorded it.
+    pub process: Option<ProcessInfo>,
+    /// MCP session id used by this run.
+    pub mcp_session_id: Option<String>,
+    /// Client name and version, e.g. `example-agent/1.4`.
+    pub client: Option<String>,
+    /// How the run was authorized, e.g. `per_session`.
+    pub authorization: Option<String>,
+    /// Run start.
+    pub started_at: Option<DateTime<Utc>>,
+    /// Run end.
+    pub ended_at: Option<DateTime<Utc>>,
+    /// Why the run ended, e.g. `disconnected`.
+    pub end_reason: Option<String>,
+    /// Unrecognised fields, kept.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
+    /// Where the record came from.
+    pub source: SourceRef,
+}
+
+impl Session {
+    /// A key naming the OS process instance behind this run, when known:
+    /// `pid@started_at`, or the process name alone as a weaker identity.
+    pub fn process_key(&self) -> Option<String> {
+        let p = self.process.as_ref()?;
+        match (p.pid, p.started_at) {
+            (Some(pid), Some(at)) => Some(format!("{pid}@{}", at.to_rfc3339())),
+            (Some(pid), None) => Some(format!("pid:{pid}")),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a call created its execution or attached to an existing one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallRole {
+    /// The call created the execution (its `accepted` event).
+    Created,
+    /// The call attached to an existing execution.
+    Attached(Recovery),
+}
+
+/// One protocol-level call as seen by the gateway.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Call {
+    /// Protocol correlation.
+    pub call: CallRef,
+    /// When the gateway received it.
+    pub at: DateTime<Utc>,
+    /// Created or attached.
+    pub role: CallRole,
+    /// Index of the execution in [`Model::executions`].
+    pub execution: usize,
+    /// Index of the event in that execution's event list.
+    pub event: usize,
+}
+
+/// One accepted attempt to perform a tool action, with its events in time order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Execution {
+    /// Gateway-created execution id (for journals without one, a synthetic id
+    /// naming the journal line of the request).
+    pub id: String,
+    /// Events sorted by time, then by journal order.
+    pub events: Vec<Event>,
+}
+
+impl Execution {
+    /// The `accepted` event, if the journal recorded one.
+    pub fn accepted(&self) -> Option<(&Event, &CallRef, &ActionRecord)> {
+        self.events.iter().find_map(|e| match &e.kind {
+            EventKind::Accepted { call, action, .. } => Some((e, call, action)),
+            _ => None,
+        })
+    }
+    /// The canonical action record, if known.
+    pub fn action(&self) -> Option<&ActionRecord> {
+        self.accepted().map(|(_, _, a)| a)
+    }
+    /// Time of the first event.
+    pub fn first_at(&self) -> Option<DateTime<Utc>> {
+        self.events.first().map(|e| e.at)
+    }
+    /// Time of the last event.
+    pub fn last_at(&self) -> Option<DateTime<Utc>> {
+        self.events.last().map(|e| e.at)
+    }
+}
