@@ -38,6 +38,7 @@ pub fn config() -> Config {
     Config {
         contracts: contracts(),
         key: key(),
+        resolutions: Vec::new(),
     }
 }
 

@@ -3,6 +3,7 @@
 //! outcome observed → result delivered, with the exits rejected,
 //! dispatch_failed and cancelled.
 
+use super::resolution::{Decision, Resolution};
 use super::verdict::{Delivery, Dispatch, ExecutionAnswers, TargetAnswer};
 use crate::model::{EventKind, Execution, JsonRpcId, ObservedVia, OutcomeKind};
 use chrono::{DateTime, Utc};
@@ -43,6 +44,8 @@ pub struct Lifecycle {
     pub idempotency_key: Option<String>,
     /// What the target answered, reduced for duplicate analysis.
     pub answer: TargetAnswer,
+    /// The reviewer decision that resolved an unknown outcome, if any.
+    pub resolution: Option<Resolution>,
 }
 
 /// Reduces one outcome event to what matters for duplicates.
@@ -161,9 +164,34 @@ impl Lifecycle {
             .or_else(|| x.first_at())
     }
 
-    /// Time the decisive outcome was observed.
+    /// Time the decisive outcome was observed (for a reviewer resolution,
+    /// the time of the decision).
     pub fn outcome_time(&self, x: &Execution) -> Option<DateTime<Utc>> {
-        self.decisive_outcome.map(|i| x.events[i].at)
+        match (&self.resolution, self.decisive_outcome) {
+            (_, Some(i)) => Some(x.events[i].at),
+            (Some(r), None) if r.decision != Decision::Escalated => Some(r.at),
+            _ => None,
+        }
+    }
+
+    /// Applies a reviewer decision. Only an unknown outcome is resolved; a
+    /// decision never overrides what the journal shows. Returns whether the
+    /// answer changed.
+    pub fn resolve(&mut self, r: &Resolution) -> bool {
+        if !self.answer.is_unknown() {
+            return false;
+        }
+        let answer = match r.decision {
+            Decision::ConfirmedCompleted => TargetAnswer::Performed,
+            Decision::ConfirmedNotExecuted => TargetAnswer::NotPerformed,
+            Decision::Escalated => {
+                self.resolution = Some(r.clone());
+                return false;
+            }
+        };
+        self.answer = answer;
+        self.resolution = Some(r.clone());
+        true
     }
 
     /// The delivery state as of time `t` (`None`: at the end of the journal).

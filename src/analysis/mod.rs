@@ -6,11 +6,13 @@ pub mod contracts;
 pub mod fingerprint;
 pub mod lifecycle;
 mod questions;
+pub mod resolution;
 pub mod verdict;
 
 pub use contracts::{ActionClass, ContractError, Contracts, ToolContract};
 pub use fingerprint::{FingerprintKey, JournalFingerprint, KeyError, Scheme};
 pub use lifecycle::Lifecycle;
+pub use resolution::{Decision, Resolution};
 pub use verdict::{Severity, Verdict};
 
 use crate::journal::Capabilities;
@@ -29,6 +31,8 @@ pub struct Config {
     pub contracts: Contracts,
     /// Deployment key (`--key-file`).
     pub key: FingerprintKey,
+    /// Reviewer decisions (from the case file), applied to unknown outcomes.
+    pub resolutions: Vec<Resolution>,
 }
 
 /// A pointer to evidence: an event of an execution, or a session record.
@@ -220,8 +224,24 @@ fn group_id(fp: &str, actor: &str, scope: &str) -> String {
 
 /// Analyses a model: groups executions by intent and judges each group.
 pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> Analysis {
-    let lifecycles: Vec<Lifecycle> = model.executions.iter().map(Lifecycle::of).collect();
+    let mut lifecycles: Vec<Lifecycle> = model.executions.iter().map(Lifecycle::of).collect();
     let mut notes = Vec::new();
+    for r in &config.resolutions {
+        match model.execution_index(&r.execution_id) {
+            Some(x) => {
+                if !lifecycles[x].resolve(r) && r.decision != Decision::Escalated {
+                    notes.push(format!(
+                        "{} decided {} for {}, but the journal already shows its outcome; the journal stands",
+                        r.reviewer, r.decision, r.execution_id
+                    ));
+                }
+            }
+            None => notes.push(format!(
+                "a review decision ({}) names execution {}, which is not in these journals",
+                r.source, r.execution_id
+            )),
+        }
+    }
     let mut secrets_unkeyed = false;
     let mut drafts: Vec<Draft> = Vec::new();
     let mut by_key: HashMap<(String, String, String), usize> = HashMap::new();
@@ -398,10 +418,28 @@ fn judge(ctx: &questions::Ctx<'_>, d: &Draft) -> Group {
             }
         };
 
-    for &x in xs {
+    for (j, &x) in xs.iter().enumerate() {
         let caps = ctx.caps_of(x);
         let v = verdict::status_verdict(&lc[x].status_answers(&model.executions[x], caps.delivery));
-        consider(v, x, x, None, None);
+        let later = &xs[j + 1..];
+        // "undelivered_result: ... no retry yet": once a later call came,
+        // the pairs judge what it did.
+        let retried = !lc[x].attached.is_empty() || !later.is_empty();
+        // A later attempt with the same key that the target answered with a
+        // replay shows this one was performed: it is no longer pending.
+        let replayed_later = lc[x].idempotency_key.is_some()
+            && later.iter().any(|&f| {
+                lc[f].idempotency_key == lc[x].idempotency_key
+                    && lc[f].answer == verdict::TargetAnswer::Replayed
+            });
+        let superseded = match v {
+            Verdict::UndeliveredResult => retried,
+            Verdict::PendingVerification => replayed_later,
+            _ => false,
+        };
+        if !superseded {
+            consider(v, x, x, None, None);
+        }
         for &a in &lc[x].attached {
             let p = ctx.pair_answers_attached(x, a);
             if let Some(v) = verdict::pair_verdict(&p) {

@@ -303,15 +303,29 @@ impl Ctx<'_> {
         if l.dispatch() != Dispatch::Dispatched && l.outcomes.is_empty() {
             return answer(3, "No: nothing was sent to the target.".into(), evidence);
         }
+        let reviewed = l.resolution.as_ref().map(|r| {
+            format!(
+                " Reviewer {} decided {} at {} ({}): {}",
+                r.reviewer,
+                r.decision,
+                r.at.format("%Y-%m-%d %H:%M:%SZ"),
+                r.source,
+                r.note
+            )
+        });
         let text = match (l.decisive_outcome, l.answer) {
+            (None, a) if reviewed.is_some() && !a.is_unknown() => format!(
+                "Not from the target: the journal records no outcome.{}",
+                reviewed.clone().unwrap_or_default()
+            ),
             (None, _) => {
                 let unknown_events = l.outcomes.len();
-                if unknown_events > 0 {
+                let base = if unknown_events > 0 {
                     "No: the gateway recorded the outcome as unknown; nothing has resolved it."
-                        .into()
                 } else {
-                    "No: no response or exit status is recorded; the outcome is unknown.".into()
-                }
+                    "No: no response or exit status is recorded; the outcome is unknown."
+                };
+                format!("{base}{}", reviewed.clone().unwrap_or_default())
             }
             (Some(i), a) => {
                 let words = outcome_words(&x.events[i]);

@@ -67,7 +67,11 @@ pub fn inputs(journals: &[std::path::PathBuf], common: &Common) -> Result<Inputs
     };
     Ok(Inputs {
         sources,
-        config: Config { contracts, key },
+        config: Config {
+            contracts,
+            key,
+            resolutions: Vec::new(),
+        },
         sample,
     })
 }

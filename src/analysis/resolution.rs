@@ -1,0 +1,70 @@
+//! Reviewer resolutions of unknown outcomes (the seed's "Approval is
+//! evidence, not an idempotency mechanism": a reviewer sees the original
+//! activity record and states what the target shows).
+//!
+//! A resolution is an input to analysis, like a journal: where an
+//! execution's outcome is unknown, `confirmed_completed` makes it performed
+//! and `confirmed_not_executed` makes it not performed, so that verdicts
+//! update (`possible_duplicate` becomes `duplicate_side_effect` or
+//! `safe_retry`). A resolution never overrides an outcome the journal shows;
+//! `escalated` changes nothing. Every view says who resolved it and when.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A reviewer's decision about one execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The target shows the action happened.
+    ConfirmedCompleted,
+    /// The target shows it did not happen: safe to dispatch once more.
+    ConfirmedNotExecuted,
+    /// Handed on; the outcome stays unknown.
+    Escalated,
+}
+
+impl Decision {
+    /// Every decision.
+    pub const ALL: [Decision; 3] = [
+        Decision::ConfirmedCompleted,
+        Decision::ConfirmedNotExecuted,
+        Decision::Escalated,
+    ];
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::ConfirmedCompleted => "confirmed_completed",
+            Decision::ConfirmedNotExecuted => "confirmed_not_executed",
+            Decision::Escalated => "escalated",
+        }
+    }
+    /// Parses the snake_case name.
+    pub fn parse(s: &str) -> Option<Decision> {
+        Decision::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One reviewer decision, as analysis consumes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resolution {
+    /// Execution the decision is about.
+    pub execution_id: String,
+    /// What the reviewer decided.
+    pub decision: Decision,
+    /// Who decided.
+    pub reviewer: String,
+    /// When (UTC).
+    pub at: DateTime<Utc>,
+    /// The reviewer's note (required when deciding).
+    pub note: String,
+    /// Where the decision is recorded, e.g. `case.sqlite entry 3`.
+    pub source: String,
+}
