@@ -11,7 +11,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args = Cli::parse();
     match run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             if let CliError::Output(io) = &e
                 && io.kind() == io::ErrorKind::BrokenPipe
@@ -24,13 +24,15 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: Cli) -> Result<(), CliError> {
+fn run(args: Cli) -> Result<u8, CliError> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     match args.command {
         None => {
             let inputs = cli::inputs(&args.journals, &args.common)?;
-            retrace::tui::run(inputs, &args.common).map_err(|e| CliError::Input(format!("{e:#}")))
+            retrace::tui::run(inputs, &args.common)
+                .map(|()| 0)
+                .map_err(|e| CliError::Input(format!("{e:#}")))
         }
         Some(Command::Groups {
             journals,
@@ -40,7 +42,7 @@ fn run(args: Cli) -> Result<(), CliError> {
             let inv = cli::open(cli::inputs(&journals, &args.common)?, &args.common)?;
             cli::groups(&inv, all, json, &mut out)?;
             out.flush()?;
-            Ok(())
+            Ok(0)
         }
         Some(Command::Investigate {
             journals,
@@ -50,7 +52,12 @@ fn run(args: Cli) -> Result<(), CliError> {
             let inv = cli::open(cli::inputs(&journals, &args.common)?, &args.common)?;
             cli::investigate(&inv, &group, json, &mut out)?;
             out.flush()?;
-            Ok(())
+            Ok(0)
+        }
+        Some(Command::Verify { journals, json }) => {
+            let code = cli::verify(&journals, &args.common, json, &mut out)?;
+            out.flush()?;
+            Ok(code)
         }
     }
 }

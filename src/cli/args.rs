@@ -44,6 +44,21 @@ pub struct Common {
     /// TUI theme: a name from themes/ or a path to a theme file.
     #[arg(long, value_name = "NAME", global = true)]
     pub theme: Option<String>,
+
+    /// Sallyport audit signer public key (P-256 point in X9.63/SEC1 form;
+    /// raw, hex or base64): row signatures are checked.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub signer_key: Option<PathBuf>,
+
+    /// Sallyport exported audit identity (32-byte P-256 private key; raw,
+    /// hex or base64): sealed events are decrypted and read.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub audit_identity: Option<PathBuf>,
+
+    /// mcp-audit attestation key: the HMAC-SHA256 secret (as in its
+    /// key.hex) or the Ed25519 public key: attestations are checked.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub attestation_key: Option<PathBuf>,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -75,6 +90,18 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         group: String,
         /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify the audit chains of journals (DESIGN.md §6): for each, the rule
+    /// used, the lines checked and the first failure. Exit 0 when every chain
+    /// is intact (or the format has none), 1 when one is broken or could not
+    /// be checked, 2 when a journal is unreadable.
+    Verify {
+        /// Journals to verify (default: the bundled sample incident).
+        #[arg(value_name = "JOURNAL")]
+        journals: Vec<PathBuf>,
+        /// Print a JSON array, one object per journal.
         #[arg(long)]
         json: bool,
     },

@@ -7,12 +7,17 @@
 //! Only a journal that cannot be opened, whose format cannot be told, or that
 //! holds no readable record at all is an error ([`JournalError`]).
 
+pub mod chain;
 mod fields;
 mod gh_aw;
+pub mod keys;
 pub mod lines;
 mod native;
 
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
+use chain::{ChainMark, ChainStatus};
+pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
+pub use native::{NativeChainWriter, native_chain_hash};
 use serde::Serialize;
 use std::fmt;
 use std::fs::File;
@@ -75,10 +80,27 @@ impl Format {
         }
     }
 
+    /// The chain status a journal of this format has before its reader
+    /// says otherwise: formats without a chain say why.
+    pub fn default_chain(self) -> ChainStatus {
+        match self {
+            Format::Native => ChainStatus::no_chain("the journal carries no prev_hash/hash fields"),
+            Format::GhAwMcpg => ChainStatus::no_chain("gh-aw-mcpg logs carry no hash chain"),
+        }
+    }
+
     fn reader(self) -> &'static dyn JournalReader {
         match self {
             Format::Native => &native::NativeReader,
             Format::GhAwMcpg => &gh_aw::GhAwReader,
+        }
+    }
+
+    /// How answers name a journal of this format ("the gh-aw gateway log").
+    pub fn noun(self) -> &'static str {
+        match self {
+            Format::Native => "the journal",
+            Format::GhAwMcpg => "the gh-aw gateway log",
         }
     }
 
@@ -332,6 +354,8 @@ pub struct LoadedJournal {
     pub notes: Vec<String>,
     /// What the format can show.
     pub capabilities: Capabilities,
+    /// What verifying the journal's audit chain found (DESIGN.md §6).
+    pub chain: ChainStatus,
     #[serde(skip)]
     source: JournalSource,
 }
@@ -344,6 +368,23 @@ impl LoadedJournal {
     /// The source, for reading raw lines back.
     pub fn source(&self) -> &JournalSource {
         &self.source
+    }
+
+    /// Whether evidence at `at` lies in the verified part of this journal's
+    /// chain: [`ChainMark::Verified`] before any break,
+    /// [`ChainMark::Unverified`] from the first failure on (or when the
+    /// chain could not be checked), [`ChainMark::NoChain`] when nothing
+    /// chains it.
+    pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
+        self.chain.mark(at.line)
+    }
+
+    /// The raw text of one record as the journal holds it.
+    ///
+    /// # Errors
+    /// [`JournalError::Io`] when the journal changed or cannot be read.
+    pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
+        self.source.read_raw(at)
     }
 }
 
@@ -360,6 +401,10 @@ pub struct ReadCtx<'a> {
     pub sink: &'a mut dyn FnMut(Record),
     /// Called now and then with bytes read so far in this journal.
     pub progress: &'a mut dyn FnMut(u64),
+    /// Keys for chain checks and decryption.
+    pub keys: &'a ChainKeys,
+    chain: ChainStatus,
+    capabilities: Capabilities,
     lines: u64,
     records: u64,
     bad: Vec<LineError>,
@@ -391,6 +436,16 @@ impl ReadCtx<'_> {
     /// Adds a note about the journal as a whole.
     pub fn note(&mut self, n: impl Into<String>) {
         self.notes.push(n.into());
+    }
+    /// Records what verifying the journal's chain found. Readers of chained
+    /// formats call it once, at the end of the read.
+    pub fn set_chain(&mut self, status: ChainStatus) {
+        self.chain = status;
+    }
+    /// Narrows or widens what this journal can show, for formats whose
+    /// files differ (an mcp-acp decisions log versus its wire log).
+    pub fn set_capabilities(&mut self, caps: Capabilities) {
+        self.capabilities = caps;
     }
 }
 
@@ -461,6 +516,22 @@ pub fn load(
     forced: Option<Format>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
+    let opts = LoadOptions {
+        forced,
+        keys: ChainKeys::default(),
+    };
+    load_with(sources, &opts, progress)
+}
+
+/// Loads journals into one model, with keys for chain checks and decryption.
+///
+/// # Errors
+/// The first journal that cannot be opened, detected, or read at all.
+pub fn load_with(
+    sources: Vec<JournalSource>,
+    opts: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
     let total_size = sources.iter().map(JournalSource::size).sum::<Option<u64>>();
     let labels = unique_labels(&sources);
     let mut builder = ModelBuilder::new();
@@ -468,10 +539,7 @@ pub fn load(
     let mut done_bytes = 0u64;
     for (i, source) in sources.into_iter().enumerate() {
         let id = JournalId::try_from(i).unwrap_or(JournalId::MAX);
-        let (format, detected) = match forced {
-            Some(f) => (f, false),
-            None => (detect(&source)?, true),
-        };
+        let size = source.size().unwrap_or(0);
         let mut sink = |r: Record| builder.push(r);
         let mut prog = |bytes: u64| {
             progress(Progress {
@@ -481,54 +549,90 @@ pub fn load(
                 total_size,
             })
         };
-        let mut ctx = ReadCtx {
-            journal: id,
-            source: &source,
-            label: labels[i].clone(),
-            sink: &mut sink,
-            progress: &mut prog,
-            lines: 0,
-            records: 0,
-            bad: Vec::new(),
-            bad_count: 0,
-            notes: Vec::new(),
-        };
-        format.reader().read(&mut ctx)?;
-        let ReadCtx {
-            lines,
-            records,
-            bad,
-            bad_count,
-            notes,
-            ..
-        } = ctx;
-        if records == 0 && bad_count > 0 {
-            let first = bad.into_iter().next().unwrap_or(LineError {
-                journal: source.name.clone(),
-                line: 0,
-                message: "no readable record".into(),
-            });
-            return Err(JournalError::NothingReadable {
-                first,
-                count: bad_count,
-            });
-        }
-        done_bytes += source.size().unwrap_or(0);
-        loaded.push(LoadedJournal {
-            id,
-            name: source.name.clone(),
-            format,
-            detected,
-            lines,
-            records,
-            bad_line_count: bad_count,
-            bad_lines: bad,
-            notes,
-            capabilities: format.capabilities(),
-            source,
-        });
+        let j = read_one(id, source, labels[i].clone(), opts, &mut sink, &mut prog)?;
+        done_bytes += size;
+        loaded.push(j);
     }
     Ok((loaded, builder.finish()))
+}
+
+/// Reads one journal for its chain status only (`retrace verify`): records
+/// are parsed, so bad lines are still reported, but no model is built.
+///
+/// # Errors
+/// When the journal cannot be opened, detected, or read at all.
+pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal, JournalError> {
+    let label = unique_labels(std::slice::from_ref(&source))
+        .pop()
+        .unwrap_or_else(|| "journal".into());
+    let mut sink = |_: Record| {};
+    let mut prog = |_: u64| {};
+    read_one(0, source, label, opts, &mut sink, &mut prog)
+}
+
+fn read_one(
+    id: JournalId,
+    source: JournalSource,
+    label: String,
+    opts: &LoadOptions,
+    sink: &mut dyn FnMut(Record),
+    progress: &mut dyn FnMut(u64),
+) -> Result<LoadedJournal, JournalError> {
+    let (format, detected) = match opts.forced {
+        Some(f) => (f, false),
+        None => (detect(&source)?, true),
+    };
+    let mut ctx = ReadCtx {
+        journal: id,
+        source: &source,
+        label,
+        sink,
+        progress,
+        keys: &opts.keys,
+        chain: format.default_chain(),
+        capabilities: format.capabilities(),
+        lines: 0,
+        records: 0,
+        bad: Vec::new(),
+        bad_count: 0,
+        notes: Vec::new(),
+    };
+    format.reader().read(&mut ctx)?;
+    let ReadCtx {
+        lines,
+        records,
+        bad,
+        bad_count,
+        notes,
+        chain,
+        capabilities,
+        ..
+    } = ctx;
+    if records == 0 && bad_count > 0 && !chain.is_broken() {
+        let first = bad.into_iter().next().unwrap_or(LineError {
+            journal: source.name.clone(),
+            line: 0,
+            message: "no readable record".into(),
+        });
+        return Err(JournalError::NothingReadable {
+            first,
+            count: bad_count,
+        });
+    }
+    Ok(LoadedJournal {
+        id,
+        name: source.name.clone(),
+        format,
+        detected,
+        lines,
+        records,
+        bad_line_count: bad_count,
+        bad_lines: bad,
+        notes,
+        capabilities,
+        chain,
+        source,
+    })
 }
 
 /// Shared loop of line-based readers: reads lines, skips blank ones, reports

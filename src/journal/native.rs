@@ -3,16 +3,20 @@
 //! `execution` snapshot records, which are expanded into the events they
 //! imply.
 
+use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
 use super::fields::{
     FieldResult, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64, parse_object, req_str,
     req_time,
 };
+use super::lines::Line;
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
     ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
     Record, Recovery, Session, SourceRef,
 };
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::io::{self, Write};
 
 /// Reader for the native format.
 pub struct NativeReader;
@@ -34,13 +38,151 @@ impl JournalReader for NativeReader {
     }
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
+        // The chain, if any, is decided by the first non-blank line: a
+        // journal whose first line carries `hash` is chained throughout.
+        let mut chain: Option<ChainTracker> = None;
+        let mut decided = false;
         for_each_line(ctx, |ctx, line| {
-            let m = parse_object(line.bytes)?;
+            let mut m = match parse_object(line.bytes) {
+                Ok(m) => m,
+                Err(e) => {
+                    if let Some(t) = chain.as_mut() {
+                        t.unreadable(line.source.line, line.terminated, e.clone());
+                    }
+                    return Err(e);
+                }
+            };
+            if !decided {
+                decided = true;
+                if m.contains_key("hash") {
+                    chain = Some(ChainTracker::new(native_rule()));
+                }
+            }
+            if let Some(t) = chain.as_mut() {
+                check_link(t, &mut m, &line);
+            }
             for r in parse_record(m, line.source)? {
                 ctx.emit(r);
             }
             Ok(())
-        })
+        })?;
+        if let Some(t) = chain {
+            ctx.set_chain(t.finish());
+        }
+        Ok(())
+    }
+}
+
+/// The native chain rule's parameters (DESIGN.md §6).
+pub(crate) fn native_rule() -> RuleParams {
+    RuleParams {
+        rule: ChainRule::Native,
+        genesis: GENESIS.to_string(),
+        first_seq: Some(1),
+        signatures: SignatureCheck::NotApplicable,
+        require_newline: false,
+    }
+}
+
+/// The genesis `prev_hash` of a native chain: 64 ASCII zeros (DESIGN.md §6).
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// The native chain hash of one record (DESIGN.md §6):
+/// `hex(sha256(prev_hash ‖ JCS(record)))`, where `prev_hash` is hashed as
+/// its ASCII hex text and `record` is the line's object without its
+/// `prev_hash` and `hash` fields, canonicalized by RFC 8785.
+///
+/// # Errors
+/// When the record cannot be canonicalized (a number JCS cannot write).
+pub fn native_chain_hash(prev_hash: &str, record: &Map<String, Value>) -> Result<String, String> {
+    let jcs = serde_json_canonicalizer::to_vec(record)
+        .map_err(|e| format!("cannot canonicalize the line for its hash: {e}"))?;
+    let mut h = Sha256::new();
+    h.update(prev_hash.as_bytes());
+    h.update(&jcs);
+    Ok(hex::encode(h.finalize()))
+}
+
+/// Feeds one parsed native line to the chain tracker, removing its chain
+/// fields from `m`.
+pub(crate) fn check_link(t: &mut ChainTracker, m: &mut Map<String, Value>, line: &Line<'_>) {
+    let no = line.source.line;
+    let prev = m.remove("prev_hash");
+    let hash = m.remove("hash");
+    let (prev, hash) = match (prev, hash) {
+        (Some(Value::String(p)), Some(Value::String(h))) => (p, h),
+        (None, None) => {
+            t.unchained(no, "no prev_hash and hash");
+            return;
+        }
+        _ => {
+            t.unreadable(
+                no,
+                line.terminated,
+                "prev_hash and hash must both be present and strings",
+            );
+            return;
+        }
+    };
+    let seq = m.get("seq").and_then(Value::as_u64);
+    match native_chain_hash(&prev, m) {
+        Ok(c) => t.link(LinkInput {
+            line: no,
+            seq,
+            prev: &prev,
+            stored: Some(&hash),
+            computed: &c,
+            terminated: line.terminated,
+            sig: SigResult::NotChecked,
+        }),
+        Err(e) => t.unreadable(no, line.terminated, e),
+    }
+}
+
+/// Writes a chained native journal (DESIGN.md §6): each appended record gets
+/// `prev_hash` (the previous line's `hash`, or [`GENESIS`]) and its own
+/// `hash`, then is written as one JSON line. Used by tests and by the
+/// benchmark generator; any producer can use it to emit verifiable journals.
+pub struct NativeChainWriter<W: Write> {
+    out: W,
+    prev: String,
+}
+
+impl<W: Write> NativeChainWriter<W> {
+    /// A writer at genesis.
+    pub fn new(out: W) -> Self {
+        NativeChainWriter {
+            out,
+            prev: GENESIS.to_string(),
+        }
+    }
+
+    /// The hash the next line will link to.
+    pub fn head(&self) -> &str {
+        &self.prev
+    }
+
+    /// Chains and writes one record (any `prev_hash`/`hash` in it are
+    /// replaced). Returns the line as written, without its newline.
+    ///
+    /// # Errors
+    /// I/O errors, or a record JCS cannot canonicalize.
+    pub fn append(&mut self, mut record: Map<String, Value>) -> io::Result<String> {
+        record.remove("prev_hash");
+        record.remove("hash");
+        let hash = native_chain_hash(&self.prev, &record).map_err(io::Error::other)?;
+        record.insert("prev_hash".into(), Value::String(self.prev.clone()));
+        record.insert("hash".into(), Value::String(hash.clone()));
+        let line = serde_json::to_string(&record).map_err(io::Error::other)?;
+        self.out.write_all(line.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.prev = hash;
+        Ok(line)
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.out
     }
 }
 
