@@ -13,6 +13,7 @@ mod gh_aw;
 pub mod keys;
 pub mod lines;
 mod native;
+mod sqlite;
 
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
 use chain::{ChainMark, ChainStatus};
@@ -34,6 +35,9 @@ pub use fields::parse_time;
 pub enum Format {
     /// retrace's own JSONL (DESIGN.md §3).
     Native,
+    /// retrace's native journal stored in SQLite (`events` and `sessions`
+    /// tables with the native fields as columns).
+    NativeSqlite,
     /// github/gh-aw-mcpg `rpc-messages.jsonl`, v1 and v2 envelopes
     /// (research/journal-formats.md §2.4).
     GhAwMcpg,
@@ -41,12 +45,13 @@ pub enum Format {
 
 impl Format {
     /// Every format, in detection order.
-    pub const ALL: &'static [Format] = &[Format::Native, Format::GhAwMcpg];
+    pub const ALL: &'static [Format] = &[Format::Native, Format::NativeSqlite, Format::GhAwMcpg];
 
     /// The `--input-format` spelling.
     pub fn name(self) -> &'static str {
         match self {
             Format::Native => "native",
+            Format::NativeSqlite => "native-sqlite",
             Format::GhAwMcpg => "gh-aw-mcpg",
         }
     }
@@ -55,6 +60,7 @@ impl Format {
     pub fn describe(self) -> &'static str {
         match self {
             Format::Native => "retrace native JSONL (sessions, events, execution snapshots)",
+            Format::NativeSqlite => "retrace native journal in SQLite (events and sessions tables)",
             Format::GhAwMcpg => "gh-aw MCP gateway rpc-messages.jsonl (v1 and v2)",
         }
     }
@@ -63,7 +69,7 @@ impl Format {
     /// say what the journal lacks instead of guessing.
     pub fn capabilities(self) -> Capabilities {
         match self {
-            Format::Native => Capabilities {
+            Format::Native | Format::NativeSqlite => Capabilities {
                 execution_identity: true,
                 authorization: true,
                 delivery: true,
@@ -85,6 +91,9 @@ impl Format {
     pub fn default_chain(self) -> ChainStatus {
         match self {
             Format::Native => ChainStatus::no_chain("the journal carries no prev_hash/hash fields"),
+            Format::NativeSqlite => {
+                ChainStatus::no_chain("the events table has no prev_hash/hash columns")
+            }
             Format::GhAwMcpg => ChainStatus::no_chain("gh-aw-mcpg logs carry no hash chain"),
         }
     }
@@ -92,6 +101,7 @@ impl Format {
     fn reader(self) -> &'static dyn JournalReader {
         match self {
             Format::Native => &native::NativeReader,
+            Format::NativeSqlite => &sqlite::SqliteReader,
             Format::GhAwMcpg => &gh_aw::GhAwReader,
         }
     }
@@ -99,7 +109,7 @@ impl Format {
     /// How answers name a journal of this format ("the gh-aw gateway log").
     pub fn noun(self) -> &'static str {
         match self {
-            Format::Native => "the journal",
+            Format::Native | Format::NativeSqlite => "the journal",
             Format::GhAwMcpg => "the gh-aw gateway log",
         }
     }
@@ -308,6 +318,14 @@ pub enum JournalError {
         /// Format names retrace reads.
         formats: String,
     },
+    /// The journal is of a known kind but not usable as a journal.
+    #[error("{journal}: {message}")]
+    Invalid {
+        /// Journal name.
+        journal: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Not one line of the journal could be read.
     #[error("{first} (no readable record in {count} bad line(s))")]
     NothingReadable {
@@ -376,6 +394,10 @@ impl LoadedJournal {
     /// chain could not be checked), [`ChainMark::NoChain`] when nothing
     /// chains it.
     pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
+        if self.format == Format::NativeSqlite && at.offset == sqlite::SESSIONS_TABLE {
+            // Only the events table is chained.
+            return ChainMark::NoChain;
+        }
         self.chain.mark(at.line)
     }
 
@@ -384,7 +406,15 @@ impl LoadedJournal {
     /// # Errors
     /// [`JournalError::Io`] when the journal changed or cannot be read.
     pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
-        self.source.read_raw(at)
+        match (&self.format, &self.source.data) {
+            (Format::NativeSqlite, SourceData::File(p)) => {
+                sqlite::read_row(p, at).map_err(|e| JournalError::Invalid {
+                    journal: self.name.clone(),
+                    message: e,
+                })
+            }
+            _ => self.source.read_raw(at),
+        }
     }
 }
 

@@ -8,7 +8,6 @@ use super::fields::{
     FieldResult, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64, parse_object, req_str,
     req_time,
 };
-use super::lines::Line;
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
     ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
@@ -59,7 +58,7 @@ impl JournalReader for NativeReader {
                 }
             }
             if let Some(t) = chain.as_mut() {
-                check_link(t, &mut m, &line);
+                check_link(t, &mut m, line.source.line, line.terminated);
             }
             for r in parse_record(m, line.source)? {
                 ctx.emit(r);
@@ -105,8 +104,12 @@ pub fn native_chain_hash(prev_hash: &str, record: &Map<String, Value>) -> Result
 
 /// Feeds one parsed native line to the chain tracker, removing its chain
 /// fields from `m`.
-pub(crate) fn check_link(t: &mut ChainTracker, m: &mut Map<String, Value>, line: &Line<'_>) {
-    let no = line.source.line;
+pub(crate) fn check_link(
+    t: &mut ChainTracker,
+    m: &mut Map<String, Value>,
+    no: u32,
+    terminated: bool,
+) {
     let prev = m.remove("prev_hash");
     let hash = m.remove("hash");
     let (prev, hash) = match (prev, hash) {
@@ -118,7 +121,7 @@ pub(crate) fn check_link(t: &mut ChainTracker, m: &mut Map<String, Value>, line:
         _ => {
             t.unreadable(
                 no,
-                line.terminated,
+                terminated,
                 "prev_hash and hash must both be present and strings",
             );
             return;
@@ -132,10 +135,10 @@ pub(crate) fn check_link(t: &mut ChainTracker, m: &mut Map<String, Value>, line:
             prev: &prev,
             stored: Some(&hash),
             computed: &c,
-            terminated: line.terminated,
+            terminated,
             sig: SigResult::NotChecked,
         }),
-        Err(e) => t.unreadable(no, line.terminated, e),
+        Err(e) => t.unreadable(no, terminated, e),
     }
 }
 
