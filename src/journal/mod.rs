@@ -12,7 +12,9 @@ mod fields;
 mod gh_aw;
 pub mod keys;
 pub mod lines;
+mod mcp_acp;
 mod native;
+mod rawjson;
 mod sqlite;
 
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
@@ -41,11 +43,19 @@ pub enum Format {
     /// github/gh-aw-mcpg `rpc-messages.jsonl`, v1 and v2 envelopes
     /// (research/journal-formats.md §2.4).
     GhAwMcpg,
+    /// mcp-acp audit logs (operations, decisions) and its client wire log
+    /// (research/journal-formats.md §2.3).
+    McpAcp,
 }
 
 impl Format {
     /// Every format, in detection order.
-    pub const ALL: &'static [Format] = &[Format::Native, Format::NativeSqlite, Format::GhAwMcpg];
+    pub const ALL: &'static [Format] = &[
+        Format::Native,
+        Format::NativeSqlite,
+        Format::GhAwMcpg,
+        Format::McpAcp,
+    ];
 
     /// The `--input-format` spelling.
     pub fn name(self) -> &'static str {
@@ -53,6 +63,7 @@ impl Format {
             Format::Native => "native",
             Format::NativeSqlite => "native-sqlite",
             Format::GhAwMcpg => "gh-aw-mcpg",
+            Format::McpAcp => "mcp-acp",
         }
     }
 
@@ -62,6 +73,9 @@ impl Format {
             Format::Native => "retrace native JSONL (sessions, events, execution snapshots)",
             Format::NativeSqlite => "retrace native journal in SQLite (events and sessions tables)",
             Format::GhAwMcpg => "gh-aw MCP gateway rpc-messages.jsonl (v1 and v2)",
+            Format::McpAcp => {
+                "mcp-acp operations.jsonl, decisions.jsonl (hash-chained) and client_wire.jsonl"
+            }
         }
     }
 
@@ -83,6 +97,14 @@ impl Format {
                 sessions: false,
                 authenticated_actor: false,
             },
+            // Per file kind; the reader narrows it (operations shown here).
+            Format::McpAcp => Capabilities {
+                execution_identity: false,
+                authorization: false,
+                delivery: false,
+                sessions: false,
+                authenticated_actor: true,
+            },
         }
     }
 
@@ -95,6 +117,9 @@ impl Format {
                 ChainStatus::no_chain("the events table has no prev_hash/hash columns")
             }
             Format::GhAwMcpg => ChainStatus::no_chain("gh-aw-mcpg logs carry no hash chain"),
+            Format::McpAcp => ChainStatus::no_chain(
+                "no line carries sequence/entry_hash (mcp-acp debug wire logs are not chained)",
+            ),
         }
     }
 
@@ -103,6 +128,7 @@ impl Format {
             Format::Native => &native::NativeReader,
             Format::NativeSqlite => &sqlite::SqliteReader,
             Format::GhAwMcpg => &gh_aw::GhAwReader,
+            Format::McpAcp => &mcp_acp::McpAcpReader,
         }
     }
 
@@ -111,6 +137,7 @@ impl Format {
         match self {
             Format::Native | Format::NativeSqlite => "the journal",
             Format::GhAwMcpg => "the gh-aw gateway log",
+            Format::McpAcp => "the mcp-acp log",
         }
     }
 
