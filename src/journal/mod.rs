@@ -13,6 +13,7 @@ mod gh_aw;
 pub mod keys;
 pub mod lines;
 mod mcp_acp;
+mod mcpproxy;
 mod native;
 mod rawjson;
 mod sqlite;
@@ -46,6 +47,9 @@ pub enum Format {
     /// mcp-acp audit logs (operations, decisions) and its client wire log
     /// (research/journal-formats.md §2.3).
     McpAcp,
+    /// smart-mcp-proxy/mcpproxy-go activity exports (JSONL;
+    /// research/journal-formats.md §2.5).
+    McpProxy,
 }
 
 impl Format {
@@ -55,6 +59,7 @@ impl Format {
         Format::NativeSqlite,
         Format::GhAwMcpg,
         Format::McpAcp,
+        Format::McpProxy,
     ];
 
     /// The `--input-format` spelling.
@@ -64,6 +69,7 @@ impl Format {
             Format::NativeSqlite => "native-sqlite",
             Format::GhAwMcpg => "gh-aw-mcpg",
             Format::McpAcp => "mcp-acp",
+            Format::McpProxy => "mcpproxy",
         }
     }
 
@@ -76,6 +82,7 @@ impl Format {
             Format::McpAcp => {
                 "mcp-acp operations.jsonl, decisions.jsonl (hash-chained) and client_wire.jsonl"
             }
+            Format::McpProxy => "mcpproxy activity export (mcpproxy activity export, JSONL)",
         }
     }
 
@@ -105,6 +112,13 @@ impl Format {
                 sessions: false,
                 authenticated_actor: true,
             },
+            Format::McpProxy => Capabilities {
+                execution_identity: false,
+                authorization: false,
+                delivery: false,
+                sessions: false,
+                authenticated_actor: false,
+            },
         }
     }
 
@@ -120,6 +134,9 @@ impl Format {
             Format::McpAcp => ChainStatus::no_chain(
                 "no line carries sequence/entry_hash (mcp-acp debug wire logs are not chained)",
             ),
+            Format::McpProxy => {
+                ChainStatus::no_chain("mcpproxy activity exports carry no hash chain")
+            }
         }
     }
 
@@ -129,6 +146,7 @@ impl Format {
             Format::NativeSqlite => &sqlite::SqliteReader,
             Format::GhAwMcpg => &gh_aw::GhAwReader,
             Format::McpAcp => &mcp_acp::McpAcpReader,
+            Format::McpProxy => &mcpproxy::McpProxyReader,
         }
     }
 
@@ -138,6 +156,7 @@ impl Format {
             Format::Native | Format::NativeSqlite => "the journal",
             Format::GhAwMcpg => "the gh-aw gateway log",
             Format::McpAcp => "the mcp-acp log",
+            Format::McpProxy => "the mcpproxy activity export",
         }
     }
 
