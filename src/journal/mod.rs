@@ -13,6 +13,7 @@ mod gh_aw;
 pub mod keys;
 pub mod lines;
 mod mcp_acp;
+mod mcp_audit;
 mod mcpproxy;
 mod native;
 mod rawjson;
@@ -50,6 +51,9 @@ pub enum Format {
     /// smart-mcp-proxy/mcpproxy-go activity exports (JSONL;
     /// research/journal-formats.md §2.5).
     McpProxy,
+    /// elang2/mcp-audit-gateway `audit.jsonl` (hash-chained, attested;
+    /// research/journal-formats.md §2.1).
+    McpAudit,
 }
 
 impl Format {
@@ -60,6 +64,7 @@ impl Format {
         Format::GhAwMcpg,
         Format::McpAcp,
         Format::McpProxy,
+        Format::McpAudit,
     ];
 
     /// The `--input-format` spelling.
@@ -70,6 +75,7 @@ impl Format {
             Format::GhAwMcpg => "gh-aw-mcpg",
             Format::McpAcp => "mcp-acp",
             Format::McpProxy => "mcpproxy",
+            Format::McpAudit => "mcp-audit",
         }
     }
 
@@ -83,6 +89,9 @@ impl Format {
                 "mcp-acp operations.jsonl, decisions.jsonl (hash-chained) and client_wire.jsonl"
             }
             Format::McpProxy => "mcpproxy activity export (mcpproxy activity export, JSONL)",
+            Format::McpAudit => {
+                "mcp-audit gateway audit.jsonl (hash chain, HMAC or Ed25519 attestations)"
+            }
         }
     }
 
@@ -119,6 +128,13 @@ impl Format {
                 sessions: false,
                 authenticated_actor: false,
             },
+            Format::McpAudit => Capabilities {
+                execution_identity: false,
+                authorization: false,
+                delivery: false,
+                sessions: false,
+                authenticated_actor: true,
+            },
         }
     }
 
@@ -137,6 +153,7 @@ impl Format {
             Format::McpProxy => {
                 ChainStatus::no_chain("mcpproxy activity exports carry no hash chain")
             }
+            Format::McpAudit => ChainStatus::no_chain("no chained line was read"),
         }
     }
 
@@ -147,6 +164,7 @@ impl Format {
             Format::GhAwMcpg => &gh_aw::GhAwReader,
             Format::McpAcp => &mcp_acp::McpAcpReader,
             Format::McpProxy => &mcpproxy::McpProxyReader,
+            Format::McpAudit => &mcp_audit::McpAuditReader,
         }
     }
 
@@ -157,6 +175,7 @@ impl Format {
             Format::GhAwMcpg => "the gh-aw gateway log",
             Format::McpAcp => "the mcp-acp log",
             Format::McpProxy => "the mcpproxy activity export",
+            Format::McpAudit => "the mcp-audit log",
         }
     }
 

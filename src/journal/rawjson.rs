@@ -102,7 +102,6 @@ impl Raw {
     /// JavaScript `JSON.stringify(self)`: members in order, no whitespace,
     /// only `"`, `\`, and controls escaped (`\b \f \n \r \t`, others as
     /// lowercase `\u00XX`), numbers as ECMAScript `Number::toString`.
-    #[allow(dead_code)] // the mcp-audit reader uses it
     pub fn write_js(&self, out: &mut String) {
         match self {
             Raw::Null => out.push_str("null"),
@@ -214,7 +213,6 @@ pub fn python_number(tok: &str) -> String {
 /// A number token as JavaScript's `JSON.stringify(JSON.parse(tok))` writes
 /// it (ECMAScript `Number::toString`: fixed notation for exponents -6..20,
 /// otherwise `1e+21`, `1.5e-7`; `-0` is `0`).
-#[allow(dead_code)] // the mcp-audit reader uses it
 pub fn js_number(tok: &str) -> String {
     let Ok(f) = tok.parse::<f64>() else {
         return tok.to_string();
@@ -271,7 +269,6 @@ pub fn python_str(s: &str, out: &mut String) {
 }
 
 /// A string as JavaScript's `JSON.stringify` writes it.
-#[allow(dead_code)] // the mcp-audit reader uses it
 pub fn js_str(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
