@@ -140,3 +140,47 @@ fn groups_text_starts_with_the_chain_header() {
         "{text}"
     );
 }
+
+const SALLYPORT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sallyport");
+
+#[test]
+fn sallyport_keys_from_the_command_line() {
+    let journal = format!("{SALLYPORT}/audit-000001.jsonl");
+    let out = retrace()
+        .args([
+            "verify",
+            "--signer-key",
+            &format!("{SALLYPORT}/signer.pub.hex"),
+        ])
+        .arg(&journal)
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("6 signature(s) verified"), "{text}");
+
+    let out = retrace()
+        .args(["groups", "--all", "--json", "--audit-identity"])
+        .arg(format!("{SALLYPORT}/audit-identity.hex"))
+        .arg(&journal)
+        .assert()
+        .success();
+    let groups: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let tools: Vec<&str> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["tool"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"github.create_issue"), "{tools:?}");
+
+    // A key file that holds no P-256 point is unreadable input.
+    retrace()
+        .args([
+            "verify",
+            "--signer-key",
+            &format!("{SALLYPORT}/audit-identity.hex"),
+        ])
+        .arg(&journal)
+        .assert()
+        .code(2);
+}

@@ -17,6 +17,7 @@ mod mcp_audit;
 mod mcpproxy;
 mod native;
 mod rawjson;
+mod sallyport;
 mod sqlite;
 
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
@@ -54,6 +55,9 @@ pub enum Format {
     /// elang2/mcp-audit-gateway `audit.jsonl` (hash-chained, attested;
     /// research/journal-formats.md §2.1).
     McpAudit,
+    /// Sallyport audit journal: sealed, hash-chained, signed rows
+    /// (research/journal-formats.md §1).
+    Sallyport,
 }
 
 impl Format {
@@ -65,6 +69,7 @@ impl Format {
         Format::McpAcp,
         Format::McpProxy,
         Format::McpAudit,
+        Format::Sallyport,
     ];
 
     /// The `--input-format` spelling.
@@ -76,6 +81,7 @@ impl Format {
             Format::McpAcp => "mcp-acp",
             Format::McpProxy => "mcpproxy",
             Format::McpAudit => "mcp-audit",
+            Format::Sallyport => "sallyport",
         }
     }
 
@@ -91,6 +97,9 @@ impl Format {
             Format::McpProxy => "mcpproxy activity export (mcpproxy activity export, JSONL)",
             Format::McpAudit => {
                 "mcp-audit gateway audit.jsonl (hash chain, HMAC or Ed25519 attestations)"
+            }
+            Format::Sallyport => {
+                "Sallyport audit journal (sealed events, hash chain, ECDSA signatures)"
             }
         }
     }
@@ -135,6 +144,13 @@ impl Format {
                 sessions: false,
                 authenticated_actor: true,
             },
+            Format::Sallyport => Capabilities {
+                execution_identity: false,
+                authorization: true,
+                delivery: false,
+                sessions: true,
+                authenticated_actor: false,
+            },
         }
     }
 
@@ -154,6 +170,7 @@ impl Format {
                 ChainStatus::no_chain("mcpproxy activity exports carry no hash chain")
             }
             Format::McpAudit => ChainStatus::no_chain("no chained line was read"),
+            Format::Sallyport => ChainStatus::no_chain("no sealed row was read"),
         }
     }
 
@@ -165,6 +182,7 @@ impl Format {
             Format::McpAcp => &mcp_acp::McpAcpReader,
             Format::McpProxy => &mcpproxy::McpProxyReader,
             Format::McpAudit => &mcp_audit::McpAuditReader,
+            Format::Sallyport => &sallyport::SallyportReader,
         }
     }
 
@@ -176,6 +194,7 @@ impl Format {
             Format::McpAcp => "the mcp-acp log",
             Format::McpProxy => "the mcpproxy activity export",
             Format::McpAudit => "the mcp-audit log",
+            Format::Sallyport => "the Sallyport audit journal",
         }
     }
 
@@ -703,7 +722,9 @@ fn read_one(
         capabilities,
         ..
     } = ctx;
-    if records == 0 && bad_count > 0 && !chain.is_broken() {
+    // A chained journal whose records cannot be read (sealed events with the
+    // wrong identity, say) still has a chain to report.
+    if records == 0 && bad_count > 0 && matches!(chain, ChainStatus::NoChain { .. }) {
         let first = bad.into_iter().next().unwrap_or(LineError {
             journal: source.name.clone(),
             line: 0,
