@@ -184,3 +184,34 @@ fn sallyport_keys_from_the_command_line() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn unknown_format_lists_the_formats_and_input_format_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.jsonl");
+    std::fs::write(&odd, "{\"hello\":1}\n").unwrap();
+    let out = retrace().arg("verify").arg(&odd).assert().code(2);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    for f in retrace::journal::Format::ALL {
+        assert!(text.contains(f.name()), "{f}: {text}");
+    }
+    // Forced to a format its lines are not: nothing readable.
+    let ops = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/mcp-acp/operations.jsonl"
+    );
+    retrace()
+        .args(["verify", "--input-format", "native", ops])
+        .assert()
+        .code(2);
+    let out = retrace()
+        .args(["verify", "--json", "--input-format", "mcp-acp", ops])
+        .assert()
+        .code(0);
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v[0]["format"], "mcp-acp");
+    retrace()
+        .args(["verify", "--input-format", "csv", ops])
+        .assert()
+        .code(2);
+}
