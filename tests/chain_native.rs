@@ -259,3 +259,33 @@ fn a_journal_without_chain_fields_has_no_chain() {
     );
     assert!(matches!(st, ChainStatus::NoChain { .. }), "{st:?}");
 }
+
+#[test]
+fn deleted_unsequenced_lines_break_the_link() {
+    // Session lines carry no seq: deleting one leaves seq contiguous, and
+    // the link names the deletion as a possibility.
+    let mut recs = records(4);
+    let extra = obj(json!({"kind": "session", "session_id": "ses_2"}));
+    recs.insert(3, extra);
+    let mut lines = write_chain(recs);
+    assert!(run(&lines, true).is_intact());
+    lines.remove(3);
+    let st = run(&lines, true);
+    assert_eq!(broken(&st), (FailureKind::BrokenLink, 4, Some(3)));
+    assert!(
+        st.failure()
+            .unwrap()
+            .message
+            .contains("a line without seq was deleted")
+    );
+    let mut lines = write_chain(records(2));
+    lines.remove(0);
+    let st = run(&lines, true);
+    assert_eq!(broken(&st), (FailureKind::BrokenLink, 1, Some(1)));
+    assert!(
+        st.failure()
+            .unwrap()
+            .message
+            .contains("lines before it were deleted")
+    );
+}

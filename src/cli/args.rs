@@ -37,7 +37,9 @@ pub struct Common {
     #[arg(long, value_name = "FILE", global = true)]
     pub key_file: Option<PathBuf>,
 
-    /// Read every journal as this format instead of detecting it.
+    /// Read every journal as this format instead of detecting it: native,
+    /// native-sqlite, gh-aw-mcpg, mcp-acp, mcpproxy, mcp-audit, sallyport
+    /// (docs/formats.md).
     #[arg(long, value_name = "FORMAT", global = true, value_parser = parse_format)]
     pub input_format: Option<Format>,
 
@@ -105,4 +107,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn input_format_help_names_every_format() {
+        let help = Cli::command().render_long_help().to_string();
+        for f in Format::ALL {
+            assert!(help.contains(f.name()), "{f} missing from --help");
+        }
+    }
 }

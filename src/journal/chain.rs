@@ -394,6 +394,9 @@ pub struct ChainTracker {
     sigs_valid: u64,
     failure: Option<ChainFailure>,
     pending: Option<Pending>,
+    /// Whether lines without `seq` (native session lines) are chained too:
+    /// deleting one leaves `seq` contiguous.
+    unsequenced: bool,
 }
 
 impl ChainTracker {
@@ -410,6 +413,7 @@ impl ChainTracker {
             sigs_valid: 0,
             failure: None,
             pending: None,
+            unsequenced: false,
         }
     }
 
@@ -530,7 +534,7 @@ impl ChainTracker {
                         l.line,
                         l.seq,
                         format!(
-                            "the first line links to {:?}, not to genesis {:?}",
+                            "the first line links to {:?}, not to genesis {:?}: lines before it were deleted, or this link was edited",
                             short(l.prev),
                             short(&self.params.genesis)
                         ),
@@ -606,12 +610,17 @@ impl ChainTracker {
                     }
                     _ => {
                         let previous_line = self.last_line.unwrap_or(0);
+                        let unsequenced = if self.unsequenced {
+                            ", a line without seq was deleted after it,"
+                        } else {
+                            ""
+                        };
                         self.fail(
                             FailureKind::BrokenLink,
                             l.line,
                             l.seq,
                             format!(
-                                "prev_hash {}… is not the hash of line {previous_line} ({}…): line {previous_line} was rewritten with a recomputed hash, or this link was edited",
+                                "prev_hash {}… is not the hash of line {previous_line} ({}…): line {previous_line} was rewritten with a recomputed hash{unsequenced} or this link was edited",
                                 short(l.prev),
                                 short(&self.expected)
                             ),
@@ -679,6 +688,8 @@ impl ChainTracker {
         self.last_line = Some(l.line);
         if l.seq.is_some() {
             self.last_seq = l.seq;
+        } else {
+            self.unsequenced = true;
         }
     }
 
