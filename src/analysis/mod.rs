@@ -340,7 +340,7 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
         });
     }
     drift_findings(&drafts, &mut groups);
-    key_findings(model, &lifecycles, &execution_group, &mut groups);
+    key_findings(&lifecycles, &execution_group, &mut groups);
     jsonrpc_findings(model, &lifecycles, &execution_group, &mut groups);
 
     for g in &mut groups {
@@ -490,7 +490,7 @@ fn judge(ctx: &questions::Ctx<'_>, d: &Draft) -> Group {
         Some((p, e, f, call)) => ctx.pair_texts(&p, e, f, call),
         None => ctx.single_texts(e),
     };
-    let reason = ctx.reason(verdict, e, f, pair.as_ref(), call);
+    let reason = ctx.reason(verdict, e, f, pair.as_ref());
     let decisive = Some(match shown_pair {
         Some((_, e, f, _)) => (e, f),
         None => (e, f),
@@ -614,7 +614,7 @@ fn drift_findings(drafts: &[Draft], groups: &mut [Group]) {
 
 /// One idempotency key carrying two intents: a finding and at least the
 /// `idempotency_key_conflict` verdict on every group involved.
-fn key_findings(model: &Model, lc: &[Lifecycle], execution_group: &[usize], groups: &mut [Group]) {
+fn key_findings(lc: &[Lifecycle], execution_group: &[usize], groups: &mut [Group]) {
     let mut by_key: HashMap<&str, BTreeSet<usize>> = HashMap::new();
     for (x, l) in lc.iter().enumerate() {
         if let Some(k) = l.idempotency_key.as_deref() {
@@ -654,7 +654,6 @@ fn key_findings(model: &Model, lc: &[Lifecycle], execution_group: &[usize], grou
             }
         }
     }
-    let _ = model;
 }
 
 /// One (MCP session, JSON-RPC id) used for two intents (research A2: ids

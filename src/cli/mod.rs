@@ -168,6 +168,6 @@ pub fn investigate(
     if json {
         return write_json(out, &d);
     }
-    text::investigate(inv, &d, out)?;
+    text::investigate(&d, out)?;
     Ok(())
 }

@@ -77,7 +77,7 @@ pub fn groups(
     Ok(())
 }
 
-pub fn investigate(inv: &Investigation, d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
+pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     let s = &d.summary;
     writeln!(
         out,
@@ -176,6 +176,5 @@ pub fn investigate(inv: &Investigation, d: &GroupDetail, out: &mut dyn Write) ->
             }
         }
     }
-    let _ = inv;
     Ok(())
 }
