@@ -49,6 +49,8 @@ pub struct Investigation {
     pub model: Model,
     /// Groups and verdicts.
     pub analysis: Analysis,
+    /// Contracts, key and reviewer resolutions the analysis used.
+    pub config: Config,
 }
 
 impl analysis::JournalCaps for Vec<LoadedJournal> {
@@ -315,6 +317,7 @@ impl Investigation {
             journals,
             model,
             analysis,
+            config: config.clone(),
         }
     }
 
@@ -454,9 +457,24 @@ impl Investigation {
         }
     }
 
+    /// The verdict of a group in words and its five answers (computed on
+    /// demand).
+    pub fn explain(&self, g: &Group) -> analysis::Explanation {
+        analysis::explain(&self.model, &self.analysis, &self.journals, g)
+    }
+
+    /// Why the group got its verdict, in one sentence.
+    pub fn reason(&self, g: &Group) -> String {
+        self.explain(g).reason
+    }
+
     /// The five answers of a group, resolved.
     pub fn answers(&self, g: &Group) -> Vec<AnswerView> {
-        g.answers.iter().map(|a| self.answer_view(a)).collect()
+        self.explain(g)
+            .answers
+            .iter()
+            .map(|a| self.answer_view(a))
+            .collect()
     }
 
     /// The findings of a group, resolved.
@@ -532,11 +550,12 @@ impl Investigation {
 
     /// Everything about a group.
     pub fn detail(&self, g: &Group) -> GroupDetail {
+        let ex = self.explain(g);
         GroupDetail {
             summary: self.summary(g),
             target: g.target.clone(),
-            reason: g.reason.clone(),
-            questions: self.answers(g),
+            reason: ex.reason,
+            questions: ex.answers.iter().map(|a| self.answer_view(a)).collect(),
             findings: self.findings(g),
             executions_detail: g
                 .executions
@@ -544,7 +563,7 @@ impl Investigation {
                 .map(|&x| self.execution_summary(x))
                 .collect(),
             contract: g.contract.clone(),
-            canonical_action: g.canonical.clone(),
+            canonical_action: analysis::canonical_action(&self.model, &self.config, g),
         }
     }
 

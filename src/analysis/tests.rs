@@ -85,9 +85,10 @@ fn only_group(inv: &Investigation) -> &Group {
 fn unknown_outcome_then_fresh_retry_is_a_possible_duplicate() {
     let inv = investigate(&unknown_then_retry(&[]), vec![]);
     let g = only_group(&inv);
+    let ex = inv.explain(g);
     assert_eq!(g.verdict, Verdict::PossibleDuplicate);
     assert!(
-        g.answers[2]
+        ex.answers[2]
             .text
             .starts_with("No: the gateway recorded the outcome as unknown")
     );
@@ -104,14 +105,15 @@ fn a_status_query_that_finds_it_done_makes_it_a_duplicate() {
     );
     let inv = investigate(&unknown_then_retry(&[late]), vec![]);
     let g = only_group(&inv);
+    let ex = inv.explain(g);
     assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
-    assert!(g.reason.contains("still unresolved"), "{}", g.reason);
+    assert!(ex.reason.contains("still unresolved"), "{}", ex.reason);
     assert!(
-        g.answers[2]
+        ex.answers[2]
             .text
             .starts_with("Not before the second call; later"),
         "{}",
-        g.answers[2].text
+        ex.answers[2].text
     );
 }
 
@@ -146,8 +148,9 @@ fn reviewer_decisions_resolve_unknown_outcomes_with_provenance() {
         vec![resolution("x1", Decision::ConfirmedCompleted)],
     );
     let g = only_group(&inv);
+    let ex = inv.explain(g);
     assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
-    let q3 = &g.answers[2].text;
+    let q3 = &ex.answers[2].text;
     assert!(
         q3.contains(
             "Reviewer alice decided confirmed_completed at 2026-09-02 08:00:00Z (case entry 1)"
@@ -246,11 +249,12 @@ fn the_attach_window_bounds_a_retry() {
     assert_eq!(only_group(&inside).verdict, Verdict::DuplicateSideEffect);
     let outside = investigate(&completed_then_retry("deploy", "10:11:00", "s1"), vec![]);
     let g = only_group(&outside);
+    let ex = outside.explain(g);
     assert_eq!(g.verdict, Verdict::DistinctIntent);
     assert!(
-        g.reason.contains("outside the attach window"),
+        ex.reason.contains("outside the attach window"),
         "{}",
-        g.reason
+        ex.reason
     );
 }
 
@@ -258,15 +262,16 @@ fn the_attach_window_bounds_a_retry() {
 fn distinct_processes_are_distinct_intents() {
     let inv = investigate(&completed_then_retry("deploy", "10:01:00", "s2"), vec![]);
     let g = only_group(&inv);
+    let ex = inv.explain(g);
     assert_eq!(g.verdict, Verdict::DistinctIntent);
     assert!(
-        g.answers[0].text.starts_with("Two distinct processes"),
+        ex.answers[0].text.starts_with("Two distinct processes"),
         "{}",
-        g.answers[0].text
+        ex.answers[0].text
     );
     // Both session records are cited.
     assert_eq!(
-        g.answers[0]
+        ex.answers[0]
             .evidence
             .iter()
             .filter(|e| matches!(e, EvidenceRef::Session { .. }))
@@ -281,10 +286,11 @@ fn two_sessions_of_one_process_are_one_process() {
     l[1] = session("s2", 1); // same pid and start time as s1
     let inv = investigate(&l, vec![]);
     let g = only_group(&inv);
+    let ex = inv.explain(g);
     assert!(
-        g.answers[0].text.starts_with("One process"),
+        ex.answers[0].text.starts_with("One process"),
         "{}",
-        g.answers[0].text
+        ex.answers[0].text
     );
     assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
 }

@@ -4,8 +4,8 @@
 //! imply.
 
 use super::fields::{
-    FieldResult, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64, parse_object, req_str,
-    req_time,
+    FieldMap, FieldResult, Fields, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64,
+    parse_object, req_str, req_time,
 };
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
@@ -21,6 +21,57 @@ pub struct NativeReader;
 /// as unknown fields.
 const CHAIN_FIELDS: [&str; 2] = ["prev_hash", "hash"];
 
+/// Every field name the native format defines (DESIGN.md §3), for
+/// one-pass parsing; anything else is kept as an unknown field.
+const KNOWN: &[&str] = &[
+    "kind",
+    "seq",
+    "at",
+    "execution_id",
+    "event",
+    "call",
+    "action",
+    "fingerprint",
+    "action_class",
+    "idempotency_key",
+    "recovery",
+    "decision",
+    "approver",
+    "reason",
+    "error",
+    "outcome",
+    "target_status",
+    "exit_status",
+    "result_reference",
+    "replayed",
+    "observed_via",
+    "by",
+    "prev_hash",
+    "hash",
+    "session_id",
+    "actor",
+    "process",
+    "mcp_session_id",
+    "client",
+    "authorization",
+    "started_at",
+    "ended_at",
+    "end_reason",
+    "state",
+    "accepted_at",
+    "authorized_at",
+    "dispatched_at",
+    "completed_at",
+    "delivered_at",
+    "tool",
+    "channel",
+    "target",
+    "credential_ref",
+    "method",
+    "arguments",
+    "intent_scope",
+];
+
 impl JournalReader for NativeReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
         first_lines.iter().take(4).any(|l| {
@@ -35,7 +86,7 @@ impl JournalReader for NativeReader {
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
         for_each_line(ctx, |ctx, line| {
-            let m = parse_object(line.bytes)?;
+            let m = Fields::parse(line.bytes, KNOWN)?;
             for r in parse_record(m, line.source)? {
                 ctx.emit(r);
             }
@@ -48,7 +99,8 @@ impl JournalReader for NativeReader {
 ///
 /// # Errors
 /// A message naming the field at fault.
-pub fn parse_record(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<Vec<Record>> {
+pub fn parse_record(m: impl Into<Fields>, source: SourceRef) -> FieldResult<Vec<Record>> {
+    let mut m: Fields = m.into();
     let kind = req_str(&mut m, "kind")?;
     for f in CHAIN_FIELDS {
         m.remove(f);
@@ -69,7 +121,7 @@ pub fn parse_record(mut m: Map<String, Value>, source: SourceRef) -> FieldResult
     }
 }
 
-fn parse_session(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<Session> {
+fn parse_session(mut m: Fields, source: SourceRef) -> FieldResult<Session> {
     let session_id = req_str(&mut m, "session_id")?;
     let process = match opt_object(&mut m, "process")? {
         None => None,
@@ -89,12 +141,12 @@ fn parse_session(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<Se
         started_at: opt_time(&mut m, "started_at")?,
         ended_at: opt_time(&mut m, "ended_at")?,
         end_reason: opt_str(&mut m, "end_reason")?,
-        extra: m,
+        extra: m.into_extra(),
         source,
     })
 }
 
-fn parse_call(m: &mut Map<String, Value>) -> FieldResult<CallRef> {
+fn parse_call(m: &mut impl FieldMap) -> FieldResult<CallRef> {
     let mut c = opt_object(m, "call")?.ok_or("missing field `call`")?;
     let jsonrpc_id =
         match c.remove("jsonrpc_id") {
@@ -113,7 +165,7 @@ fn parse_call(m: &mut Map<String, Value>) -> FieldResult<CallRef> {
     })
 }
 
-fn parse_event(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<(String, Event)> {
+fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)> {
     let seq = opt_u64(&mut m, "seq")?;
     let at = req_time(&mut m, "at")?;
     let execution_id = req_str(&mut m, "execution_id")?;
@@ -175,13 +227,13 @@ fn parse_event(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<(Str
             seq,
             at,
             kind,
-            extra: m,
+            extra: m.into_extra(),
             source,
         },
     ))
 }
 
-fn parse_status(m: &mut Map<String, Value>) -> FieldResult<Option<u16>> {
+fn parse_status(m: &mut impl FieldMap) -> FieldResult<Option<u16>> {
     opt_u64(m, "target_status")?
         .map(|s| {
             u16::try_from(s)
@@ -192,7 +244,7 @@ fn parse_status(m: &mut Map<String, Value>) -> FieldResult<Option<u16>> {
         .transpose()
 }
 
-fn parse_outcome(m: &mut Map<String, Value>) -> FieldResult<EventKind> {
+fn parse_outcome(m: &mut impl FieldMap) -> FieldResult<EventKind> {
     let o = req_str(m, "outcome")?;
     let outcome = OutcomeKind::parse(&o).ok_or_else(|| {
         format!(
@@ -224,7 +276,7 @@ fn parse_outcome(m: &mut Map<String, Value>) -> FieldResult<EventKind> {
 /// States understood: `accepted`, `authorized`, `rejected`, `dispatched`,
 /// `dispatch_failed`, `outcome_unknown`, `pending_verification`,
 /// `completed`, `completed_result_not_delivered`, `failed`, `not_executed`.
-fn parse_snapshot(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<Vec<Record>> {
+fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> {
     let execution_id = req_str(&mut m, "execution_id")?;
     let state = req_str(&mut m, "state")?;
     let accepted_at = req_time(&mut m, "accepted_at")?;
@@ -389,7 +441,7 @@ fn parse_snapshot(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<V
     }
     // Unknown snapshot fields stay visible on the accepted event.
     if let Some(Record::Event { event, .. }) = out.first_mut() {
-        event.extra = m;
+        event.extra = m.into_extra();
     }
     Ok(out)
 }
