@@ -274,29 +274,35 @@ pub fn evidence_chain_fields(
             format!("{} has no hash chain", j.format.describe()),
         );
     }
-    let mut chained = 0;
+    // Session records carry no seq and sit outside the event chain.
+    let (mut events, mut chained) = (0usize, 0usize);
     for &s in lines {
-        let ok = inv
+        let v = inv
             .raw_line(s)
             .ok()
-            .and_then(|l| serde_json::from_str::<Value>(&l).ok())
-            .is_some_and(|v| v.get("hash").is_some() && v.get("prev_hash").is_some());
-        chained += usize::from(ok);
+            .and_then(|l| serde_json::from_str::<Value>(&l).ok());
+        let Some(v) = v else { continue };
+        if v.get("seq").is_none() {
+            continue;
+        }
+        events += 1;
+        chained += usize::from(v.get("hash").is_some() && v.get("prev_hash").is_some());
     }
     match chained {
         0 => (
             ChainState::Unchained,
             "the lines carry no hash chain: they cannot be shown unaltered".into(),
         ),
-        n if n == lines.len() => (
+        n if n == events => (
             ChainState::NotVerified,
-            format!("{n} cited lines carry chain fields; run `retrace verify` to check the chain"),
+            format!(
+                "{n} cited event lines carry chain fields; this export does not check them: run `retrace verify`"
+            ),
         ),
         n => (
             ChainState::NotVerified,
             format!(
-                "only {n} of {} cited lines carry chain fields; run `retrace verify`",
-                lines.len()
+                "only {n} of {events} cited event lines carry chain fields; run `retrace verify`"
             ),
         ),
     }

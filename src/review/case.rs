@@ -347,12 +347,11 @@ impl ChainStatus {
     /// `broken at entry 2 (changed_entry): ...`.
     pub fn describe(&self) -> String {
         match self {
-            ChainStatus::Intact { entries, head } => {
-                format!(
-                    "intact: {entries} entries, head {}",
-                    &head[..12.min(head.len())]
-                )
-            }
+            ChainStatus::Intact { entries, head } => format!(
+                "intact: {entries} {}, head {}",
+                if *entries == 1 { "entry" } else { "entries" },
+                &head[..12.min(head.len())]
+            ),
             ChainStatus::Broken { verified, brk } => format!(
                 "broken at entry {} ({}): {}; {verified} entries before it verify",
                 brk.seq, brk.kind, brk.detail
