@@ -76,11 +76,22 @@ fn confirmed_completed_turns_possible_duplicate_into_duplicate_side_effect() {
     // A later run reopens the case file beside the journal.
     let case_path = d.path().join(case::DEFAULT_FILE_NAME);
     assert!(case_path.exists());
-    assert_eq!(group_verdict(d.path()), "duplicate_side_effect");
+    let v = json(&run(d.path(), &["groups", J, "--json"]));
+    assert_eq!(v[0]["verdict"], "duplicate_side_effect");
+    assert_eq!(v[0]["resolutions"][0]["reviewer"], "alice");
+    assert!(
+        v[0]["resolutions"][0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("retrace-case.sqlite entry 1")
+    );
+    let o = run(d.path(), &["groups", J]);
+    assert!(stdout(&o).contains("reviewed:alice"), "{}", stdout(&o));
     let v = json(&run(
         d.path(),
         &["investigate", J, "--group", "g", "--json"],
     ));
+    assert_eq!(v["executions_detail"][0]["resolution"]["reviewer"], "alice");
     let reason = v["reason"].as_str().unwrap();
     assert!(
         reason.contains("reviewer alice decided confirmed_completed at"),
