@@ -80,7 +80,7 @@ pub fn inputs(journals: &[std::path::PathBuf], common: &Common) -> Result<Inputs
         None if sample => crate::sample::key(),
         None => FingerprintKey::none(),
     };
-    let case = crate::review::CaseContext::load(common.case.as_deref(), journals)
+    let case = crate::review::CaseContext::load(common.case.as_deref(), journals, common.read_only)
         .map_err(|e| CliError::Input(e.to_string()))?;
     if let (Some(status), Some(name)) = (&case.chain, case.name())
         && !status.is_intact()

@@ -391,15 +391,20 @@ pub fn review_export(
                 .into(),
         ));
     }
-    let ctx = review::CaseContext::load(common.case.as_deref(), journals)
+    let ctx = review::CaseContext::load(common.case.as_deref(), journals, common.read_only)
         .map_err(|e| CliError::Input(e.to_string()))?;
     let Some(name) = ctx.name() else {
         return Err(CliError::Input(
             "the bundled sample has no case file: give one with --case FILE".into(),
         ));
     };
-    let file = CaseFile::open(Path::new(&name), Access::ReadOnly)
-        .map_err(|e| CliError::Input(e.to_string()))?;
+    let access = if common.read_only {
+        Access::ReadOnly
+    } else {
+        Access::Read
+    };
+    let file =
+        CaseFile::open(Path::new(&name), access).map_err(|e| CliError::Input(e.to_string()))?;
     let (entries, chain) = file.load().map_err(|e| CliError::Input(e.to_string()))?;
     if !chain.is_intact() {
         return Err(CliError::Write(format!(

@@ -374,8 +374,15 @@ pub struct Verification {
 /// Whether a case file is opened for reading only or for appending.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Read only; never creates or changes a file.
+    /// Strictly read-only (`--read-only`): a SQLite read-only connection
+    /// that never writes. SQLite may leave its lock index files (`-shm`,
+    /// `-wal`) beside a WAL database it read; they hold no retrace data.
     ReadOnly,
+    /// Read, never append: the connection is opened read-write when the
+    /// file allows it (falling back to read-only), only so that SQLite
+    /// removes its lock index files when the connection closes. Nothing
+    /// is ever appended.
+    Read,
     /// Read and append; creates the file (and its schema) when missing.
     ReadWrite,
 }
@@ -605,15 +612,27 @@ impl CaseFile {
             source,
         };
         let conn = match access {
-            Access::ReadOnly => {
+            Access::ReadOnly | Access::Read => {
                 if !path.exists() {
                     return Err(CaseError::Missing(name));
                 }
-                Connection::open_with_flags(
-                    path,
-                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                )
-                .map_err(sql)?
+                let ro = || {
+                    Connection::open_with_flags(
+                        path,
+                        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                    )
+                };
+                let writable = std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly());
+                if access == Access::Read && writable {
+                    Connection::open_with_flags(
+                        path,
+                        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                    )
+                    .or_else(|_| ro())
+                    .map_err(sql)?
+                } else {
+                    ro().map_err(sql)?
+                }
             }
             Access::ReadWrite => Connection::open_with_flags(
                 path,
@@ -750,7 +769,7 @@ impl CaseFile {
         kind: EntryKind,
         payload: &Value,
     ) -> Result<Entry, CaseError> {
-        if self.access == Access::ReadOnly {
+        if self.access != Access::ReadWrite {
             return Err(CaseError::ReadOnly(self.name()));
         }
         if !payload.is_object() {
@@ -885,7 +904,7 @@ pub fn decisions_of(entries: &[Entry]) -> Vec<DecisionRecord> {
 /// [`CaseError::Missing`], [`CaseError::NotACaseFile`],
 /// [`CaseError::Sqlite`].
 pub fn verify(path: &Path) -> Result<Verification, CaseError> {
-    CaseFile::open(path, Access::ReadOnly)?.verify()
+    CaseFile::open(path, Access::Read)?.verify()
 }
 
 /// Sleeps for the number of milliseconds in environment variable `var`,
@@ -1129,6 +1148,30 @@ mod tests {
             .unwrap_err();
         assert!(matches!(e, CaseError::ReadOnly(_)), "{e}");
         assert_eq!(c.load().unwrap().0.len(), 3);
+    }
+
+    #[test]
+    fn reading_leaves_no_side_files_and_never_appends() {
+        let (d, p) = new_case();
+        three(&p);
+        let names = || {
+            let mut v: Vec<String> = std::fs::read_dir(d.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(names(), vec!["case.sqlite"]);
+        {
+            let mut c = CaseFile::open(&p, Access::Read).unwrap();
+            assert_eq!(c.load().unwrap().0.len(), 3);
+            assert!(matches!(
+                c.record_decision(Utc::now(), &decision("act_9", Decision::Escalated)),
+                Err(CaseError::ReadOnly(_))
+            ));
+        }
+        assert_eq!(names(), vec!["case.sqlite"]);
     }
 
     #[test]

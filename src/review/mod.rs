@@ -62,13 +62,18 @@ pub struct CaseContext {
 
 impl CaseContext {
     /// Finds the case file (`--case`, else beside the first journal, else
-    /// none for the bundled sample) and reads it read-only. A missing file
-    /// is an empty case, never created here.
+    /// none for the bundled sample) and reads it without appending
+    /// ([`Access::Read`], or [`Access::ReadOnly`] in read-only mode). A
+    /// missing file is an empty case, never created here.
     ///
     /// # Errors
     /// [`CaseError`] when an existing file cannot be read or is not a case
     /// file.
-    pub fn load(flag: Option<&Path>, journals: &[PathBuf]) -> Result<CaseContext, CaseError> {
+    pub fn load(
+        flag: Option<&Path>,
+        journals: &[PathBuf],
+        read_only: bool,
+    ) -> Result<CaseContext, CaseError> {
         let (path, origin) = match (flag, journals.first()) {
             (Some(p), _) => (Some(p.to_path_buf()), CaseOrigin::Flag),
             (None, Some(j)) => (Some(case::default_path(j)), CaseOrigin::BesideJournal),
@@ -88,7 +93,12 @@ impl CaseContext {
         if !p.exists() {
             return Ok(ctx);
         }
-        let c = CaseFile::open(&p, Access::ReadOnly)?;
+        let access = if read_only {
+            Access::ReadOnly
+        } else {
+            Access::Read
+        };
+        let c = CaseFile::open(&p, access)?;
         let (entries, chain) = c.load()?;
         ctx.exists = true;
         ctx.decisions = case::decisions_of(&entries);
