@@ -349,3 +349,59 @@ fn export_to_a_file_is_complete_and_leaves_no_temp_file() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(d.path().join("pm.md")).unwrap(), md);
 }
+
+#[test]
+fn real_journals_export_in_every_format() {
+    let dir = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/real-journals"
+    ));
+    if !dir.exists() {
+        eprintln!("skipped: no real journals at {}", dir.display());
+        return;
+    }
+    let mut seen = 0;
+    for sub in ["gh-aw-mcpg", "gh-aw-mcpg-v2"] {
+        let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in rd {
+            let p = e.unwrap().path();
+            if p.extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let d = tempfile::tempdir().unwrap();
+            let path = p.to_str().unwrap();
+            let v = json(&run(
+                d.path(),
+                &[
+                    "--read-only",
+                    "export",
+                    path,
+                    "--all",
+                    "--format",
+                    "json",
+                    "--anonymize",
+                ],
+            ));
+            for g in v["groups"].as_array().unwrap() {
+                assert!(
+                    g["sequence_diagram"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("sequenceDiagram\n")
+                );
+                assert!(!g["timeline"].as_array().unwrap().is_empty());
+            }
+            for format in ["markdown", "csv"] {
+                let o = run(
+                    d.path(),
+                    &["--read-only", "export", path, "--all", "--format", format],
+                );
+                assert!(o.status.success(), "{path}: {}", stderr(&o));
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen > 0);
+}

@@ -344,6 +344,12 @@ fn redact_secrets(args: &Value, secret_fields: &[String]) -> Value {
 
 const PLACEHOLDERS: [&str; 2] = ["unknown", "unscoped"];
 
+/// A gateway's reason code (`vault_locked`, `denied`, `approval_timeout`,
+/// DESIGN.md §3) rather than free text: kept when anonymizing.
+fn is_vocabulary(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 40 && s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+}
+
 /// Registers every original a report about `groups` may show, in a fixed
 /// order, so that pseudonyms are numbered the same way on every run.
 fn collect(inv: &Investigation, groups: &[&Group], case: &CaseContext) -> Pseudonyms {
@@ -497,7 +503,7 @@ fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: &Execution) {
             EventKind::DispatchFailed { error } | EventKind::DeliveryFailed { error } => {
                 collect_error(p, error)
             }
-            EventKind::Rejected { reason } => {
+            EventKind::Rejected { reason } if !is_vocabulary(reason) => {
                 p.register(Class::Text, reason);
             }
             _ => {}
@@ -594,6 +600,7 @@ impl<N: Namer> Builder<'_, N> {
                 Some(a) => format!("{decision} by {}", self.namer.id(Class::Person, a)),
                 None => decision.clone(),
             },
+            EventKind::Rejected { reason } if is_vocabulary(reason) => reason.clone(),
             EventKind::Rejected { reason } => self.namer.id(Class::Text, reason),
             EventKind::Dispatched { idempotency_key } => idempotency_key
                 .as_deref()

@@ -199,6 +199,69 @@ impl Flow {
     pub fn is_done(&self) -> bool {
         matches!(self.state, State::Recorded { .. } | State::Cancelled)
     }
+
+    /// What a confirmation dialog shows, while the flow is in
+    /// [`State::Confirming`]: a plain view model for the TUI (and any
+    /// other front end) to draw.
+    pub fn confirmation(&self) -> Option<Confirmation> {
+        let State::Confirming {
+            draft,
+            decision,
+            problem,
+        } = &self.state
+        else {
+            return None;
+        };
+        Some(Confirmation {
+            question: format!(
+                "Record {decision} for {} as {}?",
+                self.subject.execution_id, self.subject.reviewer
+            ),
+            execution_id: self.subject.execution_id.clone(),
+            group_id: self.subject.group_id.clone(),
+            decision: *decision,
+            reviewer: self.subject.reviewer.clone(),
+            note: draft.note.clone(),
+            consequence: consequence(*decision),
+            problem: problem.clone(),
+        })
+    }
+}
+
+/// What recording a decision does to the analysis, in words for the
+/// confirmation (resolution.rs: a decision resolves an unknown outcome;
+/// escalated changes nothing).
+pub fn consequence(d: Decision) -> &'static str {
+    match d {
+        Decision::ConfirmedCompleted => {
+            "the unknown outcome becomes performed: a later fresh dispatch of the same intent is a duplicate side effect"
+        }
+        Decision::ConfirmedNotExecuted => {
+            "the unknown outcome becomes not performed: dispatching once more is safe"
+        }
+        Decision::Escalated => "the outcome stays unknown and the execution stays in the queue",
+    }
+}
+
+/// The confirmation dialog's content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Confirmation {
+    /// `Record confirmed_completed for act_1 as alice?`
+    pub question: String,
+    /// The execution.
+    pub execution_id: String,
+    /// Its group.
+    pub group_id: String,
+    /// The decision.
+    pub decision: Decision,
+    /// Who.
+    pub reviewer: String,
+    /// The note.
+    pub note: String,
+    /// What recording it will do ([`consequence`]).
+    pub consequence: &'static str,
+    /// A refusal or failed write to show, if any.
+    pub problem: Option<String>,
 }
 
 fn edit(note: &mut String, e: NoteEdit) {
@@ -586,6 +649,23 @@ mod tests {
         assert_eq!(draft.note, "n");
         // Retry works.
         assert_eq!(f.handle(Event::Confirm).len(), 1);
+    }
+
+    #[test]
+    fn confirmation_only_while_confirming() {
+        let mut f = Flow::new(subject(false));
+        assert!(f.confirmation().is_none());
+        f.handle(Event::Choose(Decision::ConfirmedCompleted));
+        f.handle(Event::EditNote(NoteEdit::Set(
+            "201 in the deploy log".into(),
+        )));
+        f.handle(Event::Submit);
+        let c = f.confirmation().unwrap();
+        assert_eq!(c.question, "Record confirmed_completed for act_1 as alice?");
+        assert_eq!(c.note, "201 in the deploy log");
+        assert!(c.consequence.contains("duplicate side effect"));
+        f.handle(Event::Confirm);
+        assert!(f.confirmation().is_none());
     }
 
     #[test]
