@@ -4,7 +4,7 @@
 #![forbid(unsafe_code)]
 
 use clap::Parser;
-use retrace::cli::{self, Cli, CliError, Command};
+use retrace::cli::{self, Cli, CliError, Command, ReviewCommand};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -60,6 +60,56 @@ fn run(args: Cli) -> Result<(), CliError> {
             cli::investigate(&inv, &group, json, &mut out)?;
             out.flush()?;
             std::mem::forget(inv);
+            Ok(())
+        }
+        Some(Command::Review { command }) => {
+            match command {
+                ReviewCommand::List { journals, json } => {
+                    let inputs = cli::inputs(&journals, &args.common)?;
+                    cli::review_list(inputs, &args.common, json, &mut out)?;
+                }
+                ReviewCommand::Decide {
+                    execution_id,
+                    journals,
+                    decision,
+                    note,
+                } => {
+                    let inputs = cli::inputs(&journals, &args.common)?;
+                    cli::review_decide(
+                        inputs,
+                        &args.common,
+                        &execution_id,
+                        decision,
+                        &note,
+                        &mut out,
+                    )?;
+                }
+                ReviewCommand::Export { journals, output } => {
+                    cli::review_export(&journals, &args.common, output.as_deref(), &mut out)?;
+                }
+            }
+            out.flush()?;
+            Ok(())
+        }
+        Some(Command::Export {
+            journals,
+            group,
+            all: _,
+            format,
+            output,
+            anonymize,
+        }) => {
+            let inputs = cli::inputs(&journals, &args.common)?;
+            cli::export(
+                inputs,
+                &args.common,
+                group.as_deref(),
+                format,
+                output.as_deref(),
+                anonymize,
+                &mut out,
+            )?;
+            out.flush()?;
             Ok(())
         }
     }

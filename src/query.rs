@@ -110,6 +110,10 @@ pub struct GroupSummary {
     pub execution_ids: Vec<String>,
     /// Finding names.
     pub flags: Vec<&'static str>,
+    /// Reviewer decisions applied to the group's executions (who, what,
+    /// when, which case file entry); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resolutions: Vec<analysis::Resolution>,
 }
 
 /// Where a piece of evidence is, resolved for display.
@@ -247,6 +251,9 @@ pub struct ExecutionSummary {
     pub attached: Vec<AttachedCall>,
     /// Number of events.
     pub events: usize,
+    /// The reviewer decision applied to this execution, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<analysis::Resolution>,
 }
 
 /// A call that attached to an execution.
@@ -397,6 +404,11 @@ impl Investigation {
                 .collect::<std::collections::BTreeSet<_>>()
                 .into_iter()
                 .collect(),
+            resolutions: g
+                .executions
+                .iter()
+                .filter_map(|&x| self.analysis.lifecycles[x].resolution.clone())
+                .collect(),
         }
     }
 
@@ -545,6 +557,7 @@ impl Investigation {
             session_id: x.accepted().and_then(|(_, c, _)| c.session_id.clone()),
             attached,
             events: x.events.len(),
+            resolution: l.resolution.clone(),
         }
     }
 

@@ -200,6 +200,13 @@ pub struct Group {
     pub asked: Basis,
     /// Extra findings.
     pub findings: Vec<Finding>,
+    /// Each execution's own status verdict (the DESIGN.md §5 rows about one
+    /// execution: rejected, pending verification, undelivered result, safe
+    /// retry, clean), aligned with `executions`; `None` when a later call
+    /// superseded it (an undelivered result that was retried, a pending
+    /// outcome that a later replay with the same key settled). The review
+    /// queue reads it.
+    pub statuses: Vec<Option<Verdict>>,
     /// The tool contract applied.
     pub contract: ToolContract,
 }
@@ -449,6 +456,7 @@ fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
 
     // Candidate (verdict, earlier, later, pair answers) items.
     let mut best: Option<Candidate> = None;
+    let mut statuses: Vec<Option<Verdict>> = Vec::with_capacity(xs.len());
     let mut consider =
         |v: Verdict, e: usize, f: usize, p: Option<PairAnswers>, call: Option<usize>| {
             if best.as_ref().is_none_or(|b| v < b.0) {
@@ -478,6 +486,7 @@ fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
         if !superseded {
             consider(v, x, x, None, None);
         }
+        statuses.push((!superseded).then_some(v));
         for &a in &lc[x].attached {
             let p = ctx.pair_answers_attached(x, a);
             if let Some(v) = verdict::pair_verdict(&p) {
@@ -601,6 +610,7 @@ fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
         cause: Cause::Lifecycle(basis),
         asked,
         findings,
+        statuses,
         contract: d.contract,
     }
 }

@@ -539,10 +539,18 @@ impl Ctx<'_> {
     pub fn reason(&self, v: Verdict, e: usize, f: usize, p: Option<&PairAnswers>) -> String {
         let (xe, xf) = (self.x(e), self.x(f));
         let le = &self.lifecycles[e];
-        let outcome = le
-            .decisive_outcome
-            .map(|i| outcome_words(&xe.events[i]))
-            .unwrap_or_default();
+        // An outcome settled by a reviewer names the reviewer and the time
+        // (resolution.rs: every view says who resolved it and when).
+        let outcome = match (le.decisive_outcome, &le.resolution) {
+            (Some(i), _) => outcome_words(&xe.events[i]),
+            (None, Some(r)) => format!(
+                "reviewer {} decided {} at {}",
+                r.reviewer,
+                r.decision,
+                r.at.format("%Y-%m-%d %H:%M:%SZ")
+            ),
+            (None, None) => String::new(),
+        };
         match (v, p) {
             (Verdict::DuplicateSideEffect, Some(p)) => {
                 if p.timing == Timing::AfterLater {
