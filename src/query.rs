@@ -110,6 +110,17 @@ pub struct GroupSummary {
     pub flags: Vec<&'static str>,
 }
 
+/// Calls over time (see [`Investigation::call_rate`]).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CallRate {
+    /// Time of the first call.
+    pub start: Option<DateTime<Utc>>,
+    /// Time of the last call.
+    pub end: Option<DateTime<Utc>>,
+    /// Calls in each equal slice of `start..=end`.
+    pub counts: Vec<u64>,
+}
+
 /// Where a piece of evidence is, resolved for display.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvidenceView {
@@ -350,6 +361,74 @@ impl Investigation {
                 prefix: id.to_string(),
                 matches: many.iter().map(|g| g.id.clone()).collect(),
             }),
+        }
+    }
+
+    /// Indexes into [`Analysis::groups`] of the groups passing the filter,
+    /// worst first (the order of [`Investigation::groups`]). Front ends that
+    /// keep their own sorted or filtered views hold these indexes.
+    pub fn group_indices(&self, f: &GroupFilter) -> Vec<usize> {
+        self.analysis
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| f.all || g.worth_a_look() || !f.verdicts.is_empty())
+            .filter(|(_, g)| f.verdicts.is_empty() || f.verdicts.contains(&g.verdict))
+            .filter(|(_, g)| f.tool.as_ref().is_none_or(|t| g.tool.contains(t.as_str())))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The group at an index of [`Analysis::groups`].
+    pub fn group_at(&self, index: usize) -> Option<&Group> {
+        self.analysis.groups.get(index)
+    }
+
+    /// Index in [`Analysis::groups`] of the group an execution belongs to.
+    pub fn execution_group(&self, execution: usize) -> Option<usize> {
+        self.analysis.execution_group.get(execution).copied()
+    }
+
+    /// For every session (aligned with `model.sessions`), the executions its
+    /// calls created or attached to, once each, in the order of the calls
+    /// (time order). Calls name their session by `call.session_id`.
+    pub fn session_executions(&self) -> Vec<Vec<usize>> {
+        let mut out: Vec<Vec<usize>> = vec![Vec::new(); self.model.sessions.len()];
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, s) in self.model.sessions.iter().enumerate() {
+            index.entry(s.session_id.as_str()).or_insert(i);
+        }
+        for c in &self.model.calls {
+            let Some(&si) = c.call.session_id.as_deref().and_then(|s| index.get(s)) else {
+                continue;
+            };
+            if !out[si].contains(&c.execution) {
+                out[si].push(c.execution);
+            }
+        }
+        out
+    }
+
+    /// Calls per time bucket over the whole investigation, for a call-rate
+    /// sparkline: `buckets` equal slices from the first call to the last.
+    /// Empty when there is no call.
+    pub fn call_rate(&self, buckets: usize) -> CallRate {
+        let times = || self.model.calls.iter().map(|c| c.at);
+        let (Some(start), Some(end)) = (times().min(), times().max()) else {
+            return CallRate::default();
+        };
+        let n = buckets.max(1);
+        let span = (end - start).num_milliseconds().max(1) as f64;
+        let mut counts = vec![0u64; n];
+        for t in times() {
+            let f = (t - start).num_milliseconds() as f64 / span;
+            let b = ((f * n as f64) as usize).min(n - 1);
+            counts[b] += 1;
+        }
+        CallRate {
+            start: Some(start),
+            end: Some(end),
+            counts,
         }
     }
 
@@ -667,5 +746,83 @@ pub fn event_summary(e: &Event) -> String {
         EventKind::Delivered => String::new(),
         EventKind::DeliveryFailed { error } => error.clone(),
         EventKind::Cancelled { by } => format!("by {by}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Investigation {
+        Investigation::open(
+            crate::sample::sources(),
+            None,
+            &crate::sample::config(),
+            &mut |_| {},
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn group_indices_follow_groups() {
+        let inv = sample();
+        for f in [
+            GroupFilter::default(),
+            GroupFilter {
+                all: true,
+                ..GroupFilter::default()
+            },
+        ] {
+            let by_ref: Vec<&str> = inv.groups(&f).iter().map(|g| g.id.as_str()).collect();
+            let by_index: Vec<&str> = inv
+                .group_indices(&f)
+                .into_iter()
+                .map(|i| inv.group_at(i).unwrap().id.as_str())
+                .collect();
+            assert_eq!(by_ref, by_index);
+        }
+    }
+
+    #[test]
+    fn every_execution_belongs_to_its_group() {
+        let inv = sample();
+        for xi in 0..inv.model.executions.len() {
+            let g = inv.group_at(inv.execution_group(xi).unwrap()).unwrap();
+            assert!(g.executions.contains(&xi));
+        }
+    }
+
+    #[test]
+    fn session_executions_come_from_calls() {
+        let inv = sample();
+        let per = inv.session_executions();
+        assert_eq!(per.len(), inv.model.sessions.len());
+        let expected: std::collections::BTreeSet<usize> = inv
+            .model
+            .calls
+            .iter()
+            .filter(|c| c.call.session_id.as_deref() == Some(&inv.model.sessions[0].session_id))
+            .map(|c| c.execution)
+            .collect();
+        assert!(!expected.is_empty());
+        assert_eq!(
+            per[0]
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+            expected
+        );
+    }
+
+    #[test]
+    fn call_rate_counts_every_call() {
+        let inv = sample();
+        for n in [1, 7, 64] {
+            let r = inv.call_rate(n);
+            assert_eq!(r.counts.len(), n);
+            assert_eq!(r.counts.iter().sum::<u64>(), inv.model.calls.len() as u64);
+        }
+        let r = inv.call_rate(10);
+        assert!(r.counts[0] > 0 && r.counts[9] > 0, "{r:?}");
     }
 }
