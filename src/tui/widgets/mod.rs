@@ -1,0 +1,7 @@
+//! Small building blocks shared by the screens.
+
+pub mod cursor;
+pub mod keyline;
+pub mod text;
+
+pub use cursor::Cursor;
