@@ -35,6 +35,10 @@ fn app(w: u16, h: u16) -> App {
 fn groups_to_detail_to_events_and_back() {
     let mut a = app(80, 24);
     let s = screen(&a, 80, 24);
+    assert!(s.contains("Journals (2)"), "{s}");
+    assert!(s.contains("chain: not checked"), "{s}");
+    a.update(Action::ShowGroups);
+    let s = screen(&a, 80, 24);
     assert!(s.contains("duplicate_side_effect"), "{s}");
     assert!(s.contains("deploy_release"), "{s}");
 
@@ -55,6 +59,9 @@ fn groups_to_detail_to_events_and_back() {
     a.update(Action::Back);
     let s = screen(&a, 80, 24);
     assert!(s.contains("Groups"), "{s}");
+    a.update(Action::Back);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("Worst groups"), "{s}");
     a.update(Action::Quit);
     assert!(a.quit);
 }
@@ -77,6 +84,7 @@ fn evidence_jumps_to_the_cited_event() {
         .find(|l| l.contains("authorized") && l.contains("session_grant"))
         .unwrap();
     assert!(selected_row.contains("    7 "), "{selected_row}");
+    assert!(s.contains("raw line <sample>/activity.jsonl:7 seq 7"), "{s}");
 }
 
 #[test]

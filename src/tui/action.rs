@@ -1,8 +1,9 @@
 //! The one vocabulary of the TUI: key bindings map to an [`Action`], the
-//! event loop applies actions to the [`super::App`], and tests send them.
+//! event loop applies actions to the [`super::App`], and tests and benches
+//! send them.
 //!
-//! Actions are serde values in snake_case (`"down"`, `{"resize":[80,24]}`),
-//! so a test or a script can be written as a list of them.
+//! Actions are serde values in snake_case (`"down"`, `{"resize":[80,24]}`,
+//! `{"filter_char":"d"}`), so a test or a script is a list of them.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub enum Action {
     /// Leave the TUI.
     Quit,
-    /// Go back one screen (or close help).
+    /// Go back one screen (or close help, or clear the groups filters).
     Back,
     /// Move the selection up one row.
     Up,
@@ -30,8 +31,50 @@ pub enum Action {
     Open,
     /// Move the focus to the next pane of the screen.
     FocusNext,
+    /// Scroll the text pane (raw JSON, record) down.
+    ScrollDown,
+    /// Scroll the text pane up.
+    ScrollUp,
     /// Show or hide the help listing every key of the screen.
     ToggleHelp,
+    /// The overview screen.
+    ShowOverview,
+    /// The groups table.
+    ShowGroups,
+    /// The sessions screen.
+    ShowSessions,
+    /// Start typing a fuzzy filter.
+    StartFilter,
+    /// A character typed into the filter.
+    FilterChar(char),
+    /// Delete the last character of the filter.
+    FilterBackspace,
+    /// Keep the filter and leave typing.
+    FilterConfirm,
+    /// Drop the filter and leave typing.
+    FilterCancel,
+    /// Select the next row that matches the filter.
+    NextMatch,
+    /// Select the previous row that matches the filter.
+    PrevMatch,
+    /// Hide rows that do not match, or only highlight matches.
+    ToggleFilterMode,
+    /// Sort by the next column.
+    SortNext,
+    /// Reverse the sort.
+    SortReverse,
+    /// Show only the next verdict (cycling back to every verdict).
+    CycleVerdict,
+    /// Show only the next tool (cycling back to every tool).
+    CycleTool,
+    /// List every group, or only those worth a look.
+    ToggleAll,
+    /// Copy the selected value to the clipboard (OSC 52).
+    Copy,
+    /// Copy a second value (the execution id on the execution screen).
+    CopyAlt,
+    /// Switch to the next shipped theme.
+    CycleTheme,
     /// The terminal now has this many columns and rows.
     Resize(u16, u16),
 }

@@ -3,23 +3,63 @@
 
 use super::action::Action;
 use super::keys::Ctx;
-use super::screens::{detail, execution, groups};
+use super::screens::{detail, execution, groups, overview, sessions};
 use super::theme::Theme;
 use crate::journal::Progress;
-use crate::query::Investigation;
+use crate::query::{CallRate, GroupFilter, Investigation};
 use ratatui::layout::Rect;
 
-/// Loaded journals with the views the screens keep over them.
+/// Buckets of the call-rate series kept for the overview sparkline; the
+/// sparkline folds them to its width.
+pub const RATE_BUCKETS: usize = 1024;
+
+/// Loaded journals with the views the screens keep over them. Built once,
+/// on the loader thread.
 #[derive(Debug)]
 pub struct Data {
     /// The investigation (read only through the query layer).
     pub inv: Investigation,
+    /// Per group (aligned with the analysis's groups): the sanitized text
+    /// the fuzzy filter searches (see [`groups::haystack`]).
+    pub haystacks: Vec<String>,
+    /// Tool names, most groups first, for the tool filter.
+    pub tools: Vec<String>,
+    /// Groups worth a look, worst first.
+    pub worst: Vec<usize>,
+    /// Calls over time.
+    pub rate: CallRate,
+    /// Per session, its executions.
+    pub session_execs: Vec<Vec<usize>>,
 }
 
 impl Data {
-    /// Prepares what the screens need once, off the UI thread.
+    /// Prepares what the screens need once.
     pub fn new(inv: Investigation) -> Data {
-        Data { inv }
+        let all = inv.group_indices(&GroupFilter {
+            all: true,
+            ..GroupFilter::default()
+        });
+        let haystacks = groups::haystacks(&inv, all.len());
+        let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+        for &i in &all {
+            if let Some(g) = inv.group_at(i) {
+                *counts.entry(g.tool.as_str()).or_default() += 1;
+            }
+        }
+        let mut tools: Vec<(&str, usize)> = counts.into_iter().collect();
+        tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let tools = tools.into_iter().map(|(t, _)| t.to_string()).collect();
+        let worst = inv.group_indices(&GroupFilter::default());
+        let rate = inv.call_rate(RATE_BUCKETS);
+        let session_execs = inv.session_executions();
+        Data {
+            inv,
+            haystacks,
+            tools,
+            worst,
+            rate,
+            session_execs,
+        }
     }
 }
 
@@ -56,15 +96,27 @@ pub enum LoadMsg {
     Done(Result<Box<Data>, String>),
 }
 
+/// Something the event loop must do outside the state: the state asks,
+/// the driver performs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Put this text on the clipboard (OSC 52).
+    Clipboard(String),
+}
+
 /// A screen on the navigation stack with its own state.
 #[derive(Debug)]
 pub enum View {
+    /// The overview (its state lives in [`App::overview`]).
+    Overview,
     /// The groups table (its state lives in [`App::groups`]).
     Groups,
     /// One group.
     Detail(Box<detail::State>),
     /// One execution.
     Execution(Box<execution::State>),
+    /// Agent runs.
+    Sessions(Box<sessions::State>),
 }
 
 /// The whole TUI state.
@@ -74,16 +126,37 @@ pub struct App {
     pub theme: Theme,
     /// Loading or loaded data.
     pub load: Load,
-    /// Screens, the current one last. Never empty.
+    /// Screens, the current one last. Never empty; the overview is first.
     pub stack: Vec<View>,
+    /// The overview.
+    pub overview: overview::State,
     /// The groups table.
     pub groups: groups::State,
     /// Help is open, with its scroll position.
     pub help: Option<usize>,
     /// The terminal size, for page lengths.
     pub area: Rect,
+    /// A one-line message for the key line (cleared by the next action).
+    pub status: Option<String>,
+    /// Work for the event loop (clipboard writes).
+    pub effects: Vec<Effect>,
     /// Set by [`Action::Quit`].
     pub quit: bool,
+}
+
+/// What a screen's update asks of the app.
+#[derive(Debug)]
+pub enum Nav {
+    /// Stay on this screen.
+    Stay,
+    /// Go back one screen.
+    Back,
+    /// Open another screen on top.
+    Push(View),
+    /// Copy a value to the clipboard, naming it in the status line.
+    Copy(&'static str, String),
+    /// Show a message on the key line.
+    Say(String),
 }
 
 impl App {
@@ -95,10 +168,13 @@ impl App {
                 journals,
                 ..LoadProgress::default()
             }),
-            stack: vec![View::Groups],
+            stack: vec![View::Overview],
+            overview: overview::State::default(),
             groups: groups::State::default(),
             help: None,
             area,
+            status: None,
+            effects: Vec::new(),
             quit: false,
         }
     }
@@ -120,8 +196,7 @@ impl App {
 
     /// The current screen.
     pub fn view(&self) -> &View {
-        // The stack is never empty; Groups is the fallback for the type.
-        self.stack.last().unwrap_or(&View::Groups)
+        self.stack.last().unwrap_or(&View::Overview)
     }
 
     /// Which key table applies now.
@@ -138,9 +213,12 @@ impl App {
             return Ctx::Loading;
         }
         match self.view() {
+            View::Overview => Ctx::Overview,
+            View::Groups if self.groups.editing => Ctx::FilterInput,
             View::Groups => Ctx::Groups,
             View::Detail(_) => Ctx::Detail,
             View::Execution(_) => Ctx::Execution,
+            View::Sessions(_) => Ctx::Sessions,
         }
     }
 
@@ -160,6 +238,7 @@ impl App {
             LoadMsg::Done(Err(e)) => self.load = Load::Failed(e),
             LoadMsg::Done(Ok(d)) => {
                 self.groups = groups::State::new(&d);
+                self.overview = overview::State::default();
                 self.load = Load::Ready(d);
             }
         }
@@ -167,6 +246,7 @@ impl App {
 
     /// Applies an action.
     pub fn update(&mut self, action: Action) {
+        self.status = None;
         match action {
             Action::Quit => {
                 self.quit = true;
@@ -180,6 +260,11 @@ impl App {
                 self.help = if self.help.is_some() { None } else { Some(0) };
                 return;
             }
+            Action::CycleTheme => {
+                self.theme = self.theme.next_builtin();
+                self.status = Some(format!("theme {}", self.theme.name));
+                return;
+            }
             _ => {}
         }
         if let Some(scroll) = &mut self.help {
@@ -187,9 +272,6 @@ impl App {
                 Action::Back => self.help = None,
                 Action::Down => *scroll += 1,
                 Action::Up => *scroll = scroll.saturating_sub(1),
-                Action::PageDown => *scroll += 10,
-                Action::PageUp => *scroll = scroll.saturating_sub(10),
-                Action::Top => *scroll = 0,
                 _ => {}
             }
             return;
@@ -198,13 +280,33 @@ impl App {
         let Load::Ready(data) = &self.load else {
             return;
         };
+        match action {
+            Action::ShowOverview => {
+                self.stack.truncate(1);
+                return;
+            }
+            Action::ShowGroups => {
+                self.stack.truncate(1);
+                self.stack.push(View::Groups);
+                return;
+            }
+            Action::ShowSessions => {
+                self.stack.truncate(1);
+                self.stack
+                    .push(View::Sessions(Box::new(sessions::State::new(data, None))));
+                return;
+            }
+            _ => {}
+        }
         let top = self.stack.len() - 1;
-        let push = match &mut self.stack[top] {
+        let nav = match &mut self.stack[top] {
+            View::Overview => overview::update(data, &mut self.overview, action, body),
             View::Groups => groups::update(data, &mut self.groups, action, body),
             View::Detail(st) => detail::update(data, st, action, body),
             View::Execution(st) => execution::update(data, st, action, body),
+            View::Sessions(st) => sessions::update(data, st, action, body),
         };
-        match push {
+        match nav {
             Nav::Stay => {}
             Nav::Back => {
                 if self.stack.len() > 1 {
@@ -212,17 +314,14 @@ impl App {
                 }
             }
             Nav::Push(v) => self.stack.push(v),
+            Nav::Copy(what, text) => {
+                self.status = Some(format!(
+                    "copied {what} ({} bytes) to the clipboard via OSC 52, where the terminal allows it",
+                    text.len()
+                ));
+                self.effects.push(Effect::Clipboard(text));
+            }
+            Nav::Say(s) => self.status = Some(s),
         }
     }
-}
-
-/// What a screen's update asks of the navigation stack.
-#[derive(Debug)]
-pub enum Nav {
-    /// Stay on this screen.
-    Stay,
-    /// Go back one screen.
-    Back,
-    /// Open another screen on top.
-    Push(View),
 }

@@ -8,16 +8,50 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 /// Where the keys are read: which screen, or a mode over it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ctx {
-    /// Journals are loading.
+    /// Journals are loading (or failed to).
     Loading,
+    /// The overview.
+    Overview,
     /// The groups table.
     Groups,
+    /// Typing the groups filter.
+    FilterInput,
     /// One group's detail.
     Detail,
     /// One execution's events.
     Execution,
+    /// Agent runs.
+    Sessions,
     /// The help screen is open.
     Help,
+}
+
+impl Ctx {
+    /// Every context.
+    pub const ALL: [Ctx; 8] = [
+        Ctx::Loading,
+        Ctx::Overview,
+        Ctx::Groups,
+        Ctx::FilterInput,
+        Ctx::Detail,
+        Ctx::Execution,
+        Ctx::Sessions,
+        Ctx::Help,
+    ];
+
+    /// The screen's name in titles and help.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ctx::Loading => "loading",
+            Ctx::Overview => "overview",
+            Ctx::Groups => "groups",
+            Ctx::FilterInput => "groups filter",
+            Ctx::Detail => "group detail",
+            Ctx::Execution => "execution",
+            Ctx::Sessions => "sessions",
+            Ctx::Help => "help",
+        }
+    }
 }
 
 /// One key with its modifiers.
@@ -154,7 +188,24 @@ const MOVE: &[Binding] = &[
     ),
 ];
 
+const SCREENS: &[Binding] = &[
+    b(&[k('1')], Action::ShowOverview, "overview", None),
+    b(&[k('2')], Action::ShowGroups, "groups table", None),
+    b(
+        &[k('3')],
+        Action::ShowSessions,
+        "sessions (agent runs)",
+        None,
+    ),
+];
+
 const GLOBAL: &[Binding] = &[
+    b(
+        &[k('T')],
+        Action::CycleTheme,
+        "next theme (dark, light, high-contrast)",
+        None,
+    ),
     b(
         &[k('?')],
         Action::ToggleHelp,
@@ -164,66 +215,237 @@ const GLOBAL: &[Binding] = &[
     b(&[k('q'), ctrl('c')], Action::Quit, "quit", Some("quit")),
 ];
 
-const GROUPS: &[Binding] = &[b(
-    &[code(KeyCode::Enter), k('l')],
-    Action::Open,
-    "open the selected group",
-    Some("open"),
-)];
+const BACK: Binding = b(
+    &[code(KeyCode::Esc), k('h'), code(KeyCode::Left)],
+    Action::Back,
+    "back",
+    Some("back"),
+);
+
+const OVERVIEW: &[Binding] = &[
+    b(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the selected group",
+        Some("open"),
+    ),
+    b(
+        &[k('2')],
+        Action::ShowGroups,
+        "groups table",
+        Some("groups"),
+    ),
+    b(
+        &[k('3')],
+        Action::ShowSessions,
+        "sessions",
+        Some("sessions"),
+    ),
+    b(&[k('1')], Action::ShowOverview, "overview", None),
+];
+
+const GROUPS: &[Binding] = &[
+    b(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the selected group",
+        Some("open"),
+    ),
+    b(
+        &[k('/')],
+        Action::StartFilter,
+        "fuzzy filter over tool, actor, scope, target and ids",
+        Some("filter"),
+    ),
+    b(&[k('n')], Action::NextMatch, "next match", None),
+    b(&[k('N')], Action::PrevMatch, "previous match", None),
+    b(
+        &[k('f')],
+        Action::ToggleFilterMode,
+        "filter hides rows / only highlights matches",
+        None,
+    ),
+    b(
+        &[k('s')],
+        Action::SortNext,
+        "sort by the next column",
+        Some("sort"),
+    ),
+    b(&[k('S')], Action::SortReverse, "reverse the sort", None),
+    b(
+        &[k('v')],
+        Action::CycleVerdict,
+        "show one verdict (cycles; back to all)",
+        Some("verdict"),
+    ),
+    b(
+        &[k('t')],
+        Action::CycleTool,
+        "show one tool (cycles; back to all)",
+        Some("tool"),
+    ),
+    b(
+        &[k('a')],
+        Action::ToggleAll,
+        "every group / only those worth a look",
+        None,
+    ),
+    b(&[k('y')], Action::Copy, "copy the group id (OSC 52)", None),
+    b(
+        &[code(KeyCode::Esc), k('h'), code(KeyCode::Left)],
+        Action::Back,
+        "clear filters, then back to the overview",
+        None,
+    ),
+];
+
+const FILTER_INPUT: &[Binding] = &[
+    b(
+        &[code(KeyCode::Enter)],
+        Action::FilterConfirm,
+        "keep the filter",
+        Some("keep"),
+    ),
+    b(
+        &[code(KeyCode::Esc)],
+        Action::FilterCancel,
+        "drop the filter",
+        Some("drop"),
+    ),
+    b(
+        &[code(KeyCode::Backspace)],
+        Action::FilterBackspace,
+        "delete a character",
+        None,
+    ),
+    b(&[code(KeyCode::Down)], Action::Down, "next row", None),
+    b(&[code(KeyCode::Up)], Action::Up, "previous row", None),
+    b(&[ctrl('c')], Action::Quit, "quit", None),
+];
 
 const DETAIL: &[Binding] = &[
     b(
         &[code(KeyCode::Enter), k('l')],
         Action::Open,
-        "open the selected execution, or jump to the selected evidence",
+        "open the execution, or the event the evidence cites",
         Some("open"),
     ),
     b(
         &[code(KeyCode::Tab)],
         Action::FocusNext,
-        "switch between executions and evidence",
+        "switch between timeline and questions",
         Some("pane"),
     ),
     b(
-        &[code(KeyCode::Esc), k('h')],
-        Action::Back,
-        "back to the groups",
-        Some("back"),
+        &[k('y')],
+        Action::Copy,
+        "copy the execution id or the evidence citation (OSC 52)",
+        None,
     ),
+    BACK,
 ];
 
-const EXECUTION: &[Binding] = &[b(
-    &[code(KeyCode::Esc), k('h')],
-    Action::Back,
-    "back",
-    Some("back"),
-)];
+const EXECUTION: &[Binding] = &[
+    b(
+        &[code(KeyCode::Tab)],
+        Action::FocusNext,
+        "switch between events and the record",
+        Some("pane"),
+    ),
+    b(
+        &[k('J')],
+        Action::ScrollDown,
+        "scroll the record down",
+        Some("scroll"),
+    ),
+    b(&[k('K')], Action::ScrollUp, "scroll the record up", None),
+    b(
+        &[k('y')],
+        Action::Copy,
+        "copy the selected event's raw JSON line (OSC 52)",
+        Some("copy"),
+    ),
+    b(
+        &[k('Y')],
+        Action::CopyAlt,
+        "copy the execution id (OSC 52)",
+        None,
+    ),
+    BACK,
+];
 
-const HELP: &[Binding] = &[b(
-    &[code(KeyCode::Esc), k('?'), k('q')],
-    Action::Back,
-    "close help",
-    Some("close"),
-)];
+const SESSIONS: &[Binding] = &[
+    b(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the selected execution",
+        Some("open"),
+    ),
+    b(
+        &[code(KeyCode::Tab)],
+        Action::FocusNext,
+        "switch between sessions and their executions",
+        Some("pane"),
+    ),
+    b(
+        &[k('y')],
+        Action::Copy,
+        "copy the session id (OSC 52)",
+        None,
+    ),
+    BACK,
+];
+
+const HELP: &[Binding] = &[
+    b(
+        &[code(KeyCode::Esc), k('?'), k('q')],
+        Action::Back,
+        "close help",
+        Some("close"),
+    ),
+    b(
+        &[k('j'), code(KeyCode::Down)],
+        Action::Down,
+        "scroll down",
+        Some("scroll"),
+    ),
+    b(&[k('k'), code(KeyCode::Up)], Action::Up, "scroll up", None),
+];
+
+const LOADING: &[Binding] = &[b(&[k('T')], Action::CycleTheme, "next theme", None)];
 
 /// The bindings of a context, screen-specific ones first.
 pub fn bindings(ctx: Ctx) -> Vec<&'static Binding> {
     let parts: &[&[Binding]] = match ctx {
-        Ctx::Loading => &[GLOBAL],
-        Ctx::Groups => &[GROUPS, MOVE, GLOBAL],
-        Ctx::Detail => &[DETAIL, MOVE, GLOBAL],
-        Ctx::Execution => &[EXECUTION, MOVE, GLOBAL],
-        Ctx::Help => &[HELP, MOVE],
+        Ctx::Loading => &[LOADING, &GLOBAL[1..]],
+        Ctx::Overview => &[OVERVIEW, MOVE, GLOBAL],
+        Ctx::Groups => &[GROUPS, MOVE, SCREENS, GLOBAL],
+        Ctx::FilterInput => &[FILTER_INPUT],
+        Ctx::Detail => &[DETAIL, MOVE, SCREENS, GLOBAL],
+        Ctx::Execution => &[EXECUTION, MOVE, SCREENS, GLOBAL],
+        Ctx::Sessions => &[SESSIONS, MOVE, SCREENS, GLOBAL],
+        Ctx::Help => &[HELP],
     };
     parts.iter().flat_map(|p| p.iter()).collect()
 }
 
-/// The action a key asks for in a context, if any.
+/// The action a key asks for in a context, if any. While the filter is
+/// being typed, every printable character goes to it.
 pub fn map_key(ctx: Ctx, e: &KeyEvent) -> Option<Action> {
-    bindings(ctx)
+    let found = bindings(ctx)
         .into_iter()
         .find(|b| b.keys.iter().any(|k| k.matches(e)))
-        .map(|b| b.action)
+        .map(|b| b.action);
+    if found.is_none()
+        && ctx == Ctx::FilterInput
+        && let KeyCode::Char(c) = e.code
+        && !e
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    {
+        return Some(Action::FilterChar(c));
+    }
+    found
 }
 
 #[cfg(test)]
@@ -253,6 +475,21 @@ mod tests {
             Some(Action::PageDown)
         );
         assert_eq!(map_key(Ctx::Groups, &key('Z')), None);
+        assert_eq!(
+            map_key(Ctx::FilterInput, &key('q')),
+            Some(Action::FilterChar('q'))
+        );
+        assert_eq!(
+            map_key(Ctx::FilterInput, &key('/')),
+            Some(Action::FilterChar('/'))
+        );
+        assert_eq!(
+            map_key(
+                Ctx::FilterInput,
+                &KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
+            ),
+            Some(Action::FilterCancel)
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod action;
 pub mod app;
+pub mod clipboard;
 pub mod keys;
 pub mod render;
 pub mod screens;
@@ -67,7 +68,11 @@ fn spawn_loader(
 /// Terminal or input errors.
 pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
     let names: Vec<String> = inputs.sources.iter().map(|s| s.name.clone()).collect();
-    let theme = theme::Theme::default();
+    // A bad theme is reported before the screen is taken over.
+    let theme = match &common.theme {
+        Some(t) => theme::Theme::load(t).map_err(std::io::Error::other)?,
+        None => theme::Theme::default(),
+    };
     // `try_init` enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the panic is reported.
     let mut terminal = ratatui::try_init()?;
@@ -105,6 +110,16 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
                     return Ok(());
                 }
                 next = rx.try_recv().ok();
+            }
+            for effect in app.effects.drain(..) {
+                match effect {
+                    app::Effect::Clipboard(text) => {
+                        use std::io::Write;
+                        let out = terminal.backend_mut();
+                        out.write_all(clipboard::osc52(&text).as_bytes())?;
+                        out.flush()?;
+                    }
+                }
             }
             terminal.draw(|f| render::render(&app, f))?;
         }

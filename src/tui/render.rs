@@ -2,8 +2,8 @@
 //! screens compute their scroll windows from the state they are given.
 
 use super::app::{App, Load, LoadProgress, View};
-use super::keys::{self, Ctx};
-use super::screens::{detail, execution, groups};
+use super::keys;
+use super::screens::{detail, execution, groups, overview, sessions};
 use super::widgets::keyline::keyline;
 use super::widgets::text::esc;
 use ratatui::Frame;
@@ -46,6 +46,8 @@ pub fn render(app: &App, frame: &mut Frame) {
             frame.render_widget(p, body);
         }
         Load::Ready(data) => match app.view() {
+            View::Overview => overview::draw(data, &app.overview, theme, frame, body),
+            View::Sessions(st) => sessions::draw(data, st, theme, frame, body),
             View::Groups => groups::draw(data, &app.groups, theme, frame, body),
             View::Detail(st) => detail::draw(data, st, theme, frame, body),
             View::Execution(st) => execution::draw(data, st, theme, frame, body),
@@ -73,6 +75,8 @@ fn title_line(app: &App) -> Line<'static> {
             .stack
             .iter()
             .map(|v| match v {
+                View::Overview => "overview".into(),
+                View::Sessions(_) => "sessions".into(),
                 View::Groups => "groups".into(),
                 View::Detail(st) => format!("group {}", st.detail.summary.group_id),
                 View::Execution(st) => {
@@ -157,6 +161,12 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
             Span::raw(b.help),
         ]));
     }
+    if ctx == keys::Ctx::FilterInput {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<22}", "any character"), theme.accent),
+            Span::raw("added to the filter"),
+        ]));
+    }
     lines.push(Line::raw(""));
     lines.push(Line::styled(" Esc or ? closes this help", theme.muted));
     let w = area.width.min(78);
@@ -175,19 +185,9 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
             .style(theme.base)
             .block(
                 Block::bordered()
-                    .title(format!(" Keys: {} ", ctx_name(ctx)))
+                    .title(format!(" Keys: {} ", ctx.name()))
                     .border_style(theme.accent),
             ),
         popup,
     );
-}
-
-fn ctx_name(ctx: Ctx) -> &'static str {
-    match ctx {
-        Ctx::Loading => "loading",
-        Ctx::Groups => "groups",
-        Ctx::Detail => "group detail",
-        Ctx::Execution => "execution",
-        Ctx::Help => "help",
-    }
 }

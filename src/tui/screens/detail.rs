@@ -7,9 +7,10 @@ use crate::analysis::EvidenceRef;
 use crate::query::{EvidenceView, ExecutionSummary, GroupDetail, StageStatus};
 use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
-use crate::tui::screens::execution;
+use crate::tui::screens::{execution, sessions};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
+use crate::tui::widgets::lanes::{self, Axis};
 use crate::tui::widgets::text::{delta, esc, flow, time, wrap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -44,6 +45,11 @@ pub struct State {
     pub ev: Cursor,
     /// First line shown in the questions pane.
     pub qscroll: usize,
+    /// The time axis shared by the lanes.
+    pub axis: Option<Axis>,
+    /// Whether the journals record authorization and delivery (a missing
+    /// stage is a gap only where it could have been recorded).
+    pub records: (bool, bool),
 }
 
 impl State {
@@ -61,7 +67,10 @@ impl State {
                     .flat_map(|f| f.evidence.iter().cloned()),
             )
             .collect();
+        let axis = Axis::of(&detail.executions_detail);
         Some(State {
+            axis,
+            records: records(data),
             group: g,
             detail,
             focus: Focus::Lanes,
@@ -71,6 +80,15 @@ impl State {
             qscroll: 0,
         })
     }
+}
+
+/// Whether any loaded journal can record authorization and delivery; a
+/// missing stage is only a gap where it could have been recorded.
+pub fn records(data: &Data) -> (bool, bool) {
+    let any = |f: fn(&crate::journal::Capabilities) -> bool| {
+        data.inv.journals.iter().any(|j| f(&j.capabilities))
+    };
+    (any(|c| c.authorization), any(|c| c.delivery))
 }
 
 /// Areas of the screen: header, executions, questions.
@@ -83,23 +101,33 @@ pub struct Areas {
     pub questions: Rect,
 }
 
-/// Lines one execution takes in the executions pane.
-pub const LANE_HEIGHT: usize = 3;
+/// Lines one execution takes in the lanes pane: id and state, the bar on
+/// the time axis, and the stage times on up to two lines.
+pub const LANE_HEIGHT: usize = 4;
 
 fn reason_lines(d: &GroupDetail, width: u16) -> Vec<String> {
     wrap(&esc(&d.reason), usize::from(width.saturating_sub(2)).max(1))
 }
 
-/// Splits the body: side by side from 120 columns, stacked below.
-pub fn areas(d: &GroupDetail, body: Rect) -> Areas {
-    let reason = reason_lines(d, body.width).len().min(3) as u16;
+/// Splits the body: side by side from 120 columns, stacked below (the
+/// focused pane gets the larger share).
+pub fn areas(st: &State, body: Rect) -> Areas {
+    let d = &st.detail;
+    let reason = reason_lines(d, body.width)
+        .len()
+        .min(if body.width >= 120 { 3 } else { 2 }) as u16;
     let [header, rest] =
         Layout::vertical([Constraint::Length(3 + reason), Constraint::Fill(1)]).areas(body);
     let [lanes, questions] = if body.width >= 120 {
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(rest)
     } else {
-        let want = (d.executions_detail.len() * LANE_HEIGHT + 2) as u16;
-        let cap = (rest.height / 2).max(5);
+        let want = (d.executions_detail.len() * LANE_HEIGHT + 3) as u16;
+        let cap = if st.focus == Focus::Lanes {
+            rest.height * 2 / 3
+        } else {
+            rest.height * 2 / 5
+        }
+        .max(7);
         Layout::vertical([Constraint::Length(want.min(cap)), Constraint::Fill(1)]).areas(rest)
     };
     Areas {
@@ -107,6 +135,11 @@ pub fn areas(d: &GroupDetail, body: Rect) -> Areas {
         lanes,
         questions,
     }
+}
+
+/// The lanes' rows: the inner area less the axis line.
+fn lanes_page(a: &Areas) -> usize {
+    (usize::from(inner(a.lanes).height.saturating_sub(1)) / LANE_HEIGHT).max(1)
 }
 
 fn inner(r: Rect) -> Rect {
@@ -177,6 +210,8 @@ pub fn qlines(st: &State, width: u16) -> Vec<QLine> {
     out.push(QLine::Section("Group".into()));
     let s = &d.summary;
     let mut fields = vec![
+        ("verdict", format!("{} [{}]", s.verdict, s.severity)),
+        ("why", esc(&d.reason).into_owned()),
         ("tool", esc(&s.tool).into_owned()),
         ("actor", esc(&s.actor).into_owned()),
         ("intent scope", esc(&s.intent_scope).into_owned()),
@@ -196,7 +231,7 @@ pub fn qlines(st: &State, width: u16) -> Vec<QLine> {
         ),
     ];
     if let Some(t) = &d.target {
-        fields.insert(1, ("target", esc(t).into_owned()));
+        fields.insert(3, ("target", esc(t).into_owned()));
     }
     for (k, v) in fields {
         for (i, l) in wrap(&v, w.saturating_sub(14)).into_iter().enumerate() {
@@ -215,8 +250,8 @@ fn evidence_line_of(lines: &[QLine], ev: usize) -> Option<usize> {
 
 /// Applies an action.
 pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
-    let a = areas(&st.detail, body);
-    let lanes_page = (usize::from(inner(a.lanes).height) / LANE_HEIGHT).max(1);
+    let a = areas(st, body);
+    let lanes_page = lanes_page(&a);
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     let n_lanes = st.detail.executions_detail.len();
@@ -261,13 +296,31 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
                             Some(event),
                         ))));
                     }
-                    EvidenceRef::Session { .. } => {}
+                    EvidenceRef::Session { index } => {
+                        return Nav::Push(View::Sessions(Box::new(sessions::State::new(
+                            data,
+                            Some(index),
+                        ))));
+                    }
                 }
+            }
+        }
+        (Action::Copy, Focus::Lanes) => {
+            if let Some(x) = st.detail.executions_detail.get(st.lanes.selected) {
+                return Nav::Copy("the execution id", x.execution_id.clone());
+            }
+        }
+        (Action::Copy, Focus::Evidence) => {
+            if let Some(e) = st.evidence.get(st.ev.selected) {
+                return Nav::Copy("the evidence citation", e.cite());
             }
         }
         _ => {}
     }
     st.lanes.settle(lanes_page, n_lanes);
+    // The layout depends on the focus; measure the questions pane again.
+    let qi = inner(areas(st, body).questions);
+    let q_page = usize::from(qi.height).max(1);
     // Keep the selected evidence on screen after a move; page keys scroll freely.
     let lines = qlines(st, qi.width);
     let max_scroll = lines.len().saturating_sub(q_page);
@@ -298,7 +351,11 @@ fn status_style(theme: &Theme, s: StageStatus) -> Style {
 /// The stage chain of one execution as units for [`flow`]: `accepted
 /// 14:03:18.000`, `→ authorized +0.210s`, …; failed and unknown stages in
 /// their colors, missing ones named.
-pub fn stage_units(x: &ExecutionSummary, theme: &Theme) -> Vec<Vec<Span<'static>>> {
+pub fn stage_units(
+    x: &ExecutionSummary,
+    records: (bool, bool),
+    theme: &Theme,
+) -> Vec<Vec<Span<'static>>> {
     let mut units = Vec::new();
     let start = x.stages.accepted.map(|m| m.at);
     let mut ended = false;
@@ -325,16 +382,29 @@ pub fn stage_units(x: &ExecutionSummary, theme: &Theme) -> Vec<Vec<Span<'static>
                 }
             }
             None if ended => break,
+            None if (i == 1 && !records.0) || (i == 4 && !records.1) => u.push(Span::styled(
+                format!("{name}: not in this journal format "),
+                theme.muted,
+            )),
             None => u.push(Span::styled(format!("{name} not recorded "), theme.warn)),
         }
         units.push(u);
     }
+    for a in &x.attached {
+        let t = start.map_or_else(|| time(a.at), |s| delta(a.at - s));
+        units.push(vec![
+            Span::styled("+ attached ", theme.info),
+            Span::styled(a.recovery, theme.info),
+            Span::styled(format!(" {t} "), theme.muted),
+        ]);
+    }
     units
 }
 
-/// The lines of one execution: id, state and outcome; the stage chain on
-/// the next two lines.
+/// The lines of one execution: id, state, outcome and warnings; its bar on
+/// the shared axis; the stage chain on two lines.
 fn lane_lines(
+    st: &State,
     x: &ExecutionSummary,
     selected: bool,
     width: usize,
@@ -342,7 +412,8 @@ fn lane_lines(
 ) -> Vec<Line<'static>> {
     let marks = x.stages.marks();
     let has = |s: StageStatus| marks.iter().any(|(_, m)| m.is_some_and(|m| m.status == s));
-    let state_style = if has(StageStatus::Unknown) {
+    let unknown = lanes::outcome_unknown(x);
+    let state_style = if unknown || has(StageStatus::Unknown) {
         theme.review
     } else if has(StageStatus::Failed) {
         theme.warn
@@ -352,34 +423,84 @@ fn lane_lines(
     let mut head = vec![
         Span::styled(if selected { "▶ " } else { "  " }, theme.accent),
         Span::styled(esc(&x.execution_id).into_owned(), theme.accent),
-        Span::raw("  "),
+        Span::raw(" "),
         Span::styled(x.state, state_style),
     ];
-    if let Some(o) = &x.outcome {
-        head.push(Span::styled("  ", theme.muted));
-        head.push(Span::raw(esc(o).into_owned()));
-    }
-    if !x.attached.is_empty() {
+    if unknown {
+        head.push(Span::raw(" "));
         head.push(Span::styled(
-            format!("  +{} attached", x.attached.len()),
-            theme.info,
+            " ? OUTCOME UNKNOWN ",
+            theme
+                .review
+                .add_modifier(ratatui::style::Modifier::REVERSED),
         ));
     }
+    let gaps = lanes::gaps(x, st.records.0, st.records.1);
+    if !gaps.is_empty() {
+        head.push(Span::raw(" "));
+        head.push(Span::styled(
+            format!(" gap: no {} ", gaps.join(", no ")),
+            theme.warn.add_modifier(ratatui::style::Modifier::REVERSED),
+        ));
+    }
+    if let Some(o) = &x.outcome {
+        head.push(Span::raw("  "));
+        head.push(Span::raw(esc(o).into_owned()));
+    }
     let mut lines = vec![Line::from(head)];
-    let mut chain = flow(stage_units(x, theme), width, "  ");
-    chain.truncate(LANE_HEIGHT - 1);
+    let bar_w = width.saturating_sub(2);
+    lines.push(match &st.axis {
+        Some(axis) => {
+            let mut b = lanes::bar(x, axis, bar_w, theme);
+            b.spans.insert(0, Span::raw("  "));
+            b
+        }
+        None => Line::raw(""),
+    });
+    let mut chain = flow(stage_units(x, st.records, theme), width, "  ");
+    chain.truncate(LANE_HEIGHT - 2);
     lines.extend(chain);
     lines.resize(LANE_HEIGHT, Line::raw(""));
     lines
 }
 
+/// The axis line: start and end times, and the span.
+fn axis_line(axis: Option<&Axis>, width: usize, theme: &Theme) -> Line<'static> {
+    let Some(a) = axis else {
+        return Line::styled("  no times recorded", theme.muted);
+    };
+    let left = format!("  {}", time(a.start));
+    let right = time(a.end);
+    let mid = format!(" {} ", delta(a.end - a.start).trim_start_matches('+'));
+    let room = width.saturating_sub(left.chars().count() + right.chars().count());
+    let dashes = room.saturating_sub(mid.chars().count());
+    Line::from(vec![
+        Span::styled(left, theme.muted),
+        Span::styled(
+            "╶".to_string() + &"─".repeat(dashes.saturating_sub(2) / 2),
+            theme.muted,
+        ),
+        Span::styled(mid, theme.muted),
+        Span::styled(
+            "─".repeat(dashes.saturating_sub(2) - dashes.saturating_sub(2) / 2) + "╴",
+            theme.muted,
+        ),
+        Span::styled(right, theme.muted),
+    ])
+}
+
+/// The file name of a journal name (a path as given).
+pub fn file_name(journal: &str) -> &str {
+    std::path::Path::new(journal)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(journal)
+}
+
 /// `file:line seq N` with the journal's file name only (the full path is
 /// on the overview and the execution screen).
 pub fn short_cite(e: &EvidenceView) -> String {
-    let name = std::path::Path::new(&e.journal)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(&e.journal);
+    let name = file_name(&e.journal);
     match e.seq {
         Some(s) => format!("{name}:{} seq {s}", e.line),
         None => format!("{name}:{}", e.line),
@@ -394,7 +515,7 @@ fn focus_style(theme: &Theme, focused: bool) -> Style {
 pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
     let _ = data;
     let d = &st.detail;
-    let a = areas(d, body);
+    let a = areas(st, body);
     let sev = theme.severity(d.summary.severity);
     // Header: verdict and reason.
     let mut head = vec![Line::from(vec![
@@ -409,9 +530,10 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ),
     ])];
     let reason = reason_lines(d, body.width);
-    let shown = reason.len().min(3);
-    for (i, l) in reason.into_iter().take(3).enumerate() {
-        let l = if i + 1 == shown && shown < reason_lines(d, body.width).len() {
+    let total = reason.len();
+    let shown = usize::from(a.header.height.saturating_sub(3));
+    for (i, l) in reason.into_iter().take(shown).enumerate() {
+        let l = if i + 1 == shown && shown < total {
             format!("{l}…")
         } else {
             l
@@ -430,35 +552,34 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ),
         a.header,
     );
-    // Executions.
+    // Executions as lanes on one time axis.
     let n = d.executions_detail.len();
     let li = inner(a.lanes);
-    let page = (usize::from(li.height) / LANE_HEIGHT).max(1);
+    let page = lanes_page(&a);
     let window = st.lanes.window(page, n);
-    let mut lines = Vec::new();
+    let mut lines = vec![axis_line(st.axis.as_ref(), usize::from(li.width), theme)];
     for i in window.clone() {
-        let sel = i == st.lanes.selected && st.focus == Focus::Lanes;
         let mut l = lane_lines(
+            st,
             &d.executions_detail[i],
             i == st.lanes.selected,
             usize::from(li.width),
             theme,
         );
-        if sel {
+        if i == st.lanes.selected && st.focus == Focus::Lanes {
             l[0] = l[0].clone().patch_style(theme.selection);
         }
         lines.extend(l);
     }
-    let more = if window.end < n || window.start > 0 {
-        format!(" {}–{} of {n} ", window.start + 1, window.end)
-    } else {
-        String::new()
-    };
+    let mut title = format!(" Timeline: {n} execution{} ", if n == 1 { "" } else { "s" });
+    if window.end < n || window.start > 0 {
+        title = format!("{title}({}–{}) ", window.start + 1, window.end);
+    }
     frame.render_widget(
         Paragraph::new(lines).block(
             Block::bordered()
-                .title(format!(" Executions ({n}) "))
-                .title_bottom(more)
+                .title(title)
+                .title_bottom(Span::styled(lanes::LEGEND, theme.muted))
                 .border_style(focus_style(theme, st.focus == Focus::Lanes)),
         ),
         a.lanes,

@@ -4,3 +4,5 @@
 pub mod detail;
 pub mod execution;
 pub mod groups;
+pub mod overview;
+pub mod sessions;

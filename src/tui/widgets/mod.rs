@@ -2,6 +2,7 @@
 
 pub mod cursor;
 pub mod keyline;
+pub mod lanes;
 pub mod text;
 
 pub use cursor::Cursor;

@@ -152,6 +152,39 @@ pub fn flow(units: Vec<Vec<Span<'static>>>, width: usize, indent: &str) -> Vec<L
     lines
 }
 
+/// `text` (already safe) with the characters whose haystack index (counted
+/// from `offset`) is in `matched` drawn in `hl`, the rest in `base`.
+pub fn highlighted(
+    text: &str,
+    offset: usize,
+    matched: &[usize],
+    base: ratatui::style::Style,
+    hl: ratatui::style::Style,
+) -> Line<'static> {
+    if matched.is_empty() {
+        return Line::from(Span::styled(text.to_string(), base));
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_hl = false;
+    for (i, c) in text.chars().enumerate() {
+        let h = matched.binary_search(&(offset + i)).is_ok();
+        if h != cur_hl && !cur.is_empty() {
+            let style = if cur_hl { base.patch(hl) } else { base };
+            spans.push(Span::styled(std::mem::take(&mut cur), style));
+        }
+        cur_hl = h;
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        spans.push(Span::styled(
+            cur,
+            if cur_hl { base.patch(hl) } else { base },
+        ));
+    }
+    Line::from(spans)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
