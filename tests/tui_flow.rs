@@ -84,7 +84,10 @@ fn evidence_jumps_to_the_cited_event() {
         .find(|l| l.contains("authorized") && l.contains("session_grant"))
         .unwrap();
     assert!(selected_row.contains("    7 "), "{selected_row}");
-    assert!(s.contains("raw line <sample>/activity.jsonl:7 seq 7"), "{s}");
+    assert!(
+        s.contains("raw line <sample>/activity.jsonl:7 seq 7"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -114,4 +117,95 @@ fn any_size_draws_without_panic() {
         let _ = screen(&a, w.max(1), h.max(1));
         a.update(Action::ToggleHelp);
     }
+}
+
+#[test]
+fn a_bad_theme_file_is_named_with_its_key() {
+    let out = assert_cmd::Command::cargo_bin("retrace")
+        .unwrap()
+        .args(["--theme", "tests/fixtures/bad-theme.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("theme tests/fixtures/bad-theme.toml: unknown role `roles.critcal`"),
+        "{err}"
+    );
+    let out = assert_cmd::Command::cargo_bin("retrace")
+        .unwrap()
+        .args(["--theme", "solarized"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dark, light, high-contrast"));
+}
+
+#[test]
+fn theme_key_cycles_and_filter_keys_work() {
+    let mut a = app(80, 24);
+    assert_eq!(a.theme.name, "dark");
+    a.update(Action::CycleTheme);
+    assert_eq!(a.theme.name, "light");
+    a.update(Action::ShowGroups);
+    a.update(Action::ToggleAll);
+    assert_eq!(a.groups.rows.len(), 3);
+    a.update(Action::StartFilter);
+    for c in "list".chars() {
+        a.update(Action::FilterChar(c));
+    }
+    assert_eq!(a.groups.rows.len(), 1, "{:?}", a.groups.rows);
+    a.update(Action::FilterBackspace);
+    a.update(Action::FilterConfirm);
+    a.update(Action::ToggleFilterMode);
+    assert_eq!(a.groups.rows.len(), 3, "highlight mode shows every row");
+    let before = a.groups.cursor.selected;
+    a.update(Action::NextMatch);
+    let m = &a.groups.matches;
+    assert!(m.contains(&a.groups.cursor.selected), "{m:?}");
+    assert!(!m.is_empty() && (m.len() == 1 || a.groups.cursor.selected != before));
+    a.update(Action::Back);
+    assert!(a.groups.query.is_empty(), "Esc clears the filter");
+}
+
+#[test]
+fn sort_and_verdict_filter() {
+    let mut a = app(80, 24);
+    a.update(Action::ShowGroups);
+    a.update(Action::ToggleAll);
+    let worst_first = a.groups.rows.clone();
+    let inv = &a.data().unwrap().inv;
+    let sev: Vec<_> = worst_first
+        .iter()
+        .map(|&i| inv.group_at(i).unwrap().severity())
+        .collect();
+    assert!(sev.windows(2).all(|w| w[0] <= w[1]), "{sev:?}");
+    a.update(Action::SortNext); // calls, most first
+    let inv = &a.data().unwrap().inv;
+    let calls: Vec<usize> = a
+        .groups
+        .rows
+        .iter()
+        .map(|&i| inv.group_at(i).unwrap().calls)
+        .collect();
+    assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
+    a.update(Action::SortReverse);
+    let inv = &a.data().unwrap().inv;
+    let calls: Vec<usize> = a
+        .groups
+        .rows
+        .iter()
+        .map(|&i| inv.group_at(i).unwrap().calls)
+        .collect();
+    assert!(calls.windows(2).all(|w| w[0] <= w[1]), "{calls:?}");
+    a.update(Action::CycleVerdict);
+    let inv = &a.data().unwrap().inv;
+    let v = a.groups.verdict.unwrap();
+    assert!(
+        a.groups
+            .rows
+            .iter()
+            .all(|&i| inv.group_at(i).unwrap().verdict == v)
+    );
+    assert!(!a.groups.rows.is_empty());
 }

@@ -11,7 +11,7 @@ use crate::tui::screens::{execution, sessions};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
 use crate::tui::widgets::lanes::{self, Axis};
-use crate::tui::widgets::text::{delta, esc, flow, time, wrap};
+use crate::tui::widgets::text::{delta, esc, flow, select_if, selected, time, wrap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -567,7 +567,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             theme,
         );
         if i == st.lanes.selected && st.focus == Focus::Lanes {
-            l[0] = l[0].clone().patch_style(theme.selection);
+            l[0] = selected(l[0].clone(), theme.selection);
         }
         lines.extend(l);
     }
@@ -617,11 +617,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
                         theme.muted,
                     ),
                 ]);
-                if sel {
-                    line.patch_style(theme.selection)
-                } else {
-                    line
-                }
+                select_if(line, sel, theme.selection)
             }
         });
     }

@@ -9,7 +9,7 @@ use crate::tui::app::{Data, Nav};
 use crate::tui::screens::detail::{records, stage_units};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{esc, flow, time};
+use crate::tui::widgets::text::{esc, flow, select_if, time};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -229,31 +229,22 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     let window = st.cursor.window(height, len);
     let rows = window.map(|i| {
         let e = &st.events[i];
-        let row = Row::new(vec![
-            Cell::from(
-                Line::from(e.evidence.seq.map(|s| s.to_string()).unwrap_or_default())
-                    .right_aligned(),
-            ),
-            Cell::from(Span::styled(
-                e.evidence.at.map(time).unwrap_or_default(),
-                theme.muted,
-            )),
-            Cell::from(e.event),
-            Cell::from(esc(&e.summary).into_owned()),
-            Cell::from(Span::styled(
+        let sel = i == st.cursor.selected;
+        let cells = [
+            Line::from(e.evidence.seq.map(|s| s.to_string()).unwrap_or_default()).right_aligned(),
+            Line::styled(e.evidence.at.map(time).unwrap_or_default(), theme.muted),
+            Line::raw(e.event),
+            Line::raw(esc(&e.summary).into_owned()),
+            Line::styled(
                 format!(
                     "{}:{}",
                     esc(crate::tui::screens::detail::file_name(&e.evidence.journal)),
                     e.evidence.line
                 ),
                 theme.muted,
-            )),
-        ]);
-        if i == st.cursor.selected {
-            row.style(theme.selection)
-        } else {
-            row
-        }
+            ),
+        ];
+        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
     });
     let widths = [
         Constraint::Length(5),

@@ -14,7 +14,7 @@ use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{esc, highlighted};
+use crate::tui::widgets::text::{esc, highlighted, select_if};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use ratatui::Frame;
@@ -43,20 +43,23 @@ pub fn fields(inv: &Investigation, g: &Group) -> [String; 6] {
     ]
 }
 
-/// The fields joined by spaces.
+/// Separates fields in a haystack (a control character, so it never
+/// occurs in sanitized text).
+const SEP: char = '\u{1f}';
+
+/// The fields joined by [`SEP`].
 pub fn haystack(fields: &[String; 6]) -> String {
-    fields.join(" ")
+    fields.join(&SEP.to_string())
 }
 
-/// Char offset of each field in the haystack.
-fn field_offsets(fields: &[String; 6]) -> [usize; 6] {
-    let mut out = [0; 6];
-    let mut at = 0;
-    for (i, f) in fields.iter().enumerate() {
-        out[i] = at;
-        at += f.chars().count() + 1;
-    }
-    out
+/// Whether the query matches any one field of a haystack. Fields are
+/// matched one by one so that a short query does not match characters
+/// scattered over tool, actor and scope together.
+pub fn matches(haystack: &str, query: &str) -> bool {
+    let m = matcher();
+    haystack
+        .split(SEP)
+        .any(|f| m.fuzzy_match(f, query).is_some())
 }
 
 /// Haystacks of the first `n` groups.
@@ -223,7 +226,6 @@ impl State {
     /// match when the query only grew), then the shown rows.
     pub fn refilter(&mut self, data: &Data, keep: Option<usize>) {
         let q = self.query.as_str();
-        let m = matcher();
         let narrowing = !self.matched_for.is_empty()
             && q.starts_with(self.matched_for.as_str())
             && self.matched.len() == self.base.len();
@@ -232,21 +234,14 @@ impl State {
         } else if narrowing {
             for (k, &i) in self.matched.iter_mut().zip(&self.base) {
                 if *k {
-                    *k = data
-                        .haystacks
-                        .get(i)
-                        .is_some_and(|h| m.fuzzy_match(h, q).is_some());
+                    *k = data.haystacks.get(i).is_some_and(|h| matches(h, q));
                 }
             }
         } else {
             self.matched = self
                 .base
                 .iter()
-                .map(|&i| {
-                    data.haystacks
-                        .get(i)
-                        .is_some_and(|h| m.fuzzy_match(h, q).is_some())
-                })
+                .map(|&i| data.haystacks.get(i).is_some_and(|h| matches(h, q)))
                 .collect();
         }
         self.matched_for = q.to_string();
@@ -547,33 +542,33 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         let hl = theme.highlight;
         // Matched characters, by field (only for rows on screen).
         let f = fields(inv, g);
-        let offs = field_offsets(&f);
-        let idx: Vec<usize> = if q.is_empty() {
-            Vec::new()
-        } else {
-            matcher()
-                .fuzzy_indices(&haystack(&f), q)
-                .map(|(_, mut v)| {
-                    v.sort_unstable();
-                    v
-                })
-                .unwrap_or_default()
+        let cell = |field: usize| {
+            let idx: Vec<usize> = if q.is_empty() {
+                Vec::new()
+            } else {
+                matcher()
+                    .fuzzy_indices(&f[field], q)
+                    .map(|(_, mut v)| {
+                        v.sort_unstable();
+                        v
+                    })
+                    .unwrap_or_default()
+            };
+            Cell::from(highlighted(&f[field], 0, &idx, base, hl))
         };
-        let cell = |field: usize| Cell::from(highlighted(&f[field], offs[field], &idx, base, hl));
         let sev = theme.severity(g.severity());
+        let plain = |l: Line<'static>| Cell::from(select_if(l, selected, theme.selection));
         let mut cells = vec![
             Cell::from(Span::styled("▌", sev)),
-            Cell::from(Span::styled(g.verdict.as_str(), sev)),
+            plain(Line::styled(g.verdict.as_str(), sev)),
             cell(0),
-            Cell::from(Line::from(g.calls.to_string()).right_aligned()),
-            Cell::from(Line::from(g.executions.len().to_string()).right_aligned()),
+            plain(Line::from(g.calls.to_string()).right_aligned()),
+            plain(Line::from(g.executions.len().to_string()).right_aligned()),
         ];
         if wide {
-            cells.push(Cell::from(
-                Line::from(g.dispatches.to_string()).right_aligned(),
-            ));
+            cells.push(plain(Line::from(g.dispatches.to_string()).right_aligned()));
         }
-        cells.push(Cell::from(Span::styled(
+        cells.push(plain(Line::styled(
             g.first_at
                 .map_or_else(|| "-".into(), |t| t.format(first_fmt).to_string()),
             theme.muted,

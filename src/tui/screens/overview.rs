@@ -8,7 +8,7 @@ use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{datetime, esc};
+use crate::tui::widgets::text::{datetime, esc, select_if};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -231,11 +231,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
                 theme.muted,
             ),
         ]);
-        lines.push(if i == st.cursor.selected {
-            line.patch_style(theme.selection)
-        } else {
-            line
-        });
+        lines.push(select_if(line, i == st.cursor.selected, theme.selection));
     }
     if data.worst.is_empty() {
         lines.push(Line::styled(

@@ -7,7 +7,7 @@ use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::execution;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{datetime, esc};
+use crate::tui::widgets::text::{datetime, esc, select_if};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -173,21 +173,15 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             .and_then(|p| p.pid)
             .map(|p| p.to_string())
             .unwrap_or_else(|| "-".into());
-        let row = Row::new(vec![
-            Cell::from(esc(&s.session_id).into_owned()),
-            Cell::from(Line::from(pid).right_aligned()),
-            Cell::from(esc(s.end_reason.as_deref().unwrap_or("-")).into_owned()),
-            Cell::from(
-                Line::from(data.session_execs.get(i).map_or(0, Vec::len).to_string())
-                    .right_aligned(),
-            ),
-            Cell::from(esc(s.actor.as_deref().unwrap_or("-")).into_owned()),
-        ]);
-        if i == st.sessions.selected {
-            row.style(theme.selection)
-        } else {
-            row
-        }
+        let sel = i == st.sessions.selected;
+        let cells = [
+            Line::raw(esc(&s.session_id).into_owned()),
+            Line::from(pid).right_aligned(),
+            Line::raw(esc(s.end_reason.as_deref().unwrap_or("-")).into_owned()),
+            Line::from(data.session_execs.get(i).map_or(0, Vec::len).to_string()).right_aligned(),
+            Line::raw(esc(s.actor.as_deref().unwrap_or("-")).into_owned()),
+        ];
+        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
     });
     frame.render_widget(
         Table::new(
@@ -273,19 +267,16 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         let xi = execs[i];
         let x = inv.execution_summary(xi);
         let g = inv.execution_group(xi).and_then(|g| inv.group_at(g));
-        let row = Row::new(vec![
-            Cell::from(esc(&x.execution_id).into_owned()),
-            Cell::from(g.map(|g| esc(&g.tool).into_owned()).unwrap_or_default()),
-            Cell::from(x.state),
-            Cell::from(g.map_or_else(Line::default, |g| {
+        let sel = i == st.execs.selected && st.focus == Focus::Executions;
+        let cells = [
+            Line::raw(esc(&x.execution_id).into_owned()),
+            Line::raw(g.map(|g| esc(&g.tool).into_owned()).unwrap_or_default()),
+            Line::raw(x.state),
+            g.map_or_else(Line::default, |g| {
                 Line::styled(g.verdict.as_str(), theme.severity(g.severity()))
-            })),
-        ]);
-        if i == st.execs.selected && st.focus == Focus::Executions {
-            row.style(theme.selection)
-        } else {
-            row
-        }
+            }),
+        ];
+        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
     });
     frame.render_widget(
         Table::new(

@@ -185,6 +185,22 @@ pub fn highlighted(
     Line::from(spans)
 }
 
+/// `line` drawn as the selected row: the selection's colors over every
+/// span (a span's own color would otherwise show on the selection's
+/// background).
+pub fn selected(mut line: Line<'static>, sel: ratatui::style::Style) -> Line<'static> {
+    for s in &mut line.spans {
+        s.style = s.style.patch(sel);
+    }
+    line.style = line.style.patch(sel);
+    line
+}
+
+/// `line`, as the selected row when `on`.
+pub fn select_if(line: Line<'static>, on: bool, sel: ratatui::style::Style) -> Line<'static> {
+    if on { selected(line, sel) } else { line }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
