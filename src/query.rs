@@ -398,11 +398,12 @@ impl Investigation {
         for (i, s) in self.model.sessions.iter().enumerate() {
             index.entry(s.session_id.as_str()).or_insert(i);
         }
+        let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
         for c in &self.model.calls {
             let Some(&si) = c.call.session_id.as_deref().and_then(|s| index.get(s)) else {
                 continue;
             };
-            if !out[si].contains(&c.execution) {
+            if seen.insert((si, c.execution)) {
                 out[si].push(c.execution);
             }
         }
