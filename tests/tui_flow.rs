@@ -84,10 +84,7 @@ fn evidence_jumps_to_the_cited_event() {
         .find(|l| l.contains("authorized") && l.contains("session_grant"))
         .unwrap();
     assert!(selected_row.contains("    7 "), "{selected_row}");
-    assert!(
-        s.contains("raw line <sample>/activity.jsonl:7 seq 7"),
-        "{s}"
-    );
+    assert!(s.contains("raw line activity.jsonl:7 seq 7"), "{s}");
 }
 
 #[test]

@@ -19,9 +19,8 @@ pub const RATE_BUCKETS: usize = 1024;
 pub struct Data {
     /// The investigation (read only through the query layer).
     pub inv: Investigation,
-    /// Per group (aligned with the analysis's groups): the sanitized text
-    /// the fuzzy filter searches (see [`groups::haystack`]).
-    pub haystacks: Vec<String>,
+    /// What the fuzzy filter searches.
+    pub search: groups::SearchIndex,
     /// Tool names, most groups first, for the tool filter.
     pub tools: Vec<String>,
     /// Groups worth a look, worst first.
@@ -30,6 +29,8 @@ pub struct Data {
     pub rate: CallRate,
     /// Per session, its executions.
     pub session_execs: Vec<Vec<usize>>,
+    /// Groups per verdict, most severe first.
+    pub verdict_counts: Vec<(crate::analysis::Verdict, usize)>,
 }
 
 impl Data {
@@ -39,7 +40,7 @@ impl Data {
             all: true,
             ..GroupFilter::default()
         });
-        let haystacks = groups::haystacks(&inv, all.len());
+        let search = groups::SearchIndex::build(&inv, all.len());
         let mut counts: std::collections::HashMap<&str, usize> = Default::default();
         for &i in &all {
             if let Some(g) = inv.group_at(i) {
@@ -52,9 +53,11 @@ impl Data {
         let worst = inv.group_indices(&GroupFilter::default());
         let rate = inv.call_rate(RATE_BUCKETS);
         let session_execs = inv.session_executions();
+        let verdict_counts = inv.verdict_counts();
         Data {
+            verdict_counts,
             inv,
-            haystacks,
+            search,
             tools,
             worst,
             rate,

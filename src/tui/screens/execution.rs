@@ -78,7 +78,7 @@ impl State {
         let Some(e) = self.events.get(self.cursor.selected) else {
             return;
         };
-        let cite = e.evidence.cite();
+        let cite = crate::tui::screens::detail::short_cite(&e.evidence);
         match data.inv.raw_line(e.evidence.source) {
             Ok(raw) => {
                 self.record.push(format!("── raw line {cite} ──"));

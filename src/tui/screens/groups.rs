@@ -55,22 +55,208 @@ pub fn haystack(fields: &[String; 6]) -> String {
 /// Whether the query matches any one field of a haystack. Fields are
 /// matched one by one so that a short query does not match characters
 /// scattered over tool, actor and scope together.
+///
+/// SkimMatcherV2 (smart case) matches a field exactly when the query's
+/// characters appear in it in order, compared case-insensitively (ASCII)
+/// unless the query holds an ASCII capital (fuzzy-matcher 0.3
+/// `SkimMatcherV2::fuzzy`: it returns `None` only when its `cheap_matches`
+/// subsequence test fails). This function makes that test alone, in one
+/// pass and without allocating, so that filtering hundreds of thousands of
+/// groups stays fast; the matcher itself scores and highlights the rows on
+/// screen. A unit test checks that both agree.
 pub fn matches(haystack: &str, query: &str) -> bool {
-    let m = matcher();
-    haystack
-        .split(SEP)
-        .any(|f| m.fuzzy_match(f, query).is_some())
+    if query.is_empty() {
+        return true;
+    }
+    let case_sensitive = query.chars().any(|c| c.is_ascii_uppercase());
+    let eq = |a: char, b: char| {
+        if case_sensitive {
+            a == b
+        } else {
+            a.eq_ignore_ascii_case(&b)
+        }
+    };
+    let mut want = query.chars();
+    let mut next = want.next();
+    for c in haystack.chars() {
+        if c == SEP {
+            want = query.chars();
+            next = want.next();
+            continue;
+        }
+        if let Some(p) = next
+            && eq(c, p)
+        {
+            next = want.next();
+            if next.is_none() {
+                return true;
+            }
+        }
+    }
+    false
 }
 
-/// Haystacks of the first `n` groups.
-pub fn haystacks(inv: &Investigation, n: usize) -> Vec<String> {
-    (0..n)
-        .map(|i| {
-            inv.group_at(i)
-                .map(|g| haystack(&fields(inv, g)))
-                .unwrap_or_default()
-        })
-        .collect()
+/// What the fuzzy filter searches, built once at load. Tool, actor, scope
+/// and target repeat across many groups, so each distinct value is stored
+/// and matched once per query; only the group and execution ids are
+/// matched group by group.
+#[derive(Debug, Clone, Default)]
+pub struct SearchIndex {
+    /// Distinct sanitized values of tool, actor, scope and target.
+    pub values: Vec<String>,
+    /// Per group (aligned with the analysis's groups): its tool, actor,
+    /// scope and target as indexes into `values`.
+    pub shared: Vec<[u32; 4]>,
+    /// Per group: its id and execution ids, joined by [`SEP`].
+    pub ids: Vec<String>,
+}
+
+impl SearchIndex {
+    /// Indexes the first `n` groups.
+    pub fn build(inv: &Investigation, n: usize) -> SearchIndex {
+        let mut ix = SearchIndex::default();
+        let mut interned: std::collections::HashMap<String, u32> = Default::default();
+        for i in 0..n {
+            let Some(g) = inv.group_at(i) else {
+                ix.shared.push([0; 4]);
+                ix.ids.push(String::new());
+                continue;
+            };
+            let [tool, actor, scope, target, id, execs] = fields(inv, g);
+            let mut slot = |v: String| {
+                let next = u32::try_from(ix.values.len()).unwrap_or(u32::MAX);
+                *interned.entry(v).or_insert_with_key(|v| {
+                    ix.values.push(v.clone());
+                    next
+                })
+            };
+            let shared = [slot(tool), slot(actor), slot(scope), slot(target)];
+            ix.shared.push(shared);
+            ix.ids
+                .push(format!("{id}{SEP}{}", execs.replace(' ', &SEP.to_string())));
+        }
+        ix
+    }
+
+    /// Number of groups indexed.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no group is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Which distinct values match `query`.
+    pub fn match_values(&self, query: &str) -> Vec<bool> {
+        self.values.iter().map(|v| matches(v, query)).collect()
+    }
+
+    /// Whether group `i` matches, given [`SearchIndex::match_values`].
+    pub fn group_matches(&self, i: usize, values: &[bool], query: &str) -> bool {
+        self.shared
+            .get(i)
+            .is_some_and(|s| s.iter().any(|&v| values.get(v as usize) == Some(&true)))
+            || self.ids.get(i).is_some_and(|h| matches(h, query))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_index_matches_like_the_fields() {
+        let inv = crate::query::Investigation::open(
+            crate::sample::sources(),
+            None,
+            &crate::sample::config(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let n = inv.group_indices(&GroupFilter {
+            all: true,
+            ..GroupFilter::default()
+        });
+        let ix = SearchIndex::build(&inv, n.len());
+        assert_eq!(ix.len(), n.len());
+        for q in [
+            "d",
+            "dpl",
+            "list",
+            "act_01J4K8P",
+            "gfc",
+            "5f8",
+            "zzz",
+            "EXAMPLE",
+            "releases",
+        ] {
+            let values = ix.match_values(q);
+            for i in 0..ix.len() {
+                let g = inv.group_at(i).unwrap();
+                let f = fields(&inv, g);
+                let expected =
+                    f[..5].iter().any(|x| matches(x, q)) || f[5].split(' ').any(|x| matches(x, q));
+                assert_eq!(
+                    ix.group_matches(i, &values, q),
+                    expected,
+                    "group {i} query {q:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn matches_agrees_with_skim_matcher_v2() {
+        let fields = [
+            "deploy_release",
+            "signed-process:com.example.agent",
+            "run:5f8097",
+            "deploy-api.internal.example/releases",
+            "gfc4a6c60d4",
+            "act_01J4K8J7DX7V act_01J4K8M3QF2Z",
+            "Ünïcödé_Tool",
+            "wipe\\x1b[2Jdisk",
+        ];
+        let queries = [
+            "d",
+            "dr",
+            "dpl",
+            "DPL",
+            "Dpl",
+            "release",
+            "xyz",
+            "a",
+            "act_01j",
+            "ACT",
+            "5f8",
+            "ü",
+            "Ü",
+            "cöd",
+            "\\x1b",
+            "[2j",
+            "[2J",
+            "zz",
+            "e e",
+            "-",
+            "deploy_releasee",
+        ];
+        let m = matcher();
+        for q in queries {
+            for f in fields {
+                assert_eq!(
+                    matches(f, q),
+                    m.fuzzy_match(f, q).is_some(),
+                    "field {f:?} query {q:?}"
+                );
+            }
+            // Across fields: a match must lie within one field.
+            let h = haystack(&fields.map(String::from)[..6].to_vec().try_into().unwrap());
+            let any = fields[..6].iter().any(|f| m.fuzzy_match(f, q).is_some());
+            assert_eq!(matches(&h, q), any, "haystack, query {q:?}");
+        }
+    }
 }
 
 /// Sortable columns.
@@ -226,6 +412,8 @@ impl State {
     /// match when the query only grew), then the shown rows.
     pub fn refilter(&mut self, data: &Data, keep: Option<usize>) {
         let q = self.query.as_str();
+        let ix = &data.search;
+        let values = ix.match_values(q);
         let narrowing = !self.matched_for.is_empty()
             && q.starts_with(self.matched_for.as_str())
             && self.matched.len() == self.base.len();
@@ -234,14 +422,14 @@ impl State {
         } else if narrowing {
             for (k, &i) in self.matched.iter_mut().zip(&self.base) {
                 if *k {
-                    *k = data.haystacks.get(i).is_some_and(|h| matches(h, q));
+                    *k = ix.group_matches(i, &values, q);
                 }
             }
         } else {
             self.matched = self
                 .base
                 .iter()
-                .map(|&i| data.haystacks.get(i).is_some_and(|h| matches(h, q)))
+                .map(|&i| ix.group_matches(i, &values, q))
                 .collect();
         }
         self.matched_for = q.to_string();
@@ -387,8 +575,8 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         Action::CycleVerdict => {
             let present: Vec<Verdict> = data
-                .inv
-                .verdict_counts()
+                .verdict_counts
+                .clone()
                 .into_iter()
                 .map(|(v, _)| v)
                 .collect();

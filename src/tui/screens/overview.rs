@@ -30,7 +30,7 @@ pub fn chain_status(_journal: &LoadedJournal) -> &'static str {
 /// Areas: journals, verdict counts, sparkline, worst groups.
 fn areas(data: &Data, body: Rect) -> [Rect; 4] {
     let journals = (data.inv.journals.len().min(6) as u16) + 2;
-    let counts = (data.inv.verdict_counts().len().max(3) as u16 + 2).min(8);
+    let counts = (data.verdict_counts.len().max(3) as u16 + 2).min(8);
     let [j, mid, worst] = Layout::vertical([
         Constraint::Length(journals),
         Constraint::Length(counts),
@@ -167,7 +167,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ja,
     );
     // Counts by verdict.
-    let counts = inv.verdict_counts();
+    let counts = &data.verdict_counts;
     let inner_h = usize::from(ca.height.saturating_sub(2));
     let mut lines: Vec<Line> = counts
         .iter()
