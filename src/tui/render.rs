@@ -108,7 +108,7 @@ fn loading(app: &App, lp: &LoadProgress, frame: &mut Frame, area: Rect) {
             let name = lp
                 .journals
                 .get(p.journal as usize)
-                .map(|n| esc(n).into_owned())
+                .map(|n| esc(super::screens::detail::file_name(n)).into_owned())
                 .unwrap_or_default();
             match p.total_size {
                 Some(t) if t > 0 => (
@@ -169,7 +169,7 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(" Esc or ? closes this help", theme.muted));
-    let w = area.width.min(78);
+    let w = area.width.min(100);
     let h = area.height.min(lines.len() as u16 + 2);
     let popup = Rect::new(
         area.x + (area.width - w) / 2,

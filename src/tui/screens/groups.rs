@@ -710,7 +710,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     }
     if widest {
         header.push("SCOPE".into());
-        widths.push(Constraint::Fill(1));
+        widths.push(Constraint::Fill(3));
         header.push("ACTOR".into());
         widths.push(Constraint::Fill(2));
     }

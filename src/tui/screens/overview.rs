@@ -29,7 +29,14 @@ pub fn chain_status(_journal: &LoadedJournal) -> &'static str {
 
 /// Areas: journals, verdict counts, sparkline, worst groups.
 fn areas(data: &Data, body: Rect) -> [Rect; 4] {
-    let journals = (data.inv.journals.len().min(6) as u16) + 2;
+    let notes: usize = data
+        .inv
+        .journals
+        .iter()
+        .take(6)
+        .map(|j| j.notes.len().min(2))
+        .sum();
+    let journals = ((data.inv.journals.len().min(6) + notes).min(10) as u16) + 2;
     let counts = (data.verdict_counts.len().max(3) as u16 + 2).min(8);
     let [j, mid, worst] = Layout::vertical([
         Constraint::Length(journals),
@@ -147,10 +154,10 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         let used: usize = spans.iter().map(|s| s.width()).sum();
         let room = usize::from(ja.width.saturating_sub(2)).saturating_sub(used);
         spans.push(Span::raw(clip_left(&esc(&j.name), room)));
-        if let Some(n) = j.notes.first() {
-            spans.push(Span::styled(format!("  note: {}", esc(n)), theme.muted));
-        }
         lines.push(Line::from(spans));
+        for n in j.notes.iter().take(2) {
+            lines.push(Line::styled(format!("  note: {}", esc(n)), theme.muted));
+        }
     }
     if inv.journals.len() > 6 {
         lines.push(Line::styled(
@@ -220,10 +227,13 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         let line = Line::from(vec![
             Span::styled("▌", sev),
             Span::styled(format!("{:<24}", g.verdict.as_str()), sev),
-            Span::raw(format!(" {}", esc(&g.tool))),
+            Span::raw(format!(
+                " {:<18}",
+                crate::tui::widgets::text::clip(&esc(&g.tool), 18)
+            )),
             Span::styled(
                 format!(
-                    "  {} calls · {} executions · {}",
+                    " {} calls · {} execs · {}",
                     g.calls,
                     g.executions.len(),
                     g.id
