@@ -4,7 +4,7 @@
 //! [`journal`] (readers, one module per format) → [`model`] (calls,
 //! executions, sessions) → [`analysis`] (fingerprints, contracts, grouping,
 //! the five questions, verdicts) → [`query`] (the one place front ends ask)
-//! → front ends: [`cli`] and [`tui`].
+//! → front ends: [`cli`], [`tui`], [`export`] and [`review`] (the case file).
 //!
 //! The core knows nothing of terminals; front ends hold no domain logic.
 
@@ -13,9 +13,11 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod export;
 pub mod journal;
 pub mod model;
 pub mod query;
+pub mod review;
 pub mod sample;
 pub mod sanitize;
 pub mod tui;

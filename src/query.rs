@@ -50,6 +50,8 @@ pub struct Investigation {
     pub model: Model,
     /// Groups and verdicts.
     pub analysis: Analysis,
+    /// Contracts, key and reviewer resolutions the analysis used.
+    pub config: Config,
 }
 
 impl analysis::JournalCaps for Vec<LoadedJournal> {
@@ -106,6 +108,21 @@ pub struct GroupSummary {
     pub execution_ids: Vec<String>,
     /// Finding names.
     pub flags: Vec<&'static str>,
+    /// Reviewer decisions applied to the group's executions (who, what,
+    /// when, which case file entry); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resolutions: Vec<analysis::Resolution>,
+}
+
+/// Calls over time (see [`Investigation::call_rate`]).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CallRate {
+    /// Time of the first call.
+    pub start: Option<DateTime<Utc>>,
+    /// Time of the last call.
+    pub end: Option<DateTime<Utc>>,
+    /// Calls in each equal slice of `start..=end`.
+    pub counts: Vec<u64>,
 }
 
 /// Where a piece of evidence is, resolved for display.
@@ -247,6 +264,9 @@ pub struct ExecutionSummary {
     pub attached: Vec<AttachedCall>,
     /// Number of events.
     pub events: usize,
+    /// The reviewer decision applied to this execution, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<analysis::Resolution>,
 }
 
 /// A call that attached to an execution.
@@ -332,6 +352,7 @@ impl Investigation {
             journals,
             model,
             analysis,
+            config: config.clone(),
         }
     }
 
@@ -367,6 +388,75 @@ impl Investigation {
                 prefix: id.to_string(),
                 matches: many.iter().map(|g| g.id.clone()).collect(),
             }),
+        }
+    }
+
+    /// Indexes into [`Analysis::groups`] of the groups passing the filter,
+    /// worst first (the order of [`Investigation::groups`]). Front ends that
+    /// keep their own sorted or filtered views hold these indexes.
+    pub fn group_indices(&self, f: &GroupFilter) -> Vec<usize> {
+        self.analysis
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| f.all || g.worth_a_look() || !f.verdicts.is_empty())
+            .filter(|(_, g)| f.verdicts.is_empty() || f.verdicts.contains(&g.verdict))
+            .filter(|(_, g)| f.tool.as_ref().is_none_or(|t| g.tool.contains(t.as_str())))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The group at an index of [`Analysis::groups`].
+    pub fn group_at(&self, index: usize) -> Option<&Group> {
+        self.analysis.groups.get(index)
+    }
+
+    /// Index in [`Analysis::groups`] of the group an execution belongs to.
+    pub fn execution_group(&self, execution: usize) -> Option<usize> {
+        self.analysis.execution_group.get(execution).copied()
+    }
+
+    /// For every session (aligned with `model.sessions`), the executions its
+    /// calls created or attached to, once each, in the order of the calls
+    /// (time order). Calls name their session by `call.session_id`.
+    pub fn session_executions(&self) -> Vec<Vec<usize>> {
+        let mut out: Vec<Vec<usize>> = vec![Vec::new(); self.model.sessions.len()];
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, s) in self.model.sessions.iter().enumerate() {
+            index.entry(s.session_id.as_str()).or_insert(i);
+        }
+        let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
+        for c in &self.model.calls {
+            let Some(&si) = c.call.session_id.as_deref().and_then(|s| index.get(s)) else {
+                continue;
+            };
+            if seen.insert((si, c.execution)) {
+                out[si].push(c.execution);
+            }
+        }
+        out
+    }
+
+    /// Calls per time bucket over the whole investigation, for a call-rate
+    /// sparkline: `buckets` equal slices from the first call to the last.
+    /// Empty when there is no call.
+    pub fn call_rate(&self, buckets: usize) -> CallRate {
+        let times = || self.model.calls.iter().map(|c| c.at);
+        let (Some(start), Some(end)) = (times().min(), times().max()) else {
+            return CallRate::default();
+        };
+        let n = buckets.max(1);
+        let span = (end - start).num_milliseconds().max(1) as f64;
+        let mut counts = vec![0u64; n];
+        for t in times() {
+            let f = (t - start).num_milliseconds() as f64 / span;
+            let b = ((f * n as f64) as usize).min(n - 1);
+            counts[b] += 1;
+        }
+        CallRate {
+            start: Some(start),
+            end: Some(end),
+            counts,
         }
     }
 
@@ -410,6 +500,11 @@ impl Investigation {
                 .map(|f| f.kind.as_str())
                 .collect::<std::collections::BTreeSet<_>>()
                 .into_iter()
+                .collect(),
+            resolutions: g
+                .executions
+                .iter()
+                .filter_map(|&x| self.analysis.lifecycles[x].resolution.clone())
                 .collect(),
         }
     }
@@ -480,9 +575,29 @@ impl Investigation {
         }
     }
 
+    /// The verdict of a group in words and its five answers (computed on
+    /// demand).
+    pub fn explain(&self, g: &Group) -> analysis::Explanation {
+        analysis::explain(&self.model, &self.analysis, &self.journals, g)
+    }
+
+    /// The canonical action record the group's fingerprint was computed from.
+    pub fn canonical_action(&self, g: &Group) -> Value {
+        analysis::canonical_action(&self.model, &self.config, g)
+    }
+
+    /// Why the group got its verdict, in one sentence.
+    pub fn reason(&self, g: &Group) -> String {
+        self.explain(g).reason
+    }
+
     /// The five answers of a group, resolved.
     pub fn answers(&self, g: &Group) -> Vec<AnswerView> {
-        g.answers.iter().map(|a| self.answer_view(a)).collect()
+        self.explain(g)
+            .answers
+            .iter()
+            .map(|a| self.answer_view(a))
+            .collect()
     }
 
     /// The findings of a group, resolved.
@@ -553,16 +668,18 @@ impl Investigation {
             session_id: x.accepted().and_then(|(_, c, _)| c.session_id.clone()),
             attached,
             events: x.events.len(),
+            resolution: l.resolution.clone(),
         }
     }
 
     /// Everything about a group.
     pub fn detail(&self, g: &Group) -> GroupDetail {
+        let ex = self.explain(g);
         GroupDetail {
             summary: self.summary(g),
             target: g.target.clone(),
-            reason: g.reason.clone(),
-            questions: self.answers(g),
+            reason: ex.reason,
+            questions: ex.answers.iter().map(|a| self.answer_view(a)).collect(),
             findings: self.findings(g),
             executions_detail: g
                 .executions
@@ -570,7 +687,7 @@ impl Investigation {
                 .map(|&x| self.execution_summary(x))
                 .collect(),
             contract: g.contract.clone(),
-            canonical_action: g.canonical.clone(),
+            canonical_action: self.canonical_action(g),
         }
     }
 
@@ -693,5 +810,83 @@ pub fn event_summary(e: &Event) -> String {
         EventKind::Delivered => String::new(),
         EventKind::DeliveryFailed { error } => error.clone(),
         EventKind::Cancelled { by } => format!("by {by}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Investigation {
+        Investigation::open(
+            crate::sample::sources(),
+            None,
+            &crate::sample::config(),
+            &mut |_| {},
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn group_indices_follow_groups() {
+        let inv = sample();
+        for f in [
+            GroupFilter::default(),
+            GroupFilter {
+                all: true,
+                ..GroupFilter::default()
+            },
+        ] {
+            let by_ref: Vec<&str> = inv.groups(&f).iter().map(|g| g.id.as_str()).collect();
+            let by_index: Vec<&str> = inv
+                .group_indices(&f)
+                .into_iter()
+                .map(|i| inv.group_at(i).unwrap().id.as_str())
+                .collect();
+            assert_eq!(by_ref, by_index);
+        }
+    }
+
+    #[test]
+    fn every_execution_belongs_to_its_group() {
+        let inv = sample();
+        for xi in 0..inv.model.executions.len() {
+            let g = inv.group_at(inv.execution_group(xi).unwrap()).unwrap();
+            assert!(g.executions.contains(&xi));
+        }
+    }
+
+    #[test]
+    fn session_executions_come_from_calls() {
+        let inv = sample();
+        let per = inv.session_executions();
+        assert_eq!(per.len(), inv.model.sessions.len());
+        let expected: std::collections::BTreeSet<usize> = inv
+            .model
+            .calls
+            .iter()
+            .filter(|c| c.call.session_id.as_deref() == Some(&inv.model.sessions[0].session_id))
+            .map(|c| c.execution)
+            .collect();
+        assert!(!expected.is_empty());
+        assert_eq!(
+            per[0]
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+            expected
+        );
+    }
+
+    #[test]
+    fn call_rate_counts_every_call() {
+        let inv = sample();
+        for n in [1, 7, 64] {
+            let r = inv.call_rate(n);
+            assert_eq!(r.counts.len(), n);
+            assert_eq!(r.counts.iter().sum::<u64>(), inv.model.calls.len() as u64);
+        }
+        let r = inv.call_rate(10);
+        assert!(r.counts[0] > 0 && r.counts[9] > 0, "{r:?}");
     }
 }

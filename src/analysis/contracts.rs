@@ -192,6 +192,11 @@ impl Contracts {
         Ok(Contracts { tools })
     }
 
+    /// The configured contract for `tool`, if any.
+    pub fn lookup(&self, tool: &str) -> Option<&ToolContract> {
+        self.tools.get(tool)
+    }
+
     /// The contract for `tool`, or the unconfigured default.
     pub fn get(&self, tool: &str) -> ToolContract {
         self.tools

@@ -206,8 +206,8 @@ impl Lifecycle {
             return (Delivery::NotRecorded, None);
         }
         let known = self
-            .decisive_outcome
-            .is_some_and(|i| t.is_none_or(|t| x.events[i].at <= t));
+            .outcome_time(x)
+            .is_some_and(|o| t.is_none_or(|t| o <= t));
         let last = self
             .deliveries
             .iter()

@@ -125,6 +125,45 @@ pub struct Finding {
     pub evidence: Vec<EvidenceRef>,
 }
 
+/// A pair (earlier execution, later call) or a single execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Basis {
+    /// The earlier execution (model index).
+    pub earlier: usize,
+    /// The later execution; equal to `earlier` for an attached call or a
+    /// single execution.
+    pub later: usize,
+    /// The answers for the pair, when there is a later call.
+    pub pair: Option<PairAnswers>,
+    /// The `attached` event on `earlier`, when the later call attached.
+    pub call: Option<usize>,
+}
+
+/// What gave a group its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum Cause {
+    /// A later call judged against the execution it repeats, or one
+    /// execution's own status.
+    Lifecycle(Basis),
+    /// One idempotency key carried this intent and others (group ids).
+    KeyConflict {
+        /// The key.
+        key: String,
+        /// The other groups.
+        others: Vec<String>,
+    },
+}
+
+/// The verdict in words, and the five answers with evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explanation {
+    /// Why, in one sentence.
+    pub reason: String,
+    /// The five answers, in the seed's order.
+    pub answers: Vec<Answer>,
+}
+
 /// All calls sharing (intent fingerprint, actor, intent scope), judged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Group {
@@ -153,19 +192,23 @@ pub struct Group {
     pub last_at: Option<DateTime<Utc>>,
     /// The verdict.
     pub verdict: Verdict,
-    /// Why, in one sentence.
-    pub reason: String,
-    /// The five answers, for the pair (or execution) that decided the verdict.
-    pub answers: Vec<Answer>,
-    /// The (earlier, later) executions the answers are about; equal when a
-    /// single execution decided, `None` for groups without executions.
-    pub decisive: Option<(usize, usize)>,
+    /// What gave the verdict; [`explain`] turns it into words.
+    pub cause: Cause,
+    /// The pair (or execution) the five questions are asked about: the one
+    /// that decided the verdict, or for a verdict about one execution, the
+    /// group's first later call.
+    pub asked: Basis,
     /// Extra findings.
     pub findings: Vec<Finding>,
+    /// Each execution's own status verdict (the DESIGN.md §5 rows about one
+    /// execution: rejected, pending verification, undelivered result, safe
+    /// retry, clean), aligned with `executions`; `None` when a later call
+    /// superseded it (an undelivered result that was retried, a pending
+    /// outcome that a later replay with the same key settled). The review
+    /// queue reads it.
+    pub statuses: Vec<Option<Verdict>>,
     /// The tool contract applied.
     pub contract: ToolContract,
-    /// The record that was hashed.
-    pub canonical: Value,
 }
 
 impl Group {
@@ -212,7 +255,6 @@ struct Draft {
     tool: String,
     target: Option<String>,
     contract: ToolContract,
-    canonical: Value,
     drift: Option<String>,
     executions: Vec<usize>,
 }
@@ -247,62 +289,64 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
     let mut by_key: HashMap<(String, String, String), usize> = HashMap::new();
     let mut mismatches: Vec<(usize, String)> = Vec::new();
 
+    let unconfigured = ToolContract::unconfigured();
     for (xi, x) in model.executions.iter().enumerate() {
-        let (key, tool, target, contract, canonical, drift) = match x.accepted() {
-            Some((_, call, action)) => {
-                let tool = action.tool().unwrap_or("?").to_string();
-                let contract = config.contracts.get(&tool);
-                let canonical = fingerprint::canonical_record(
-                    action,
-                    &contract,
-                    &config.key,
-                    &mut secrets_unkeyed,
-                );
-                let fp = fingerprint::fingerprint(&canonical, &config.key);
-                if let Some(EvidenceWritten(w)) = written_fingerprint(x)
-                    && let JournalFingerprint::Mismatch { recomputed, .. } =
-                        fingerprint::check_journal_fingerprint(Some(w), &canonical, &config.key)
-                {
-                    mismatches.push((xi, format!("journal wrote {w}, recomputed {recomputed}")));
-                }
-                let actor = action
-                    .actor()
-                    .map(str::to_string)
-                    .or_else(|| {
-                        call.session_id
-                            .as_deref()
-                            .and_then(|s| model.session(s))
-                            .and_then(|s| s.actor.clone())
-                    })
-                    .unwrap_or_else(|| "unknown".into());
-                let scope = action.intent_scope().unwrap_or("unscoped").to_string();
-                let drift = Some(fingerprint::jcs(&fingerprint::drift_form(&canonical)));
-                let target = action.target().map(str::to_string);
-                ((fp, actor, scope), tool, target, contract, canonical, drift)
-            }
-            None => (
-                (
+        let Some((_, call, action)) = x.accepted() else {
+            // Events with no accepted record: a group of their own, so that
+            // nothing the journal holds is dropped.
+            drafts.push(Draft {
+                key: (
                     format!("orphan:{}", x.id),
                     "unknown".into(),
                     "unscoped".into(),
                 ),
-                "?".to_string(),
-                None,
-                ToolContract::unconfigured(),
-                Value::Null,
-                None,
-            ),
+                tool: "?".into(),
+                target: None,
+                contract: unconfigured.clone(),
+                drift: None,
+                executions: vec![xi],
+            });
+            continue;
         };
+        let tool = action.tool().unwrap_or("?");
+        let contract = config.contracts.lookup(tool).unwrap_or(&unconfigured);
+        let canonical =
+            fingerprint::canonical_record(action, contract, &config.key, &mut secrets_unkeyed);
+        let fp = fingerprint::fingerprint(&canonical, &config.key);
+        if let Some(EvidenceWritten(w)) = written_fingerprint(x)
+            && let JournalFingerprint::Mismatch { recomputed, .. } =
+                fingerprint::check_journal_fingerprint(Some(w), &canonical, &config.key)
+        {
+            mismatches.push((xi, format!("journal wrote {w}, recomputed {recomputed}")));
+        }
+        let actor = action
+            .actor()
+            .map(str::to_string)
+            .or_else(|| {
+                call.session_id
+                    .as_deref()
+                    .and_then(|s| model.session(s))
+                    .and_then(|s| s.actor.clone())
+            })
+            .unwrap_or_else(|| "unknown".into());
+        let scope = action.intent_scope().unwrap_or("unscoped").to_string();
+        let key = (fp, actor, scope);
         match by_key.get(&key) {
             Some(&g) => drafts[g].executions.push(xi),
             None => {
+                // The drift key: the fingerprint of the record with known
+                // equivalents normalized; the fingerprint itself when
+                // normalizing changes nothing.
+                let drift = Some(match fingerprint::drift_form(&canonical) {
+                    Some(normal) => fingerprint::fingerprint(&normal, &config.key),
+                    None => key.0.clone(),
+                });
                 by_key.insert(key.clone(), drafts.len());
                 drafts.push(Draft {
                     key,
-                    tool,
-                    target,
-                    contract,
-                    canonical,
+                    tool: tool.to_string(),
+                    target: action.target().map(str::to_string),
+                    contract: contract.clone(),
                     drift,
                     executions: vec![xi],
                 });
@@ -321,13 +365,14 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
         lifecycles: &lifecycles,
         journals,
     };
-    let mut groups: Vec<Group> = drafts.iter().map(|d| judge(&ctx, d)).collect();
     let mut execution_group = vec![0; model.executions.len()];
     for (gi, d) in drafts.iter().enumerate() {
         for &x in &d.executions {
             execution_group[x] = gi;
         }
     }
+    let drift: Vec<Option<String>> = drafts.iter_mut().map(|d| d.drift.take()).collect();
+    let mut groups: Vec<Group> = drafts.into_iter().map(|d| judge(&ctx, d)).collect();
 
     // Findings that look across groups.
     for (xi, detail) in mismatches {
@@ -339,8 +384,8 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
             evidence: ev.into_iter().collect(),
         });
     }
-    drift_findings(&drafts, &mut groups);
-    key_findings(model, &lifecycles, &execution_group, &mut groups);
+    drift_findings(&drift, &mut groups);
+    key_findings(&lifecycles, &execution_group, &mut groups);
     jsonrpc_findings(model, &lifecycles, &execution_group, &mut groups);
 
     for g in &mut groups {
@@ -403,7 +448,7 @@ type Candidate = (Verdict, usize, usize, Option<PairAnswers>, Option<usize>);
 
 /// Judges one group: every execution's own status, every later call against
 /// the execution it repeats, and the most severe of them decides.
-fn judge(ctx: &questions::Ctx<'_>, d: &Draft) -> Group {
+fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
     let model = ctx.model;
     let lc = ctx.lifecycles;
     let xs = &d.executions;
@@ -411,6 +456,7 @@ fn judge(ctx: &questions::Ctx<'_>, d: &Draft) -> Group {
 
     // Candidate (verdict, earlier, later, pair answers) items.
     let mut best: Option<Candidate> = None;
+    let mut statuses: Vec<Option<Verdict>> = Vec::with_capacity(xs.len());
     let mut consider =
         |v: Verdict, e: usize, f: usize, p: Option<PairAnswers>, call: Option<usize>| {
             if best.as_ref().is_none_or(|b| v < b.0) {
@@ -440,6 +486,7 @@ fn judge(ctx: &questions::Ctx<'_>, d: &Draft) -> Group {
         if !superseded {
             consider(v, x, x, None, None);
         }
+        statuses.push((!superseded).then_some(v));
         for &a in &lc[x].attached {
             let p = ctx.pair_answers_attached(x, a);
             if let Some(v) = verdict::pair_verdict(&p) {
@@ -482,19 +529,16 @@ fn judge(ctx: &questions::Ctx<'_>, d: &Draft) -> Group {
     // When a status verdict decided but the group has later calls, the
     // questions are still asked about the most telling pair.
     let (verdict, e, f, pair, call) = best.unwrap_or((Verdict::Clean, xs[0], xs[0], None, None));
-    let shown_pair = match pair {
-        Some(p) => Some((p, e, f, call)),
-        None => first_pair(ctx, xs, window),
+    let basis = Basis {
+        earlier: e,
+        later: f,
+        pair,
+        call,
     };
-    let answers = match shown_pair {
-        Some((p, e, f, call)) => ctx.pair_texts(&p, e, f, call),
-        None => ctx.single_texts(e),
+    let asked = match pair {
+        Some(_) => basis,
+        None => first_pair(ctx, xs, window).unwrap_or(basis),
     };
-    let reason = ctx.reason(verdict, e, f, pair.as_ref(), call);
-    let decisive = Some(match shown_pair {
-        Some((_, e, f, _)) => (e, f),
-        None => (e, f),
-    });
 
     let mut findings = Vec::new();
     if !d.contract.configured && !d.key.0.starts_with("orphan:") {
@@ -563,12 +607,11 @@ fn judge(ctx: &questions::Ctx<'_>, d: &Draft) -> Group {
         first_at,
         last_at,
         verdict,
-        reason,
-        answers,
-        decisive,
+        cause: Cause::Lifecycle(basis),
+        asked,
         findings,
-        contract: d.contract.clone(),
-        canonical: d.canonical.clone(),
+        statuses,
+        contract: d.contract,
     }
 }
 
@@ -577,19 +620,71 @@ fn first_pair(
     ctx: &questions::Ctx<'_>,
     xs: &[usize],
     window: std::time::Duration,
-) -> Option<(PairAnswers, usize, usize, Option<usize>)> {
+) -> Option<Basis> {
     let first = xs[0];
     if let Some(&a) = ctx.lifecycles[first].attached.first() {
-        return Some((ctx.pair_answers_attached(first, a), first, first, Some(a)));
+        return Some(Basis {
+            earlier: first,
+            later: first,
+            pair: Some(ctx.pair_answers_attached(first, a)),
+            call: Some(a),
+        });
     }
     let &second = xs.get(1)?;
-    Some((ctx.pair_answers(first, second, window), first, second, None))
+    Some(Basis {
+        earlier: first,
+        later: second,
+        pair: Some(ctx.pair_answers(first, second, window)),
+        call: None,
+    })
 }
 
-fn drift_findings(drafts: &[Draft], groups: &mut [Group]) {
+/// The canonical action record a group's fingerprint was computed from
+/// (recomputed on demand; it is only shown, never needed for judging).
+pub fn canonical_action(model: &Model, config: &Config, g: &Group) -> Value {
+    let Some(action) = g
+        .executions
+        .first()
+        .and_then(|&x| model.executions[x].action())
+    else {
+        return Value::Null;
+    };
+    let mut unkeyed = false;
+    fingerprint::canonical_record(action, &g.contract, &config.key, &mut unkeyed)
+}
+
+/// The verdict of a group in words and its five answers with evidence.
+/// Computed on demand: only groups someone looks at need words.
+pub fn explain(
+    model: &Model,
+    analysis: &Analysis,
+    journals: &dyn JournalCaps,
+    g: &Group,
+) -> Explanation {
+    let ctx = questions::Ctx {
+        model,
+        lifecycles: &analysis.lifecycles,
+        journals,
+    };
+    let reason = match &g.cause {
+        Cause::Lifecycle(b) => ctx.reason(g.verdict, b.earlier, b.later, b.pair.as_ref()),
+        Cause::KeyConflict { key, others } => format!(
+            "idempotency key {key:?} was used for this intent and for another ({}): the target cannot tell them apart",
+            others.join(", ")
+        ),
+    };
+    let a = &g.asked;
+    let answers = match &a.pair {
+        Some(p) => ctx.pair_texts(p, a.earlier, a.later, a.call),
+        None => ctx.single_texts(a.earlier),
+    };
+    Explanation { reason, answers }
+}
+
+fn drift_findings(drift: &[Option<String>], groups: &mut [Group]) {
     let mut by_drift: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, d) in drafts.iter().enumerate() {
-        if let Some(k) = &d.drift {
+    for (i, d) in drift.iter().enumerate() {
+        if let Some(k) = d {
             by_drift.entry(k.as_str()).or_default().push(i);
         }
     }
@@ -614,7 +709,7 @@ fn drift_findings(drafts: &[Draft], groups: &mut [Group]) {
 
 /// One idempotency key carrying two intents: a finding and at least the
 /// `idempotency_key_conflict` verdict on every group involved.
-fn key_findings(model: &Model, lc: &[Lifecycle], execution_group: &[usize], groups: &mut [Group]) {
+fn key_findings(lc: &[Lifecycle], execution_group: &[usize], groups: &mut [Group]) {
     let mut by_key: HashMap<&str, BTreeSet<usize>> = HashMap::new();
     for (x, l) in lc.iter().enumerate() {
         if let Some(k) = l.idempotency_key.as_deref() {
@@ -647,14 +742,13 @@ fn key_findings(model: &Model, lc: &[Lifecycle], execution_group: &[usize], grou
             });
             if Verdict::IdempotencyKeyConflict < group.verdict {
                 group.verdict = Verdict::IdempotencyKeyConflict;
-                group.reason = format!(
-                    "idempotency key {key:?} was used for this intent and for another ({}): the target cannot tell them apart",
-                    others.join(", ")
-                );
+                group.cause = Cause::KeyConflict {
+                    key: key.to_string(),
+                    others,
+                };
             }
         }
     }
-    let _ = model;
 }
 
 /// One (MCP session, JSON-RPC id) used for two intents (research A2: ids

@@ -67,28 +67,27 @@ fn outcome_words(e: &Event) -> String {
             let mut s = match (target_status, exit_status) {
                 (Some(st), _) => format!("HTTP {st}"),
                 (None, Some(x)) => format!("exit status {x}"),
-                (None, None) => outcome.as_str().to_string(),
+                (None, None) => outcome.as_str().replace('_', " "),
             };
             if *outcome != OutcomeKind::Success
                 && (target_status.is_some() || exit_status.is_some())
             {
-                s.push_str(&format!(" ({})", outcome.as_str()));
+                s.push_str(&format!(" ({})", outcome.as_str().replace('_', " ")));
             }
             if *replayed {
                 s.push_str(", a replay of the stored result");
             }
-            if let Some(err) = error.as_deref().filter(|e| !e.is_empty()) {
-                let short: String = err.chars().take(90).collect();
-                s.push_str(&format!(
-                    ": {short}{}",
-                    if err.chars().count() > 90 { "…" } else { "" }
-                ));
-            }
-            format!(
-                "{s} at {} via {}",
+            s.push_str(&format!(
+                " at {} via {}",
                 hms(e.at),
                 observed_via.as_str().replace('_', " ")
-            )
+            ));
+            if let Some(err) = error.as_deref().filter(|e| !e.is_empty()) {
+                let short: String = err.chars().take(200).collect();
+                let more = if err.chars().count() > 200 { "…" } else { "" };
+                s.push_str(&format!(" — {short}{more}"));
+            }
+            s
         }
         _ => String::new(),
     }
@@ -335,7 +334,14 @@ impl Ctx<'_> {
                     _ if late => "Not before the second call; later",
                     _ => "Yes",
                 };
-                format!("{lead}: {words}.")
+                // Readers that pair responses by position say so on the event.
+                let pairing = x.events[i]
+                    .extra
+                    .get("pairing")
+                    .and_then(serde_json::Value::as_str)
+                    .map(|p| format!(" (response paired by position: {p})"))
+                    .unwrap_or_default();
+                format!("{lead}: {words}.{pairing}")
             }
         };
         answer(3, text, evidence)
@@ -486,7 +492,7 @@ impl Ctx<'_> {
             },
         };
         let text = match p.later {
-            LaterCall::Attached => unreachable_text(),
+            LaterCall::Attached => format!("Reused the execution: {fc} attached to {}.", xe.id),
             LaterCall::Unknown => format!(
                 "unknown: {} has no execution identity, so it cannot show attachment; {fc} is counted as a fresh attempt ({}).{fate}",
                 self.format_name(f),
@@ -530,20 +536,21 @@ impl Ctx<'_> {
     }
 
     /// One sentence saying why the verdict was given.
-    pub fn reason(
-        &self,
-        v: Verdict,
-        e: usize,
-        f: usize,
-        p: Option<&PairAnswers>,
-        call: Option<usize>,
-    ) -> String {
+    pub fn reason(&self, v: Verdict, e: usize, f: usize, p: Option<&PairAnswers>) -> String {
         let (xe, xf) = (self.x(e), self.x(f));
         let le = &self.lifecycles[e];
-        let outcome = le
-            .decisive_outcome
-            .map(|i| outcome_words(&xe.events[i]))
-            .unwrap_or_default();
+        // An outcome settled by a reviewer names the reviewer and the time
+        // (resolution.rs: every view says who resolved it and when).
+        let outcome = match (le.decisive_outcome, &le.resolution) {
+            (Some(i), _) => outcome_words(&xe.events[i]),
+            (None, Some(r)) => format!(
+                "reviewer {} decided {} at {}",
+                r.reviewer,
+                r.decision,
+                r.at.format("%Y-%m-%d %H:%M:%SZ")
+            ),
+            (None, None) => String::new(),
+        };
         match (v, p) {
             (Verdict::DuplicateSideEffect, Some(p)) => {
                 if p.timing == Timing::AfterLater {
@@ -610,7 +617,6 @@ impl Ctx<'_> {
             ),
             (Verdict::AttachedRetry, _) => {
                 let n = self.lifecycles[e].attached.len();
-                let _ = call;
                 format!(
                     "{n} later call(s) attached to {}; it was dispatched {} time(s)",
                     xe.id, le.dispatches
@@ -635,13 +641,4 @@ impl Ctx<'_> {
             (Verdict::DuplicateSideEffect, None) => "duplicate side effect".into(),
         }
     }
-}
-
-fn unreachable_text() -> String {
-    "Reused the execution.".into()
-}
-
-#[allow(dead_code)]
-fn _window_used(w: Window) -> Window {
-    w
 }

@@ -1,1 +1,346 @@
-//! Analysis tests over small hand-built journals.
+//! Analysis over small hand-written journals: resolutions, windows, classes,
+//! provenance, and robustness against odd input.
+
+use super::*;
+use crate::journal::JournalSource;
+use crate::query::Investigation;
+use chrono::TimeZone;
+
+const CONTRACTS: &str = r#"
+[tools.deploy]
+class = "recoverable_by_status"
+attach_window = "10m"
+[tools.read]
+class = "read_only"
+"#;
+
+fn ev(seq: u32, at: &str, x: &str, event: &str, extra: &str) -> String {
+    format!(
+        r#"{{"kind":"event","seq":{seq},"at":"2026-09-01T{at}Z","execution_id":"{x}","event":"{event}"{extra}}}"#
+    )
+}
+
+fn accepted(seq: u32, at: &str, x: &str, tool: &str, session: &str) -> String {
+    ev(
+        seq,
+        at,
+        x,
+        "accepted",
+        &format!(
+            r#","call":{{"call_id":"c{seq}","session_id":"{session}","jsonrpc_id":{seq}}},"action":{{"actor":"a","tool":"{tool}","arguments":{{"v":1}},"intent_scope":"run:1"}}"#
+        ),
+    )
+}
+
+fn session(id: &str, pid: u32) -> String {
+    format!(
+        r#"{{"kind":"session","session_id":"{id}","actor":"a","process":{{"pid":{pid},"started_at":"2026-09-01T09:00:00Z"}}}}"#
+    )
+}
+
+fn investigate(lines: &[String], resolutions: Vec<Resolution>) -> Investigation {
+    let text: &'static [u8] = Box::leak(lines.join("\n").into_bytes().into_boxed_slice());
+    let config = Config {
+        contracts: Contracts::parse(CONTRACTS, "test").unwrap(),
+        key: FingerprintKey::none(),
+        resolutions,
+    };
+    Investigation::open(
+        vec![JournalSource::embedded("t.jsonl", text)],
+        None,
+        &config,
+        &mut |_| {},
+    )
+    .unwrap()
+}
+
+/// An unknown outcome, then a fresh retry that the target performed.
+fn unknown_then_retry(extra_first: &[String]) -> Vec<String> {
+    let mut l = vec![
+        session("s1", 1),
+        accepted(1, "10:00:00", "x1", "deploy", "s1"),
+        ev(2, "10:00:01", "x1", "dispatched", ""),
+        ev(3, "10:01:01", "x1", "outcome", r#","outcome":"unknown""#),
+        accepted(4, "10:02:00", "x2", "deploy", "s1"),
+        ev(5, "10:02:01", "x2", "dispatched", ""),
+        ev(
+            6,
+            "10:02:05",
+            "x2",
+            "outcome",
+            r#","outcome":"success","target_status":201"#,
+        ),
+        ev(7, "10:02:06", "x2", "delivered", ""),
+    ];
+    l.extend_from_slice(extra_first);
+    l
+}
+
+fn only_group(inv: &Investigation) -> &Group {
+    assert_eq!(inv.analysis.groups.len(), 1, "{:#?}", inv.analysis.groups);
+    &inv.analysis.groups[0]
+}
+
+#[test]
+fn unknown_outcome_then_fresh_retry_is_a_possible_duplicate() {
+    let inv = investigate(&unknown_then_retry(&[]), vec![]);
+    let g = only_group(&inv);
+    let ex = inv.explain(g);
+    assert_eq!(g.verdict, Verdict::PossibleDuplicate);
+    assert!(
+        ex.answers[2]
+            .text
+            .starts_with("No: the gateway recorded the outcome as unknown")
+    );
+}
+
+#[test]
+fn a_status_query_that_finds_it_done_makes_it_a_duplicate() {
+    let late = ev(
+        8,
+        "10:30:00",
+        "x1",
+        "outcome",
+        r#","outcome":"success","target_status":200,"observed_via":"status_query""#,
+    );
+    let inv = investigate(&unknown_then_retry(&[late]), vec![]);
+    let g = only_group(&inv);
+    let ex = inv.explain(g);
+    assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
+    assert!(ex.reason.contains("still unresolved"), "{}", ex.reason);
+    assert!(
+        ex.answers[2]
+            .text
+            .starts_with("Not before the second call; later"),
+        "{}",
+        ex.answers[2].text
+    );
+}
+
+#[test]
+fn a_status_query_that_finds_no_record_makes_it_safe() {
+    let late = ev(
+        8,
+        "10:30:00",
+        "x1",
+        "outcome",
+        r#","outcome":"not_executed","observed_via":"status_query""#,
+    );
+    let inv = investigate(&unknown_then_retry(&[late]), vec![]);
+    assert_eq!(only_group(&inv).verdict, Verdict::SafeRetry);
+}
+
+fn resolution(x: &str, d: Decision) -> Resolution {
+    Resolution {
+        execution_id: x.into(),
+        decision: d,
+        reviewer: "alice".into(),
+        at: Utc.with_ymd_and_hms(2026, 9, 2, 8, 0, 0).unwrap(),
+        note: "checked the deploy API".into(),
+        source: "case entry 1".into(),
+    }
+}
+
+#[test]
+fn reviewer_decisions_resolve_unknown_outcomes_with_provenance() {
+    let inv = investigate(
+        &unknown_then_retry(&[]),
+        vec![resolution("x1", Decision::ConfirmedCompleted)],
+    );
+    let g = only_group(&inv);
+    let ex = inv.explain(g);
+    assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
+    let q3 = &ex.answers[2].text;
+    assert!(
+        q3.contains(
+            "Reviewer alice decided confirmed_completed at 2026-09-02 08:00:00Z (case entry 1)"
+        ),
+        "{q3}"
+    );
+
+    let inv = investigate(
+        &unknown_then_retry(&[]),
+        vec![resolution("x1", Decision::ConfirmedNotExecuted)],
+    );
+    assert_eq!(only_group(&inv).verdict, Verdict::SafeRetry);
+
+    let inv = investigate(
+        &unknown_then_retry(&[]),
+        vec![resolution("x1", Decision::Escalated)],
+    );
+    assert_eq!(only_group(&inv).verdict, Verdict::PossibleDuplicate);
+}
+
+#[test]
+fn a_decision_never_overrides_the_journal() {
+    let inv = investigate(
+        &unknown_then_retry(&[]),
+        vec![resolution("x2", Decision::ConfirmedNotExecuted)],
+    );
+    assert_eq!(only_group(&inv).verdict, Verdict::PossibleDuplicate);
+    assert!(
+        inv.analysis
+            .notes
+            .iter()
+            .any(|n| n.contains("the journal stands")),
+        "{:?}",
+        inv.analysis.notes
+    );
+    let inv = investigate(
+        &unknown_then_retry(&[]),
+        vec![resolution("nope", Decision::ConfirmedCompleted)],
+    );
+    assert!(
+        inv.analysis
+            .notes
+            .iter()
+            .any(|n| n.contains("not in these journals"))
+    );
+}
+
+#[test]
+fn a_single_pending_execution_resolved_as_completed_was_never_delivered() {
+    let l = vec![
+        accepted(1, "10:00:00", "x1", "deploy", "s1"),
+        ev(2, "10:00:01", "x1", "dispatched", ""),
+    ];
+    let inv = investigate(&l, vec![]);
+    assert_eq!(only_group(&inv).verdict, Verdict::PendingVerification);
+    let inv = investigate(&l, vec![resolution("x1", Decision::ConfirmedCompleted)]);
+    assert_eq!(only_group(&inv).verdict, Verdict::UndeliveredResult);
+}
+
+fn completed_then_retry(tool: &str, retry_at: &str, s2: &str) -> Vec<String> {
+    vec![
+        session("s1", 1),
+        session("s2", 2),
+        accepted(1, "10:00:00", "x1", tool, "s1"),
+        ev(2, "10:00:01", "x1", "dispatched", ""),
+        ev(
+            3,
+            "10:00:02",
+            "x1",
+            "outcome",
+            r#","outcome":"success","target_status":201"#,
+        ),
+        ev(
+            4,
+            "10:00:02.5",
+            "x1",
+            "delivery_failed",
+            r#","error":"stream closed""#,
+        ),
+        accepted(5, retry_at, "x2", tool, s2),
+        ev(6, retry_at, "x2", "dispatched", ""),
+        ev(
+            7,
+            retry_at,
+            "x2",
+            "outcome",
+            r#","outcome":"success","target_status":201"#,
+        ),
+        ev(8, retry_at, "x2", "delivered", ""),
+    ]
+}
+
+#[test]
+fn the_attach_window_bounds_a_retry() {
+    let inside = investigate(&completed_then_retry("deploy", "10:09:00", "s1"), vec![]);
+    assert_eq!(only_group(&inside).verdict, Verdict::DuplicateSideEffect);
+    let outside = investigate(&completed_then_retry("deploy", "10:11:00", "s1"), vec![]);
+    let g = only_group(&outside);
+    let ex = outside.explain(g);
+    assert_eq!(g.verdict, Verdict::DistinctIntent);
+    assert!(
+        ex.reason.contains("outside the attach window"),
+        "{}",
+        ex.reason
+    );
+}
+
+#[test]
+fn distinct_processes_are_distinct_intents() {
+    let inv = investigate(&completed_then_retry("deploy", "10:01:00", "s2"), vec![]);
+    let g = only_group(&inv);
+    let ex = inv.explain(g);
+    assert_eq!(g.verdict, Verdict::DistinctIntent);
+    assert!(
+        ex.answers[0].text.starts_with("Two distinct processes"),
+        "{}",
+        ex.answers[0].text
+    );
+    // Both session records are cited.
+    assert_eq!(
+        ex.answers[0]
+            .evidence
+            .iter()
+            .filter(|e| matches!(e, EvidenceRef::Session { .. }))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn two_sessions_of_one_process_are_one_process() {
+    let mut l = completed_then_retry("deploy", "10:01:00", "s2");
+    l[1] = session("s2", 1); // same pid and start time as s1
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    let ex = inv.explain(g);
+    assert!(
+        ex.answers[0].text.starts_with("One process"),
+        "{}",
+        ex.answers[0].text
+    );
+    assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
+}
+
+#[test]
+fn read_only_repeats_cannot_duplicate_an_effect() {
+    let inv = investigate(&completed_then_retry("read", "10:00:30", "s1"), vec![]);
+    assert_eq!(only_group(&inv).verdict, Verdict::DistinctIntent);
+    assert!(!only_group(&inv).has(FindingKind::NoReplayContract));
+}
+
+#[test]
+fn events_without_an_accepted_record_still_form_a_group() {
+    let l = vec![
+        ev(1, "10:00:01", "ghost", "dispatched", ""),
+        ev(2, "10:00:02", "ghost", "outcome", r#","outcome":"success""#),
+        accepted(3, "10:00:00", "x1", "deploy", "s1"),
+    ];
+    let inv = investigate(&l, vec![]);
+    assert_eq!(inv.analysis.groups.len(), 2);
+    let ghost = inv
+        .analysis
+        .groups
+        .iter()
+        .find(|g| g.tool == "?")
+        .expect("orphan group");
+    assert_eq!(ghost.calls, 0);
+    assert!(!ghost.has(FindingKind::NoReplayContract));
+}
+
+#[test]
+fn groups_are_sorted_worst_first_and_ids_are_stable() {
+    let mut l = completed_then_retry("deploy", "10:05:00", "s1");
+    l.push(accepted(20, "09:00:00", "r1", "read", "s1"));
+    let a = investigate(&l, vec![]);
+    let b = investigate(&l, vec![]);
+    let verdicts: Vec<Verdict> = a.analysis.groups.iter().map(|g| g.verdict).collect();
+    let mut sorted = verdicts.clone();
+    sorted.sort();
+    assert_eq!(verdicts, sorted);
+    let ids = |i: &Investigation| {
+        i.analysis
+            .groups
+            .iter()
+            .map(|g| g.id.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&a), ids(&b));
+    // execution_group points at the sorted positions.
+    for (x, &gi) in a.analysis.execution_group.iter().enumerate() {
+        assert!(a.analysis.groups[gi].executions.contains(&x));
+    }
+}

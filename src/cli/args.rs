@@ -1,7 +1,8 @@
 //! Command-line arguments (DESIGN.md §7).
 
+use crate::analysis::Decision;
 use crate::journal::Format;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Terminal incident investigator for duplicate MCP tool calls.
@@ -61,6 +62,21 @@ pub struct Common {
     /// key.hex) or the Ed25519 public key: attestations are checked.
     #[arg(long, value_name = "FILE", global = true)]
     pub attestation_key: Option<PathBuf>,
+
+    /// Case file (SQLite) holding reviewer decisions, notes and bookmarks.
+    /// Default: retrace-case.sqlite in the folder of the first journal;
+    /// the bundled sample has none unless this is given.
+    #[arg(long = "case", value_name = "FILE", global = true)]
+    pub case: Option<PathBuf>,
+
+    /// Reviewer name recorded with a decision (default: the login name).
+    #[arg(long, value_name = "NAME", global = true)]
+    pub reviewer: Option<String>,
+
+    /// Read-only mode: never write a decision, a case file or an export
+    /// file (printing to stdout still works).
+    #[arg(long, global = true)]
+    pub read_only: bool,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -107,6 +123,106 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Review executions whose outcome is unknown or whose result was not
+    /// delivered, and record decisions in the case file.
+    Review {
+        /// What to do.
+        #[command(subcommand)]
+        command: ReviewCommand,
+    },
+    /// Write a postmortem: per group the verdict, a timeline, the five
+    /// questions with evidence, reviewer decisions, chain status and a
+    /// Mermaid sequence diagram.
+    Export {
+        /// Journals to read (default: the bundled sample incident).
+        #[arg(value_name = "JOURNAL")]
+        journals: Vec<PathBuf>,
+        /// Group id (or a unique prefix).
+        #[arg(
+            long,
+            value_name = "ID",
+            required_unless_present = "all",
+            conflicts_with = "all"
+        )]
+        group: Option<String>,
+        /// Every group that `retrace groups` lists (two or more calls, or a
+        /// verdict other than clean).
+        #[arg(long)]
+        all: bool,
+        /// Output format.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Replace actors, targets, arguments, ids, names and journal free
+        /// text with consistent pseudonyms.
+        #[arg(long)]
+        anonymize: bool,
+    },
+}
+
+/// `retrace review` commands.
+#[derive(Debug, Subcommand)]
+pub enum ReviewCommand {
+    /// The review queue, oldest first: each execution with its original
+    /// activity record (target, first dispatch, known outcome, calls, why
+    /// the gateway did not send it again).
+    List {
+        /// Journals to read (default: the bundled sample incident).
+        #[arg(value_name = "JOURNAL")]
+        journals: Vec<PathBuf>,
+        /// Print a JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record a decision about one execution in the case file.
+    Decide {
+        /// The execution, as `retrace review list` prints it.
+        #[arg(value_name = "EXECUTION_ID")]
+        execution_id: String,
+        /// Journals to read (default: the bundled sample incident, which
+        /// needs --case).
+        #[arg(value_name = "JOURNAL")]
+        journals: Vec<PathBuf>,
+        /// confirmed_completed (the target shows it happened),
+        /// confirmed_not_executed (safe to dispatch once more), escalated.
+        #[arg(long, value_name = "DECISION", value_parser = parse_decision)]
+        decision: Decision,
+        /// Why: what the target shows (required).
+        #[arg(long, value_name = "TEXT")]
+        note: String,
+    },
+    /// Write the decisions as JSONL that a gateway can consume.
+    Export {
+        /// Journals whose case file to read (default: the bundled sample,
+        /// which needs --case).
+        #[arg(value_name = "JOURNAL")]
+        journals: Vec<PathBuf>,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+/// `retrace export --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Markdown with tables and a Mermaid sequence diagram.
+    Markdown,
+    /// JSON with the same content.
+    Json,
+    /// The timeline as CSV.
+    Csv,
+}
+
+fn parse_decision(s: &str) -> Result<Decision, String> {
+    Decision::parse(s).ok_or_else(|| {
+        format!(
+            "expected one of {}",
+            Decision::ALL.map(Decision::as_str).join(", ")
+        )
+    })
 }
 
 #[cfg(test)]

@@ -2,9 +2,13 @@
 //! Every TUI view has a twin here.
 
 mod args;
+mod export;
+mod review;
 mod text;
 
-pub use args::{Cli, Command, Common};
+pub use args::{Cli, Command, Common, ExportFormat, ReviewCommand};
+pub use export::export;
+pub use review::{review_decide, review_export, review_list};
 
 use crate::analysis::{Config, Contracts, FingerprintKey};
 use crate::journal::chain::ChainStatus;
@@ -22,6 +26,11 @@ pub enum CliError {
     /// Writing output failed (a closed pipe is not an error).
     #[error("cannot write output: {0}")]
     Output(#[from] io::Error),
+    /// A write was refused (read-only mode, a broken case file) or failed
+    /// (the case file or an export file could not be written): exit 1.
+    /// Nothing was half-written.
+    #[error("{0}")]
+    Write(String),
 }
 
 impl CliError {
@@ -29,7 +38,7 @@ impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Input(_) => 2,
-            CliError::Output(_) => 1,
+            CliError::Output(_) | CliError::Write(_) => 1,
         }
     }
 }
@@ -43,9 +52,15 @@ pub struct Inputs {
     pub config: Config,
     /// True when the bundled sample is used.
     pub sample: bool,
+    /// The case file and the decisions read from it.
+    pub case: crate::review::CaseContext,
 }
 
-/// Resolves journals, contracts and key from the common options.
+/// Resolves journals, contracts and key from the common options, and reads
+/// the case file (`--case`, else `retrace-case.sqlite` beside the first
+/// journal, else none for the bundled sample): its decisions become
+/// [`Config::resolutions`]. A broken case chain is reported on stderr and
+/// only the entries before the break are used.
 ///
 /// # Errors
 /// [`CliError::Input`] naming the file that cannot be read.
@@ -66,14 +81,28 @@ pub fn inputs(journals: &[std::path::PathBuf], common: &Common) -> Result<Inputs
         None if sample => crate::sample::key(),
         None => FingerprintKey::none(),
     };
+    let case = crate::review::CaseContext::load(common.case.as_deref(), journals, common.read_only)
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    if let (Some(status), Some(name)) = (&case.chain, case.name())
+        && !status.is_intact()
+    {
+        let _ = writeln!(
+            io::stderr(),
+            "warning: case file {}: chain {}; later entries are ignored (run `retrace verify`)",
+            escape(&name),
+            escape(&status.describe())
+        );
+    }
+    let resolutions = case.resolutions();
     Ok(Inputs {
         sources,
         config: Config {
             contracts,
             key,
-            resolutions: Vec::new(),
+            resolutions,
         },
         sample,
+        case,
     })
 }
 
@@ -104,12 +133,24 @@ pub fn load_options(common: &Common) -> Result<LoadOptions, CliError> {
 /// # Errors
 /// [`CliError::Input`] with a one-line message naming file and line.
 pub fn open(inputs: Inputs, common: &Common) -> Result<Investigation, CliError> {
+    open_keeping(inputs, common).map(|(inv, _, _)| inv)
+}
+
+/// As [`open`], and gives back the configuration and the case file for
+/// commands that re-analyse after a decision or cite the case file.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_keeping(
+    inputs: Inputs,
+    common: &Common,
+) -> Result<(Investigation, Config, crate::review::CaseContext), CliError> {
     let mut ignore = |_: Progress| {};
     let opts = load_options(common)?;
     let inv = Investigation::open_with(inputs.sources, &opts, &inputs.config, &mut ignore)
         .map_err(|e| CliError::Input(e.to_string()))?;
     report_load(&inv);
-    Ok(inv)
+    Ok((inv, inputs.config, inputs.case))
 }
 
 /// Prints bad-line warnings and journal notes to stderr (at most ten bad
@@ -148,7 +189,7 @@ fn report_load(inv: &Investigation) {
     }
 }
 
-fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), CliError> {
+pub(crate) fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), CliError> {
     serde_json::to_writer_pretty(&mut *out, v).map_err(io::Error::from)?;
     writeln!(out)?;
     Ok(())
@@ -196,7 +237,7 @@ pub fn investigate(
         return write_json(out, &d);
     }
     text::chain_header(inv, out)?;
-    text::investigate(inv, &d, out)?;
+    text::investigate(&d, out)?;
     Ok(())
 }
 

@@ -112,13 +112,20 @@ pub fn groups(
         "GROUP", "VERDICT", "SEVERITY", "TOOL", "CALLS", "EXECS", "DISP", "FIRST (UTC)"
     )?;
     for g in groups {
-        let flags: Vec<&str> = g
+        let mut flags: Vec<String> = g
             .findings
             .iter()
             .map(|f| f.kind.as_str())
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
+            .map(str::to_string)
             .collect();
+        // A verdict that rests on a reviewer's decision says whose.
+        for &x in &g.executions {
+            if let Some(r) = &inv.analysis.lifecycles[x].resolution {
+                flags.push(format!("reviewed:{}", escape(&r.reviewer)));
+            }
+        }
         writeln!(
             out,
             "{:<12} {:<24} {:<8} {:<26} {:>5} {:>5} {:>5}  {:<19}  {}",
@@ -143,7 +150,7 @@ pub fn groups(
     Ok(())
 }
 
-pub fn investigate(inv: &Investigation, d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
+pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     let s = &d.summary;
     writeln!(
         out,
@@ -201,6 +208,17 @@ pub fn investigate(inv: &Investigation, d: &GroupDetail, out: &mut dyn Write) ->
         if let Some(o) = &x.outcome {
             writeln!(out, "      outcome: {}", escape(&clip(o, 160)))?;
         }
+        if let Some(r) = &x.resolution {
+            writeln!(
+                out,
+                "      reviewer: {} decided {} at {} ({}): {}",
+                escape(&r.reviewer),
+                r.decision,
+                r.at.format("%Y-%m-%d %H:%M:%SZ"),
+                escape(&r.source),
+                escape(&r.note)
+            )?;
+        }
         for a in &x.attached {
             writeln!(
                 out,
@@ -243,6 +261,5 @@ pub fn investigate(inv: &Investigation, d: &GroupDetail, out: &mut dyn Write) ->
             }
         }
     }
-    let _ = inv;
     Ok(())
 }

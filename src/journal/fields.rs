@@ -7,8 +7,137 @@ use serde_json::{Map, Value};
 /// A field-level problem: the message names the field.
 pub type FieldResult<T> = Result<T, String>;
 
+/// Something fields can be taken out of: a JSON object, or the [`Fields`]
+/// of one line.
+pub trait FieldMap {
+    /// Removes and returns the value of `key`.
+    fn remove(&mut self, key: &str) -> Option<Value>;
+}
+
+impl FieldMap for Map<String, Value> {
+    fn remove(&mut self, key: &str) -> Option<Value> {
+        Map::remove(self, key)
+    }
+}
+
+/// The fields of one JSON object line, parsed in one pass without building
+/// an intermediate map: fields whose names the reader lists as known are
+/// kept in a short vector (a line holds a handful), and every other field
+/// goes to `extra`, kept and shown as the journal wrote it.
+#[derive(Debug, Default)]
+pub struct Fields {
+    known: Vec<(&'static str, Value)>,
+    extra: Map<String, Value>,
+}
+
+impl FieldMap for Fields {
+    fn remove(&mut self, key: &str) -> Option<Value> {
+        match self.known.iter().position(|(k, _)| *k == key) {
+            Some(i) => Some(self.known.swap_remove(i).1),
+            None => self.extra.remove(key),
+        }
+    }
+}
+
+impl Fields {
+    /// Parses a JSON object line; names listed in `known` are kept apart.
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the line.
+    pub fn parse(bytes: &[u8], known: &'static [&'static str]) -> FieldResult<Fields> {
+        use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
+        use std::borrow::Cow;
+        use std::fmt;
+        struct Seed(&'static [&'static str]);
+        impl<'de> DeserializeSeed<'de> for Seed {
+            type Value = Fields;
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Fields, D::Error> {
+                d.deserialize_map(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Seed {
+            type Value = Fields;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Fields, A::Error> {
+                let mut out = Fields::default();
+                while let Some(key) = a.next_key::<Cow<'de, str>>()? {
+                    let value: Value = a.next_value()?;
+                    match self.0.iter().find(|k| **k == key) {
+                        // A repeated key: the last one wins, as in serde_json.
+                        Some(k) => {
+                            out.known.retain(|(x, _)| x != k);
+                            out.known.push((k, value));
+                        }
+                        None => {
+                            out.extra.insert(key.into_owned(), value);
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let fields = match Seed(known).deserialize(&mut de) {
+            Ok(f) => f,
+            Err(e) if e.classify() == serde_json::error::Category::Data => {
+                // Valid JSON that is not an object: say what it is.
+                return match serde_json::from_slice::<Value>(bytes) {
+                    Ok(v) => Err(format!("expected a JSON object, found {}", type_name(&v))),
+                    Err(e) => Err(format!("not valid JSON: {e}")),
+                };
+            }
+            Err(e) => return Err(format!("not valid JSON: {e}")),
+        };
+        de.end().map_err(|e| format!("not valid JSON: {e}"))?;
+        Ok(fields)
+    }
+
+    /// The value of `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self.known.iter().find(|(k, _)| *k == key) {
+            Some((_, v)) => Some(v),
+            None => self.extra.get(key),
+        }
+    }
+
+    /// Every field, known and unknown, in no particular order (for hashing
+    /// the line as a whole).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.known
+            .iter()
+            .map(|(k, v)| (*k, v))
+            .chain(self.extra.iter().map(|(k, v)| (k.as_str(), v)))
+    }
+
+    /// Whether `key` is present.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.known.iter().any(|(k, _)| *k == key) || self.extra.contains_key(key)
+    }
+
+    /// Everything not taken: unknown fields, and known ones this record did
+    /// not use.
+    pub fn into_extra(self) -> Map<String, Value> {
+        let mut m = self.extra;
+        for (k, v) in self.known {
+            m.insert(k.to_string(), v);
+        }
+        m
+    }
+}
+
+impl From<Map<String, Value>> for Fields {
+    fn from(extra: Map<String, Value>) -> Self {
+        Fields {
+            known: Vec::new(),
+            extra,
+        }
+    }
+}
+
 /// Removes `key` and returns it as a string; `null` and absence give `None`.
-pub fn opt_str(m: &mut Map<String, Value>, key: &str) -> FieldResult<Option<String>> {
+pub fn opt_str(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<String>> {
     match m.remove(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -21,12 +150,12 @@ pub fn opt_str(m: &mut Map<String, Value>, key: &str) -> FieldResult<Option<Stri
 }
 
 /// Removes `key` and returns it as a string, or an error naming the field.
-pub fn req_str(m: &mut Map<String, Value>, key: &str) -> FieldResult<String> {
+pub fn req_str(m: &mut impl FieldMap, key: &str) -> FieldResult<String> {
     opt_str(m, key)?.ok_or_else(|| format!("missing field `{key}`"))
 }
 
 /// Removes `key` and returns it as an unsigned integer.
-pub fn opt_u64(m: &mut Map<String, Value>, key: &str) -> FieldResult<Option<u64>> {
+pub fn opt_u64(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<u64>> {
     match m.remove(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n
@@ -45,7 +174,7 @@ pub fn opt_u64(m: &mut Map<String, Value>, key: &str) -> FieldResult<Option<u64>
 }
 
 /// Removes `key` and returns it as a signed integer.
-pub fn opt_i64(m: &mut Map<String, Value>, key: &str) -> FieldResult<Option<i64>> {
+pub fn opt_i64(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<i64>> {
     match m.remove(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n
@@ -64,7 +193,7 @@ pub fn opt_i64(m: &mut Map<String, Value>, key: &str) -> FieldResult<Option<i64>
 }
 
 /// Removes `key` and returns it as a boolean (absent is `false`).
-pub fn opt_bool(m: &mut Map<String, Value>, key: &str) -> FieldResult<bool> {
+pub fn opt_bool(m: &mut impl FieldMap, key: &str) -> FieldResult<bool> {
     match m.remove(key) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(b),
@@ -76,10 +205,7 @@ pub fn opt_bool(m: &mut Map<String, Value>, key: &str) -> FieldResult<bool> {
 }
 
 /// Removes `key` and returns it as an object.
-pub fn opt_object(
-    m: &mut Map<String, Value>,
-    key: &str,
-) -> FieldResult<Option<Map<String, Value>>> {
+pub fn opt_object(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<Map<String, Value>>> {
     match m.remove(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(o)) => Ok(Some(o)),
@@ -98,12 +224,12 @@ pub fn parse_time(key: &str, s: &str) -> FieldResult<DateTime<Utc>> {
 }
 
 /// Removes `key` and parses it as an RFC 3339 time.
-pub fn opt_time(m: &mut Map<String, Value>, key: &str) -> FieldResult<Option<DateTime<Utc>>> {
+pub fn opt_time(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<DateTime<Utc>>> {
     opt_str(m, key)?.map(|s| parse_time(key, &s)).transpose()
 }
 
 /// Removes `key` and parses it as an RFC 3339 time, or errors when absent.
-pub fn req_time(m: &mut Map<String, Value>, key: &str) -> FieldResult<DateTime<Utc>> {
+pub fn req_time(m: &mut impl FieldMap, key: &str) -> FieldResult<DateTime<Utc>> {
     opt_time(m, key)?.ok_or_else(|| format!("missing field `{key}`"))
 }
 

@@ -269,7 +269,7 @@ impl State {
             extra.insert(
                 "pairing".into(),
                 json!(format!(
-                    "positional: {in_flight} requests to {server} were in flight; the server may have answered out of order"
+                    "{in_flight} requests to {server} were in flight; the server may have answered out of order"
                 )),
             );
         }

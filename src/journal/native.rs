@@ -5,8 +5,8 @@
 
 use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
 use super::fields::{
-    FieldResult, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64, parse_object, req_str,
-    req_time,
+    FieldMap, FieldResult, Fields, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64,
+    parse_object, req_str, req_time,
 };
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
@@ -23,6 +23,57 @@ pub struct NativeReader;
 /// Fields of the audit chain (DESIGN.md §6); verified separately, not kept
 /// as unknown fields.
 const CHAIN_FIELDS: [&str; 2] = ["prev_hash", "hash"];
+
+/// Every field name the native format defines (DESIGN.md §3), for
+/// one-pass parsing; anything else is kept as an unknown field.
+const KNOWN: &[&str] = &[
+    "kind",
+    "seq",
+    "at",
+    "execution_id",
+    "event",
+    "call",
+    "action",
+    "fingerprint",
+    "action_class",
+    "idempotency_key",
+    "recovery",
+    "decision",
+    "approver",
+    "reason",
+    "error",
+    "outcome",
+    "target_status",
+    "exit_status",
+    "result_reference",
+    "replayed",
+    "observed_via",
+    "by",
+    "prev_hash",
+    "hash",
+    "session_id",
+    "actor",
+    "process",
+    "mcp_session_id",
+    "client",
+    "authorization",
+    "started_at",
+    "ended_at",
+    "end_reason",
+    "state",
+    "accepted_at",
+    "authorized_at",
+    "dispatched_at",
+    "completed_at",
+    "delivered_at",
+    "tool",
+    "channel",
+    "target",
+    "credential_ref",
+    "method",
+    "arguments",
+    "intent_scope",
+];
 
 impl JournalReader for NativeReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
@@ -42,7 +93,7 @@ impl JournalReader for NativeReader {
         let mut chain: Option<ChainTracker> = None;
         let mut decided = false;
         for_each_line(ctx, |ctx, line| {
-            let mut m = match parse_object(line.bytes) {
+            let mut m = match Fields::parse(line.bytes, KNOWN) {
                 Ok(m) => m,
                 Err(e) => {
                     if let Some(t) = chain.as_mut() {
@@ -94,9 +145,17 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 /// # Errors
 /// When the record cannot be canonicalized (a number JCS cannot write).
 pub fn native_chain_hash(prev_hash: &str, record: &Map<String, Value>) -> Result<String, String> {
+    chain_hash_of(
+        prev_hash,
+        record.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+    )
+}
+
+/// The native chain hash over an object's members (in any order).
+fn chain_hash_of(prev_hash: &str, members: Vec<(&str, &Value)>) -> Result<String, String> {
     let mut buf = Vec::with_capacity(512);
     buf.extend_from_slice(prev_hash.as_bytes());
-    jcs_object(record, &mut buf)?;
+    jcs_members(members, &mut buf)?;
     Ok(lower_hex(&Sha256::digest(&buf)))
 }
 
@@ -151,13 +210,12 @@ pub fn jcs_value(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
             }
             out.push(b']');
         }
-        Value::Object(m) => jcs_object(m, out)?,
+        Value::Object(m) => jcs_members(m.iter().map(|(k, v)| (k.as_str(), v)).collect(), out)?,
     }
     Ok(())
 }
 
-fn jcs_object(m: &Map<String, Value>, out: &mut Vec<u8>) -> Result<(), String> {
-    let mut members: Vec<(&String, &Value)> = m.iter().collect();
+fn jcs_members(mut members: Vec<(&str, &Value)>, out: &mut Vec<u8>) -> Result<(), String> {
     members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
     out.push(b'{');
     for (i, (k, v)) in members.into_iter().enumerate() {
@@ -215,11 +273,38 @@ fn jcs_str(s: &str, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
+/// A record whose native chain fields can be checked: a parsed line
+/// ([`Fields`]) or a SQLite row mapped to an object.
+pub(crate) trait ChainFields: FieldMap {
+    /// The record's `seq`, if it has one.
+    fn seq(&self) -> Option<u64>;
+    /// Every member, in any order.
+    fn members(&self) -> Vec<(&str, &Value)>;
+}
+
+impl ChainFields for Map<String, Value> {
+    fn seq(&self) -> Option<u64> {
+        self.get("seq").and_then(Value::as_u64)
+    }
+    fn members(&self) -> Vec<(&str, &Value)> {
+        self.iter().map(|(k, v)| (k.as_str(), v)).collect()
+    }
+}
+
+impl ChainFields for Fields {
+    fn seq(&self) -> Option<u64> {
+        self.get("seq").and_then(Value::as_u64)
+    }
+    fn members(&self) -> Vec<(&str, &Value)> {
+        self.iter().collect()
+    }
+}
+
 /// Feeds one parsed native line to the chain tracker, removing its chain
 /// fields from `m`.
 pub(crate) fn check_link(
     t: &mut ChainTracker,
-    m: &mut Map<String, Value>,
+    m: &mut impl ChainFields,
     no: u32,
     terminated: bool,
 ) {
@@ -240,8 +325,8 @@ pub(crate) fn check_link(
             return;
         }
     };
-    let seq = m.get("seq").and_then(Value::as_u64);
-    match native_chain_hash(&prev, m) {
+    let seq = m.seq();
+    match chain_hash_of(&prev, m.members()) {
         Ok(c) => t.link(LinkInput {
             line: no,
             seq,
@@ -306,7 +391,8 @@ impl<W: Write> NativeChainWriter<W> {
 ///
 /// # Errors
 /// A message naming the field at fault.
-pub fn parse_record(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<Vec<Record>> {
+pub fn parse_record(m: impl Into<Fields>, source: SourceRef) -> FieldResult<Vec<Record>> {
+    let mut m: Fields = m.into();
     let kind = req_str(&mut m, "kind")?;
     for f in CHAIN_FIELDS {
         m.remove(f);
@@ -327,7 +413,7 @@ pub fn parse_record(mut m: Map<String, Value>, source: SourceRef) -> FieldResult
     }
 }
 
-fn parse_session(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<Session> {
+fn parse_session(mut m: Fields, source: SourceRef) -> FieldResult<Session> {
     let session_id = req_str(&mut m, "session_id")?;
     let process = match opt_object(&mut m, "process")? {
         None => None,
@@ -347,12 +433,12 @@ fn parse_session(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<Se
         started_at: opt_time(&mut m, "started_at")?,
         ended_at: opt_time(&mut m, "ended_at")?,
         end_reason: opt_str(&mut m, "end_reason")?,
-        extra: m,
+        extra: m.into_extra(),
         source,
     })
 }
 
-fn parse_call(m: &mut Map<String, Value>) -> FieldResult<CallRef> {
+fn parse_call(m: &mut impl FieldMap) -> FieldResult<CallRef> {
     let mut c = opt_object(m, "call")?.ok_or("missing field `call`")?;
     let jsonrpc_id =
         match c.remove("jsonrpc_id") {
@@ -371,7 +457,7 @@ fn parse_call(m: &mut Map<String, Value>) -> FieldResult<CallRef> {
     })
 }
 
-fn parse_event(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<(String, Event)> {
+fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)> {
     let seq = opt_u64(&mut m, "seq")?;
     let at = req_time(&mut m, "at")?;
     let execution_id = req_str(&mut m, "execution_id")?;
@@ -433,13 +519,13 @@ fn parse_event(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<(Str
             seq,
             at,
             kind,
-            extra: m,
+            extra: m.into_extra(),
             source,
         },
     ))
 }
 
-fn parse_status(m: &mut Map<String, Value>) -> FieldResult<Option<u16>> {
+fn parse_status(m: &mut impl FieldMap) -> FieldResult<Option<u16>> {
     opt_u64(m, "target_status")?
         .map(|s| {
             u16::try_from(s)
@@ -450,7 +536,7 @@ fn parse_status(m: &mut Map<String, Value>) -> FieldResult<Option<u16>> {
         .transpose()
 }
 
-fn parse_outcome(m: &mut Map<String, Value>) -> FieldResult<EventKind> {
+fn parse_outcome(m: &mut impl FieldMap) -> FieldResult<EventKind> {
     let o = req_str(m, "outcome")?;
     let outcome = OutcomeKind::parse(&o).ok_or_else(|| {
         format!(
@@ -482,7 +568,7 @@ fn parse_outcome(m: &mut Map<String, Value>) -> FieldResult<EventKind> {
 /// States understood: `accepted`, `authorized`, `rejected`, `dispatched`,
 /// `dispatch_failed`, `outcome_unknown`, `pending_verification`,
 /// `completed`, `completed_result_not_delivered`, `failed`, `not_executed`.
-fn parse_snapshot(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<Vec<Record>> {
+fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> {
     let execution_id = req_str(&mut m, "execution_id")?;
     let state = req_str(&mut m, "state")?;
     let accepted_at = req_time(&mut m, "accepted_at")?;
@@ -647,7 +733,7 @@ fn parse_snapshot(mut m: Map<String, Value>, source: SourceRef) -> FieldResult<V
     }
     // Unknown snapshot fields stay visible on the accepted event.
     if let Some(Record::Event { event, .. }) = out.first_mut() {
-        event.extra = m;
+        event.extra = m.into_extra();
     }
     Ok(out)
 }

@@ -1,11 +1,130 @@
-//! The terminal UI (ratatui).
+//! The terminal UI (ratatui + crossterm).
+//!
+//! Shape (DESIGN.md §8–§9): an [`Action`] enum is the one vocabulary that
+//! keys map to and tests send; [`App::update`] applies actions to the
+//! state; [`render::render`] draws the state and changes nothing; journals
+//! load on a background thread that reports progress and the result over a
+//! channel; the screen is redrawn only after something happened, once per
+//! batch of events.
+
+pub mod action;
+pub mod app;
+pub mod clipboard;
+pub mod keys;
+pub mod render;
+pub mod screens;
+pub mod theme;
+pub mod widgets;
+
+pub use action::Action;
+pub use app::App;
 
 use crate::cli::{Common, Inputs};
+use crate::journal::{self, Progress};
+use crate::query::Investigation;
+use app::{Data, LoadMsg};
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::layout::Rect;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+enum Msg {
+    Term(Event),
+    Load(LoadMsg),
+}
+
+/// Starts loading `inputs` on a background thread; progress and the result
+/// arrive through `send`.
+fn spawn_loader(
+    inputs: Inputs,
+    forced: Option<journal::Format>,
+    send: impl Fn(LoadMsg) + Send + 'static,
+) {
+    std::thread::spawn(move || {
+        let mut last = Instant::now() - Duration::from_secs(1);
+        let mut progress = |p: Progress| {
+            // At most ~30 reports a second: the UI redraws on each.
+            if last.elapsed() >= Duration::from_millis(33) {
+                last = Instant::now();
+                send(LoadMsg::Progress(p));
+            }
+        };
+        let loaded = journal::load(inputs.sources, forced, &mut progress);
+        let result = loaded.map(|(journals, model)| {
+            send(LoadMsg::Analysing);
+            Box::new(Data::new(Investigation::analyze(
+                journals,
+                model,
+                &inputs.config,
+            )))
+        });
+        send(LoadMsg::Done(result.map_err(|e| e.to_string())));
+    });
+}
 
 /// Runs the TUI until the user quits.
 ///
 /// # Errors
 /// Terminal or input errors.
-pub fn run(_inputs: Inputs, _common: &Common) -> Result<(), std::io::Error> {
-    Err(std::io::Error::other("the TUI is not built yet"))
+pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
+    let names: Vec<String> = inputs.sources.iter().map(|s| s.name.clone()).collect();
+    // A bad theme is reported before the screen is taken over.
+    let theme = match &common.theme {
+        Some(t) => theme::Theme::load(t).map_err(std::io::Error::other)?,
+        None => theme::Theme::default(),
+    };
+    // `try_init` enters the alternate screen and raw mode, and installs a
+    // panic hook that restores the terminal before the panic is reported.
+    let mut terminal = ratatui::try_init()?;
+    let result = (|| {
+        let size = terminal.size()?;
+        let mut app = App::new(names, theme, Rect::new(0, 0, size.width, size.height));
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let load_tx = tx.clone();
+        spawn_loader(inputs, common.input_format, move |m| {
+            let _ = load_tx.send(Msg::Load(m));
+        });
+        std::thread::spawn(move || {
+            while let Ok(ev) = event::read() {
+                if tx.send(Msg::Term(ev)).is_err() {
+                    break;
+                }
+            }
+        });
+        terminal.draw(|f| render::render(&app, f))?;
+        while let Ok(first) = rx.recv() {
+            // Apply everything that is waiting, then draw once.
+            let mut next = Some(first);
+            while let Some(msg) = next {
+                match msg {
+                    Msg::Load(m) => app.on_load(m),
+                    Msg::Term(Event::Key(k)) if k.kind != KeyEventKind::Release => {
+                        if let Some(a) = keys::map_key(app.ctx(), &k) {
+                            app.update(a);
+                        }
+                    }
+                    Msg::Term(Event::Resize(w, h)) => app.update(Action::Resize(w, h)),
+                    Msg::Term(_) => {}
+                }
+                if app.quit {
+                    return Ok(());
+                }
+                next = rx.try_recv().ok();
+            }
+            for effect in app.effects.drain(..) {
+                match effect {
+                    app::Effect::Clipboard(text) => {
+                        use std::io::Write;
+                        let out = terminal.backend_mut();
+                        out.write_all(clipboard::osc52(&text).as_bytes())?;
+                        out.flush()?;
+                    }
+                }
+            }
+            terminal.draw(|f| render::render(&app, f))?;
+        }
+        Ok(())
+    })();
+    ratatui::restore();
+    result
 }

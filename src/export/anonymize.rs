@@ -1,0 +1,353 @@
+//! Consistent pseudonyms for `--anonymize` (research notes §1.6 row 17:
+//! lnav's `--anonymize`).
+//!
+//! Every report field passes through a [`Namer`] while the report is built:
+//! [`Plain`] leaves it as it is, [`Pseudonyms`] replaces it. One original
+//! always gets one pseudonym across the whole export (`actor-1`,
+//! `execution-3`, ...), whatever field it shows in, so the story still
+//! reads: the same execution id in the timeline, the answers and the
+//! diagram is the same `execution-3`.
+//!
+//! Replaced: actors, targets, credential references, intent scopes,
+//! argument values (recursively; object keys are kept), SSH host keys,
+//! accounts, commands and working directories, execution, call, session
+//! and MCP session ids, JSON-RPC ids, idempotency keys, result references,
+//! fingerprints, group ids, process ids, approver, reviewer and author
+//! names, journal-derived free text (error messages, reviewer notes) and
+//! file names. Kept: tool names, event and verdict vocabulary, times, HTTP
+//! statuses, process names and client versions (they name software, not
+//! a party or a target).
+//!
+//! Free text that retrace writes itself (answers, reasons, findings) embeds
+//! originals; [`Pseudonyms::text`] replaces every registered original in it
+//! in one left-to-right pass, longest match first, only where the match is
+//! not part of a longer word. Numeric ids are matched with their label
+//! (`JSON-RPC id 41`, `pid 4242`) so that times and counts are left alone.
+//! Originals shorter than two characters are not searched for in free text.
+
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// What kind of original a value is; decides the pseudonym's prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Authenticated caller identity.
+    Actor,
+    /// Where the effect lands.
+    Target,
+    /// Credential reference.
+    Credential,
+    /// Intent scope.
+    Scope,
+    /// An argument value (or SSH host key, account, command, cwd).
+    Value,
+    /// Execution id.
+    Execution,
+    /// Gateway call id.
+    Call,
+    /// Session id.
+    Session,
+    /// MCP session id.
+    McpSession,
+    /// JSON-RPC id.
+    JsonRpc,
+    /// Idempotency key.
+    Key,
+    /// Result reference.
+    Result,
+    /// Intent fingerprint.
+    Fingerprint,
+    /// Group id.
+    Group,
+    /// Process id.
+    Pid,
+    /// A person: approver, reviewer, author.
+    Person,
+    /// Journal-derived free text: error messages, notes.
+    Text,
+    /// A file name.
+    File,
+}
+
+impl Class {
+    fn prefix(self) -> &'static str {
+        match self {
+            Class::Actor => "actor",
+            Class::Target => "target",
+            Class::Credential => "credential",
+            Class::Scope => "scope",
+            Class::Value => "value",
+            Class::Execution => "execution",
+            Class::Call => "call",
+            Class::Session => "session",
+            Class::McpSession => "mcp-session",
+            Class::JsonRpc => "rpc",
+            Class::Key => "key",
+            Class::Result => "result",
+            Class::Fingerprint => "fingerprint",
+            Class::Group => "group",
+            Class::Pid => "pid",
+            Class::Person => "person",
+            Class::Text => "text",
+            Class::File => "file",
+        }
+    }
+}
+
+/// How report fields are written: as they are, or replaced.
+pub trait Namer {
+    /// A structured value of a known class.
+    fn id(&mut self, class: Class, original: &str) -> String;
+    /// Free text that may embed registered originals.
+    fn text(&self, s: &str) -> String;
+    /// Argument values, recursively (object keys kept).
+    fn value(&mut self, v: &Value) -> Value;
+    /// Whether this namer replaces anything.
+    fn anonymizes(&self) -> bool;
+}
+
+/// Leaves everything as it is.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Plain;
+
+impl Namer for Plain {
+    fn id(&mut self, _: Class, original: &str) -> String {
+        original.to_string()
+    }
+    fn text(&self, s: &str) -> String {
+        s.to_string()
+    }
+    fn value(&mut self, v: &Value) -> Value {
+        v.clone()
+    }
+    fn anonymizes(&self) -> bool {
+        false
+    }
+}
+
+/// Consistent pseudonyms: one original, one pseudonym.
+#[derive(Debug, Default, Clone)]
+pub struct Pseudonyms {
+    names: HashMap<String, String>,
+    counters: HashMap<&'static str, usize>,
+    /// Phrases searched in free text: (original, replacement).
+    phrases: HashMap<String, String>,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+impl Pseudonyms {
+    /// An empty table.
+    pub fn new() -> Pseudonyms {
+        Pseudonyms::default()
+    }
+
+    /// Registers an original and returns its pseudonym (the existing one if
+    /// it was seen before, in any class).
+    pub fn register(&mut self, class: Class, original: &str) -> String {
+        if let Some(p) = self.names.get(original) {
+            return p.clone();
+        }
+        let n = self.counters.entry(class.prefix()).or_insert(0);
+        *n += 1;
+        let p = format!("{}-{n}", class.prefix());
+        self.names.insert(original.to_string(), p.clone());
+        match class {
+            // Numbers are only searched for with their label.
+            Class::JsonRpc if original.parse::<i64>().is_ok() => {
+                self.phrase(
+                    &format!("JSON-RPC id {original}"),
+                    &format!("JSON-RPC id {p}"),
+                );
+            }
+            Class::Pid => {
+                self.phrase(&format!("pid {original}"), &format!("pid {p}"));
+                self.phrase(&format!("pid:{original}"), &format!("pid:{p}"));
+            }
+            _ => {
+                if original.chars().count() >= 2 {
+                    self.phrase(original, &p);
+                }
+                if class == Class::JsonRpc {
+                    // String ids are shown quoted (`JSON-RPC id "abc"`).
+                    self.phrase(&format!("{original:?}"), &format!("{p:?}"));
+                }
+            }
+        }
+        p
+    }
+
+    /// Adds a phrase to search for in free text, with its replacement.
+    pub fn phrase(&mut self, original: &str, replacement: &str) {
+        if !original.is_empty() {
+            self.phrases
+                .entry(original.to_string())
+                .or_insert_with(|| replacement.to_string());
+        }
+    }
+
+    /// Registers every leaf of an argument value (strings and numbers;
+    /// booleans and null carry no identity and are kept).
+    pub fn register_value(&mut self, v: &Value) {
+        match v {
+            Value::String(s) => {
+                self.register(Class::Value, s);
+            }
+            Value::Number(n) => {
+                self.register(Class::Value, &n.to_string());
+            }
+            Value::Array(a) => a.iter().for_each(|x| self.register_value(x)),
+            Value::Object(m) => m.values().for_each(|x| self.register_value(x)),
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+
+    /// Number of distinct originals registered.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether nothing is registered.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+impl Namer for Pseudonyms {
+    fn id(&mut self, class: Class, original: &str) -> String {
+        self.register(class, original)
+    }
+
+    fn text(&self, s: &str) -> String {
+        if self.phrases.is_empty() {
+            return s.to_string();
+        }
+        // Candidates by first char, longest first.
+        let mut by_first: HashMap<char, Vec<(&str, &str)>> = HashMap::new();
+        for (o, r) in &self.phrases {
+            if let Some(c) = o.chars().next() {
+                by_first
+                    .entry(c)
+                    .or_default()
+                    .push((o.as_str(), r.as_str()));
+            }
+        }
+        for v in by_first.values_mut() {
+            v.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
+        }
+        let mut out = String::with_capacity(s.len());
+        let mut i = 0;
+        let mut prev: Option<char> = None;
+        while i < s.len() {
+            let rest = &s[i..];
+            let Some(c) = rest.chars().next() else { break };
+            let starts_ok = |o: &str| {
+                // A match that starts with a word character must not follow one.
+                !(o.chars().next().is_some_and(is_word) && prev.is_some_and(is_word))
+            };
+            let hit = by_first.get(&c).and_then(|cands| {
+                cands.iter().find(|(o, _)| {
+                    rest.starts_with(o) && starts_ok(o) && {
+                        let after = rest[o.len()..].chars().next();
+                        !(o.chars().last().is_some_and(is_word) && after.is_some_and(is_word))
+                    }
+                })
+            });
+            match hit {
+                Some((o, r)) => {
+                    out.push_str(r);
+                    prev = o.chars().last();
+                    i += o.len();
+                }
+                None => {
+                    out.push(c);
+                    prev = Some(c);
+                    i += c.len_utf8();
+                }
+            }
+        }
+        out
+    }
+
+    fn value(&mut self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(self.register(Class::Value, s)),
+            Value::Number(n) => Value::String(self.register(Class::Value, &n.to_string())),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.value(x)).collect()),
+            Value::Object(m) => {
+                Value::Object(m.iter().map(|(k, x)| (k.clone(), self.value(x))).collect())
+            }
+            Value::Bool(_) | Value::Null => v.clone(),
+        }
+    }
+
+    fn anonymizes(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_original_one_pseudonym() {
+        let mut p = Pseudonyms::new();
+        let a = p.id(Class::Execution, "act_1");
+        let b = p.id(Class::Execution, "act_2");
+        assert_ne!(a, b);
+        assert_eq!(p.id(Class::Execution, "act_1"), a);
+        // The same original in another class keeps its first pseudonym.
+        assert_eq!(p.id(Class::Value, "act_1"), a);
+    }
+
+    #[test]
+    fn text_replaces_whole_words_longest_first() {
+        let mut p = Pseudonyms::new();
+        p.register(Class::Execution, "act_1");
+        p.register(Class::Execution, "act_10");
+        p.register(Class::Actor, "signed-process:com.example.agent");
+        p.register(Class::Value, "agent");
+        let t = p.text("act_10 and act_1 by signed-process:com.example.agent; agentic");
+        assert_eq!(t, "execution-2 and execution-1 by actor-1; agentic");
+    }
+
+    #[test]
+    fn replacements_are_not_replaced_again() {
+        let mut p = Pseudonyms::new();
+        p.register(Class::Value, "value");
+        p.register(Class::Value, "value-1x");
+        let t = p.text("value value-1x");
+        assert_eq!(t, "value-1 value-2");
+    }
+
+    #[test]
+    fn numeric_ids_only_with_their_label() {
+        let mut p = Pseudonyms::new();
+        p.register(Class::JsonRpc, "42");
+        p.register(Class::Pid, "4242");
+        assert_eq!(
+            p.text("JSON-RPC id 42 at 14:04:42 (pid 4242, 42 calls)"),
+            "JSON-RPC id rpc-1 at 14:04:42 (pid pid-1, 42 calls)"
+        );
+    }
+
+    #[test]
+    fn values_recursively_keys_kept() {
+        let mut p = Pseudonyms::new();
+        let v = serde_json::json!({"service": "catalog", "n": 38281, "tags": ["a1", {"x": "catalog"}], "ok": true});
+        let a = p.value(&v);
+        assert_eq!(a["service"], a["tags"][1]["x"]);
+        assert!(a["service"].as_str().unwrap().starts_with("value-"));
+        assert_eq!(a["ok"], true);
+        let leaves = [&a["service"], &a["n"], &a["tags"][0]];
+        for (i, x) in leaves.iter().enumerate() {
+            for y in &leaves[i + 1..] {
+                assert_ne!(x, y);
+            }
+        }
+        assert!(!a.to_string().contains("catalog") && !a.to_string().contains("38281"));
+    }
+}

@@ -1,0 +1,208 @@
+//! The Mermaid `sequenceDiagram` of a group: agent, gateway and target
+//! (named by the target), a message for each call, dispatch, outcome and
+//! delivery or delivery failure, and a note for every unknown outcome and
+//! every reviewer decision.
+//!
+//! Text from journals can hold anything. Mermaid reads `;` and newlines as
+//! statement ends, `#…;` as entity codes and `%%` as comments, and gives
+//! meaning to `<`, `>`, `{`, `}` and quotes in places. [`escape`] therefore
+//! writes every character outside a small safe set as a Mermaid entity
+//! code (`#59;` for `;`, Mermaid docs "Entity codes to escape characters"),
+//! after [`crate::sanitize::escape`] has made control characters visible.
+
+use super::{GroupReport, hms};
+use std::fmt::Write;
+
+/// Longest message text kept, in characters, before `…`.
+pub const MAX_TEXT: usize = 80;
+
+/// Makes text safe inside a Mermaid message, note or participant alias.
+/// `:` stays as it is: after the message's own `:` Mermaid reads the rest
+/// of the line as text (checked with Mermaid's CLI by `tests/mermaid/check.sh`).
+pub fn escape(s: &str) -> String {
+    let clean = crate::sanitize::escape(s);
+    let mut out = String::with_capacity(clean.len());
+    for (n, c) in clean.chars().enumerate() {
+        if n == MAX_TEXT {
+            out.push_str("#8230;");
+            break;
+        }
+        if c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                ' ' | ':'
+                    | '.'
+                    | ','
+                    | '/'
+                    | '('
+                    | ')'
+                    | '_'
+                    | '-'
+                    | '+'
+                    | '='
+                    | '@'
+                    | '*'
+                    | '\''
+                    | '?'
+                    | '!'
+                    | '['
+                    | ']'
+                    | '$'
+                    | '^'
+                    | '~'
+                    | '|'
+            )
+        {
+            out.push(c);
+        } else {
+            let _ = write!(out, "#{};", c as u32);
+        }
+    }
+    // Mermaid trims message text; keep at least one visible character.
+    if out.trim().is_empty() {
+        out.push('-');
+    }
+    out
+}
+
+/// The diagram for one group report (built from its timeline, so it
+/// shows exactly what the report shows, anonymized or not).
+pub fn sequence_diagram(g: &GroupReport) -> String {
+    let mut d = String::from("sequenceDiagram\n");
+    let target = g.target.as_deref().unwrap_or("the target");
+    let _ = writeln!(d, "    participant A as Agent");
+    let _ = writeln!(d, "    participant G as Gateway");
+    let _ = writeln!(d, "    participant T as Target {}", escape(target));
+    for r in &g.timeline {
+        let t = hms(r.at);
+        let x = r.execution_id.as_deref().unwrap_or("?");
+        let call = r.call_id.as_deref().unwrap_or("a call");
+        let line = match r.stage.as_str() {
+            "accepted" => format!(
+                "A->>G: {}",
+                escape(&format!("{t} {call}: tools/call {}", g.tool))
+            ),
+            "attached" => format!(
+                "A->>G: {}",
+                escape(&format!(
+                    "{t} {call}: again, attached to {x} ({})",
+                    r.detail
+                ))
+            ),
+            "authorized" => format!(
+                "Note over G: {}",
+                escape(&format!("{t} {x} authorized: {}", r.detail))
+            ),
+            "rejected" => format!(
+                "G-->>A: {}",
+                escape(&format!("{t} {x} rejected: {}", r.detail))
+            ),
+            "dispatched" => {
+                let key = if r.detail.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", r.detail)
+                };
+                format!("G->>T: {}", escape(&format!("{t} dispatch {x}{key}")))
+            }
+            "dispatch_failed" => format!(
+                "Note over G: {}",
+                escape(&format!(
+                    "{t} {x} dispatch failed, nothing sent: {}",
+                    r.detail
+                ))
+            ),
+            "outcome" if r.detail.starts_with("unknown") => format!(
+                "Note over G,T: {}",
+                escape(&format!("{t} outcome of {x} UNKNOWN: {}", r.detail))
+            ),
+            "outcome" => {
+                let mut s = String::new();
+                if r.detail.contains("via status_query") {
+                    let _ = writeln!(
+                        d,
+                        "    G->>T: {}",
+                        escape(&format!("{t} status query for {x}"))
+                    );
+                } else if r.detail.contains("via durable_marker") {
+                    let _ = writeln!(
+                        d,
+                        "    G->>T: {}",
+                        escape(&format!("{t} read durable marker of {x}"))
+                    );
+                }
+                s.push_str(&format!(
+                    "T-->>G: {}",
+                    escape(&format!("{t} {x}: {}", r.detail))
+                ));
+                s
+            }
+            "delivered" => format!(
+                "G-->>A: {}",
+                escape(&format!("{t} result of {x} delivered"))
+            ),
+            "delivery_failed" => format!(
+                "G--xA: {}",
+                escape(&format!("{t} result of {x} NOT delivered: {}", r.detail))
+            ),
+            "cancelled" => format!(
+                "Note over A,G: {}",
+                escape(&format!("{t} {x} cancelled {}", r.detail))
+            ),
+            "reviewer_decision" => format!(
+                "Note over G,T: {}",
+                escape(&format!(
+                    "{} reviewer decision on {x}: {}",
+                    r.at.format("%Y-%m-%d %H:%M:%SZ"),
+                    r.detail
+                ))
+            ),
+            other => format!(
+                "Note over G: {}",
+                escape(&format!("{t} {x} {other} {}", r.detail))
+            ),
+        };
+        let _ = writeln!(d, "    {line}");
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_leaves_no_statement_breakers() {
+        let e = escape("a;b#c%%d\ne<br>f:g\"h{i}");
+        assert!(e.starts_with("a#59;b#35;c#37;#37;d"), "{e}");
+        // With the entity codes taken out, nothing Mermaid reads is left.
+        let mut rest = String::new();
+        let mut chars = e.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '#' {
+                let mut code = String::new();
+                while let Some(&d) = chars.peek() {
+                    chars.next();
+                    if d == ';' {
+                        break;
+                    }
+                    code.push(d);
+                }
+                assert!(code.parse::<u32>().is_ok(), "bad entity {code:?} in {e}");
+            } else {
+                rest.push(c);
+            }
+        }
+        for bad in [';', '#', '%', '\n', '<', '>', '"', '{', '}'] {
+            assert!(!rest.contains(bad), "{bad:?} in {rest}");
+        }
+    }
+
+    #[test]
+    fn escape_clips_and_never_empties() {
+        assert_eq!(escape(""), "-");
+        let long = "x".repeat(200);
+        assert!(escape(&long).ends_with("#8230;"));
+        assert_eq!(escape(&long).len(), MAX_TEXT + "#8230;".len());
+    }
+}

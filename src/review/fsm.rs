@@ -1,0 +1,686 @@
+//! The decision flow as a pure state machine (after atuin's tool-approval
+//! FSM, research notes §2.6: events in, effects out as data, a driver does
+//! the I/O).
+//!
+//! ```text
+//!             Choose / EditNote            Confirm                 Recorded
+//!   Selecting ─────────── Submit ──▶ Confirming ──────▶ Recording ─────────▶ Recorded
+//!      ▲  │                            │    │                │
+//!      │  └── Cancel ──▶ Cancelled ◀───┘    └── Back ──▶ Selecting
+//!      │                                                     │ WriteFailed
+//!      └───────────────────────────── Confirming ◀──────────┘ (with the error)
+//! ```
+//!
+//! A decision needs an explicit confirmation (research notes §1.6 row 19:
+//! confirmation for approving actions), a non-empty note and a reviewer,
+//! and it must be one the queue item allows (a decision never contradicts
+//! what the journal shows). In read-only mode nothing can be confirmed.
+//! Terminal states ([`State::Recorded`], [`State::Cancelled`]) ignore every
+//! event; [`State::Recording`] ignores everything but the driver's answer,
+//! because a write in flight cannot be taken back.
+//!
+//! The TUI keeps one [`Flow`] per open decision dialog, maps keys to
+//! [`Event`]s, performs the returned [`Effect`]s (append to the case file)
+//! and feeds the outcome back as [`Event::Recorded`] or
+//! [`Event::WriteFailed`]. `retrace review decide` drives the same machine.
+
+use crate::analysis::Decision;
+use serde::Serialize;
+
+/// What the flow is about: one queue item, fixed for the life of the flow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Subject {
+    /// The execution decided about.
+    pub execution_id: String,
+    /// Its group.
+    pub group_id: String,
+    /// Decisions the item allows (see [`crate::review::queue::QueueItem::allowed`]).
+    pub allowed: Vec<Decision>,
+    /// Who decides.
+    pub reviewer: String,
+    /// Read-only mode: nothing can be confirmed.
+    pub read_only: bool,
+}
+
+/// The decision being prepared.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Draft {
+    /// The chosen decision, if any yet.
+    pub decision: Option<Decision>,
+    /// The note typed so far.
+    pub note: String,
+}
+
+/// Where the flow is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum State {
+    /// Choosing a decision and writing the note. `problem` says why the
+    /// last event was refused, if it was.
+    Selecting {
+        /// The draft.
+        draft: Draft,
+        /// Why the last Submit or Choose was refused.
+        problem: Option<String>,
+    },
+    /// Asking "record this decision?". `problem` holds a failed write's
+    /// error, so that the reviewer can retry or go back.
+    Confirming {
+        /// The draft (decision chosen, note non-empty).
+        draft: Draft,
+        /// The decision that will be recorded.
+        decision: Decision,
+        /// A refusal or a failed write, if any.
+        problem: Option<String>,
+    },
+    /// The append is in flight; waiting for the driver.
+    Recording {
+        /// What is being written.
+        decision: Decision,
+        /// The note.
+        note: String,
+    },
+    /// Written: the case file entry.
+    Recorded {
+        /// What was written.
+        decision: Decision,
+        /// The note.
+        note: String,
+        /// The case file entry seq.
+        seq: u64,
+    },
+    /// Given up; nothing was written.
+    Cancelled,
+}
+
+/// How the note changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum NoteEdit {
+    /// Type one character.
+    Insert(char),
+    /// Delete the last character.
+    Backspace,
+    /// Replace the whole note.
+    Set(String),
+}
+
+/// What can happen to the flow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Event {
+    /// Pick a decision.
+    Choose(Decision),
+    /// Edit the note.
+    EditNote(NoteEdit),
+    /// Ask to record (Selecting → Confirming).
+    Submit,
+    /// The explicit confirmation (Confirming → Recording).
+    Confirm,
+    /// Back from Confirming to Selecting, keeping the draft.
+    Back,
+    /// Give up.
+    Cancel,
+    /// The driver wrote the entry.
+    Recorded {
+        /// Its seq.
+        seq: u64,
+    },
+    /// The driver could not write it.
+    WriteFailed(String),
+}
+
+impl Event {
+    /// One instance of every event variant (for exhaustive tests and for
+    /// documentation of the vocabulary).
+    pub fn samples() -> Vec<Event> {
+        vec![
+            Event::Choose(Decision::ConfirmedCompleted),
+            Event::Choose(Decision::ConfirmedNotExecuted),
+            Event::Choose(Decision::Escalated),
+            Event::EditNote(NoteEdit::Insert('x')),
+            Event::EditNote(NoteEdit::Backspace),
+            Event::EditNote(NoteEdit::Set("target shows it".into())),
+            Event::Submit,
+            Event::Confirm,
+            Event::Back,
+            Event::Cancel,
+            Event::Recorded { seq: 7 },
+            Event::WriteFailed("disk full".into()),
+        ]
+    }
+}
+
+/// What the driver must do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Effect {
+    /// Append this decision to the case file (one transaction), then send
+    /// [`Event::Recorded`] or [`Event::WriteFailed`].
+    Append {
+        /// The execution.
+        execution_id: String,
+        /// The decision.
+        decision: Decision,
+        /// Who.
+        reviewer: String,
+        /// The note.
+        note: String,
+    },
+}
+
+/// One decision flow: its subject and state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Flow {
+    /// What it is about.
+    pub subject: Subject,
+    /// Where it is.
+    pub state: State,
+}
+
+impl Flow {
+    /// A new flow in [`State::Selecting`] with an empty draft.
+    pub fn new(subject: Subject) -> Flow {
+        Flow {
+            subject,
+            state: State::Selecting {
+                draft: Draft::default(),
+                problem: None,
+            },
+        }
+    }
+
+    /// Applies an event; returns the effects to perform.
+    pub fn handle(&mut self, event: Event) -> Vec<Effect> {
+        let state = std::mem::replace(&mut self.state, State::Cancelled);
+        let (next, effects) = step(&self.subject, state, event);
+        self.state = next;
+        effects
+    }
+
+    /// Whether the flow has ended (recorded or cancelled).
+    pub fn is_done(&self) -> bool {
+        matches!(self.state, State::Recorded { .. } | State::Cancelled)
+    }
+
+    /// What a confirmation dialog shows, while the flow is in
+    /// [`State::Confirming`]: a plain view model for the TUI (and any
+    /// other front end) to draw.
+    pub fn confirmation(&self) -> Option<Confirmation> {
+        let State::Confirming {
+            draft,
+            decision,
+            problem,
+        } = &self.state
+        else {
+            return None;
+        };
+        Some(Confirmation {
+            question: format!(
+                "Record {decision} for {} as {}?",
+                self.subject.execution_id, self.subject.reviewer
+            ),
+            execution_id: self.subject.execution_id.clone(),
+            group_id: self.subject.group_id.clone(),
+            decision: *decision,
+            reviewer: self.subject.reviewer.clone(),
+            note: draft.note.clone(),
+            consequence: consequence(*decision),
+            problem: problem.clone(),
+        })
+    }
+}
+
+/// What recording a decision does to the analysis, in words for the
+/// confirmation (resolution.rs: a decision resolves an unknown outcome;
+/// escalated changes nothing).
+pub fn consequence(d: Decision) -> &'static str {
+    match d {
+        Decision::ConfirmedCompleted => {
+            "the unknown outcome becomes performed: a later fresh dispatch of the same intent is a duplicate side effect"
+        }
+        Decision::ConfirmedNotExecuted => {
+            "the unknown outcome becomes not performed: dispatching once more is safe"
+        }
+        Decision::Escalated => "the outcome stays unknown and the execution stays in the queue",
+    }
+}
+
+/// The confirmation dialog's content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Confirmation {
+    /// `Record confirmed_completed for act_1 as alice?`
+    pub question: String,
+    /// The execution.
+    pub execution_id: String,
+    /// Its group.
+    pub group_id: String,
+    /// The decision.
+    pub decision: Decision,
+    /// Who.
+    pub reviewer: String,
+    /// The note.
+    pub note: String,
+    /// What recording it will do ([`consequence`]).
+    pub consequence: &'static str,
+    /// A refusal or failed write to show, if any.
+    pub problem: Option<String>,
+}
+
+fn edit(note: &mut String, e: NoteEdit) {
+    match e {
+        NoteEdit::Insert(c) => note.push(c),
+        NoteEdit::Backspace => {
+            note.pop();
+        }
+        NoteEdit::Set(s) => *note = s,
+    }
+}
+
+/// Why `draft` cannot be submitted, if it cannot.
+fn refusal(subject: &Subject, draft: &Draft) -> Option<String> {
+    if subject.reviewer.trim().is_empty() {
+        return Some("a decision needs a reviewer name (--reviewer)".into());
+    }
+    match draft.decision {
+        None => Some("choose a decision first".into()),
+        Some(d) if !subject.allowed.contains(&d) => Some(not_allowed(subject, d)),
+        Some(_) if draft.note.trim().is_empty() => {
+            Some("a decision needs a note: what did the target show?".into())
+        }
+        Some(_) => None,
+    }
+}
+
+fn not_allowed(subject: &Subject, d: Decision) -> String {
+    format!(
+        "{d} is not possible for {}: the journal already shows its outcome",
+        subject.execution_id
+    )
+}
+
+/// The transition function: pure, total over (state, event).
+pub fn step(subject: &Subject, state: State, event: Event) -> (State, Vec<Effect>) {
+    use State as S;
+    match (state, event) {
+        // Terminal states ignore everything.
+        (s @ (S::Recorded { .. } | S::Cancelled), _) => (s, vec![]),
+
+        // Selecting.
+        (S::Selecting { .. }, Event::Cancel) => (S::Cancelled, vec![]),
+        (S::Selecting { mut draft, .. }, Event::Choose(d)) => {
+            let problem = if subject.allowed.contains(&d) {
+                draft.decision = Some(d);
+                None
+            } else {
+                Some(not_allowed(subject, d))
+            };
+            (S::Selecting { draft, problem }, vec![])
+        }
+        (S::Selecting { mut draft, problem }, Event::EditNote(e)) => {
+            edit(&mut draft.note, e);
+            (S::Selecting { draft, problem }, vec![])
+        }
+        (S::Selecting { draft, .. }, Event::Submit) => {
+            match (refusal(subject, &draft), draft.decision) {
+                (None, Some(decision)) => (
+                    S::Confirming {
+                        draft,
+                        decision,
+                        problem: None,
+                    },
+                    vec![],
+                ),
+                (problem, _) => (
+                    S::Selecting {
+                        draft,
+                        problem: problem.or_else(|| Some("choose a decision first".into())),
+                    },
+                    vec![],
+                ),
+            }
+        }
+        (
+            s @ S::Selecting { .. },
+            Event::Confirm | Event::Back | Event::Recorded { .. } | Event::WriteFailed(_),
+        ) => (s, vec![]),
+
+        // Confirming.
+        (S::Confirming { .. }, Event::Cancel) => (S::Cancelled, vec![]),
+        (S::Confirming { draft, .. }, Event::Back) => (
+            S::Selecting {
+                draft,
+                problem: None,
+            },
+            vec![],
+        ),
+        (
+            S::Confirming {
+                draft, decision, ..
+            },
+            Event::Confirm,
+        ) => {
+            if subject.read_only {
+                return (
+                    S::Confirming {
+                        draft,
+                        decision,
+                        problem: Some("read-only mode: decisions cannot be recorded".into()),
+                    },
+                    vec![],
+                );
+            }
+            let effect = Effect::Append {
+                execution_id: subject.execution_id.clone(),
+                decision,
+                reviewer: subject.reviewer.clone(),
+                note: draft.note.clone(),
+            };
+            (
+                S::Recording {
+                    decision,
+                    note: draft.note,
+                },
+                vec![effect],
+            )
+        }
+        (
+            s @ S::Confirming { .. },
+            Event::Choose(_)
+            | Event::EditNote(_)
+            | Event::Submit
+            | Event::Recorded { .. }
+            | Event::WriteFailed(_),
+        ) => (s, vec![]),
+
+        // Recording: only the driver's answer counts.
+        (S::Recording { decision, note }, Event::Recorded { seq }) => (
+            S::Recorded {
+                decision,
+                note,
+                seq,
+            },
+            vec![],
+        ),
+        (S::Recording { decision, note }, Event::WriteFailed(err)) => (
+            S::Confirming {
+                draft: Draft {
+                    decision: Some(decision),
+                    note,
+                },
+                decision,
+                problem: Some(format!("not recorded: {err}")),
+            },
+            vec![],
+        ),
+        (
+            s @ S::Recording { .. },
+            Event::Choose(_)
+            | Event::EditNote(_)
+            | Event::Submit
+            | Event::Confirm
+            | Event::Back
+            | Event::Cancel,
+        ) => (s, vec![]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(read_only: bool) -> Subject {
+        Subject {
+            execution_id: "act_1".into(),
+            group_id: "g1".into(),
+            allowed: vec![Decision::ConfirmedCompleted, Decision::Escalated],
+            reviewer: "alice".into(),
+            read_only,
+        }
+    }
+
+    fn draft(d: Option<Decision>, note: &str) -> Draft {
+        Draft {
+            decision: d,
+            note: note.into(),
+        }
+    }
+
+    /// Representative states: every variant, with drafts that are and are
+    /// not ready.
+    fn states() -> Vec<State> {
+        vec![
+            State::Selecting {
+                draft: Draft::default(),
+                problem: None,
+            },
+            State::Selecting {
+                draft: draft(Some(Decision::ConfirmedCompleted), "201 in the deploy log"),
+                problem: None,
+            },
+            State::Selecting {
+                draft: draft(Some(Decision::Escalated), ""),
+                problem: Some("x".into()),
+            },
+            State::Confirming {
+                draft: draft(Some(Decision::Escalated), "ask the owners"),
+                decision: Decision::Escalated,
+                problem: None,
+            },
+            State::Recording {
+                decision: Decision::ConfirmedCompleted,
+                note: "n".into(),
+            },
+            State::Recorded {
+                decision: Decision::ConfirmedCompleted,
+                note: "n".into(),
+                seq: 3,
+            },
+            State::Cancelled,
+        ]
+    }
+
+    fn name(s: &State) -> &'static str {
+        match s {
+            State::Selecting { .. } => "selecting",
+            State::Confirming { .. } => "confirming",
+            State::Recording { .. } => "recording",
+            State::Recorded { .. } => "recorded",
+            State::Cancelled => "cancelled",
+        }
+    }
+
+    fn ev(e: &Event) -> &'static str {
+        match e {
+            Event::Choose(_) => "choose",
+            Event::EditNote(_) => "edit",
+            Event::Submit => "submit",
+            Event::Confirm => "confirm",
+            Event::Back => "back",
+            Event::Cancel => "cancel",
+            Event::Recorded { .. } => "recorded",
+            Event::WriteFailed(_) => "failed",
+        }
+    }
+
+    /// The allowed moves between state kinds, written out by hand from the
+    /// diagram in the module documentation. Every (state, event) pair of
+    /// the product is checked against it.
+    fn allowed_move(from: &str, event: &str, to: &str) -> bool {
+        match (from, event) {
+            ("recorded" | "cancelled", _) => to == from,
+            ("selecting", "cancel") | ("confirming", "cancel") => to == "cancelled",
+            ("selecting", "submit") => to == "confirming" || to == "selecting",
+            ("selecting", _) => to == "selecting",
+            ("confirming", "back") => to == "selecting",
+            ("confirming", "confirm") => to == "recording" || to == "confirming",
+            ("confirming", _) => to == "confirming",
+            ("recording", "recorded") => to == "recorded",
+            ("recording", "failed") => to == "confirming",
+            ("recording", _) => to == "recording",
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn every_state_and_event_moves_as_the_diagram_says() {
+        for read_only in [false, true] {
+            let sub = subject(read_only);
+            for s in states() {
+                for e in Event::samples() {
+                    let (from, en) = (name(&s), ev(&e));
+                    let (next, effects) = step(&sub, s.clone(), e.clone());
+                    let to = name(&next);
+                    assert!(
+                        allowed_move(from, en, to),
+                        "{from} --{en}--> {to} (read_only {read_only})"
+                    );
+                    // Only a confirmation that moves to Recording writes.
+                    let writes = to == "recording" && from == "confirming";
+                    assert_eq!(effects.len(), usize::from(writes), "{from} --{en}--> {to}");
+                    if read_only {
+                        assert_ne!((from, to), ("confirming", "recording"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn happy_path_records_with_one_append() {
+        let mut f = Flow::new(subject(false));
+        assert!(
+            f.handle(Event::Choose(Decision::ConfirmedCompleted))
+                .is_empty()
+        );
+        for c in "HTTP 201".chars() {
+            f.handle(Event::EditNote(NoteEdit::Insert(c)));
+        }
+        f.handle(Event::EditNote(NoteEdit::Backspace));
+        assert!(f.handle(Event::Submit).is_empty());
+        assert!(matches!(f.state, State::Confirming { .. }));
+        let fx = f.handle(Event::Confirm);
+        assert_eq!(
+            fx,
+            vec![Effect::Append {
+                execution_id: "act_1".into(),
+                decision: Decision::ConfirmedCompleted,
+                reviewer: "alice".into(),
+                note: "HTTP 20".into(),
+            }]
+        );
+        // A second confirm or a cancel while writing does nothing.
+        assert!(f.handle(Event::Confirm).is_empty());
+        f.handle(Event::Cancel);
+        assert!(matches!(f.state, State::Recording { .. }));
+        f.handle(Event::Recorded { seq: 4 });
+        assert_eq!(
+            f.state,
+            State::Recorded {
+                decision: Decision::ConfirmedCompleted,
+                note: "HTTP 20".into(),
+                seq: 4
+            }
+        );
+        assert!(f.is_done());
+    }
+
+    #[test]
+    fn submit_needs_decision_and_note() {
+        let mut f = Flow::new(subject(false));
+        f.handle(Event::Submit);
+        let State::Selecting { problem, .. } = &f.state else {
+            panic!()
+        };
+        assert!(problem.as_deref().unwrap().contains("choose"));
+        f.handle(Event::Choose(Decision::Escalated));
+        f.handle(Event::EditNote(NoteEdit::Set("   ".into())));
+        f.handle(Event::Submit);
+        let State::Selecting { problem, .. } = &f.state else {
+            panic!()
+        };
+        assert!(problem.as_deref().unwrap().contains("note"));
+    }
+
+    #[test]
+    fn a_disallowed_decision_is_refused() {
+        let mut f = Flow::new(subject(false));
+        f.handle(Event::Choose(Decision::ConfirmedNotExecuted));
+        let State::Selecting { draft, problem } = &f.state else {
+            panic!()
+        };
+        assert_eq!(draft.decision, None);
+        assert!(problem.as_deref().unwrap().contains("already shows"));
+    }
+
+    #[test]
+    fn no_reviewer_no_submit() {
+        let mut s = subject(false);
+        s.reviewer = String::new();
+        let mut f = Flow::new(s);
+        f.handle(Event::Choose(Decision::Escalated));
+        f.handle(Event::EditNote(NoteEdit::Set("n".into())));
+        f.handle(Event::Submit);
+        assert!(matches!(f.state, State::Selecting { .. }));
+    }
+
+    #[test]
+    fn read_only_never_appends() {
+        let mut f = Flow::new(subject(true));
+        f.handle(Event::Choose(Decision::Escalated));
+        f.handle(Event::EditNote(NoteEdit::Set("n".into())));
+        f.handle(Event::Submit);
+        assert!(f.handle(Event::Confirm).is_empty());
+        let State::Confirming { problem, .. } = &f.state else {
+            panic!()
+        };
+        assert!(problem.as_deref().unwrap().contains("read-only"));
+    }
+
+    #[test]
+    fn a_failed_write_returns_to_confirming_with_the_error() {
+        let mut f = Flow::new(subject(false));
+        f.handle(Event::Choose(Decision::Escalated));
+        f.handle(Event::EditNote(NoteEdit::Set("n".into())));
+        f.handle(Event::Submit);
+        f.handle(Event::Confirm);
+        f.handle(Event::WriteFailed("database is locked".into()));
+        let State::Confirming { problem, draft, .. } = &f.state else {
+            panic!()
+        };
+        assert!(problem.as_deref().unwrap().contains("locked"));
+        assert_eq!(draft.note, "n");
+        // Retry works.
+        assert_eq!(f.handle(Event::Confirm).len(), 1);
+    }
+
+    #[test]
+    fn confirmation_only_while_confirming() {
+        let mut f = Flow::new(subject(false));
+        assert!(f.confirmation().is_none());
+        f.handle(Event::Choose(Decision::ConfirmedCompleted));
+        f.handle(Event::EditNote(NoteEdit::Set(
+            "201 in the deploy log".into(),
+        )));
+        f.handle(Event::Submit);
+        let c = f.confirmation().unwrap();
+        assert_eq!(c.question, "Record confirmed_completed for act_1 as alice?");
+        assert_eq!(c.note, "201 in the deploy log");
+        assert!(c.consequence.contains("duplicate side effect"));
+        f.handle(Event::Confirm);
+        assert!(f.confirmation().is_none());
+    }
+
+    #[test]
+    fn back_keeps_the_draft() {
+        let mut f = Flow::new(subject(false));
+        f.handle(Event::Choose(Decision::ConfirmedCompleted));
+        f.handle(Event::EditNote(NoteEdit::Set("seen in logs".into())));
+        f.handle(Event::Submit);
+        f.handle(Event::Back);
+        assert_eq!(
+            f.state,
+            State::Selecting {
+                draft: draft(Some(Decision::ConfirmedCompleted), "seen in logs"),
+                problem: None
+            }
+        );
+    }
+}

@@ -1,0 +1,414 @@
+//! The review queue: executions that wait for a reviewer, oldest first,
+//! each shown as its original activity record rather than a fresh approval
+//! (the seed's "Approval is evidence, not an idempotency mechanism": the
+//! reviewer sees the target, the first dispatch time, the known outcome,
+//! and why the gateway did not send the action again).
+//!
+//! An execution is queued when its own status verdict (analysis
+//! [`crate::analysis::Group::statuses`]) is `pending_verification` (it was
+//! dispatched and nothing shows what the target did; this is also the
+//! execution that makes a group `possible_duplicate`) or
+//! `undelivered_result` (completed, delivery failed, no retry yet), and no
+//! reviewer has settled it. An `escalated` decision leaves it in the queue;
+//! `confirmed_completed` or `confirmed_not_executed` takes it out.
+
+use super::case::DecisionRecord;
+use crate::analysis::{Decision, EvidenceRef, Severity, Verdict};
+use crate::model::{CallRef, EventKind, Recovery};
+use crate::query::{EvidenceView, Investigation, event_summary};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+/// One call that reached an execution.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueCall {
+    /// When the gateway received it.
+    pub at: DateTime<Utc>,
+    /// `created` or the attach recovery (`awaiting_review`, ...).
+    pub role: &'static str,
+    /// Gateway call id.
+    pub call_id: Option<String>,
+    /// Agent run.
+    pub session_id: Option<String>,
+    /// JSON-RPC id, as written (`41`, `"abc"`).
+    pub jsonrpc_id: Option<String>,
+    /// MCP session.
+    pub mcp_session_id: Option<String>,
+}
+
+impl QueueCall {
+    fn new(at: DateTime<Utc>, role: &'static str, c: &CallRef) -> QueueCall {
+        QueueCall {
+            at,
+            role,
+            call_id: c.call_id.clone(),
+            session_id: c.session_id.clone(),
+            jsonrpc_id: c.jsonrpc_id.as_ref().map(ToString::to_string),
+            mcp_session_id: c.mcp_session_id.clone(),
+        }
+    }
+}
+
+/// A later fresh execution of the same intent.
+#[derive(Debug, Clone, Serialize)]
+pub struct LaterAttempt {
+    /// Its execution id.
+    pub execution_id: String,
+    /// When it was accepted.
+    pub at: Option<DateTime<Utc>>,
+    /// When it was dispatched, if it was.
+    pub dispatched_at: Option<DateTime<Utc>>,
+    /// Its state at the end of the journal.
+    pub state: &'static str,
+}
+
+/// One execution waiting for a reviewer.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueItem {
+    /// The execution.
+    pub execution_id: String,
+    /// Index in the model (for front ends that ask for detail).
+    #[serde(skip)]
+    pub execution_index: usize,
+    /// Its group.
+    pub group_id: String,
+    /// The group's verdict.
+    pub group_verdict: Verdict,
+    /// The execution's own status: `pending_verification` or
+    /// `undelivered_result`.
+    pub status: Verdict,
+    /// Severity of the group verdict.
+    pub severity: Severity,
+    /// Tool.
+    pub tool: String,
+    /// Target, when the action record names one.
+    pub target: Option<String>,
+    /// Actor.
+    pub actor: String,
+    /// Intent scope.
+    pub intent_scope: String,
+    /// Tool arguments as the journal recorded them.
+    pub arguments: Value,
+    /// When the execution was accepted.
+    pub accepted_at: Option<DateTime<Utc>>,
+    /// First dispatch to the target.
+    pub first_dispatch_at: Option<DateTime<Utc>>,
+    /// State at the end of the journal (`dispatched_outcome_unknown`, ...).
+    pub state: &'static str,
+    /// The known outcome, in words.
+    pub known_outcome: String,
+    /// The creating call, then every call that attached, in time order.
+    pub calls: Vec<QueueCall>,
+    /// Fresh executions of the same intent after this one.
+    pub later_attempts: Vec<LaterAttempt>,
+    /// Why the gateway did not send the action again (or that it did).
+    pub why_not_sent_again: String,
+    /// Earlier decisions about it (escalations).
+    pub decisions: Vec<DecisionRecord>,
+    /// Decisions a reviewer may record: never one that contradicts what the
+    /// journal shows (a completed execution cannot be `confirmed_not_executed`).
+    pub allowed: Vec<Decision>,
+    /// Journal lines behind the item: accepted, dispatched, outcomes,
+    /// deliveries, attachments.
+    pub evidence: Vec<EvidenceView>,
+}
+
+/// Why an execution cannot be decided now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotQueued {
+    /// No such execution in the loaded journals.
+    #[error("no execution {0:?} in these journals")]
+    NoSuchExecution(String),
+    /// A reviewer already settled it.
+    #[error(
+        "{execution_id} was already decided {decision} by {reviewer} at {at} (case entry {seq}); the case file is append-only"
+    )]
+    AlreadyDecided {
+        /// Execution.
+        execution_id: String,
+        /// What was decided.
+        decision: Decision,
+        /// By whom.
+        reviewer: String,
+        /// When (RFC 3339).
+        at: String,
+        /// Case entry.
+        seq: u64,
+    },
+    /// Nothing about it waits for a reviewer.
+    #[error(
+        "{execution_id} does not wait for review: it is {state} and its group {group_id} is {verdict}"
+    )]
+    NotPending {
+        /// Execution.
+        execution_id: String,
+        /// Its state.
+        state: &'static str,
+        /// Group.
+        group_id: String,
+        /// Group verdict.
+        verdict: Verdict,
+    },
+}
+
+fn definitive(d: &DecisionRecord) -> bool {
+    d.payload.decision != Decision::Escalated
+}
+
+/// The review queue, oldest first (by first dispatch, else acceptance).
+/// `decisions` are the case file's decisions (verified entries only).
+pub fn queue(inv: &Investigation, decisions: &[DecisionRecord]) -> Vec<QueueItem> {
+    let mut items: Vec<QueueItem> = Vec::new();
+    for g in &inv.analysis.groups {
+        for (&xi, status) in g.executions.iter().zip(&g.statuses) {
+            let Some(status) = *status else { continue };
+            if !matches!(
+                status,
+                Verdict::PendingVerification | Verdict::UndeliveredResult
+            ) {
+                continue;
+            }
+            let id = &inv.model.executions[xi].id;
+            if decisions
+                .iter()
+                .any(|d| &d.payload.execution_id == id && definitive(d))
+            {
+                continue;
+            }
+            items.push(item(inv, xi, status, decisions));
+        }
+    }
+    items.sort_by(|a, b| {
+        let ka = a.first_dispatch_at.or(a.accepted_at);
+        let kb = b.first_dispatch_at.or(b.accepted_at);
+        ka.cmp(&kb).then(a.execution_id.cmp(&b.execution_id))
+    });
+    items
+}
+
+/// The queue item for `execution_id`, or why it cannot be decided.
+///
+/// # Errors
+/// [`NotQueued`] in words a reviewer can act on.
+pub fn find(
+    inv: &Investigation,
+    decisions: &[DecisionRecord],
+    execution_id: &str,
+) -> Result<QueueItem, NotQueued> {
+    let Some(xi) = inv.model.execution_index(execution_id) else {
+        return Err(NotQueued::NoSuchExecution(execution_id.to_string()));
+    };
+    if let Some(d) = decisions
+        .iter()
+        .find(|d| d.payload.execution_id == execution_id && definitive(d))
+    {
+        return Err(NotQueued::AlreadyDecided {
+            execution_id: execution_id.to_string(),
+            decision: d.payload.decision,
+            reviewer: d.payload.reviewer.clone(),
+            at: super::case::format_at(d.at),
+            seq: d.seq,
+        });
+    }
+    if let Some(it) = queue(inv, decisions)
+        .into_iter()
+        .find(|i| i.execution_index == xi)
+    {
+        return Ok(it);
+    }
+    let g = &inv.analysis.groups[inv.analysis.execution_group[xi]];
+    Err(NotQueued::NotPending {
+        execution_id: execution_id.to_string(),
+        state: inv.execution_summary(xi).state,
+        group_id: g.id.clone(),
+        verdict: g.verdict,
+    })
+}
+
+fn item(
+    inv: &Investigation,
+    xi: usize,
+    status: Verdict,
+    decisions: &[DecisionRecord],
+) -> QueueItem {
+    let x = &inv.model.executions[xi];
+    let l = &inv.analysis.lifecycles[xi];
+    let g = &inv.analysis.groups[inv.analysis.execution_group[xi]];
+    let summary = inv.execution_summary(xi);
+    let action = x.action();
+    let ev = |i: usize| {
+        inv.evidence(EvidenceRef::Event {
+            execution: xi,
+            event: i,
+        })
+    };
+
+    let mut calls = Vec::new();
+    let mut evidence = Vec::new();
+    if let Some((e, call, _)) = x.accepted() {
+        calls.push(QueueCall::new(e.at, "created", call));
+    }
+    for (i, e) in x.events.iter().enumerate() {
+        if let EventKind::Attached { call, recovery } = &e.kind {
+            calls.push(QueueCall::new(e.at, recovery.as_str(), call));
+        }
+        if !matches!(e.kind, EventKind::Authorized { .. }) {
+            evidence.push(ev(i));
+        }
+    }
+
+    let first_dispatch_at = l.dispatched.map(|i| x.events[i].at);
+    let pos = g.executions.iter().position(|&e| e == xi).unwrap_or(0);
+    let later_attempts: Vec<LaterAttempt> = g.executions[pos + 1..]
+        .iter()
+        .map(|&f| {
+            let xf = &inv.model.executions[f];
+            let lf = &inv.analysis.lifecycles[f];
+            LaterAttempt {
+                execution_id: xf.id.clone(),
+                at: xf.first_at(),
+                dispatched_at: lf.dispatched.map(|i| xf.events[i].at),
+                state: inv.execution_summary(f).state,
+            }
+        })
+        .collect();
+
+    let known_outcome = known_outcome(inv, xi, status);
+    let why = why_not_sent_again(x, &calls, &later_attempts);
+    let allowed = if l.answer.is_unknown() {
+        Decision::ALL.to_vec()
+    } else {
+        vec![Decision::ConfirmedCompleted, Decision::Escalated]
+    };
+    QueueItem {
+        execution_id: x.id.clone(),
+        execution_index: xi,
+        group_id: g.id.clone(),
+        group_verdict: g.verdict,
+        status,
+        severity: g.severity(),
+        tool: g.tool.clone(),
+        target: g.target.clone(),
+        actor: g.actor.clone(),
+        intent_scope: g.intent_scope.clone(),
+        arguments: action
+            .and_then(|a| a.arguments())
+            .map(|m| Value::Object(m.clone()))
+            .unwrap_or(Value::Null),
+        accepted_at: l.accepted.map(|i| x.events[i].at),
+        first_dispatch_at,
+        state: summary.state,
+        known_outcome,
+        calls,
+        later_attempts,
+        why_not_sent_again: why,
+        decisions: decisions
+            .iter()
+            .filter(|d| d.payload.execution_id == x.id)
+            .cloned()
+            .collect(),
+        allowed,
+        evidence,
+    }
+}
+
+fn hms(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%S%.3fZ").to_string()
+}
+
+fn known_outcome(inv: &Investigation, xi: usize, status: Verdict) -> String {
+    let x = &inv.model.executions[xi];
+    let l = &inv.analysis.lifecycles[xi];
+    if status == Verdict::UndeliveredResult {
+        let done = l
+            .decisive_outcome
+            .map(|i| format!("{} at {}", event_summary(&x.events[i]), hms(x.events[i].at)))
+            .unwrap_or_else(|| "completed".into());
+        let delivery = l
+            .deliveries
+            .last()
+            .map(|&i| {
+                format!(
+                    "; delivery failed at {}: {}",
+                    hms(x.events[i].at),
+                    event_summary(&x.events[i])
+                )
+            })
+            .unwrap_or_else(|| "; no delivery to the agent is recorded".into());
+        return format!("completed: {done}{delivery}");
+    }
+    match (l.decisive_outcome, l.outcomes.last()) {
+        (Some(i), _) => format!(
+            "ambiguous: {} at {}; it does not tell whether the target acted",
+            event_summary(&x.events[i]),
+            hms(x.events[i].at)
+        ),
+        (None, Some(&i)) => format!(
+            "unknown: the gateway recorded {} at {}",
+            event_summary(&x.events[i]),
+            hms(x.events[i].at)
+        ),
+        (None, None) => match l.dispatched {
+            Some(i) => format!(
+                "unknown: dispatched at {}, and no response or exit status is recorded",
+                hms(x.events[i].at)
+            ),
+            None => "unknown: no dispatch or outcome is recorded".into(),
+        },
+    }
+}
+
+fn recovery_words(r: &str) -> &'static str {
+    match Recovery::parse(r) {
+        Some(Recovery::AwaitingReview) => {
+            "the gateway held it for a reviewer instead of dispatching again"
+        }
+        Some(Recovery::QueriedStatus) => {
+            "the gateway queried the target's status instead of dispatching again"
+        }
+        Some(Recovery::ReturnedStoredResult) => {
+            "the gateway returned the stored result instead of dispatching again"
+        }
+        Some(Recovery::Continued) => "the gateway continued this execution",
+        Some(Recovery::ReturnedRejection) => "the gateway returned the earlier rejection",
+        None => "it attached to this execution",
+    }
+}
+
+fn why_not_sent_again(
+    x: &crate::model::Execution,
+    calls: &[QueueCall],
+    later: &[LaterAttempt],
+) -> String {
+    let mut parts: Vec<String> = calls
+        .iter()
+        .filter(|c| c.role != "created")
+        .map(|c| {
+            format!(
+                "call {} attached at {}: {}",
+                c.call_id.as_deref().unwrap_or("(no call id)"),
+                hms(c.at),
+                recovery_words(c.role)
+            )
+        })
+        .collect();
+    for a in later {
+        let when = a
+            .dispatched_at
+            .map(|t| format!("dispatched at {}", hms(t)))
+            .unwrap_or_else(|| "not dispatched".into());
+        parts.push(format!(
+            "it was not held back for {}: fresh execution {} ({when}) did not attach to it",
+            x.id, a.execution_id
+        ));
+    }
+    if parts.is_empty() {
+        "no later call has asked for this action; the gateway has not been asked to send it again"
+            .into()
+    } else {
+        let mut s = parts.join("; ");
+        s.push('.');
+        s
+    }
+}

@@ -1,0 +1,193 @@
+//! Drawing: a pure function of the [`App`]. Nothing here changes state; the
+//! screens compute their scroll windows from the state they are given.
+
+use super::app::{App, Load, LoadProgress, View};
+use super::keys;
+use super::screens::{detail, execution, groups, overview, sessions};
+use super::widgets::keyline::keyline;
+use super::widgets::text::esc;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
+
+/// The area screens draw in: the terminal minus the title and key lines.
+pub fn body_area(area: Rect) -> Rect {
+    frame_areas(area)[1]
+}
+
+fn frame_areas(area: Rect) -> [Rect; 3] {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area)
+}
+
+/// Draws the whole screen.
+pub fn render(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let theme = &app.theme;
+    frame.render_widget(Block::default().style(theme.base), area);
+    let [title, body, keys_area] = frame_areas(area);
+    frame.render_widget(Paragraph::new(title_line(app)), title);
+    match &app.load {
+        Load::Loading(lp) => loading(app, lp, frame, body),
+        Load::Failed(msg) => {
+            let p = Paragraph::new(vec![
+                Line::styled("Could not load the journals", theme.critical),
+                Line::raw(""),
+                Line::raw(esc(msg).into_owned()),
+            ])
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().border_style(theme.muted));
+            frame.render_widget(p, body);
+        }
+        Load::Ready(data) => match app.view() {
+            View::Overview => overview::draw(data, &app.overview, theme, frame, body),
+            View::Sessions(st) => sessions::draw(data, st, theme, frame, body),
+            View::Groups => groups::draw(data, &app.groups, theme, frame, body),
+            View::Detail(st) => detail::draw(data, st, theme, frame, body),
+            View::Execution(st) => execution::draw(data, st, theme, frame, body),
+        },
+    }
+    let ctx = app.ctx();
+    frame.render_widget(
+        Paragraph::new(keyline(&keys::bindings(ctx), theme)),
+        keys_area,
+    );
+    if let Some(scroll) = app.help {
+        help(app, scroll, frame, body);
+    }
+}
+
+fn title_line(app: &App) -> Line<'static> {
+    let theme = &app.theme;
+    let mut spans = vec![Span::styled(
+        " retrace ",
+        theme.accent.add_modifier(Modifier::REVERSED),
+    )];
+    let crumbs: Vec<String> = match app.data() {
+        None => vec!["loading".into()],
+        Some(d) => app
+            .stack
+            .iter()
+            .map(|v| match v {
+                View::Overview => "overview".into(),
+                View::Sessions(_) => "sessions".into(),
+                View::Groups => "groups".into(),
+                View::Detail(st) => format!("group {}", st.detail.summary.group_id),
+                View::Execution(st) => {
+                    let _ = d;
+                    format!("execution {}", esc(&st.summary.execution_id))
+                }
+            })
+            .collect(),
+    };
+    for (i, c) in crumbs.into_iter().enumerate() {
+        spans.push(Span::styled(if i == 0 { " " } else { " › " }, theme.muted));
+        spans.push(Span::raw(c));
+    }
+    Line::from(spans)
+}
+
+fn loading(app: &App, lp: &LoadProgress, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let [_, msg, gauge, _] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(2),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ])
+    .areas(area);
+    let (ratio, label) = match lp.progress {
+        _ if lp.analysing => (1.0, "analysing…".to_string()),
+        Some(p) => {
+            let name = lp
+                .journals
+                .get(p.journal as usize)
+                .map(|n| esc(super::screens::detail::file_name(n)).into_owned())
+                .unwrap_or_default();
+            match p.total_size {
+                Some(t) if t > 0 => (
+                    (p.total_bytes as f64 / t as f64).clamp(0.0, 1.0),
+                    format!("reading {name}: {} of {}", mib(p.total_bytes), mib(t)),
+                ),
+                _ => (0.0, format!("reading {name}: {}", mib(p.total_bytes))),
+            }
+        }
+        None => (0.0, "opening…".to_string()),
+    };
+    let n = lp.journals.len();
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            format!("Loading {n} journal{}", if n == 1 { "" } else { "s" }),
+            theme.accent,
+        ))
+        .centered(),
+        msg,
+    );
+    let [_, g, _] = Layout::horizontal([
+        Constraint::Percentage(10),
+        Constraint::Percentage(80),
+        Constraint::Percentage(10),
+    ])
+    .areas(gauge);
+    frame.render_widget(
+        Gauge::default()
+            .ratio(ratio)
+            .label(label)
+            .gauge_style(theme.accent)
+            .style(theme.muted),
+        g,
+    );
+}
+
+fn mib(b: u64) -> String {
+    format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0))
+}
+
+/// The help screen: every key of the screen under it.
+fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let ctx = app.screen_ctx();
+    let mut lines = vec![];
+    for b in keys::bindings(ctx) {
+        let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<22}", keys.join(" ")), theme.accent),
+            Span::raw(b.help),
+        ]));
+    }
+    if ctx == keys::Ctx::FilterInput {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<22}", "any character"), theme.accent),
+            Span::raw("added to the filter"),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(" Esc or ? closes this help", theme.muted));
+    let w = area.width.min(100);
+    let h = area.height.min(lines.len() as u16 + 2);
+    let popup = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    frame.render_widget(Clear, popup);
+    let scroll = scroll.min(lines.len().saturating_sub(h.saturating_sub(2) as usize));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
+            .style(theme.base)
+            .block(
+                Block::bordered()
+                    .title(format!(" Keys: {} ", ctx.name()))
+                    .border_style(theme.accent),
+            ),
+        popup,
+    );
+}

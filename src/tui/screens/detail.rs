@@ -1,0 +1,632 @@
+//! One group: the verdict and its reason, every execution with its
+//! lifecycle stages and times, and the five questions with their answers
+//! and evidence. Enter on an execution opens it; Enter on evidence jumps to
+//! the event it cites.
+
+use crate::analysis::EvidenceRef;
+use crate::query::{EvidenceView, ExecutionSummary, GroupDetail, StageStatus};
+use crate::tui::action::Action;
+use crate::tui::app::{Data, Nav, View};
+use crate::tui::screens::{execution, sessions};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::Cursor;
+use crate::tui::widgets::lanes::{self, Axis};
+use crate::tui::widgets::text::{delta, esc, flow, select_if, selected, time, wrap};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+/// Which pane has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focus {
+    /// The executions.
+    #[default]
+    Lanes,
+    /// The five questions and their evidence.
+    Evidence,
+}
+
+/// State of the group detail screen.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// Index of the group.
+    pub group: usize,
+    /// Everything the query layer says about it.
+    pub detail: GroupDetail,
+    /// Focused pane.
+    pub focus: Focus,
+    /// Selected execution.
+    pub lanes: Cursor,
+    /// Every piece of evidence, answers first, then findings.
+    pub evidence: Vec<EvidenceView>,
+    /// Selected evidence.
+    pub ev: Cursor,
+    /// First line shown in the questions pane.
+    pub qscroll: usize,
+    /// The time axis shared by the lanes.
+    pub axis: Option<Axis>,
+    /// Whether the journals record authorization and delivery (a missing
+    /// stage is a gap only where it could have been recorded).
+    pub records: (bool, bool),
+}
+
+impl State {
+    /// Opens group `g`; `None` when there is no such group.
+    pub fn new(data: &Data, g: usize) -> Option<State> {
+        let detail = data.inv.detail(data.inv.group_at(g)?);
+        let evidence = detail
+            .questions
+            .iter()
+            .flat_map(|a| a.evidence.iter().cloned())
+            .chain(
+                detail
+                    .findings
+                    .iter()
+                    .flat_map(|f| f.evidence.iter().cloned()),
+            )
+            .collect();
+        let axis = Axis::of(&detail.executions_detail);
+        Some(State {
+            axis,
+            records: records(data),
+            group: g,
+            detail,
+            focus: Focus::Lanes,
+            lanes: Cursor::default(),
+            evidence,
+            ev: Cursor::default(),
+            qscroll: 0,
+        })
+    }
+}
+
+/// Whether any loaded journal can record authorization and delivery; a
+/// missing stage is only a gap where it could have been recorded.
+pub fn records(data: &Data) -> (bool, bool) {
+    let any = |f: fn(&crate::journal::Capabilities) -> bool| {
+        data.inv.journals.iter().any(|j| f(&j.capabilities))
+    };
+    (any(|c| c.authorization), any(|c| c.delivery))
+}
+
+/// Areas of the screen: header, executions, questions.
+pub struct Areas {
+    /// Verdict and reason.
+    pub header: Rect,
+    /// Executions.
+    pub lanes: Rect,
+    /// The five questions.
+    pub questions: Rect,
+}
+
+/// Lines one execution takes in the lanes pane: id and state, the bar on
+/// the time axis, and the stage times on up to two lines.
+pub const LANE_HEIGHT: usize = 4;
+
+fn reason_lines(d: &GroupDetail, width: u16) -> Vec<String> {
+    wrap(&esc(&d.reason), usize::from(width.saturating_sub(2)).max(1))
+}
+
+/// Splits the body: side by side from 120 columns, stacked below (the
+/// focused pane gets the larger share).
+pub fn areas(st: &State, body: Rect) -> Areas {
+    let d = &st.detail;
+    let reason = reason_lines(d, body.width)
+        .len()
+        .min(if body.width >= 120 { 3 } else { 2 }) as u16;
+    let [header, rest] =
+        Layout::vertical([Constraint::Length(3 + reason), Constraint::Fill(1)]).areas(body);
+    let [lanes, questions] = if body.width >= 120 {
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(rest)
+    } else {
+        let want = (d.executions_detail.len() * LANE_HEIGHT + 3) as u16;
+        let cap = if st.focus == Focus::Lanes {
+            rest.height * 2 / 3
+        } else {
+            rest.height * 2 / 5
+        }
+        .max(7);
+        Layout::vertical([Constraint::Length(want.min(cap)), Constraint::Fill(1)]).areas(rest)
+    };
+    Areas {
+        header,
+        lanes,
+        questions,
+    }
+}
+
+/// The lanes' rows: the inner area less the axis line.
+fn lanes_page(a: &Areas) -> usize {
+    (usize::from(inner(a.lanes).height.saturating_sub(1)) / LANE_HEIGHT).max(1)
+}
+
+fn inner(r: Rect) -> Rect {
+    Block::bordered().inner(r)
+}
+
+/// One line of the questions pane.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QLine {
+    /// A section title.
+    Section(String),
+    /// (A wrapped part of) a question.
+    Ask(String),
+    /// (A wrapped part of) an answer; unknown answers stand out.
+    Answer(String, bool),
+    /// A piece of evidence: index into [`State::evidence`].
+    Evidence(usize),
+    /// Other text.
+    Text(String),
+    /// Nothing.
+    Blank,
+}
+
+/// The questions pane as lines for a width; pure, shared by draw and update.
+pub fn qlines(st: &State, width: u16) -> Vec<QLine> {
+    let w = usize::from(width).max(8);
+    let d = &st.detail;
+    let mut out = Vec::new();
+    let mut ev = 0usize;
+    for a in &d.questions {
+        for (i, l) in wrap(&format!("{}. {}", a.question, a.asks), w)
+            .into_iter()
+            .enumerate()
+        {
+            out.push(QLine::Ask(if i == 0 { l } else { format!("   {l}") }));
+        }
+        for l in wrap(&esc(&a.answer), w.saturating_sub(3)) {
+            out.push(QLine::Answer(format!("   {l}"), a.unknown));
+        }
+        for _ in &a.evidence {
+            out.push(QLine::Evidence(ev));
+            ev += 1;
+        }
+        out.push(QLine::Blank);
+    }
+    if !d.findings.is_empty() {
+        out.push(QLine::Section("Findings".into()));
+        for f in &d.findings {
+            for (i, l) in wrap(
+                &format!("{}: {}", f.kind, esc(&f.detail)),
+                w.saturating_sub(2),
+            )
+            .into_iter()
+            .enumerate()
+            {
+                out.push(QLine::Text(format!(
+                    "{} {l}",
+                    if i == 0 { "•" } else { " " }
+                )));
+            }
+            for _ in &f.evidence {
+                out.push(QLine::Evidence(ev));
+                ev += 1;
+            }
+        }
+        out.push(QLine::Blank);
+    }
+    out.push(QLine::Section("Group".into()));
+    let s = &d.summary;
+    let mut fields = vec![
+        ("verdict", format!("{} [{}]", s.verdict, s.severity)),
+        ("why", esc(&d.reason).into_owned()),
+        ("tool", esc(&s.tool).into_owned()),
+        ("actor", esc(&s.actor).into_owned()),
+        ("intent scope", esc(&s.intent_scope).into_owned()),
+        ("fingerprint", esc(&s.fingerprint).into_owned()),
+        (
+            "contract",
+            format!(
+                "{}{} · attach window {}",
+                d.contract.class.as_str(),
+                if d.contract.configured {
+                    ""
+                } else {
+                    " (default: no contract)"
+                },
+                humantime::format_duration(d.contract.attach_window)
+            ),
+        ),
+    ];
+    if let Some(t) = &d.target {
+        fields.insert(3, ("target", esc(t).into_owned()));
+    }
+    for (k, v) in fields {
+        for (i, l) in wrap(&v, w.saturating_sub(14)).into_iter().enumerate() {
+            out.push(QLine::Text(format!(
+                "{:<13} {l}",
+                if i == 0 { k } else { "" }
+            )));
+        }
+    }
+    out
+}
+
+fn evidence_line_of(lines: &[QLine], ev: usize) -> Option<usize> {
+    lines.iter().position(|l| *l == QLine::Evidence(ev))
+}
+
+/// Applies an action.
+pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+    let a = areas(st, body);
+    let lanes_page = lanes_page(&a);
+    let qi = inner(a.questions);
+    let q_page = usize::from(qi.height).max(1);
+    let n_lanes = st.detail.executions_detail.len();
+    let n_ev = st.evidence.len();
+    match (action, st.focus) {
+        (Action::Back, _) => return Nav::Back,
+        (Action::FocusNext, _) => {
+            st.focus = match st.focus {
+                Focus::Lanes if n_ev > 0 => Focus::Evidence,
+                _ => Focus::Lanes,
+            }
+        }
+        (Action::Down, Focus::Lanes) => st.lanes.step(1, n_lanes),
+        (Action::Up, Focus::Lanes) => st.lanes.step(-1, n_lanes),
+        (Action::PageDown, Focus::Lanes) => st.lanes.step(lanes_page as isize, n_lanes),
+        (Action::PageUp, Focus::Lanes) => st.lanes.step(-(lanes_page as isize), n_lanes),
+        (Action::Top, Focus::Lanes) => st.lanes.select(0, n_lanes),
+        (Action::Bottom, Focus::Lanes) => st.lanes.select(n_lanes.saturating_sub(1), n_lanes),
+        (Action::Down, Focus::Evidence) => st.ev.step(1, n_ev),
+        (Action::Up, Focus::Evidence) => st.ev.step(-1, n_ev),
+        (Action::PageDown, Focus::Evidence) => st.qscroll += q_page,
+        (Action::PageUp, Focus::Evidence) => st.qscroll = st.qscroll.saturating_sub(q_page),
+        (Action::Top, Focus::Evidence) => {
+            st.ev.select(0, n_ev);
+            st.qscroll = 0;
+        }
+        (Action::Bottom, Focus::Evidence) => st.ev.select(n_ev.saturating_sub(1), n_ev),
+        (Action::Open, Focus::Lanes) => {
+            if let Some(x) = st.detail.executions_detail.get(st.lanes.selected) {
+                return Nav::Push(View::Execution(Box::new(execution::State::new(
+                    data, x.index, None,
+                ))));
+            }
+        }
+        (Action::Open, Focus::Evidence) => {
+            if let Some(e) = st.evidence.get(st.ev.selected) {
+                match e.pointer {
+                    EvidenceRef::Event { execution, event } => {
+                        return Nav::Push(View::Execution(Box::new(execution::State::new(
+                            data,
+                            execution,
+                            Some(event),
+                        ))));
+                    }
+                    EvidenceRef::Session { index } => {
+                        return Nav::Push(View::Sessions(Box::new(sessions::State::new(
+                            data,
+                            Some(index),
+                        ))));
+                    }
+                }
+            }
+        }
+        (Action::Copy, Focus::Lanes) => {
+            if let Some(x) = st.detail.executions_detail.get(st.lanes.selected) {
+                return Nav::Copy("the execution id", x.execution_id.clone());
+            }
+        }
+        (Action::Copy, Focus::Evidence) => {
+            if let Some(e) = st.evidence.get(st.ev.selected) {
+                return Nav::Copy("the evidence citation", e.cite());
+            }
+        }
+        _ => {}
+    }
+    st.lanes.settle(lanes_page, n_lanes);
+    // The layout depends on the focus; measure the questions pane again.
+    let qi = inner(areas(st, body).questions);
+    let q_page = usize::from(qi.height).max(1);
+    // Keep the selected evidence on screen after a move; page keys scroll freely.
+    let lines = qlines(st, qi.width);
+    let max_scroll = lines.len().saturating_sub(q_page);
+    if matches!(
+        action,
+        Action::Down | Action::Up | Action::Top | Action::Bottom
+    ) && st.focus == Focus::Evidence
+        && let Some(l) = evidence_line_of(&lines, st.ev.selected)
+    {
+        let c = Cursor {
+            selected: l,
+            offset: st.qscroll,
+        };
+        st.qscroll = c.offset_for(q_page, lines.len());
+    }
+    st.qscroll = st.qscroll.min(max_scroll);
+    Nav::Stay
+}
+
+fn status_style(theme: &Theme, s: StageStatus) -> Style {
+    match s {
+        StageStatus::Done => theme.ok,
+        StageStatus::Failed => theme.critical,
+        StageStatus::Unknown => theme.review,
+    }
+}
+
+/// The stage chain of one execution as units for [`flow`]: `accepted
+/// 14:03:18.000`, `→ authorized +0.210s`, …; failed and unknown stages in
+/// their colors, missing ones named.
+pub fn stage_units(
+    x: &ExecutionSummary,
+    records: (bool, bool),
+    theme: &Theme,
+) -> Vec<Vec<Span<'static>>> {
+    let mut units = Vec::new();
+    let start = x.stages.accepted.map(|m| m.at);
+    let mut ended = false;
+    for (i, (name, mark)) in x.stages.marks().into_iter().enumerate() {
+        let mut u = Vec::new();
+        if i > 0 {
+            u.push(Span::styled("→ ", theme.muted));
+        }
+        match mark {
+            Some(m) => {
+                let t = match (i, start) {
+                    (0, _) | (_, None) => time(m.at),
+                    (_, Some(s)) => delta(m.at - s),
+                };
+                let label = match m.status {
+                    StageStatus::Done => m.event.to_string(),
+                    StageStatus::Failed => format!("✗ {}", m.event),
+                    StageStatus::Unknown => format!("? {}", m.event),
+                };
+                u.push(Span::styled(label, status_style(theme, m.status)));
+                u.push(Span::styled(format!(" {t} "), theme.muted));
+                if matches!(m.event, "rejected" | "dispatch_failed") {
+                    ended = true;
+                }
+            }
+            None if ended => break,
+            None if (i == 1 && !records.0) || (i == 4 && !records.1) => u.push(Span::styled(
+                format!("{name}: not in this journal format "),
+                theme.muted,
+            )),
+            None => u.push(Span::styled(format!("{name} not recorded "), theme.warn)),
+        }
+        units.push(u);
+    }
+    for a in &x.attached {
+        let t = start.map_or_else(|| time(a.at), |s| delta(a.at - s));
+        units.push(vec![
+            Span::styled("+ attached ", theme.info),
+            Span::styled(a.recovery, theme.info),
+            Span::styled(format!(" {t} "), theme.muted),
+        ]);
+    }
+    units
+}
+
+/// The lines of one execution: id, state, outcome and warnings; its bar on
+/// the shared axis; the stage chain on two lines.
+fn lane_lines(
+    st: &State,
+    x: &ExecutionSummary,
+    selected: bool,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let marks = x.stages.marks();
+    let has = |s: StageStatus| marks.iter().any(|(_, m)| m.is_some_and(|m| m.status == s));
+    let unknown = lanes::outcome_unknown(x);
+    let state_style = if unknown || has(StageStatus::Unknown) {
+        theme.review
+    } else if has(StageStatus::Failed) {
+        theme.warn
+    } else {
+        theme.ok
+    };
+    let mut head = vec![
+        Span::styled(if selected { "▶ " } else { "  " }, theme.accent),
+        Span::styled(esc(&x.execution_id).into_owned(), theme.accent),
+        Span::raw(" "),
+        Span::styled(x.state, state_style),
+    ];
+    if unknown {
+        head.push(Span::raw(" "));
+        head.push(Span::styled(
+            " ? OUTCOME UNKNOWN ",
+            theme
+                .review
+                .add_modifier(ratatui::style::Modifier::REVERSED),
+        ));
+    }
+    let gaps = lanes::gaps(x, st.records.0, st.records.1);
+    if !gaps.is_empty() {
+        head.push(Span::raw(" "));
+        head.push(Span::styled(
+            format!(" gap: no {} ", gaps.join(", no ")),
+            theme.warn.add_modifier(ratatui::style::Modifier::REVERSED),
+        ));
+    }
+    if let Some(o) = &x.outcome {
+        head.push(Span::raw("  "));
+        head.push(Span::raw(esc(o).into_owned()));
+    }
+    let mut lines = vec![Line::from(head)];
+    let bar_w = width.saturating_sub(2);
+    lines.push(match &st.axis {
+        Some(axis) => {
+            let mut b = lanes::bar(x, axis, bar_w, theme);
+            b.spans.insert(0, Span::raw("  "));
+            b
+        }
+        None => Line::raw(""),
+    });
+    let mut chain = flow(stage_units(x, st.records, theme), width, "  ");
+    chain.truncate(LANE_HEIGHT - 2);
+    lines.extend(chain);
+    lines.resize(LANE_HEIGHT, Line::raw(""));
+    lines
+}
+
+/// The axis line: start and end times, and the span.
+fn axis_line(axis: Option<&Axis>, width: usize, theme: &Theme) -> Line<'static> {
+    let Some(a) = axis else {
+        return Line::styled("  no times recorded", theme.muted);
+    };
+    let left = format!("  {}", time(a.start));
+    let right = time(a.end);
+    let mid = format!(" {} ", delta(a.end - a.start).trim_start_matches('+'));
+    let room = width.saturating_sub(left.chars().count() + right.chars().count());
+    let dashes = room.saturating_sub(mid.chars().count());
+    Line::from(vec![
+        Span::styled(left, theme.muted),
+        Span::styled(
+            "╶".to_string() + &"─".repeat(dashes.saturating_sub(2) / 2),
+            theme.muted,
+        ),
+        Span::styled(mid, theme.muted),
+        Span::styled(
+            "─".repeat(dashes.saturating_sub(2) - dashes.saturating_sub(2) / 2) + "╴",
+            theme.muted,
+        ),
+        Span::styled(right, theme.muted),
+    ])
+}
+
+/// The file name of a journal name (a path as given).
+pub fn file_name(journal: &str) -> &str {
+    std::path::Path::new(journal)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(journal)
+}
+
+/// `file:line seq N` with the journal's file name only (the full path is
+/// on the overview and the execution screen).
+pub fn short_cite(e: &EvidenceView) -> String {
+    let name = file_name(&e.journal);
+    match e.seq {
+        Some(s) => format!("{name}:{} seq {s}", e.line),
+        None => format!("{name}:{}", e.line),
+    }
+}
+
+fn focus_style(theme: &Theme, focused: bool) -> Style {
+    if focused { theme.accent } else { theme.muted }
+}
+
+/// Draws the screen.
+pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+    let _ = data;
+    let d = &st.detail;
+    let a = areas(st, body);
+    let sev = theme.severity(d.summary.severity);
+    // Header: verdict and reason.
+    let mut head = vec![Line::from(vec![
+        Span::styled(d.summary.verdict.as_str().to_uppercase(), sev),
+        Span::styled(format!("  [{}]", d.summary.severity), sev),
+        Span::styled(
+            format!(
+                "   calls {} · executions {} · dispatches {}",
+                d.summary.calls, d.summary.executions, d.summary.dispatches
+            ),
+            theme.muted,
+        ),
+    ])];
+    let reason = reason_lines(d, body.width);
+    let total = reason.len();
+    let shown = usize::from(a.header.height.saturating_sub(3));
+    for (i, l) in reason.into_iter().take(shown).enumerate() {
+        let l = if i + 1 == shown && shown < total {
+            format!("{l}…")
+        } else {
+            l
+        };
+        head.push(Line::raw(l));
+    }
+    frame.render_widget(
+        Paragraph::new(head).block(
+            Block::bordered()
+                .title(format!(
+                    " Group {} · {} ",
+                    d.summary.group_id,
+                    esc(&d.summary.tool)
+                ))
+                .border_style(sev),
+        ),
+        a.header,
+    );
+    // Executions as lanes on one time axis.
+    let n = d.executions_detail.len();
+    let li = inner(a.lanes);
+    let page = lanes_page(&a);
+    let window = st.lanes.window(page, n);
+    let mut lines = vec![axis_line(st.axis.as_ref(), usize::from(li.width), theme)];
+    for i in window.clone() {
+        let mut l = lane_lines(
+            st,
+            &d.executions_detail[i],
+            i == st.lanes.selected,
+            usize::from(li.width),
+            theme,
+        );
+        if i == st.lanes.selected && st.focus == Focus::Lanes {
+            l[0] = selected(l[0].clone(), theme.selection);
+        }
+        lines.extend(l);
+    }
+    let mut title = format!(" Timeline: {n} execution{} ", if n == 1 { "" } else { "s" });
+    if window.end < n || window.start > 0 {
+        title = format!("{title}({}–{}) ", window.start + 1, window.end);
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::bordered()
+                .title(title)
+                .title_bottom(Span::styled(lanes::LEGEND, theme.muted))
+                .border_style(focus_style(theme, st.focus == Focus::Lanes)),
+        ),
+        a.lanes,
+    );
+    // Questions.
+    let qi = inner(a.questions);
+    let ql = qlines(st, qi.width);
+    let h = usize::from(qi.height);
+    let start = st.qscroll.min(ql.len().saturating_sub(h));
+    let mut out = Vec::new();
+    for l in ql.iter().skip(start).take(h) {
+        out.push(match l {
+            QLine::Section(s) => Line::styled(s.clone(), theme.accent),
+            QLine::Ask(s) => Line::styled(s.clone(), theme.accent),
+            QLine::Answer(s, unknown) => {
+                Line::styled(s.clone(), if *unknown { theme.review } else { theme.base })
+            }
+            QLine::Text(s) => Line::raw(s.clone()),
+            QLine::Blank => Line::raw(""),
+            QLine::Evidence(i) => {
+                let e = &st.evidence[*i];
+                let sel = *i == st.ev.selected && st.focus == Focus::Evidence;
+                let line = Line::from(vec![
+                    Span::styled(if sel { " ▶ " } else { "   " }, theme.accent),
+                    Span::styled(esc(&short_cite(e)).into_owned(), theme.info),
+                    Span::styled(
+                        format!(
+                            " {}{}",
+                            e.record,
+                            e.execution_id
+                                .as_deref()
+                                .map(|x| format!(" {}", esc(x)))
+                                .unwrap_or_default()
+                        ),
+                        theme.muted,
+                    ),
+                ]);
+                select_if(line, sel, theme.selection)
+            }
+        });
+    }
+    frame.render_widget(
+        Paragraph::new(out).block(
+            Block::bordered()
+                .title(" The five questions ")
+                .border_style(focus_style(theme, st.focus == Focus::Evidence)),
+        ),
+        a.questions,
+    );
+}

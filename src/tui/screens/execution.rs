@@ -1,0 +1,301 @@
+//! One execution: its lifecycle stages, every event the journals hold for
+//! it, and for the selected event the raw journal line and the canonical
+//! action record, pretty-printed and scrollable. `y` copies the raw line
+//! (OSC 52).
+
+use crate::query::{EventView, ExecutionSummary};
+use crate::tui::action::Action;
+use crate::tui::app::{Data, Nav};
+use crate::tui::screens::detail::{records, stage_units};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::Cursor;
+use crate::tui::widgets::text::{esc, flow, select_if, time};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+/// Which pane has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focus {
+    /// The events.
+    #[default]
+    Events,
+    /// The raw line and the action record.
+    Record,
+}
+
+/// State of the execution screen.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// Execution index.
+    pub xi: usize,
+    /// Its summary.
+    pub summary: ExecutionSummary,
+    /// Its events.
+    pub events: Vec<EventView>,
+    /// Selected event.
+    pub cursor: Cursor,
+    /// The group it belongs to.
+    pub group: Option<usize>,
+    /// Focused pane.
+    pub focus: Focus,
+    /// The selected event's raw line as written.
+    pub raw: String,
+    /// The record pane: the raw line pretty-printed, then the canonical
+    /// action record (unsanitized; sanitized when drawn).
+    pub record: Vec<String>,
+    /// First line shown in the record pane.
+    pub scroll: usize,
+}
+
+impl State {
+    /// Opens execution `xi`, with event `event` selected.
+    pub fn new(data: &Data, xi: usize, event: Option<usize>) -> State {
+        let events = data.inv.events(xi);
+        let mut cursor = Cursor::default();
+        cursor.select(event.unwrap_or(0), events.len());
+        let mut st = State {
+            xi,
+            summary: data.inv.execution_summary(xi),
+            events,
+            cursor,
+            group: data.inv.execution_group(xi),
+            focus: Focus::Events,
+            raw: String::new(),
+            record: Vec::new(),
+            scroll: 0,
+        };
+        st.load_record(data);
+        st
+    }
+
+    /// Reads the selected event's line back and lays out the record pane.
+    fn load_record(&mut self, data: &Data) {
+        self.scroll = 0;
+        self.record.clear();
+        let Some(e) = self.events.get(self.cursor.selected) else {
+            return;
+        };
+        let cite = crate::tui::screens::detail::short_cite(&e.evidence);
+        match data.inv.raw_line(e.evidence.source) {
+            Ok(raw) => {
+                self.record.push(format!("── raw line {cite} ──"));
+                match serde_json::from_str::<serde_json::Value>(&raw) {
+                    Ok(v) => self.record.extend(pretty(&v)),
+                    Err(_) => self.record.push(raw.clone()),
+                }
+                self.raw = raw;
+            }
+            Err(err) => {
+                self.record
+                    .push(format!("── raw line {cite}: cannot read it back: {err}"));
+                self.raw.clear();
+            }
+        }
+        if let Some(g) = self.group.and_then(|g| data.inv.group_at(g)) {
+            self.record.push(String::new());
+            self.record.push(format!(
+                "── canonical action record of group {} (what was fingerprinted) ──",
+                g.id
+            ));
+            self.record.extend(pretty(&data.inv.canonical_action(g)));
+        }
+    }
+}
+
+fn pretty(v: &serde_json::Value) -> Vec<String> {
+    serde_json::to_string_pretty(v)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Header, events and record areas.
+pub fn areas(st: &State, body: Rect) -> [Rect; 3] {
+    let [head, rest] = Layout::vertical([Constraint::Length(5), Constraint::Fill(1)]).areas(body);
+    if body.width >= 140 {
+        let [e, r] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)]).areas(rest);
+        return [head, e, r];
+    }
+    let want = (st.events.len() as u16).saturating_add(3);
+    let share = if st.focus == Focus::Events { 3 } else { 2 };
+    let cap = (rest.height * share / 5).max(4);
+    let [e, r] =
+        Layout::vertical([Constraint::Length(want.min(cap)), Constraint::Fill(1)]).areas(rest);
+    [head, e, r]
+}
+
+fn pages(st: &State, body: Rect) -> (usize, usize) {
+    let [_, e, r] = areas(st, body);
+    (
+        usize::from(e.height.saturating_sub(3)).max(1),
+        usize::from(r.height.saturating_sub(2)).max(1),
+    )
+}
+
+/// Applies an action.
+pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+    let len = st.events.len();
+    let (page, rpage) = pages(st, body);
+    let before = st.cursor.selected;
+    let max_scroll = st.record.len().saturating_sub(rpage);
+    match (action, st.focus) {
+        (Action::Back, _) => return Nav::Back,
+        (Action::FocusNext, _) => {
+            st.focus = match st.focus {
+                Focus::Events => Focus::Record,
+                Focus::Record => Focus::Events,
+            }
+        }
+        (Action::Down, Focus::Events) => st.cursor.step(1, len),
+        (Action::Up, Focus::Events) => st.cursor.step(-1, len),
+        (Action::PageDown, Focus::Events) => st.cursor.step(page as isize, len),
+        (Action::PageUp, Focus::Events) => st.cursor.step(-(page as isize), len),
+        (Action::Top, Focus::Events) => st.cursor.select(0, len),
+        (Action::Bottom, Focus::Events) => st.cursor.select(len.saturating_sub(1), len),
+        (Action::ScrollDown, _) | (Action::Down, Focus::Record) => st.scroll += 1,
+        (Action::ScrollUp, _) | (Action::Up, Focus::Record) => {
+            st.scroll = st.scroll.saturating_sub(1)
+        }
+        (Action::PageDown, Focus::Record) => st.scroll += rpage,
+        (Action::PageUp, Focus::Record) => st.scroll = st.scroll.saturating_sub(rpage),
+        (Action::Top, Focus::Record) => st.scroll = 0,
+        (Action::Bottom, Focus::Record) => st.scroll = max_scroll,
+        (Action::Copy, _) if !st.raw.is_empty() => {
+            return Nav::Copy("the raw journal line", st.raw.clone());
+        }
+        (Action::CopyAlt, _) => {
+            return Nav::Copy("the execution id", st.summary.execution_id.clone());
+        }
+        _ => {}
+    }
+    if st.cursor.selected != before {
+        st.load_record(data);
+    }
+    let (page, rpage) = pages(st, body);
+    st.cursor.settle(page, len);
+    st.scroll = st.scroll.min(st.record.len().saturating_sub(rpage));
+    Nav::Stay
+}
+
+fn focus_style(theme: &Theme, on: bool) -> Style {
+    if on { theme.accent } else { theme.muted }
+}
+
+/// Draws the screen.
+pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+    let [head, list, rec] = areas(st, body);
+    let x = &st.summary;
+    let group = st.group.and_then(|g| data.inv.group_at(g));
+    let mut first = vec![
+        Span::styled(esc(&x.execution_id).into_owned(), theme.accent),
+        Span::raw("  "),
+        Span::raw(x.state),
+    ];
+    if let Some(g) = group {
+        first.push(Span::styled("  group ", theme.muted));
+        first.push(Span::raw(g.id.clone()));
+        first.push(Span::raw(" "));
+        first.push(Span::styled(
+            g.verdict.as_str(),
+            theme.severity(g.severity()),
+        ));
+        first.push(Span::raw(format!(" · {}", esc(&g.tool))));
+    }
+    if let Some(k) = &x.idempotency_key {
+        first.push(Span::styled(format!("  key {}", esc(k)), theme.muted));
+    }
+    let mut lines = vec![Line::from(first)];
+    lines.extend(flow(
+        stage_units(x, records(data), theme),
+        usize::from(head.width.saturating_sub(2)),
+        "",
+    ));
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::bordered()
+                .title(" Execution ")
+                .border_style(theme.muted),
+        ),
+        head,
+    );
+    // Events.
+    let len = st.events.len();
+    let height = usize::from(list.height.saturating_sub(3));
+    let window = st.cursor.window(height, len);
+    let rows = window.map(|i| {
+        let e = &st.events[i];
+        let sel = i == st.cursor.selected;
+        let cells = [
+            Line::from(e.evidence.seq.map(|s| s.to_string()).unwrap_or_default()).right_aligned(),
+            Line::styled(e.evidence.at.map(time).unwrap_or_default(), theme.muted),
+            Line::raw(e.event),
+            Line::raw(esc(&e.summary).into_owned()),
+            Line::styled(
+                format!(
+                    "{}:{}",
+                    esc(crate::tui::screens::detail::file_name(&e.evidence.journal)),
+                    e.evidence.line
+                ),
+                theme.muted,
+            ),
+        ];
+        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
+    });
+    let widths = [
+        Constraint::Length(5),
+        Constraint::Length(12),
+        Constraint::Length(15),
+        Constraint::Fill(3),
+        Constraint::Fill(1),
+    ];
+    frame.render_widget(
+        Table::new(rows, widths)
+            .header(Row::new(["SEQ", "TIME (UTC)", "EVENT", "DETAIL", "LINE"]).style(theme.accent))
+            .block(
+                Block::bordered()
+                    .title(format!(" Events ({len}) "))
+                    .border_style(focus_style(theme, st.focus == Focus::Events)),
+            ),
+        list,
+    );
+    // Record: raw line and canonical action record.
+    let h = usize::from(rec.height.saturating_sub(2));
+    let start = st.scroll.min(st.record.len().saturating_sub(h));
+    let lines: Vec<Line> = st
+        .record
+        .iter()
+        .skip(start)
+        .take(h)
+        .map(|l| {
+            if l.starts_with("──") {
+                Line::styled(esc(l).into_owned(), theme.accent)
+            } else {
+                Line::raw(esc(l).into_owned())
+            }
+        })
+        .collect();
+    let pos = if st.record.len() > h {
+        format!(
+            " {}–{} of {} ",
+            start + 1,
+            (start + h).min(st.record.len()),
+            st.record.len()
+        )
+    } else {
+        String::new()
+    };
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::bordered()
+                .title(" Record: raw JSON and action record ")
+                .title_bottom(Line::from(pos).right_aligned())
+                .border_style(focus_style(theme, st.focus == Focus::Record)),
+        ),
+        rec,
+    );
+}

@@ -1,0 +1,783 @@
+//! The groups table: one row per group of calls that share an intent, worst
+//! first by default, sortable, filtered by verdict, tool and a fuzzy query
+//! (SkimMatcherV2) over tool, actor, scope, target and ids with the matched
+//! characters highlighted.
+//!
+//! The rows are index vectors kept in the state and rebuilt when a filter
+//! or the sort changes, never per frame; a frame builds only the rows on
+//! screen.
+
+use crate::analysis::{Group, Verdict};
+use crate::query::{GroupFilter, Investigation};
+use crate::tui::action::Action;
+use crate::tui::app::{Data, Nav, View};
+use crate::tui::screens::detail;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::Cursor;
+use crate::tui::widgets::text::{esc, highlighted, select_if};
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+use std::sync::OnceLock;
+
+/// The fuzzy matcher (smart case: a capital in the query matches case).
+pub fn matcher() -> &'static SkimMatcherV2 {
+    static M: OnceLock<SkimMatcherV2> = OnceLock::new();
+    M.get_or_init(SkimMatcherV2::default)
+}
+
+/// The fields the filter searches, sanitized, in haystack order: tool,
+/// actor, intent scope, target, group id, execution ids.
+pub fn fields(inv: &Investigation, g: &Group) -> [String; 6] {
+    [
+        esc(&g.tool).into_owned(),
+        esc(&g.actor).into_owned(),
+        esc(&g.intent_scope).into_owned(),
+        esc(g.target.as_deref().unwrap_or("")).into_owned(),
+        g.id.clone(),
+        esc(&inv.summary(g).execution_ids.join(" ")).into_owned(),
+    ]
+}
+
+/// Separates fields in a haystack (a control character, so it never
+/// occurs in sanitized text).
+const SEP: char = '\u{1f}';
+
+/// The fields joined by [`SEP`].
+pub fn haystack(fields: &[String; 6]) -> String {
+    fields.join(&SEP.to_string())
+}
+
+/// Whether the query matches any one field of a haystack. Fields are
+/// matched one by one so that a short query does not match characters
+/// scattered over tool, actor and scope together.
+///
+/// SkimMatcherV2 (smart case) matches a field exactly when the query's
+/// characters appear in it in order, compared case-insensitively (ASCII)
+/// unless the query holds an ASCII capital (fuzzy-matcher 0.3
+/// `SkimMatcherV2::fuzzy`: it returns `None` only when its `cheap_matches`
+/// subsequence test fails). This function makes that test alone, in one
+/// pass and without allocating, so that filtering hundreds of thousands of
+/// groups stays fast; the matcher itself scores and highlights the rows on
+/// screen. A unit test checks that both agree.
+pub fn matches(haystack: &str, query: &str) -> bool {
+    if query.is_empty() {
+        return true;
+    }
+    let case_sensitive = query.chars().any(|c| c.is_ascii_uppercase());
+    let eq = |a: char, b: char| {
+        if case_sensitive {
+            a == b
+        } else {
+            a.eq_ignore_ascii_case(&b)
+        }
+    };
+    let mut want = query.chars();
+    let mut next = want.next();
+    for c in haystack.chars() {
+        if c == SEP {
+            want = query.chars();
+            next = want.next();
+            continue;
+        }
+        if let Some(p) = next
+            && eq(c, p)
+        {
+            next = want.next();
+            if next.is_none() {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// What the fuzzy filter searches, built once at load. Tool, actor, scope
+/// and target repeat across many groups, so each distinct value is stored
+/// and matched once per query; only the group and execution ids are
+/// matched group by group.
+#[derive(Debug, Clone, Default)]
+pub struct SearchIndex {
+    /// Distinct sanitized values of tool, actor, scope and target.
+    pub values: Vec<String>,
+    /// Per group (aligned with the analysis's groups): its tool, actor,
+    /// scope and target as indexes into `values`.
+    pub shared: Vec<[u32; 4]>,
+    /// Per group: its id and execution ids, joined by [`SEP`].
+    pub ids: Vec<String>,
+}
+
+impl SearchIndex {
+    /// Indexes the first `n` groups.
+    pub fn build(inv: &Investigation, n: usize) -> SearchIndex {
+        let mut ix = SearchIndex::default();
+        let mut interned: std::collections::HashMap<String, u32> = Default::default();
+        for i in 0..n {
+            let Some(g) = inv.group_at(i) else {
+                ix.shared.push([0; 4]);
+                ix.ids.push(String::new());
+                continue;
+            };
+            let [tool, actor, scope, target, id, execs] = fields(inv, g);
+            let mut slot = |v: String| {
+                let next = u32::try_from(ix.values.len()).unwrap_or(u32::MAX);
+                *interned.entry(v).or_insert_with_key(|v| {
+                    ix.values.push(v.clone());
+                    next
+                })
+            };
+            let shared = [slot(tool), slot(actor), slot(scope), slot(target)];
+            ix.shared.push(shared);
+            ix.ids
+                .push(format!("{id}{SEP}{}", execs.replace(' ', &SEP.to_string())));
+        }
+        ix
+    }
+
+    /// Number of groups indexed.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no group is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Which distinct values match `query`.
+    pub fn match_values(&self, query: &str) -> Vec<bool> {
+        self.values.iter().map(|v| matches(v, query)).collect()
+    }
+
+    /// Whether group `i` matches, given [`SearchIndex::match_values`].
+    pub fn group_matches(&self, i: usize, values: &[bool], query: &str) -> bool {
+        self.shared
+            .get(i)
+            .is_some_and(|s| s.iter().any(|&v| values.get(v as usize) == Some(&true)))
+            || self.ids.get(i).is_some_and(|h| matches(h, query))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_index_matches_like_the_fields() {
+        let inv = crate::query::Investigation::open(
+            crate::sample::sources(),
+            None,
+            &crate::sample::config(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let n = inv.group_indices(&GroupFilter {
+            all: true,
+            ..GroupFilter::default()
+        });
+        let ix = SearchIndex::build(&inv, n.len());
+        assert_eq!(ix.len(), n.len());
+        for q in [
+            "d",
+            "dpl",
+            "list",
+            "act_01J4K8P",
+            "gfc",
+            "5f8",
+            "zzz",
+            "EXAMPLE",
+            "releases",
+        ] {
+            let values = ix.match_values(q);
+            for i in 0..ix.len() {
+                let g = inv.group_at(i).unwrap();
+                let f = fields(&inv, g);
+                let expected =
+                    f[..5].iter().any(|x| matches(x, q)) || f[5].split(' ').any(|x| matches(x, q));
+                assert_eq!(
+                    ix.group_matches(i, &values, q),
+                    expected,
+                    "group {i} query {q:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn matches_agrees_with_skim_matcher_v2() {
+        let fields = [
+            "deploy_release",
+            "signed-process:com.example.agent",
+            "run:5f8097",
+            "deploy-api.internal.example/releases",
+            "gfc4a6c60d4",
+            "act_01J4K8J7DX7V act_01J4K8M3QF2Z",
+            "Ünïcödé_Tool",
+            "wipe\\x1b[2Jdisk",
+        ];
+        let queries = [
+            "d",
+            "dr",
+            "dpl",
+            "DPL",
+            "Dpl",
+            "release",
+            "xyz",
+            "a",
+            "act_01j",
+            "ACT",
+            "5f8",
+            "ü",
+            "Ü",
+            "cöd",
+            "\\x1b",
+            "[2j",
+            "[2J",
+            "zz",
+            "e e",
+            "-",
+            "deploy_releasee",
+        ];
+        let m = matcher();
+        for q in queries {
+            for f in fields {
+                assert_eq!(
+                    matches(f, q),
+                    m.fuzzy_match(f, q).is_some(),
+                    "field {f:?} query {q:?}"
+                );
+            }
+            // Across fields: a match must lie within one field.
+            let h = haystack(&fields.map(String::from)[..6].to_vec().try_into().unwrap());
+            let any = fields[..6].iter().any(|f| m.fuzzy_match(f, q).is_some());
+            assert_eq!(matches(&h, q), any, "haystack, query {q:?}");
+        }
+    }
+}
+
+/// Sortable columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    /// Worst first (the analysis order: severity, then first event).
+    #[default]
+    Severity,
+    /// Calls.
+    Calls,
+    /// Executions.
+    Executions,
+    /// Dispatches.
+    Dispatches,
+    /// First event time.
+    First,
+    /// Tool name.
+    Tool,
+    /// Group id.
+    Group,
+}
+
+impl SortKey {
+    const ORDER: [SortKey; 7] = [
+        SortKey::Severity,
+        SortKey::Calls,
+        SortKey::Executions,
+        SortKey::Dispatches,
+        SortKey::First,
+        SortKey::Tool,
+        SortKey::Group,
+    ];
+
+    fn next(self) -> SortKey {
+        let i = Self::ORDER.iter().position(|k| *k == self).unwrap_or(0);
+        Self::ORDER[(i + 1) % Self::ORDER.len()]
+    }
+
+    /// Column header it sorts.
+    pub fn header(self) -> &'static str {
+        match self {
+            SortKey::Severity => "VERDICT",
+            SortKey::Calls => "CALLS",
+            SortKey::Executions => "EXECS",
+            SortKey::Dispatches => "DISP",
+            SortKey::First => "FIRST (UTC)",
+            SortKey::Tool => "TOOL",
+            SortKey::Group => "GROUP",
+        }
+    }
+}
+
+/// Rows shown, filters, sort and selection.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    /// Indexes into the analysis's groups after verdict/tool filters and
+    /// sort, before the fuzzy query.
+    pub base: Vec<usize>,
+    /// Whether each base row matches the query.
+    pub matched: Vec<bool>,
+    /// Rows shown (indexes into the analysis's groups).
+    pub rows: Vec<usize>,
+    /// Positions in `rows` that match the query.
+    pub matches: Vec<usize>,
+    /// Every group, not only those worth a look.
+    pub all: bool,
+    /// Only this verdict.
+    pub verdict: Option<Verdict>,
+    /// Only this tool (exact name).
+    pub tool: Option<String>,
+    /// Sort column.
+    pub sort: SortKey,
+    /// Reverse the sort.
+    pub reverse: bool,
+    /// The fuzzy query.
+    pub query: String,
+    /// The query being typed.
+    pub editing: bool,
+    /// Hide rows that do not match the query (else only highlight them).
+    pub hide_unmatched: bool,
+    /// Selection.
+    pub cursor: Cursor,
+    /// The query `matched` was computed for, to narrow instead of redo.
+    matched_for: String,
+}
+
+impl State {
+    /// The groups worth a look, worst first; every group when none is.
+    pub fn new(data: &Data) -> State {
+        let mut st = State {
+            hide_unmatched: true,
+            all: data.worst.is_empty(),
+            ..State::default()
+        };
+        st.rebuild(data);
+        st
+    }
+
+    /// The selected group's index, if any.
+    pub fn selected_group(&self) -> Option<usize> {
+        self.rows.get(self.cursor.selected).copied()
+    }
+
+    /// Whether any filter narrows the table.
+    pub fn filtered(&self) -> bool {
+        self.verdict.is_some() || self.tool.is_some() || !self.query.is_empty()
+    }
+
+    /// Rebuilds base rows (filters and sort) and then the query match.
+    pub fn rebuild(&mut self, data: &Data) {
+        let inv = &data.inv;
+        let keep = self.selected_group();
+        let mut base = inv.group_indices(&GroupFilter {
+            all: self.all,
+            verdicts: self.verdict.into_iter().collect(),
+            tool: self.tool.clone(),
+        });
+        if let Some(t) = &self.tool {
+            base.retain(|&i| inv.group_at(i).is_some_and(|g| &g.tool == t));
+        }
+        let key = |i: usize| inv.group_at(i);
+        match self.sort {
+            SortKey::Severity => {}
+            SortKey::Calls => base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.calls))),
+            SortKey::Executions => {
+                base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.executions.len())))
+            }
+            SortKey::Dispatches => {
+                base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.dispatches)))
+            }
+            SortKey::First => base.sort_by_key(|&i| key(i).and_then(|g| g.first_at)),
+            SortKey::Tool => base.sort_by(|&a, &b| {
+                key(a)
+                    .map(|g| g.tool.as_str())
+                    .cmp(&key(b).map(|g| g.tool.as_str()))
+            }),
+            SortKey::Group => base.sort_by(|&a, &b| {
+                key(a)
+                    .map(|g| g.id.as_str())
+                    .cmp(&key(b).map(|g| g.id.as_str()))
+            }),
+        }
+        if self.reverse {
+            base.reverse();
+        }
+        self.base = base;
+        self.matched_for.clear();
+        self.matched.clear();
+        self.refilter(data, keep);
+    }
+
+    /// Recomputes which base rows match the query (narrowing the previous
+    /// match when the query only grew), then the shown rows.
+    pub fn refilter(&mut self, data: &Data, keep: Option<usize>) {
+        let q = self.query.as_str();
+        let ix = &data.search;
+        let values = ix.match_values(q);
+        let narrowing = !self.matched_for.is_empty()
+            && q.starts_with(self.matched_for.as_str())
+            && self.matched.len() == self.base.len();
+        if q.is_empty() {
+            self.matched = vec![true; self.base.len()];
+        } else if narrowing {
+            for (k, &i) in self.matched.iter_mut().zip(&self.base) {
+                if *k {
+                    *k = ix.group_matches(i, &values, q);
+                }
+            }
+        } else {
+            self.matched = self
+                .base
+                .iter()
+                .map(|&i| ix.group_matches(i, &values, q))
+                .collect();
+        }
+        self.matched_for = q.to_string();
+        if self.hide_unmatched && !q.is_empty() {
+            self.rows = self
+                .base
+                .iter()
+                .zip(&self.matched)
+                .filter(|(_, k)| **k)
+                .map(|(&i, _)| i)
+                .collect();
+            self.matches = (0..self.rows.len()).collect();
+        } else {
+            self.rows = self.base.clone();
+            self.matches = if q.is_empty() {
+                Vec::new()
+            } else {
+                self.matched
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, k)| **k)
+                    .map(|(p, _)| p)
+                    .collect()
+            };
+        }
+        let len = self.rows.len();
+        let pos = keep
+            .and_then(|g| self.rows.iter().position(|&r| r == g))
+            .unwrap_or(0);
+        self.cursor = Cursor::default();
+        self.cursor.select(pos, len);
+    }
+
+    fn step_match(&mut self, forward: bool) -> bool {
+        if self.matches.is_empty() {
+            return false;
+        }
+        let cur = self.cursor.selected;
+        let next = if forward {
+            self.matches
+                .iter()
+                .find(|&&p| p > cur)
+                .or(self.matches.first())
+        } else {
+            self.matches
+                .iter()
+                .rev()
+                .find(|&&p| p < cur)
+                .or(self.matches.last())
+        };
+        if let Some(&p) = next {
+            self.cursor.select(p, self.rows.len());
+        }
+        true
+    }
+}
+
+/// Table and filter-line areas.
+fn areas(body: Rect, st: &State) -> [Rect; 2] {
+    let line = u16::from(st.editing || !st.query.is_empty() || st.filtered());
+    Layout::vertical([Constraint::Fill(1), Constraint::Length(line)]).areas(body)
+}
+
+/// Rows of the table that fit in the body.
+pub fn page(body: Rect, st: &State) -> usize {
+    usize::from(areas(body, st)[0].height.saturating_sub(3))
+}
+
+/// Applies an action.
+pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+    let keep = st.selected_group();
+    let mut nav = Nav::Stay;
+    match action {
+        Action::Down => st.cursor.step(1, st.rows.len()),
+        Action::Up => st.cursor.step(-1, st.rows.len()),
+        Action::PageDown => st
+            .cursor
+            .step(page(body, st).max(1) as isize, st.rows.len()),
+        Action::PageUp => st
+            .cursor
+            .step(-(page(body, st).max(1) as isize), st.rows.len()),
+        Action::Top => st.cursor.select(0, st.rows.len()),
+        Action::Bottom => st
+            .cursor
+            .select(st.rows.len().saturating_sub(1), st.rows.len()),
+        Action::Open => {
+            if let Some(d) = st
+                .selected_group()
+                .and_then(|g| detail::State::new(data, g))
+            {
+                nav = Nav::Push(View::Detail(Box::new(d)));
+            }
+        }
+        Action::Back => {
+            if st.filtered() {
+                st.query.clear();
+                st.verdict = None;
+                st.tool = None;
+                st.rebuild(data);
+                nav = Nav::Say("filters cleared".into());
+            } else {
+                nav = Nav::Back;
+            }
+        }
+        Action::StartFilter => st.editing = true,
+        Action::FilterChar(c) => {
+            st.query.push(c);
+            st.refilter(data, keep);
+        }
+        Action::FilterBackspace => {
+            st.query.pop();
+            st.refilter(data, keep);
+        }
+        Action::FilterConfirm => st.editing = false,
+        Action::FilterCancel => {
+            st.editing = false;
+            st.query.clear();
+            st.refilter(data, keep);
+        }
+        Action::NextMatch | Action::PrevMatch if !st.step_match(action == Action::NextMatch) => {
+            nav = Nav::Say("no filter: / starts one".into());
+        }
+        Action::ToggleFilterMode => {
+            st.hide_unmatched = !st.hide_unmatched;
+            st.refilter(data, keep);
+            nav = Nav::Say(
+                if st.hide_unmatched {
+                    "filter hides rows that do not match"
+                } else {
+                    "filter highlights matches; n/N step through them"
+                }
+                .into(),
+            );
+        }
+        Action::SortNext => {
+            st.sort = st.sort.next();
+            st.reverse = false;
+            st.rebuild(data);
+        }
+        Action::SortReverse => {
+            st.reverse = !st.reverse;
+            st.rebuild(data);
+        }
+        Action::CycleVerdict => {
+            let present: Vec<Verdict> = data
+                .verdict_counts
+                .clone()
+                .into_iter()
+                .map(|(v, _)| v)
+                .collect();
+            st.verdict = match st.verdict {
+                None => present.first().copied(),
+                Some(v) => present
+                    .iter()
+                    .position(|p| *p == v)
+                    .and_then(|i| present.get(i + 1))
+                    .copied(),
+            };
+            st.rebuild(data);
+        }
+        Action::CycleTool => {
+            st.tool = match &st.tool {
+                None => data.tools.first().cloned(),
+                Some(t) => data
+                    .tools
+                    .iter()
+                    .position(|x| x == t)
+                    .and_then(|i| data.tools.get(i + 1))
+                    .cloned(),
+            };
+            st.rebuild(data);
+        }
+        Action::ToggleAll => {
+            st.all = !st.all;
+            st.rebuild(data);
+        }
+        Action::Copy => {
+            if let Some(g) = st.selected_group().and_then(|g| data.inv.group_at(g)) {
+                nav = Nav::Copy("the group id", g.id.clone());
+            }
+        }
+        _ => {}
+    }
+    st.cursor.settle(page(body, st).max(1), st.rows.len());
+    nav
+}
+
+fn header_cell(name: &'static str, st: &State) -> String {
+    if st.sort.header() == name && st.sort != SortKey::Severity
+        || (name == "VERDICT" && st.sort == SortKey::Severity)
+    {
+        let arrow = if st.reverse { "▲" } else { "▼" };
+        format!("{name}{arrow}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Draws the table and, when filtering, the filter line.
+pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let inv = &data.inv;
+    let [table_area, filter_area] = areas(area, st);
+    let total = st.rows.len();
+    let mut title = format!(
+        " Groups: {total} {}",
+        if st.all { "(all)" } else { "worth a look" }
+    );
+    if let Some(v) = st.verdict {
+        title.push_str(&format!(" · verdict {v}"));
+    }
+    if let Some(t) = &st.tool {
+        title.push_str(&format!(" · tool {}", esc(t)));
+    }
+    if !st.query.is_empty() {
+        title.push_str(&format!(" · {} match", st.matches.len()));
+    }
+    title.push(' ');
+    let block = Block::bordered().title(title).border_style(theme.muted);
+    if !st.query.is_empty() || st.editing || st.filtered() {
+        let mut spans = vec![
+            Span::styled(" / ", theme.accent),
+            Span::raw(esc(&st.query).into_owned()),
+        ];
+        if st.editing {
+            spans.push(Span::styled("▏", theme.accent));
+            spans.push(Span::styled("  Enter keeps · Esc drops", theme.muted));
+        } else {
+            spans.push(Span::styled(
+                if st.hide_unmatched {
+                    "  n/N next/previous · f highlight only · Esc clears"
+                } else {
+                    "  n/N next/previous match · f hide others · Esc clears"
+                },
+                theme.muted,
+            ));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), filter_area);
+    }
+    if total == 0 {
+        let msg = if st.filtered() {
+            "No group matches the filters. Esc clears them."
+        } else {
+            "No group: the journals hold no tool call."
+        };
+        frame.render_widget(Paragraph::new(msg).block(block), table_area);
+        return;
+    }
+    let wide = table_area.width >= 110;
+    let widest = table_area.width >= 150;
+    let mut header = vec![
+        String::new(),
+        header_cell("VERDICT", st),
+        header_cell("TOOL", st),
+        header_cell("CALLS", st),
+        header_cell("EXECS", st),
+    ];
+    let mut widths = vec![
+        Constraint::Length(1),
+        Constraint::Length(25),
+        Constraint::Fill(2),
+        Constraint::Length(6),
+        Constraint::Length(6),
+    ];
+    let first_fmt = if wide {
+        "%Y-%m-%d %H:%M:%S"
+    } else {
+        "%m-%d %H:%M:%S"
+    };
+    if wide {
+        header.push(header_cell("DISP", st));
+        widths.push(Constraint::Length(5));
+    }
+    header.push(header_cell("FIRST (UTC)", st));
+    widths.push(Constraint::Length(if wide { 20 } else { 14 }));
+    if wide {
+        header.push(header_cell("GROUP", st));
+        widths.push(Constraint::Length(12));
+    }
+    if widest {
+        header.push("SCOPE".into());
+        widths.push(Constraint::Fill(3));
+        header.push("ACTOR".into());
+        widths.push(Constraint::Fill(2));
+    }
+    let height = usize::from(table_area.height.saturating_sub(3));
+    let window = st.cursor.window(height, total);
+    let q = st.query.as_str();
+    let rows = window.map(|i| {
+        let Some(g) = inv.group_at(st.rows[i]) else {
+            return Row::new(Vec::<Cell>::new());
+        };
+        let selected = i == st.cursor.selected;
+        let base = if selected {
+            theme.selection
+        } else {
+            Style::default()
+        };
+        let hl = theme.highlight;
+        // Matched characters, by field (only for rows on screen).
+        let f = fields(inv, g);
+        let cell = |field: usize| {
+            let idx: Vec<usize> = if q.is_empty() {
+                Vec::new()
+            } else {
+                matcher()
+                    .fuzzy_indices(&f[field], q)
+                    .map(|(_, mut v)| {
+                        v.sort_unstable();
+                        v
+                    })
+                    .unwrap_or_default()
+            };
+            Cell::from(highlighted(&f[field], 0, &idx, base, hl))
+        };
+        let sev = theme.severity(g.severity());
+        let plain = |l: Line<'static>| Cell::from(select_if(l, selected, theme.selection));
+        let mut cells = vec![
+            Cell::from(Span::styled("▌", sev)),
+            plain(Line::styled(g.verdict.as_str(), sev)),
+            cell(0),
+            plain(Line::from(g.calls.to_string()).right_aligned()),
+            plain(Line::from(g.executions.len().to_string()).right_aligned()),
+        ];
+        if wide {
+            cells.push(plain(Line::from(g.dispatches.to_string()).right_aligned()));
+        }
+        cells.push(plain(Line::styled(
+            g.first_at
+                .map_or_else(|| "-".into(), |t| t.format(first_fmt).to_string()),
+            theme.muted,
+        )));
+        if wide {
+            cells.push(cell(4));
+        }
+        if widest {
+            cells.push(cell(2));
+            cells.push(cell(1));
+        }
+        let row = Row::new(cells);
+        if selected {
+            row.style(theme.selection)
+        } else {
+            row
+        }
+    });
+    let table = Table::new(rows, widths)
+        .header(Row::new(header).style(theme.accent))
+        .column_spacing(1)
+        .block(block);
+    frame.render_widget(table, table_area);
+}

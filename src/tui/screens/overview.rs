@@ -1,0 +1,276 @@
+//! The overview, shown on start: the journals loaded (format, lines, bad
+//! lines, chain status), counts by verdict, calls over time, and the worst
+//! groups.
+
+use crate::journal::LoadedJournal;
+use crate::tui::action::Action;
+use crate::tui::app::{Data, Nav, View};
+use crate::tui::screens::detail;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::Cursor;
+use crate::tui::widgets::text::{datetime, esc, select_if};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Sparkline};
+
+/// Selection in the worst groups.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    /// Selected worst group.
+    pub cursor: Cursor,
+}
+
+/// The chain status of a journal, in words. Audit chains are not verified
+/// yet; this is the one place to wire `retrace verify`'s result in.
+pub fn chain_status(_journal: &LoadedJournal) -> &'static str {
+    "not checked"
+}
+
+/// Areas: journals, verdict counts, sparkline, worst groups.
+fn areas(data: &Data, body: Rect) -> [Rect; 4] {
+    let notes: usize = data
+        .inv
+        .journals
+        .iter()
+        .take(6)
+        .map(|j| j.notes.len().min(2))
+        .sum();
+    let journals = ((data.inv.journals.len().min(6) + notes).min(10) as u16) + 2;
+    let counts = (data.verdict_counts.len().max(3) as u16 + 2).min(8);
+    let [j, mid, worst] = Layout::vertical([
+        Constraint::Length(journals),
+        Constraint::Length(counts),
+        Constraint::Fill(1),
+    ])
+    .areas(body);
+    let [c, s] = Layout::horizontal([Constraint::Length(34), Constraint::Fill(1)]).areas(mid);
+    [j, c, s, worst]
+}
+
+fn page(data: &Data, body: Rect) -> usize {
+    usize::from(areas(data, body)[3].height.saturating_sub(2)).max(1)
+}
+
+/// Applies an action.
+pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+    let len = data.worst.len();
+    let page = page(data, body);
+    match action {
+        Action::Down => st.cursor.step(1, len),
+        Action::Up => st.cursor.step(-1, len),
+        Action::PageDown => st.cursor.step(page as isize, len),
+        Action::PageUp => st.cursor.step(-(page as isize), len),
+        Action::Top => st.cursor.select(0, len),
+        Action::Bottom => st.cursor.select(len.saturating_sub(1), len),
+        Action::Open => {
+            if let Some(d) = data
+                .worst
+                .get(st.cursor.selected)
+                .and_then(|&g| detail::State::new(data, g))
+            {
+                return Nav::Push(View::Detail(Box::new(d)));
+            }
+        }
+        _ => {}
+    }
+    st.cursor.settle(page, len);
+    Nav::Stay
+}
+
+/// The end of `s` that fits in `width` columns, with `…` in front when cut.
+fn clip_left(s: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if s.width() <= width {
+        return s.to_string();
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut w = 1;
+    for c in s.chars().rev() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if w + cw > width {
+            break;
+        }
+        w += cw;
+        tail.push(c);
+    }
+    if width == 0 {
+        return String::new();
+    }
+    std::iter::once('…').chain(tail.into_iter().rev()).collect()
+}
+
+/// ` 2026-07-22 14:01:02 → 14:05:30 UTC `, with the end's date only when
+/// it differs.
+fn span_label(
+    start: Option<chrono::DateTime<chrono::Utc>>,
+    end: Option<chrono::DateTime<chrono::Utc>>,
+) -> String {
+    match (start, end) {
+        (Some(s), Some(e)) if s.date_naive() == e.date_naive() => format!(
+            " {} → {} UTC ",
+            s.format("%Y-%m-%d %H:%M:%S"),
+            e.format("%H:%M:%S")
+        ),
+        _ => format!(" {} → {} UTC ", datetime(start), datetime(end)),
+    }
+}
+
+/// Folds `counts` into `width` buckets by summing.
+pub fn fold(counts: &[u64], width: usize) -> Vec<u64> {
+    if width == 0 || counts.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![0u64; width.min(counts.len())];
+    let n = out.len();
+    for (i, c) in counts.iter().enumerate() {
+        out[i * n / counts.len()] += c;
+    }
+    out
+}
+
+/// Draws the overview.
+pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+    let inv = &data.inv;
+    let [ja, ca, sa, wa] = areas(data, body);
+    // Journals.
+    let mut lines = Vec::new();
+    for j in inv.journals.iter().take(6) {
+        let bad = if j.bad_line_count > 0 {
+            Span::styled(format!("{:>4} bad", j.bad_line_count), theme.warn)
+        } else {
+            Span::styled("   0 bad", theme.muted)
+        };
+        let mut spans = vec![
+            Span::styled(format!("{:<11}", j.format.name()), theme.info),
+            Span::raw(format!(
+                "{:>9} line{} ",
+                j.lines,
+                if j.lines == 1 { " " } else { "s" }
+            )),
+            bad,
+            Span::styled(format!("  chain: {}  ", chain_status(j)), theme.muted),
+        ];
+        let used: usize = spans.iter().map(|s| s.width()).sum();
+        let room = usize::from(ja.width.saturating_sub(2)).saturating_sub(used);
+        spans.push(Span::raw(clip_left(&esc(&j.name), room)));
+        lines.push(Line::from(spans));
+        for n in j.notes.iter().take(2) {
+            lines.push(Line::styled(format!("  note: {}", esc(n)), theme.muted));
+        }
+    }
+    if inv.journals.len() > 6 {
+        lines.push(Line::styled(
+            format!("… and {} more", inv.journals.len() - 6),
+            theme.muted,
+        ));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::bordered()
+                .title(format!(" Journals ({}) ", inv.journals.len()))
+                .border_style(theme.muted),
+        ),
+        ja,
+    );
+    // Counts by verdict.
+    let counts = &data.verdict_counts;
+    let inner_h = usize::from(ca.height.saturating_sub(2));
+    let mut lines: Vec<Line> = counts
+        .iter()
+        .take(inner_h)
+        .map(|(v, n)| {
+            let s = theme.severity(v.severity());
+            Line::from(vec![
+                Span::styled(format!("{:>6} ", n), s),
+                Span::styled(v.as_str(), s),
+            ])
+        })
+        .collect();
+    if counts.len() > inner_h && inner_h > 0 {
+        lines.truncate(inner_h - 1);
+        let rest: usize = counts.iter().skip(inner_h - 1).map(|(_, n)| n).sum();
+        lines.push(Line::styled(format!("{rest:>6} other"), theme.muted));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::bordered()
+                .title(" Groups by verdict ")
+                .border_style(theme.muted),
+        ),
+        ca,
+    );
+    // Call rate.
+    let block = Block::bordered()
+        .title(format!(
+            " Calls over time: {} ",
+            data.rate.counts.iter().sum::<u64>()
+        ))
+        .title_bottom(Line::from(span_label(data.rate.start, data.rate.end)).right_aligned())
+        .border_style(theme.muted);
+    let spark_area = block.inner(sa);
+    let folded = fold(&data.rate.counts, usize::from(spark_area.width));
+    frame.render_widget(block, sa);
+    frame.render_widget(
+        Sparkline::default().data(&folded).style(theme.accent),
+        spark_area,
+    );
+    // Worst groups.
+    let h = usize::from(wa.height.saturating_sub(2));
+    let window = st.cursor.window(h, data.worst.len());
+    let mut lines = Vec::new();
+    for i in window {
+        let Some(g) = inv.group_at(data.worst[i]) else {
+            continue;
+        };
+        let sev = theme.severity(g.severity());
+        let line = Line::from(vec![
+            Span::styled("▌", sev),
+            Span::styled(format!("{:<24}", g.verdict.as_str()), sev),
+            Span::raw(format!(
+                " {:<18}",
+                crate::tui::widgets::text::clip(&esc(&g.tool), 18)
+            )),
+            Span::styled(
+                format!(
+                    " {} calls · {} execs · {}",
+                    g.calls,
+                    g.executions.len(),
+                    g.id
+                ),
+                theme.muted,
+            ),
+        ]);
+        lines.push(select_if(line, i == st.cursor.selected, theme.selection));
+    }
+    if data.worst.is_empty() {
+        lines.push(Line::styled(
+            "No group worth a look: every group is one call with a clean verdict.",
+            theme.ok,
+        ));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::bordered()
+                .title(format!(" Worst groups ({}) ", data.worst.len()))
+                .border_style(theme.accent),
+        ),
+        wa,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold;
+
+    #[test]
+    fn fold_keeps_the_total() {
+        let c: Vec<u64> = (0..1024).map(|i| i % 7).collect();
+        for w in [1, 3, 80, 1024, 2000] {
+            let f = fold(&c, w);
+            assert_eq!(f.iter().sum::<u64>(), c.iter().sum::<u64>());
+            assert!(f.len() <= w);
+        }
+        assert!(fold(&c, 0).is_empty());
+    }
+}

@@ -1,0 +1,299 @@
+//! Agent runs (the Sessions journal): each run's process identity,
+//! authorization and end reason, and the executions its calls created or
+//! attached to. Enter opens an execution.
+
+use crate::tui::action::Action;
+use crate::tui::app::{Data, Nav, View};
+use crate::tui::screens::execution;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::Cursor;
+use crate::tui::widgets::text::{datetime, esc, select_if};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+/// Which list has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focus {
+    /// The sessions.
+    #[default]
+    Sessions,
+    /// The selected session's executions.
+    Executions,
+}
+
+/// State of the sessions screen.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    /// Selected session.
+    pub sessions: Cursor,
+    /// Selected execution of that session.
+    pub execs: Cursor,
+    /// Focused list.
+    pub focus: Focus,
+}
+
+impl State {
+    /// Opens the screen, with session `select` selected.
+    pub fn new(data: &Data, select: Option<usize>) -> State {
+        let mut st = State::default();
+        st.sessions
+            .select(select.unwrap_or(0), data.inv.model.sessions.len());
+        st
+    }
+}
+
+/// Areas: sessions list, the selected session's fields, its executions.
+fn areas(body: Rect, n: usize) -> [Rect; 3] {
+    if body.width >= 120 {
+        let [l, r] =
+            Layout::horizontal([Constraint::Percentage(40), Constraint::Fill(1)]).areas(body);
+        let [f, x] = Layout::vertical([Constraint::Length(10), Constraint::Fill(1)]).areas(r);
+        [l, f, x]
+    } else {
+        let want = (n as u16).saturating_add(3);
+        let cap = (body.height / 3).max(4);
+        let [l, f, x] = Layout::vertical([
+            Constraint::Length(want.min(cap)),
+            Constraint::Length(7),
+            Constraint::Fill(1),
+        ])
+        .areas(body);
+        [l, f, x]
+    }
+}
+
+fn pages(data: &Data, body: Rect) -> (usize, usize) {
+    let [l, _, x] = areas(body, data.inv.model.sessions.len());
+    (
+        usize::from(l.height.saturating_sub(3)).max(1),
+        usize::from(x.height.saturating_sub(3)).max(1),
+    )
+}
+
+/// Applies an action.
+pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+    let n = data.inv.model.sessions.len();
+    let (sp, xp) = pages(data, body);
+    let execs = |st: &State| {
+        data.session_execs
+            .get(st.sessions.selected)
+            .map_or(0, Vec::len)
+    };
+    let before = st.sessions.selected;
+    let (cur, len, page) = match st.focus {
+        Focus::Sessions => (&mut st.sessions, n, sp),
+        Focus::Executions => {
+            let l = execs(st);
+            (&mut st.execs, l, xp)
+        }
+    };
+    match action {
+        Action::Back => return Nav::Back,
+        Action::Down => cur.step(1, len),
+        Action::Up => cur.step(-1, len),
+        Action::PageDown => cur.step(page as isize, len),
+        Action::PageUp => cur.step(-(page as isize), len),
+        Action::Top => cur.select(0, len),
+        Action::Bottom => cur.select(len.saturating_sub(1), len),
+        Action::FocusNext => {
+            st.focus = match st.focus {
+                Focus::Sessions if execs(st) > 0 => Focus::Executions,
+                _ => Focus::Sessions,
+            }
+        }
+        Action::Open => {
+            if st.focus == Focus::Sessions && execs(st) > 0 {
+                st.focus = Focus::Executions;
+            } else if let Some(&xi) = data
+                .session_execs
+                .get(st.sessions.selected)
+                .and_then(|v| v.get(st.execs.selected))
+            {
+                return Nav::Push(View::Execution(Box::new(execution::State::new(
+                    data, xi, None,
+                ))));
+            }
+        }
+        Action::Copy => {
+            if let Some(s) = data.inv.model.sessions.get(st.sessions.selected) {
+                return Nav::Copy("the session id", s.session_id.clone());
+            }
+        }
+        _ => {}
+    }
+    if st.sessions.selected != before {
+        st.execs = Cursor::default();
+    }
+    st.sessions.settle(sp, n);
+    let l = execs(st);
+    st.execs.settle(xp, l);
+    Nav::Stay
+}
+
+fn focus_style(theme: &Theme, on: bool) -> Style {
+    if on { theme.accent } else { theme.muted }
+}
+
+/// Draws the screen.
+pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+    let inv = &data.inv;
+    let sessions = &inv.model.sessions;
+    let [la, fa, xa] = areas(body, sessions.len());
+    if sessions.is_empty() {
+        let formats: Vec<String> = inv.journals.iter().map(|j| j.format.to_string()).collect();
+        frame.render_widget(
+            Paragraph::new(vec![
+                Line::raw(
+                    "No session records: the journals do not say which agent run sent each call.",
+                ),
+                Line::styled(
+                    format!("Formats loaded: {}", formats.join(", ")),
+                    theme.muted,
+                ),
+            ])
+            .block(
+                Block::bordered()
+                    .title(" Sessions (0) ")
+                    .border_style(theme.muted),
+            ),
+            body,
+        );
+        return;
+    }
+    // Sessions.
+    let h = usize::from(la.height.saturating_sub(3));
+    let rows = st.sessions.window(h, sessions.len()).map(|i| {
+        let s = &sessions[i];
+        let pid = s
+            .process
+            .as_ref()
+            .and_then(|p| p.pid)
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into());
+        let sel = i == st.sessions.selected;
+        let cells = [
+            Line::raw(esc(&s.session_id).into_owned()),
+            Line::from(pid).right_aligned(),
+            Line::raw(esc(s.end_reason.as_deref().unwrap_or("-")).into_owned()),
+            Line::from(data.session_execs.get(i).map_or(0, Vec::len).to_string()).right_aligned(),
+            Line::raw(esc(s.actor.as_deref().unwrap_or("-")).into_owned()),
+        ];
+        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
+    });
+    frame.render_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Fill(1),
+                Constraint::Length(7),
+                Constraint::Length(14),
+                Constraint::Length(5),
+                Constraint::Fill(2),
+            ],
+        )
+        .header(Row::new(["SESSION", "PID", "END", "EXECS", "ACTOR"]).style(theme.accent))
+        .block(
+            Block::bordered()
+                .title(format!(" Sessions ({}) ", sessions.len()))
+                .border_style(focus_style(theme, st.focus == Focus::Sessions)),
+        ),
+        la,
+    );
+    // The selected session.
+    let Some(s) = sessions.get(st.sessions.selected) else {
+        return;
+    };
+    let opt = |v: Option<&str>| esc(v.unwrap_or("-")).into_owned();
+    let process = s.process.as_ref().map_or_else(
+        || "not recorded".to_string(),
+        |p| {
+            format!(
+                "pid {} · {} · started {}",
+                p.pid.map_or_else(|| "-".into(), |x| x.to_string()),
+                esc(p.name.as_deref().unwrap_or("-")),
+                datetime(p.started_at)
+            )
+        },
+    );
+    let field = |k: &str, v: String| {
+        Line::from(vec![
+            Span::styled(format!("{k:<14}"), theme.muted),
+            Span::raw(v),
+        ])
+    };
+    let mut lines = vec![
+        field("process", process),
+        field("actor", opt(s.actor.as_deref())),
+        field("authorization", opt(s.authorization.as_deref())),
+        field(
+            "run",
+            format!(
+                "{} → {} · ended: {}",
+                datetime(s.started_at),
+                datetime(s.ended_at),
+                opt(s.end_reason.as_deref())
+            ),
+        ),
+        field(
+            "client",
+            format!(
+                "{} · MCP session {}",
+                opt(s.client.as_deref()),
+                opt(s.mcp_session_id.as_deref())
+            ),
+        ),
+    ];
+    for (k, v) in s.extra.iter().take(3) {
+        lines.push(field(&esc(k), esc(&v.to_string()).into_owned()));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::bordered()
+                .title(format!(" Session {} ", esc(&s.session_id)))
+                .border_style(theme.muted),
+        ),
+        fa,
+    );
+    // Its executions.
+    let execs = data
+        .session_execs
+        .get(st.sessions.selected)
+        .map_or(&[][..], Vec::as_slice);
+    let h = usize::from(xa.height.saturating_sub(3));
+    let rows = st.execs.window(h, execs.len()).map(|i| {
+        let xi = execs[i];
+        let x = inv.execution_summary(xi);
+        let g = inv.execution_group(xi).and_then(|g| inv.group_at(g));
+        let sel = i == st.execs.selected && st.focus == Focus::Executions;
+        let cells = [
+            Line::raw(esc(&x.execution_id).into_owned()),
+            Line::raw(g.map(|g| esc(&g.tool).into_owned()).unwrap_or_default()),
+            Line::raw(x.state),
+            g.map_or_else(Line::default, |g| {
+                Line::styled(g.verdict.as_str(), theme.severity(g.severity()))
+            }),
+        ];
+        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
+    });
+    frame.render_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Fill(2),
+                Constraint::Fill(2),
+                Constraint::Fill(3),
+                Constraint::Length(22),
+            ],
+        )
+        .header(Row::new(["EXECUTION", "TOOL", "STATE", "GROUP VERDICT"]).style(theme.accent))
+        .block(
+            Block::bordered()
+                .title(format!(" Executions of this run ({}) ", execs.len()))
+                .border_style(focus_style(theme, st.focus == Focus::Executions)),
+        ),
+        xa,
+    );
+}

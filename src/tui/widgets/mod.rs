@@ -1,0 +1,8 @@
+//! Small building blocks shared by the screens.
+
+pub mod cursor;
+pub mod keyline;
+pub mod lanes;
+pub mod text;
+
+pub use cursor::Cursor;

@@ -1,0 +1,235 @@
+//! Text helpers: sanitizing journal strings, times, durations, wrapping.
+
+use crate::sanitize;
+use chrono::{DateTime, TimeDelta, Utc};
+use ratatui::text::{Line, Span};
+use std::borrow::Cow;
+use unicode_width::UnicodeWidthStr;
+
+/// A journal string made safe for the terminal ([`sanitize::escape`]).
+/// Every string that comes from a journal goes through here before drawing.
+pub fn esc(s: &str) -> Cow<'_, str> {
+    sanitize::escape(s)
+}
+
+/// `HH:MM:SS.mmm` (UTC).
+pub fn time(t: DateTime<Utc>) -> String {
+    t.format("%H:%M:%S%.3f").to_string()
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC), or `-`.
+pub fn datetime(t: Option<DateTime<Utc>>) -> String {
+    t.map_or_else(|| "-".into(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+}
+
+/// A short duration: `+0.210s`, `+6s`, `+1m02s`, `+2h05m`.
+pub fn delta(d: TimeDelta) -> String {
+    let ms = d.num_milliseconds();
+    let sign = if ms < 0 { "-" } else { "+" };
+    let ms = ms.unsigned_abs();
+    if ms < 10_000 && !ms.is_multiple_of(1000) {
+        format!("{sign}{}.{:03}s", ms / 1000, ms % 1000)
+    } else if ms < 60_000 {
+        format!("{sign}{}s", ms / 1000)
+    } else if ms < 3_600_000 {
+        format!("{sign}{}m{:02}s", ms / 60_000, (ms / 1000) % 60)
+    } else {
+        format!("{sign}{}h{:02}m", ms / 3_600_000, (ms / 60_000) % 60)
+    }
+}
+
+/// Cuts `s` to at most `width` columns, ending with `…` when cut.
+pub fn clip(s: &str, width: usize) -> Cow<'_, str> {
+    if s.width() <= width {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    Cow::Owned(out)
+}
+
+/// Greedy word wrap of already-safe text to `width` columns; words longer
+/// than a line are broken. Always returns at least one line.
+pub fn wrap(s: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    let mut cur_w = 0;
+    for word in s.split(' ') {
+        let mut word = word.to_string();
+        loop {
+            let ww = word.width();
+            let need = if cur.is_empty() { ww } else { cur_w + 1 + ww };
+            if need <= width {
+                if !cur.is_empty() {
+                    cur.push(' ');
+                    cur_w += 1;
+                }
+                cur.push_str(&word);
+                cur_w += ww;
+                break;
+            }
+            if !cur.is_empty() {
+                lines.push(std::mem::take(&mut cur));
+                cur_w = 0;
+                continue;
+            }
+            // A word longer than the line: break it.
+            let mut head = String::new();
+            let mut hw = 0;
+            let mut rest = String::new();
+            for c in word.chars() {
+                let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                if rest.is_empty() && hw + cw <= width {
+                    head.push(c);
+                    hw += cw;
+                } else {
+                    rest.push(c);
+                }
+            }
+            if head.is_empty() {
+                // A character wider than the line: give it a line anyway.
+                let mut it = rest.chars();
+                head.extend(it.next());
+                rest = it.collect();
+            }
+            lines.push(head);
+            if rest.is_empty() {
+                word.clear();
+                break;
+            }
+            word = rest;
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// A line of `label: value` with the label muted.
+pub fn field<'a>(
+    label: &'a str,
+    value: impl Into<Cow<'a, str>>,
+    muted: ratatui::style::Style,
+) -> Line<'a> {
+    Line::from(vec![
+        Span::styled(format!("{label:<13}"), muted),
+        Span::raw(value.into()),
+    ])
+}
+
+/// Lays out units of spans (each kept whole when it fits) into lines of at
+/// most `width` columns, each line starting with `indent`.
+pub fn flow(units: Vec<Vec<Span<'static>>>, width: usize, indent: &str) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut cur: Vec<Span<'static>> = vec![Span::raw(indent.to_string())];
+    let mut w = indent.width();
+    for u in units {
+        let uw: usize = u.iter().map(|s| s.content.width()).sum();
+        if w + uw > width && cur.len() > 1 {
+            lines.push(Line::from(std::mem::take(&mut cur)));
+            cur.push(Span::raw(indent.to_string()));
+            w = indent.width();
+        }
+        w += uw;
+        cur.extend(u);
+    }
+    if cur.len() > 1 || lines.is_empty() {
+        lines.push(Line::from(cur));
+    }
+    lines
+}
+
+/// `text` (already safe) with the characters whose haystack index (counted
+/// from `offset`) is in `matched` drawn in `hl`, the rest in `base`.
+pub fn highlighted(
+    text: &str,
+    offset: usize,
+    matched: &[usize],
+    base: ratatui::style::Style,
+    hl: ratatui::style::Style,
+) -> Line<'static> {
+    if matched.is_empty() {
+        return Line::from(Span::styled(text.to_string(), base));
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_hl = false;
+    for (i, c) in text.chars().enumerate() {
+        let h = matched.binary_search(&(offset + i)).is_ok();
+        if h != cur_hl && !cur.is_empty() {
+            let style = if cur_hl { base.patch(hl) } else { base };
+            spans.push(Span::styled(std::mem::take(&mut cur), style));
+        }
+        cur_hl = h;
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        spans.push(Span::styled(
+            cur,
+            if cur_hl { base.patch(hl) } else { base },
+        ));
+    }
+    Line::from(spans)
+}
+
+/// `line` drawn as the selected row: the selection's colors over every
+/// span (a span's own color would otherwise show on the selection's
+/// background).
+pub fn selected(mut line: Line<'static>, sel: ratatui::style::Style) -> Line<'static> {
+    for s in &mut line.spans {
+        s.style = s.style.patch(sel);
+    }
+    line.style = line.style.patch(sel);
+    line
+}
+
+/// `line`, as the selected row when `on`.
+pub fn select_if(line: Line<'static>, on: bool, sel: ratatui::style::Style) -> Line<'static> {
+    if on { selected(line, sel) } else { line }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deltas() {
+        assert_eq!(delta(TimeDelta::milliseconds(210)), "+0.210s");
+        assert_eq!(delta(TimeDelta::milliseconds(6000)), "+6s");
+        assert_eq!(delta(TimeDelta::milliseconds(62_000)), "+1m02s");
+        assert_eq!(delta(TimeDelta::milliseconds(7_500_000)), "+2h05m");
+        assert_eq!(delta(TimeDelta::milliseconds(-4)), "-0.004s");
+    }
+
+    #[test]
+    fn clip_and_wrap() {
+        assert_eq!(clip("deploy_release", 20), "deploy_release");
+        assert_eq!(clip("deploy_release", 7), "deploy…");
+        assert_eq!(wrap("one two three", 7), vec!["one two", "three"]);
+        assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 4), vec![""]);
+        for w in 1..12 {
+            for l in wrap("the quick brown fox jumps over", w) {
+                assert!(l.width() <= w, "{l:?} wider than {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn esc_escapes() {
+        assert_eq!(esc("a\x1b[2Jb"), "a\\x1b[2Jb");
+    }
+}

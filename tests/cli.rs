@@ -1,0 +1,506 @@
+//! The headless commands on fixture journals and on the real gateway logs.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn retrace() -> Command {
+    Command::cargo_bin("retrace").unwrap()
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn real(dir: &str) -> Option<PathBuf> {
+    let p = root().join("../shared/real-journals").join(dir);
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipping: {} is absent (real journals are not part of the repository)",
+            p.display()
+        );
+        None
+    }
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = retrace().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn no_journal_means_the_bundled_sample() {
+    let v = json(&["groups", "--json"]);
+    let groups = v.as_array().unwrap();
+    assert_eq!(groups.len(), 1, "only the duplicate is worth a look: {v:#}");
+    let g = &groups[0];
+    assert_eq!(g["verdict"], "duplicate_side_effect");
+    assert_eq!(g["severity"], "critical");
+    assert_eq!(g["tool"], "deploy_release");
+    assert_eq!(g["calls"], 2);
+    assert_eq!(g["dispatches"], 2);
+    assert_eq!(
+        g["execution_ids"],
+        serde_json::json!(["act_01J4K8J7DX7V", "act_01J4K8M3QF2Z"])
+    );
+    assert!(
+        g["fingerprint"]
+            .as_str()
+            .unwrap()
+            .starts_with("hmac-sha256:")
+    );
+    // The §7 shape, every key present.
+    for k in [
+        "group_id",
+        "verdict",
+        "severity",
+        "tool",
+        "actor",
+        "intent_scope",
+        "fingerprint",
+        "calls",
+        "executions",
+        "dispatches",
+        "first_at",
+        "last_at",
+        "execution_ids",
+        "flags",
+    ] {
+        assert!(g.get(k).is_some(), "missing {k}");
+    }
+    let all = json(&["groups", "--all", "--json"]);
+    assert_eq!(all.as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn investigate_answers_the_five_questions_with_evidence() {
+    let v = json(&["groups", "--json"]);
+    let id = v[0]["group_id"].as_str().unwrap().to_string();
+    // A unique prefix is enough.
+    let d = json(&["investigate", "--group", &id[..5], "--json"]);
+    assert_eq!(d["group_id"], id.as_str());
+    let q = d["questions"].as_array().unwrap();
+    assert_eq!(q.len(), 5);
+    assert!(
+        q[0]["answer"].as_str().unwrap().starts_with("One process"),
+        "{:#}",
+        q[0]
+    );
+    assert!(q[2]["answer"].as_str().unwrap().contains("HTTP 201"));
+    assert!(
+        q[3]["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("Yes: the target completed, then delivery failed")
+    );
+    assert!(
+        q[4]["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("Fresh attempt")
+    );
+    for a in q {
+        for e in a["evidence"].as_array().unwrap() {
+            assert!(e["journal"].as_str().unwrap().starts_with("<sample>/"));
+            assert!(e["line"].as_u64().unwrap() >= 1);
+        }
+    }
+    // Q4's evidence is the delivery_failed line, seq 10.
+    let ev = &q[3]["evidence"][0];
+    assert_eq!(
+        (
+            ev["line"].as_u64(),
+            ev["seq"].as_u64(),
+            ev["record"].as_str()
+        ),
+        (Some(10), Some(10), Some("delivery_failed"))
+    );
+
+    let text = retrace()
+        .args(["investigate", "--group", &id])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("DUPLICATE_SIDE_EFFECT"));
+    assert!(
+        text.contains(
+            "evidence: <sample>/activity.jsonl:10 seq 10 (delivery_failed act_01J4K8J7DX7V)"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn unknown_group_is_an_input_error() {
+    retrace()
+        .args(["investigate", "--group", "gnothere"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no group \"gnothere\""));
+}
+
+#[test]
+fn bad_lines_are_reported_and_the_good_ones_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(
+        root().join("sample-journals/deploy-release-incident/activity.jsonl"),
+    )
+    .unwrap();
+    let mut lines: Vec<&str> = src.lines().collect();
+    lines.insert(3, "{not json");
+    lines.insert(
+        7,
+        r#"{"kind":"event","seq":99,"at":"yesterday","execution_id":"x","event":"delivered"}"#,
+    );
+    let p = dir.path().join("activity.jsonl");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let s = root().join("sample-journals");
+    let out = retrace()
+        .arg("groups")
+        .arg(&p)
+        .arg("--json")
+        .arg("--contracts")
+        .arg(s.join("contracts.toml"))
+        .arg("--key-file")
+        .arg(s.join("sample.key"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("activity.jsonl:4: not valid JSON"), "{err}");
+    assert!(
+        err.contains("activity.jsonl:8: field `at` is not an RFC 3339 time"),
+        "{err}"
+    );
+    assert!(err.contains("2 of 22 lines could not be read"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v[0]["verdict"], "duplicate_side_effect",
+        "the good lines still tell the story"
+    );
+}
+
+#[test]
+fn unreadable_input_exits_2_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("notes.txt");
+    std::fs::write(&p, "\nhello world\n").unwrap();
+    retrace()
+        .arg("groups")
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "notes.txt:2: unknown journal format",
+        ))
+        .stderr(predicates::str::contains("native, native-sqlite, gh-aw-mcpg"));
+    // Every line bad: exit 2 naming the first bad line.
+    let q = dir.path().join("broken.jsonl");
+    std::fs::write(&q, "{\"kind\":\"event\"}\n{\"kind\":\"event\",\"at\":1}\n").unwrap();
+    retrace()
+        .arg("groups")
+        .arg(&q)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "broken.jsonl:1: missing field `at`",
+        ));
+    retrace()
+        .args(["groups", "/nonexistent/journal.jsonl"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "/nonexistent/journal.jsonl: cannot open",
+        ));
+}
+
+#[test]
+fn forced_format_overrides_detection() {
+    let sample = root().join("sample-journals/scenarios/clean.jsonl");
+    retrace()
+        .arg("groups")
+        .arg(&sample)
+        .args(["--input-format", "gh-aw-mcpg"])
+        .assert()
+        .code(2);
+    retrace()
+        .arg("groups")
+        .arg(&sample)
+        .args(["--input-format", "csv"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "retrace reads: native, native-sqlite, gh-aw-mcpg",
+        ));
+}
+
+#[test]
+fn a_contracts_mistake_names_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("contracts.toml");
+    std::fs::write(
+        &c,
+        "[tools.deploy_release]\nclass = \"irreversible\"\nattach_window = \"two hours\"\n",
+    )
+    .unwrap();
+    retrace()
+        .arg("groups")
+        .arg("--contracts")
+        .arg(&c)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "tools.deploy_release.attach_window",
+        ));
+}
+
+#[test]
+fn escape_sequences_from_journals_never_reach_the_terminal_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("evil.jsonl");
+    let line = |seq: u32, x: &str, title: &str| {
+        format!(
+            r#"{{"kind":"event","seq":{seq},"at":"2026-08-01T10:00:0{seq}Z","execution_id":"{x}","event":"accepted","call":{{"session_id":"s\u001b]0;pwned\u0007"}},"action":{{"actor":"a","tool":"post\u001b[2J_message","arguments":{{"text":"{title}"}},"intent_scope":"run:1"}}}}"#
+        )
+    };
+    std::fs::write(
+        &p,
+        [
+            line(1, "x1", "hi\\u001b[31m"),
+            line(2, "x2", "hi\\u001b[31m"),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let out = retrace().arg("groups").arg(&p).output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+    assert!(stdout.contains("post\\x1b[2J_message"), "{stdout}");
+    // The first group row, after the chain header and the column heads.
+    let id = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("GROUP"))
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let out = retrace()
+        .arg("investigate")
+        .arg(&p)
+        .args(["--group", &id])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    assert!(text.contains("\\x1b]0;pwned\\x07"), "{text}");
+}
+
+/// The real gh-aw gateway logs: every `tools/call` is its own execution, and
+/// the repeated calls their README lists show up with the seed's verdicts.
+#[test]
+fn real_gh_aw_logs() {
+    let (Some(v1), Some(v2)) = (real("gh-aw-mcpg"), real("gh-aw-mcpg-v2")) else {
+        return;
+    };
+    // tools/call counts from the real-journals README.
+    let expected_calls = [
+        ("ci-failure-analysis-repeated-pr-reads.jsonl", 15),
+        ("daily-repo-status-gateway-error.jsonl", 12),
+        ("docs-unbloat-create-pr-retries.jsonl", 5),
+        ("star-list-maintainer-403s.jsonl", 3),
+        ("work-item-eval-missing-server.jsonl", 2),
+    ];
+    for (f, n) in expected_calls {
+        let path = v1.join(f);
+        let all = json(&["groups", path.to_str().unwrap(), "--all", "--json"]);
+        let execs: u64 = all
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["executions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(execs, n, "{f}");
+    }
+    let path = v2.join("weekly-research-v2.jsonl");
+    let all = json(&["groups", path.to_str().unwrap(), "--all", "--json"]);
+    assert_eq!(all.as_array().unwrap().len(), 7);
+    assert!(
+        json(&["groups", path.to_str().unwrap(), "--json"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // ci-failure-analysis: pull_request_read repeated at lines 13, 17, 25 and 19, 23.
+    // Each earlier read completed, but the log cannot show delivery and the
+    // tool has no contract: possible_duplicate, never a proven duplicate.
+    let p = v1.join("ci-failure-analysis-repeated-pr-reads.jsonl");
+    let g = json(&["groups", p.to_str().unwrap(), "--json"]);
+    let g = g.as_array().unwrap();
+    assert_eq!(g.len(), 2, "{g:#?}");
+    let ids = |x: &Value| -> Vec<String> {
+        x["execution_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().rsplit(':').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&g[0]), ["13", "17", "25"]);
+    assert_eq!(ids(&g[1]), ["19", "23"]);
+    for x in g {
+        assert_eq!(x["verdict"], "possible_duplicate");
+        assert_eq!(x["tool"], "pull_request_read");
+        assert!(
+            x["flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "no_replay_contract")
+        );
+    }
+    // "38281" and 38281 name one pull request: drift between the groups.
+    assert!(
+        g[0]["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "fingerprint_drift")
+    );
+    let all = json(&["groups", p.to_str().unwrap(), "--all", "--json"]);
+    let drift: Vec<Vec<String>> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| {
+            x["flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "fingerprint_drift")
+        })
+        .map(ids)
+        .collect();
+    assert_eq!(
+        drift,
+        [vec!["13", "17", "25"], vec!["7"], vec!["9"], vec!["15"]]
+    );
+    // The 406 at line 28 answers the get_diff request at line 27.
+    let d = json(&["groups", p.to_str().unwrap(), "--all", "--json"]);
+    let diff = d
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| ids(x) == ["27"])
+        .unwrap();
+    let detail = json(&[
+        "investigate",
+        p.to_str().unwrap(),
+        "--group",
+        diff["group_id"].as_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        detail["questions"][2]["answer"]
+            .as_str()
+            .unwrap()
+            .contains("406"),
+        "{detail:#}"
+    );
+    assert!(
+        detail["questions"][3]["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown:")
+    );
+
+    // docs-unbloat: create_pull_request at lines 11 and 13 are identical, and
+    // the first was answered "No changes to commit" (a failure): the retry
+    // could not duplicate anything.
+    let p = v1.join("docs-unbloat-create-pr-retries.jsonl");
+    let g = json(&["groups", p.to_str().unwrap(), "--json"]);
+    let g = g.as_array().unwrap();
+    assert_eq!(g.len(), 1, "{g:#?}");
+    assert_eq!(ids(&g[0]), ["11", "13"]);
+    assert_eq!(g[0]["verdict"], "safe_retry");
+
+    // No repeats in the others.
+    for f in [
+        "daily-repo-status-gateway-error.jsonl",
+        "star-list-maintainer-403s.jsonl",
+        "work-item-eval-missing-server.jsonl",
+    ] {
+        let p = v1.join(f);
+        assert!(
+            json(&["groups", p.to_str().unwrap(), "--json"])
+                .as_array()
+                .unwrap()
+                .is_empty(),
+            "{f}"
+        );
+    }
+}
+
+/// Responses to concurrent requests are paired by position and marked so.
+#[test]
+fn concurrent_gh_aw_responses_are_marked_positional() {
+    let Some(v1) = real("gh-aw-mcpg") else { return };
+    let p = v1.join("daily-repo-status-gateway-error.jsonl");
+    let all = json(&["groups", p.to_str().unwrap(), "--all", "--json"]);
+    let get_me = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["tool"] == "get_me")
+        .unwrap();
+    let d = json(&[
+        "investigate",
+        p.to_str().unwrap(),
+        "--group",
+        get_me["group_id"].as_str().unwrap(),
+        "--json",
+    ]);
+    // get_me (line 8) was one of five requests in flight: its outcome
+    // evidence is the positional pairing, which the load notes report.
+    assert_eq!(
+        d["executions_detail"][0]["execution_id"],
+        "daily-repo-status-gateway-error:8"
+    );
+    let q3 = d["questions"][2]["answer"].as_str().unwrap();
+    assert!(
+        q3.contains("paired by position") && q3.contains("requests to github were in flight"),
+        "{q3}"
+    );
+    // A request answered with nothing else in flight is not marked.
+    let search = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["tool"] == "search_repositories")
+        .unwrap();
+    let d = json(&[
+        "investigate",
+        p.to_str().unwrap(),
+        "--group",
+        search["group_id"].as_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        !d["questions"][2]["answer"]
+            .as_str()
+            .unwrap()
+            .contains("paired by position")
+    );
+}

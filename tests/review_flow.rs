@@ -1,0 +1,465 @@
+//! The review flow end to end, through the real binary: a pending
+//! execution is listed with its original activity record, a decision is
+//! recorded, the case file is reopened by later runs, the verdict changes
+//! with its provenance, the chain stays intact; a tampered case file is
+//! detected.
+
+mod common;
+
+use common::*;
+use retrace::review::case::{self, BreakKind, ChainStatus};
+use serde_json::Value;
+
+const J: &str = "pending-retry.jsonl";
+
+fn group_verdict(dir: &std::path::Path) -> String {
+    let v = json(&run(dir, &["groups", J, "--json"]));
+    v[0]["verdict"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn pending_execution_is_queued_with_its_activity_record() {
+    let (d, _) = copy_fixture(J);
+    assert_eq!(group_verdict(d.path()), "possible_duplicate");
+    let q = json(&run(d.path(), &["review", "list", J, "--json"]));
+    let items = q.as_array().unwrap();
+    assert_eq!(items.len(), 1, "{q}");
+    let it = &items[0];
+    assert_eq!(it["execution_id"], "act_R1");
+    assert_eq!(it["status"], "pending_verification");
+    assert_eq!(it["group_verdict"], "possible_duplicate");
+    assert_eq!(it["target"], "vault.acme.example/credentials");
+    assert_eq!(it["first_dispatch_at"], "2026-08-03T09:02:05Z");
+    assert!(it["known_outcome"].as_str().unwrap().starts_with("unknown"));
+    assert_eq!(it["calls"][0]["call_id"], "call_7");
+    assert_eq!(it["later_attempts"][0]["execution_id"], "act_R2");
+    assert!(
+        it["why_not_sent_again"]
+            .as_str()
+            .unwrap()
+            .contains("act_R2")
+    );
+    assert_eq!(
+        it["allowed"],
+        serde_json::json!(["confirmed_completed", "confirmed_not_executed", "escalated"])
+    );
+    // Listing never creates a case file.
+    assert!(!d.path().join(case::DEFAULT_FILE_NAME).exists());
+}
+
+#[test]
+fn confirmed_completed_turns_possible_duplicate_into_duplicate_side_effect() {
+    let (d, _) = copy_fixture(J);
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "confirmed_completed",
+            "--note",
+            "vault audit log shows the rotation at 09:02:07",
+            "--reviewer",
+            "alice",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("possible_duplicate → duplicate_side_effect"),
+        "{out}"
+    );
+    assert!(out.contains("reviewer alice"), "{out}");
+
+    // A later run reopens the case file beside the journal.
+    let case_path = d.path().join(case::DEFAULT_FILE_NAME);
+    assert!(case_path.exists());
+    let v = json(&run(d.path(), &["groups", J, "--json"]));
+    assert_eq!(v[0]["verdict"], "duplicate_side_effect");
+    assert_eq!(v[0]["resolutions"][0]["reviewer"], "alice");
+    assert!(
+        v[0]["resolutions"][0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("retrace-case.sqlite entry 1")
+    );
+    let o = run(d.path(), &["groups", J]);
+    assert!(stdout(&o).contains("reviewed:alice"), "{}", stdout(&o));
+    let v = json(&run(
+        d.path(),
+        &["investigate", J, "--group", "g", "--json"],
+    ));
+    assert_eq!(v["executions_detail"][0]["resolution"]["reviewer"], "alice");
+    let reason = v["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("reviewer alice decided confirmed_completed at"),
+        "{reason}"
+    );
+    let q3 = v["questions"][2]["answer"].as_str().unwrap();
+    assert!(
+        q3.contains("Reviewer alice decided confirmed_completed"),
+        "{q3}"
+    );
+    assert!(q3.contains("entry 1"), "{q3}");
+    assert!(q3.contains("vault audit log"), "{q3}");
+
+    // The queue is empty and a second decision is refused.
+    let q = json(&run(d.path(), &["review", "list", J, "--json"]));
+    assert_eq!(q.as_array().unwrap().len(), 0);
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "again",
+            "--reviewer",
+            "bob",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("already decided confirmed_completed by alice"));
+
+    // The chain is intact and holds exactly one entry.
+    let v = case::verify(&case_path).unwrap();
+    assert!(v.append_only_guards);
+    match v.chain {
+        ChainStatus::Intact { entries, .. } => assert_eq!(entries, 1),
+        s => panic!("{s:?}"),
+    }
+
+    // The Markdown export names the reviewer, the time and the entry.
+    let o = run(d.path(), &["export", J, "--all", "--format", "markdown"]);
+    let md = stdout(&o);
+    assert!(md.contains("**Resolved by a reviewer:**"), "{md}");
+    assert!(md.contains("`reviewer_decision`"), "{md}");
+    assert!(md.contains("| case_file | **intact** |"), "{md}");
+}
+
+#[test]
+fn confirmed_not_executed_makes_the_retry_safe() {
+    let (d, _) = copy_fixture(J);
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "confirmed_not_executed",
+            "--note",
+            "vault has no rotation before 09:04",
+            "--reviewer",
+            "carol",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(group_verdict(d.path()), "safe_retry");
+}
+
+#[test]
+fn escalation_keeps_the_item_queued_and_a_later_decision_settles_it() {
+    let (d, _) = copy_fixture(J);
+    let decide = |decision: &str, who: &str| {
+        run(
+            d.path(),
+            &[
+                "review",
+                "decide",
+                "act_R1",
+                J,
+                "--decision",
+                decision,
+                "--note",
+                "looked at it",
+                "--reviewer",
+                who,
+            ],
+        )
+    };
+    let o = decide("escalated", "bob");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("possible_duplicate (unchanged)"));
+    let q = json(&run(d.path(), &["review", "list", J, "--json"]));
+    assert_eq!(q[0]["decisions"][0]["decision"], "escalated");
+    assert_eq!(q[0]["decisions"][0]["reviewer"], "bob");
+    let o = decide("confirmed_completed", "alice");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(group_verdict(d.path()), "duplicate_side_effect");
+
+    // review export: one JSON line per decision, linked by hash.
+    let o = run(d.path(), &["review", "export", J]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["type"], "retrace.review_decision");
+    assert_eq!(lines[0]["prev_hash"], case::GENESIS);
+    assert_eq!(lines[1]["prev_hash"], lines[0]["hash"]);
+    assert_eq!(lines[1]["decision"], "confirmed_completed");
+    assert_eq!(lines[1]["verdict_before"], "possible_duplicate");
+}
+
+#[test]
+fn decision_needs_a_note_reviewer_and_known_execution() {
+    let (d, _) = copy_fixture(J);
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "  ",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "n",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--reviewer"), "{}", stderr(&o));
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_NOPE",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "n",
+            "--reviewer",
+            "a",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    // A completed, delivered execution does not wait for review.
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R2",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "n",
+            "--reviewer",
+            "a",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("does not wait for review"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.path().join(case::DEFAULT_FILE_NAME).exists());
+}
+
+#[test]
+fn the_sample_has_no_case_file_unless_asked() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_01J4K8J7DX7V",
+            "--decision",
+            "confirmed_completed",
+            "--note",
+            "n",
+            "--reviewer",
+            "a",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--case FILE"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn read_only_mode_writes_nothing() {
+    let (d, _) = copy_fixture(J);
+    let o = run(
+        d.path(),
+        &[
+            "--read-only",
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "n",
+            "--reviewer",
+            "a",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("read-only"));
+    let o = run(
+        d.path(),
+        &[
+            "--read-only",
+            "export",
+            J,
+            "--all",
+            "--format",
+            "json",
+            "-o",
+            "out.json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(
+        d.path(),
+        &[
+            "--read-only",
+            "review",
+            "export",
+            J,
+            "-o",
+            "decisions.jsonl",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // Printing still works.
+    let o = run(
+        d.path(),
+        &["--read-only", "export", J, "--all", "--format", "json"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, vec![J.to_string()]);
+}
+
+#[test]
+fn a_read_only_folder_is_said_clearly() {
+    use std::os::unix::fs::PermissionsExt;
+    let (d, _) = copy_fixture(J);
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "n",
+            "--reviewer",
+            "a",
+        ],
+    );
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("read-only") && e.contains("--case FILE"), "{e}");
+    assert!(!d.path().join(case::DEFAULT_FILE_NAME).exists());
+}
+
+#[test]
+fn a_tampered_case_file_is_detected() {
+    let (d, _) = copy_fixture(J);
+    for (decision, who) in [("escalated", "bob"), ("confirmed_completed", "alice")] {
+        let o = run(
+            d.path(),
+            &[
+                "review",
+                "decide",
+                "act_R1",
+                J,
+                "--decision",
+                decision,
+                "--note",
+                "audit log checked",
+                "--reviewer",
+                who,
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let case_path = d.path().join(case::DEFAULT_FILE_NAME);
+    // Someone rewrites alice's decision around the triggers.
+    let conn = rusqlite::Connection::open(&case_path).unwrap();
+    conn.execute_batch(
+        "DROP TRIGGER entries_append_only_update;
+         UPDATE entries SET payload = replace(payload, 'confirmed_completed', 'confirmed_not_executed') WHERE seq = 2;",
+    )
+    .unwrap();
+    drop(conn);
+
+    let v = case::verify(&case_path).unwrap();
+    assert!(!v.append_only_guards);
+    match v.chain {
+        ChainStatus::Broken { brk, verified } => {
+            assert_eq!(
+                (brk.seq, brk.kind, verified),
+                (2, BreakKind::ChangedEntry, 1)
+            );
+        }
+        s => panic!("tampering not detected: {s:?}"),
+    }
+    // Every run says so, and only the verified entries count: the forged
+    // decision does not turn the group into safe_retry.
+    let o = run(d.path(), &["groups", J, "--json"]);
+    assert!(
+        stderr(&o).contains("chain broken at entry 2"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(json(&o)[0]["verdict"], "possible_duplicate");
+    // A broken chain is never extended, nor exported to a gateway.
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "n",
+            "--reviewer",
+            "a",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = run(d.path(), &["review", "export", J]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).is_empty());
+}

@@ -1,0 +1,208 @@
+//! The TUI driven headlessly: actions in, screens out (TestBackend).
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use retrace::query::Investigation;
+use retrace::tui::theme::Theme;
+use retrace::tui::{Action, App, render};
+
+fn sample() -> Investigation {
+    Investigation::open(
+        retrace::sample::sources(),
+        None,
+        &retrace::sample::config(),
+        &mut |_| {},
+    )
+    .unwrap()
+}
+
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| render::render(app, f)).unwrap();
+    let buf = t.backend().buffer();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn app(w: u16, h: u16) -> App {
+    App::ready(sample(), Theme::default(), Rect::new(0, 0, w, h))
+}
+
+#[test]
+fn groups_to_detail_to_events_and_back() {
+    let mut a = app(80, 24);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("Journals (2)"), "{s}");
+    assert!(s.contains("chain: not checked"), "{s}");
+    a.update(Action::ShowGroups);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("duplicate_side_effect"), "{s}");
+    assert!(s.contains("deploy_release"), "{s}");
+
+    a.update(Action::Open);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("DUPLICATE_SIDE_EFFECT"), "{s}");
+    assert!(s.contains("act_01J4K8J7DX7V"), "{s}");
+    assert!(s.contains("delivery_failed"), "{s}");
+    assert!(s.contains("1. Did one agent process"), "{s}");
+
+    a.update(Action::Down);
+    a.update(Action::Open);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("execution act_01J4K8M3QF2Z"), "{s}");
+    assert!(s.contains("Events (5)"), "{s}");
+
+    a.update(Action::Back);
+    a.update(Action::Back);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("Groups"), "{s}");
+    a.update(Action::Back);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("Worst groups"), "{s}");
+    a.update(Action::Quit);
+    assert!(a.quit);
+}
+
+#[test]
+fn evidence_jumps_to_the_cited_event() {
+    let mut a = app(80, 24);
+    a.update(Action::Open);
+    a.update(Action::FocusNext);
+    // Third piece of evidence of question 1 is the session; the fourth is
+    // question 2's `authorized` at seq 7.
+    for _ in 0..3 {
+        a.update(Action::Down);
+    }
+    a.update(Action::Open);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("execution act_01J4K8J7DX7V"), "{s}");
+    let selected_row = s
+        .lines()
+        .find(|l| l.contains("authorized") && l.contains("session_grant"))
+        .unwrap();
+    assert!(selected_row.contains("    7 "), "{selected_row}");
+    assert!(s.contains("raw line activity.jsonl:7 seq 7"), "{s}");
+}
+
+#[test]
+fn any_size_draws_without_panic() {
+    let mut a = app(80, 24);
+    a.update(Action::Open);
+    for (w, h) in [
+        (10, 3),
+        (1, 1),
+        (0, 0),
+        (20, 5),
+        (40, 10),
+        (80, 24),
+        (200, 60),
+    ] {
+        a.update(Action::Resize(w, h));
+        for act in [
+            Action::Down,
+            Action::PageDown,
+            Action::Up,
+            Action::FocusNext,
+        ] {
+            a.update(act);
+            let _ = screen(&a, w.max(1), h.max(1));
+        }
+        a.update(Action::ToggleHelp);
+        let _ = screen(&a, w.max(1), h.max(1));
+        a.update(Action::ToggleHelp);
+    }
+}
+
+#[test]
+fn a_bad_theme_file_is_named_with_its_key() {
+    let out = assert_cmd::Command::cargo_bin("retrace")
+        .unwrap()
+        .args(["--theme", "tests/fixtures/bad-theme.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("theme tests/fixtures/bad-theme.toml: unknown role `roles.critcal`"),
+        "{err}"
+    );
+    let out = assert_cmd::Command::cargo_bin("retrace")
+        .unwrap()
+        .args(["--theme", "solarized"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dark, light, high-contrast"));
+}
+
+#[test]
+fn theme_key_cycles_and_filter_keys_work() {
+    let mut a = app(80, 24);
+    assert_eq!(a.theme.name, "dark");
+    a.update(Action::CycleTheme);
+    assert_eq!(a.theme.name, "light");
+    a.update(Action::ShowGroups);
+    a.update(Action::ToggleAll);
+    assert_eq!(a.groups.rows.len(), 3);
+    a.update(Action::StartFilter);
+    for c in "list".chars() {
+        a.update(Action::FilterChar(c));
+    }
+    assert_eq!(a.groups.rows.len(), 1, "{:?}", a.groups.rows);
+    a.update(Action::FilterBackspace);
+    a.update(Action::FilterConfirm);
+    a.update(Action::ToggleFilterMode);
+    assert_eq!(a.groups.rows.len(), 3, "highlight mode shows every row");
+    let before = a.groups.cursor.selected;
+    a.update(Action::NextMatch);
+    let m = &a.groups.matches;
+    assert!(m.contains(&a.groups.cursor.selected), "{m:?}");
+    assert!(!m.is_empty() && (m.len() == 1 || a.groups.cursor.selected != before));
+    a.update(Action::Back);
+    assert!(a.groups.query.is_empty(), "Esc clears the filter");
+}
+
+#[test]
+fn sort_and_verdict_filter() {
+    let mut a = app(80, 24);
+    a.update(Action::ShowGroups);
+    a.update(Action::ToggleAll);
+    let worst_first = a.groups.rows.clone();
+    let inv = &a.data().unwrap().inv;
+    let sev: Vec<_> = worst_first
+        .iter()
+        .map(|&i| inv.group_at(i).unwrap().severity())
+        .collect();
+    assert!(sev.windows(2).all(|w| w[0] <= w[1]), "{sev:?}");
+    a.update(Action::SortNext); // calls, most first
+    let inv = &a.data().unwrap().inv;
+    let calls: Vec<usize> = a
+        .groups
+        .rows
+        .iter()
+        .map(|&i| inv.group_at(i).unwrap().calls)
+        .collect();
+    assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
+    a.update(Action::SortReverse);
+    let inv = &a.data().unwrap().inv;
+    let calls: Vec<usize> = a
+        .groups
+        .rows
+        .iter()
+        .map(|&i| inv.group_at(i).unwrap().calls)
+        .collect();
+    assert!(calls.windows(2).all(|w| w[0] <= w[1]), "{calls:?}");
+    a.update(Action::CycleVerdict);
+    let inv = &a.data().unwrap().inv;
+    let v = a.groups.verdict.unwrap();
+    assert!(
+        a.groups
+            .rows
+            .iter()
+            .all(|&i| inv.group_at(i).unwrap().verdict == v)
+    );
+    assert!(!a.groups.rows.is_empty());
+}

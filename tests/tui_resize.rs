@@ -1,0 +1,76 @@
+//! Resizing never panics: every screen, drawn at sizes down to one cell,
+//! after being driven at another size (so stored offsets are stale).
+
+mod tui_support;
+
+use retrace::tui::Action;
+use retrace::tui::theme::Theme;
+use tui_support::{app, draw};
+
+const SIZES: [(u16, u16); 10] = [
+    (10, 3),
+    (1, 1),
+    (3, 2),
+    (20, 4),
+    (40, 8),
+    (80, 24),
+    (200, 5),
+    (5, 200),
+    (300, 90),
+    (79, 23),
+];
+
+fn journeys() -> Vec<Vec<Action>> {
+    let mut filter = vec![Action::ShowGroups, Action::StartFilter];
+    filter.extend("wipe".chars().map(Action::FilterChar));
+    vec![
+        vec![Action::Bottom],
+        vec![Action::ShowGroups, Action::ToggleAll, Action::Bottom],
+        filter,
+        vec![Action::ShowGroups, Action::Open, Action::Bottom],
+        vec![
+            Action::ShowGroups,
+            Action::Open,
+            Action::FocusNext,
+            Action::Bottom,
+        ],
+        vec![
+            Action::ShowGroups,
+            Action::Open,
+            Action::Open,
+            Action::Bottom,
+            Action::FocusNext,
+            Action::Bottom,
+        ],
+        vec![Action::ShowSessions, Action::FocusNext, Action::Bottom],
+        vec![Action::ToggleHelp, Action::Down, Action::Down],
+    ]
+}
+
+#[test]
+fn every_screen_survives_every_size() {
+    for fixture in ["escape-sequences.jsonl", "tui-incident.jsonl"] {
+        for journey in journeys() {
+            for (w0, h0) in [(160, 48), (10, 3)] {
+                let mut a = app(&[fixture], Theme::dark(), w0, h0);
+                for act in &journey {
+                    a.update(*act);
+                }
+                for (w, h) in SIZES {
+                    a.update(Action::Resize(w, h));
+                    let _ = draw(&a, w, h);
+                    // Keys at that size, then draw again.
+                    for act in [
+                        Action::Down,
+                        Action::PageDown,
+                        Action::Up,
+                        Action::ScrollDown,
+                    ] {
+                        a.update(act);
+                    }
+                    let _ = draw(&a, w, h);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Every screen at 80×24 and 160×48 in the dark and the light theme, as
+//! insta snapshots of the TestBackend (text, then styles).
+
+mod tui_support;
+
+use retrace::journal::Progress;
+use retrace::tui::app::LoadMsg;
+use retrace::tui::theme::Theme;
+use retrace::tui::{Action, App};
+use tui_support::{app, draw, styled};
+
+const FIXTURE: &[&str] = &["tui-incident.jsonl"];
+
+fn themes() -> [Theme; 2] {
+    [Theme::dark(), Theme::light()]
+}
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+/// The actions that lead to each screen from the start.
+fn screens() -> Vec<(&'static str, Vec<Action>)> {
+    let mut filter = vec![Action::ShowGroups, Action::StartFilter];
+    filter.extend("tckt".chars().map(Action::FilterChar));
+    filter.push(Action::FilterConfirm);
+    vec![
+        ("overview", vec![]),
+        ("groups", vec![Action::ShowGroups]),
+        ("groups_filtered", filter),
+        (
+            "detail",
+            vec![Action::ShowGroups, Action::Down, Action::Open],
+        ),
+        (
+            "detail_evidence",
+            vec![
+                Action::ShowGroups,
+                Action::Open,
+                Action::FocusNext,
+                Action::Down,
+                Action::Down,
+                Action::Down,
+            ],
+        ),
+        (
+            "execution",
+            vec![
+                Action::ShowGroups,
+                Action::Open,
+                Action::Down,
+                Action::Open,
+                Action::Bottom,
+            ],
+        ),
+        ("sessions", vec![Action::ShowSessions, Action::FocusNext]),
+        ("help", vec![Action::ShowGroups, Action::ToggleHelp]),
+    ]
+}
+
+#[test]
+fn every_screen_in_both_themes_and_sizes() {
+    for theme in themes() {
+        for (w, h) in SIZES {
+            for (name, actions) in screens() {
+                let mut a = app(FIXTURE, theme.clone(), w, h);
+                for act in actions {
+                    a.update(act);
+                }
+                let snap = format!("{name}_{w}x{h}_{}", theme.name);
+                insta::assert_snapshot!(snap, styled(&draw(&a, w, h)));
+            }
+            // Loading: a gauge half way through the first journal.
+            let mut a = App::new(
+                vec![
+                    "journals/activity.jsonl".into(),
+                    "journals/sessions.jsonl".into(),
+                ],
+                theme.clone(),
+                ratatui::layout::Rect::new(0, 0, w, h),
+            );
+            a.on_load(LoadMsg::Progress(Progress {
+                journal: 0,
+                bytes: 50 << 20,
+                total_bytes: 50 << 20,
+                total_size: Some(100 << 20),
+            }));
+            let snap = format!("loading_{w}x{h}_{}", theme.name);
+            insta::assert_snapshot!(snap, styled(&draw(&a, w, h)));
+        }
+    }
+}
