@@ -200,7 +200,9 @@ fn unreadable_input_exits_2_naming_file_and_line() {
         .stderr(predicates::str::contains(
             "notes.txt:2: unknown journal format",
         ))
-        .stderr(predicates::str::contains("native, native-sqlite, gh-aw-mcpg"));
+        .stderr(predicates::str::contains(
+            "native, native-sqlite, gh-aw-mcpg",
+        ));
     // Every line bad: exit 2 naming the first bad line.
     let q = dir.path().join("broken.jsonl");
     std::fs::write(&q, "{\"kind\":\"event\"}\n{\"kind\":\"event\",\"at\":1}\n").unwrap();

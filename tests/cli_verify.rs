@@ -215,3 +215,38 @@ fn unknown_format_lists_the_formats_and_input_format_overrides() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn export_reports_the_verified_chain_of_its_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, mut lines) = chained_sample(dir.path());
+    let export = |path: &std::path::Path| -> Value {
+        let out = retrace()
+            .args(["export", "--all", "--format", "json"])
+            .arg(path)
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    let statuses = |v: &Value| -> Vec<String> {
+        v["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|g| g["chain"].as_array().unwrap().clone())
+            .filter(|c| c["kind"] == "journal")
+            .map(|c| c["status"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let intact = statuses(&export(&path));
+    assert!(
+        !intact.is_empty() && intact.iter().all(|s| s == "intact"),
+        "{intact:?}"
+    );
+    let mut m: Map<String, Value> = serde_json::from_str(&lines[8]).unwrap();
+    m.insert("prev_hash".into(), Value::String("ab".repeat(32)));
+    lines[8] = serde_json::to_string(&m).unwrap();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let broken = statuses(&export(&path));
+    assert!(broken.iter().any(|s| s == "broken"), "{broken:?}");
+}

@@ -272,6 +272,21 @@ impl ChainStatus {
         }
     }
 
+    /// A few words for tight places (the TUI's journal list): `intact`,
+    /// `intact, signed`, `BROKEN at line 7`, `none`, `not checked`.
+    pub fn short(&self) -> String {
+        match self {
+            ChainStatus::NoChain { .. } => "none".into(),
+            ChainStatus::Intact {
+                signatures: SignatureCheck::Verified { .. },
+                ..
+            } => "intact, signed".into(),
+            ChainStatus::Intact { .. } => "intact".into(),
+            ChainStatus::Broken { failure, .. } => format!("BROKEN at line {}", failure.line),
+            ChainStatus::NotChecked { .. } => "not checked".into(),
+        }
+    }
+
     /// One line for headers: `chain intact (native, 20 lines)`,
     /// `chain BROKEN at line 7 seq 7: changed line — …`, `no chain (…)`.
     /// Contains journal text (in messages); escape before display.
