@@ -77,3 +77,25 @@ fn decisions_join_the_operations_they_authorized() {
     // initialize is not a tool call.
     assert!(model.execution_index("acp:s-1:0").is_none());
 }
+
+#[test]
+fn a_decisions_log_alone_holds_no_call() {
+    // A decision says nothing of dispatch: alone, it must not become a
+    // call that looks undispatched (or one with no action at all).
+    let (journals, model) = load(
+        vec![JournalSource::file(format!("{DIR}/decisions.jsonl"))],
+        None,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(journals[0].chain.is_intact());
+    assert!(model.executions.is_empty());
+    assert!(
+        journals[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("load the operations log with it")),
+        "{:?}",
+        journals[0].notes
+    );
+}

@@ -10,7 +10,9 @@
 //!   (`event: "policy_decision"`, `decision` allow | deny | hitl,
 //!   `hitl_outcome`, `hitl_approver_id`, `final_rule`, `request_id`,
 //!   `session_id`). Read as authorization evidence for the operations of
-//!   the same (`session_id`, `request_id`): load it with the operations log.
+//!   the same (`session_id`, `request_id`) when an mcp-acp log is loaded
+//!   with it; alone it holds no call (a decision says nothing of dispatch),
+//!   so its chain is verified and its decisions are only counted.
 //! * `debug/client_wire.jsonl`: one line per wire event (`client_request`
 //!   with the JSON-RPC params as a string `payload`, `proxy_response`,
 //!   `proxy_error`), paired by (`session_id`, `request_id`, `method`).
@@ -119,6 +121,7 @@ impl JournalReader for McpAcpReader {
             skipped_methods: 0,
             other_lines: 0,
             decisions: 0,
+            standalone: !ctx.companions.contains(&crate::journal::Format::McpAcp),
         };
         for_each_line(ctx, |ctx, line| {
             let m = match parse_object(line.bytes) {
@@ -153,6 +156,8 @@ struct State {
     skipped_methods: u64,
     other_lines: u64,
     decisions: u64,
+    /// No other mcp-acp log is loaded: decisions have no call to join.
+    standalone: bool,
 }
 
 /// The mcp-acp chain rule's parameters.
@@ -497,6 +502,9 @@ impl State {
             return Ok(());
         }
         self.decisions += 1;
+        if self.standalone {
+            return Ok(());
+        }
         let session = text(m.get("session_id")).unwrap_or_else(|| "unknown".into());
         let request = text(m.get("request_id")).ok_or("missing field `request_id`")?;
         let id = format!("acp:{session}:{request}");
@@ -760,10 +768,17 @@ impl State {
             ));
         }
         if self.kind == Some(Kind::Decisions) && self.decisions > 0 {
-            ctx.note(format!(
-                "{} tools/call policy decision(s) read as authorization evidence; they join the calls of an mcp-acp operations log loaded with this one",
-                self.decisions
-            ));
+            ctx.note(if self.standalone {
+                format!(
+                    "{} tools/call policy decision(s) not used: a decisions log holds authorization, not calls; load the operations log with it",
+                    self.decisions
+                )
+            } else {
+                format!(
+                    "{} tools/call policy decision(s) read as authorization evidence for the operations log loaded with this one",
+                    self.decisions
+                )
+            });
         }
         if self.other_lines > 0 {
             ctx.note(format!(

@@ -517,6 +517,9 @@ pub struct ReadCtx<'a> {
     pub progress: &'a mut dyn FnMut(u64),
     /// Keys for chain checks and decryption.
     pub keys: &'a ChainKeys,
+    /// Formats of the other journals loaded with this one (empty for
+    /// `retrace verify`, which reads each journal on its own).
+    pub companions: Vec<Format>,
     chain: ChainStatus,
     capabilities: Capabilities,
     lines: u64,
@@ -651,8 +654,23 @@ pub fn load_with(
     let mut builder = ModelBuilder::new();
     let mut loaded = Vec::with_capacity(sources.len());
     let mut done_bytes = 0u64;
+    // Formats first: a reader may depend on what is loaded with it (an
+    // mcp-acp decisions log joins the operations log it authorizes).
+    let formats: Vec<(Format, bool)> = sources
+        .iter()
+        .map(|s| match opts.forced {
+            Some(f) => Ok((f, false)),
+            None => detect(s).map(|f| (f, true)),
+        })
+        .collect::<Result<_, _>>()?;
     for (i, source) in sources.into_iter().enumerate() {
         let id = JournalId::try_from(i).unwrap_or(JournalId::MAX);
+        let companions: Vec<Format> = formats
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != i)
+            .map(|(_, f)| f.0)
+            .collect();
         let size = source.size().unwrap_or(0);
         let mut sink = |r: Record| builder.push(r);
         let mut prog = |bytes: u64| {
@@ -663,7 +681,16 @@ pub fn load_with(
                 total_size,
             })
         };
-        let j = read_one(id, source, labels[i].clone(), opts, &mut sink, &mut prog)?;
+        let j = read_one(
+            id,
+            source,
+            labels[i].clone(),
+            formats[i],
+            companions,
+            opts,
+            &mut sink,
+            &mut prog,
+        )?;
         done_bytes += size;
         loaded.push(j);
     }
@@ -681,21 +708,33 @@ pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal
         .unwrap_or_else(|| "journal".into());
     let mut sink = |_: Record| {};
     let mut prog = |_: u64| {};
-    read_one(0, source, label, opts, &mut sink, &mut prog)
+    let format = match opts.forced {
+        Some(f) => (f, false),
+        None => (detect(&source)?, true),
+    };
+    read_one(
+        0,
+        source,
+        label,
+        format,
+        Vec::new(),
+        opts,
+        &mut sink,
+        &mut prog,
+    )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn read_one(
     id: JournalId,
     source: JournalSource,
     label: String,
+    (format, detected): (Format, bool),
+    companions: Vec<Format>,
     opts: &LoadOptions,
     sink: &mut dyn FnMut(Record),
     progress: &mut dyn FnMut(u64),
 ) -> Result<LoadedJournal, JournalError> {
-    let (format, detected) = match opts.forced {
-        Some(f) => (f, false),
-        None => (detect(&source)?, true),
-    };
     let mut ctx = ReadCtx {
         journal: id,
         source: &source,
@@ -703,6 +742,7 @@ fn read_one(
         sink,
         progress,
         keys: &opts.keys,
+        companions,
         chain: format.default_chain(),
         capabilities: format.capabilities(),
         lines: 0,
