@@ -17,7 +17,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let args = Cli::parse();
     match run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             if let CliError::Output(io) = &e
                 && io.kind() == io::ErrorKind::BrokenPipe
@@ -30,13 +30,15 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: Cli) -> Result<(), CliError> {
+fn run(args: Cli) -> Result<u8, CliError> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     match args.command {
         None => {
             let inputs = cli::inputs(&args.journals, &args.common)?;
-            retrace::tui::run(inputs, &args.common).map_err(|e| CliError::Input(format!("{e:#}")))
+            retrace::tui::run(inputs, &args.common)
+                .map(|()| 0)
+                .map_err(|e| CliError::Input(format!("{e:#}")))
         }
         Some(Command::Groups {
             journals,
@@ -49,7 +51,7 @@ fn run(args: Cli) -> Result<(), CliError> {
             // The process ends here: freeing a million events one by one
             // would take longer than printing them.
             std::mem::forget(inv);
-            Ok(())
+            Ok(0)
         }
         Some(Command::Investigate {
             journals,
@@ -60,7 +62,7 @@ fn run(args: Cli) -> Result<(), CliError> {
             cli::investigate(&inv, &group, json, &mut out)?;
             out.flush()?;
             std::mem::forget(inv);
-            Ok(())
+            Ok(0)
         }
         Some(Command::Review { command }) => {
             match command {
@@ -89,7 +91,7 @@ fn run(args: Cli) -> Result<(), CliError> {
                 }
             }
             out.flush()?;
-            Ok(())
+            Ok(0)
         }
         Some(Command::Export {
             journals,
@@ -110,7 +112,12 @@ fn run(args: Cli) -> Result<(), CliError> {
                 &mut out,
             )?;
             out.flush()?;
-            Ok(())
+            Ok(0)
+        }
+        Some(Command::Verify { journals, json }) => {
+            let code = cli::verify(&journals, &args.common, json, &mut out)?;
+            out.flush()?;
+            Ok(code)
         }
     }
 }

@@ -9,8 +9,9 @@ use crate::analysis::verdict::TargetAnswer;
 use crate::analysis::{
     self, Analysis, Answer, Config, EvidenceRef, Finding, Group, Severity, Verdict, lifecycle,
 };
+use crate::journal::chain::ChainMark;
 use crate::journal::{
-    self, Capabilities, Format, JournalError, JournalSource, LoadedJournal, Progress,
+    self, Capabilities, Format, JournalError, JournalSource, LoadOptions, LoadedJournal, Progress,
 };
 use crate::model::{Event, EventKind, JournalId, Model, SourceRef};
 use chrono::{DateTime, Utc};
@@ -61,10 +62,7 @@ impl analysis::JournalCaps for Vec<LoadedJournal> {
     }
     fn name(&self, id: JournalId) -> &str {
         self.get(id as usize)
-            .map_or("the journal", |j| match j.format {
-                Format::Native => "the journal",
-                Format::GhAwMcpg => "the gh-aw gateway log",
-            })
+            .map_or("the journal", |j| j.format.noun())
     }
 }
 
@@ -142,6 +140,10 @@ pub struct EvidenceView {
     pub execution_id: Option<String>,
     /// When.
     pub at: Option<DateTime<Utc>>,
+    /// Whether the line lies in the verified part of its journal's audit
+    /// chain (`verified`), at or after a break (`unverified`), or in a
+    /// journal without a chain (`no_chain`). DESIGN.md §6.
+    pub chain: ChainMark,
     /// Where to find it again.
     #[serde(skip)]
     pub source: SourceRef,
@@ -328,6 +330,21 @@ impl Investigation {
         Ok(Self::analyze(journals, model, config))
     }
 
+    /// Loads journals with keys for chain checks and decryption, and
+    /// analyses them.
+    ///
+    /// # Errors
+    /// [`QueryError::Journal`] when a journal cannot be read at all.
+    pub fn open_with(
+        sources: Vec<JournalSource>,
+        opts: &LoadOptions,
+        config: &Config,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Investigation, QueryError> {
+        let (journals, model) = journal::load_with(sources, opts, progress)?;
+        Ok(Self::analyze(journals, model, config))
+    }
+
     /// Analyses loaded journals.
     pub fn analyze(journals: Vec<LoadedJournal>, model: Model, config: &Config) -> Investigation {
         let analysis = analysis::analyze(&model, &journals, config);
@@ -505,6 +522,7 @@ impl Investigation {
                     record: e.kind.name(),
                     execution_id: Some(x.id.clone()),
                     at: Some(e.at),
+                    chain: self.chain_mark(e.source),
                     source: e.source,
                     pointer: r,
                 }
@@ -518,11 +536,19 @@ impl Investigation {
                     record: "session",
                     execution_id: None,
                     at: s.started_at,
+                    chain: self.chain_mark(s.source),
                     source: s.source,
                     pointer: r,
                 }
             }
         }
+    }
+
+    /// Whether a line lies in the verified part of its journal's chain.
+    pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
+        self.journals
+            .get(at.journal as usize)
+            .map_or(ChainMark::NoChain, |j| j.chain_mark(at))
     }
 
     fn journal_name(&self, id: JournalId) -> String {
@@ -688,7 +714,7 @@ impl Investigation {
     /// When the journal can no longer be read.
     pub fn raw_line(&self, at: SourceRef) -> Result<String, JournalError> {
         match self.journals.get(at.journal as usize) {
-            Some(j) => j.source().read_raw(at),
+            Some(j) => j.read_raw(at),
             None => Ok(String::new()),
         }
     }

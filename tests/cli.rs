@@ -200,7 +200,9 @@ fn unreadable_input_exits_2_naming_file_and_line() {
         .stderr(predicates::str::contains(
             "notes.txt:2: unknown journal format",
         ))
-        .stderr(predicates::str::contains("native, gh-aw-mcpg"));
+        .stderr(predicates::str::contains(
+            "native, native-sqlite, gh-aw-mcpg",
+        ));
     // Every line bad: exit 2 naming the first bad line.
     let q = dir.path().join("broken.jsonl");
     std::fs::write(&q, "{\"kind\":\"event\"}\n{\"kind\":\"event\",\"at\":1}\n").unwrap();
@@ -237,7 +239,7 @@ fn forced_format_overrides_detection() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "retrace reads: native, gh-aw-mcpg",
+            "retrace reads: native, native-sqlite, gh-aw-mcpg",
         ));
 }
 
@@ -283,8 +285,10 @@ fn escape_sequences_from_journals_never_reach_the_terminal_raw() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
     assert!(stdout.contains("post\\x1b[2J_message"), "{stdout}");
+    // The first group row, after the chain header and the column heads.
     let id = stdout
         .lines()
+        .skip_while(|l| !l.starts_with("GROUP"))
         .nth(1)
         .unwrap()
         .split_whitespace()

@@ -93,7 +93,7 @@ fn walk_the_tui_in_tmux() {
     );
 
     // Overview.
-    t.wait_for(&["Journals (1)", "Worst groups", "chain: not checked"], &[]);
+    t.wait_for(&["Journals (1)", "Worst groups", "chain: none"], &[]);
     // Groups.
     t.keys(&["2"]);
     t.wait_for(

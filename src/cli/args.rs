@@ -38,13 +38,30 @@ pub struct Common {
     #[arg(long, value_name = "FILE", global = true)]
     pub key_file: Option<PathBuf>,
 
-    /// Read every journal as this format instead of detecting it.
+    /// Read every journal as this format instead of detecting it: native,
+    /// native-sqlite, gh-aw-mcpg, mcp-acp, mcpproxy, mcp-audit, sallyport
+    /// (docs/formats.md).
     #[arg(long, value_name = "FORMAT", global = true, value_parser = parse_format)]
     pub input_format: Option<Format>,
 
     /// TUI theme: a name from themes/ or a path to a theme file.
     #[arg(long, value_name = "NAME", global = true)]
     pub theme: Option<String>,
+
+    /// Sallyport audit signer public key (P-256 point in X9.63/SEC1 form;
+    /// raw, hex or base64): row signatures are checked.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub signer_key: Option<PathBuf>,
+
+    /// Sallyport exported audit identity (32-byte P-256 private key; raw,
+    /// hex or base64): sealed events are decrypted and read.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub audit_identity: Option<PathBuf>,
+
+    /// mcp-audit attestation key: the HMAC-SHA256 secret (as in its
+    /// key.hex) or the Ed25519 public key: attestations are checked.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub attestation_key: Option<PathBuf>,
 
     /// Case file (SQLite) holding reviewer decisions, notes and bookmarks.
     /// Default: retrace-case.sqlite in the folder of the first journal;
@@ -91,6 +108,18 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         group: String,
         /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify the audit chains of journals (DESIGN.md §6): for each, the rule
+    /// used, the lines checked and the first failure. Exit 0 when every chain
+    /// is intact (or the format has none), 1 when one is broken or could not
+    /// be checked, 2 when a journal is unreadable.
+    Verify {
+        /// Journals to verify (default: the bundled sample incident).
+        #[arg(value_name = "JOURNAL")]
+        journals: Vec<PathBuf>,
+        /// Print a JSON array, one object per journal.
         #[arg(long)]
         json: bool,
     },
@@ -194,4 +223,18 @@ fn parse_decision(s: &str) -> Result<Decision, String> {
             Decision::ALL.map(Decision::as_str).join(", ")
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn input_format_help_names_every_format() {
+        let help = Cli::command().render_long_help().to_string();
+        for f in Format::ALL {
+            assert!(help.contains(f.name()), "{f} missing from --help");
+        }
+    }
 }

@@ -11,7 +11,8 @@ pub use export::export;
 pub use review::{review_decide, review_export, review_list};
 
 use crate::analysis::{Config, Contracts, FingerprintKey};
-use crate::journal::{JournalSource, Progress};
+use crate::journal::chain::ChainStatus;
+use crate::journal::{ChainKeys, Format, JournalSource, KeyFile, LoadOptions, Progress};
 use crate::query::{GroupFilter, Investigation};
 use crate::sanitize::escape;
 use std::io::{self, Write};
@@ -105,6 +106,28 @@ pub fn inputs(journals: &[std::path::PathBuf], common: &Common) -> Result<Inputs
     })
 }
 
+/// Load options from the common options: the forced format and the key
+/// files for chain checks and decryption.
+///
+/// # Errors
+/// [`CliError::Input`] naming a key file that cannot be read.
+pub fn load_options(common: &Common) -> Result<LoadOptions, CliError> {
+    let key = |p: &Option<std::path::PathBuf>| -> Result<Option<KeyFile>, CliError> {
+        p.as_deref()
+            .map(KeyFile::load)
+            .transpose()
+            .map_err(|e| CliError::Input(e.to_string()))
+    };
+    Ok(LoadOptions {
+        forced: common.input_format,
+        keys: ChainKeys {
+            signer_key: key(&common.signer_key)?,
+            audit_identity: key(&common.audit_identity)?,
+            attestation_key: key(&common.attestation_key)?,
+        },
+    })
+}
+
 /// Loads and analyses, reporting bad lines on stderr.
 ///
 /// # Errors
@@ -123,13 +146,9 @@ pub fn open_keeping(
     common: &Common,
 ) -> Result<(Investigation, Config, crate::review::CaseContext), CliError> {
     let mut ignore = |_: Progress| {};
-    let inv = Investigation::open(
-        inputs.sources,
-        common.input_format,
-        &inputs.config,
-        &mut ignore,
-    )
-    .map_err(|e| CliError::Input(e.to_string()))?;
+    let opts = load_options(common)?;
+    let inv = Investigation::open_with(inputs.sources, &opts, &inputs.config, &mut ignore)
+        .map_err(|e| CliError::Input(e.to_string()))?;
     report_load(&inv);
     Ok((inv, inputs.config, inputs.case))
 }
@@ -160,6 +179,11 @@ fn report_load(inv: &Investigation) {
             );
         }
     }
+    for j in &inv.journals {
+        for n in &j.notes {
+            let _ = writeln!(err, "note: {}: {}", escape(&j.name), escape(n));
+        }
+    }
     for n in &inv.analysis.notes {
         let _ = writeln!(err, "note: {}", escape(n));
     }
@@ -187,9 +211,11 @@ pub fn groups(
     };
     let groups = inv.groups(&filter);
     if json {
+        text::chain_header(inv, &mut io::stderr().lock())?;
         let v: Vec<_> = groups.iter().map(|g| inv.summary(g)).collect();
         return write_json(out, &v);
     }
+    text::chain_header(inv, out)?;
     text::groups(inv, &groups, all, out)?;
     Ok(())
 }
@@ -207,8 +233,108 @@ pub fn investigate(
     let g = inv.group(id).map_err(|e| CliError::Input(e.to_string()))?;
     let d = inv.detail(g);
     if json {
+        text::chain_header(inv, &mut io::stderr().lock())?;
         return write_json(out, &d);
     }
+    text::chain_header(inv, out)?;
     text::investigate(&d, out)?;
     Ok(())
+}
+
+/// What `retrace verify` found for one journal (the `--json` element).
+#[derive(Debug, serde::Serialize)]
+pub struct VerifyReport {
+    /// Journal name as given.
+    pub journal: String,
+    /// Format read, when the journal could be read.
+    pub format: Option<Format>,
+    /// Lines read.
+    pub lines: u64,
+    /// Lines that could not be read as records.
+    pub bad_lines: u64,
+    /// The chain rule's formula, when the journal is chained.
+    pub rule: Option<&'static str>,
+    /// The chain status; absent when the journal is unreadable.
+    pub chain: Option<ChainStatus>,
+    /// Why the journal is unreadable.
+    pub error: Option<String>,
+    /// Reader notes.
+    pub notes: Vec<String>,
+}
+
+impl VerifyReport {
+    /// 0 intact or no chain, 1 broken or not checked, 2 unreadable
+    /// (DESIGN.md §7).
+    pub fn exit_code(&self) -> u8 {
+        match &self.chain {
+            None => 2,
+            Some(ChainStatus::Intact { .. } | ChainStatus::NoChain { .. }) => 0,
+            Some(_) => 1,
+        }
+    }
+}
+
+/// `retrace verify`: verifies each journal on its own (one unreadable
+/// journal does not stop the others) and returns the exit code: the worst
+/// of the journals' codes.
+///
+/// # Errors
+/// Unreadable key files, or output errors.
+pub fn verify(
+    journals: &[std::path::PathBuf],
+    common: &Common,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let opts = load_options(common)?;
+    let sources = if journals.is_empty() {
+        crate::sample::sources()
+    } else {
+        journals.iter().map(JournalSource::file).collect()
+    };
+    let reports: Vec<VerifyReport> = sources
+        .into_iter()
+        .map(|src| {
+            let name = src.name.clone();
+            match crate::journal::verify(src, &opts) {
+                Ok(j) => VerifyReport {
+                    journal: name,
+                    format: Some(j.format),
+                    lines: j.lines,
+                    bad_lines: j.bad_line_count,
+                    rule: match &j.chain {
+                        ChainStatus::Intact { rule, .. } | ChainStatus::Broken { rule, .. } => {
+                            Some(rule.formula())
+                        }
+                        ChainStatus::NotChecked { rule, .. } => rule.map(|r| r.formula()),
+                        ChainStatus::NoChain { .. } => None,
+                    },
+                    chain: Some(j.chain),
+                    error: None,
+                    notes: j.notes,
+                },
+                Err(e) => VerifyReport {
+                    journal: name,
+                    format: None,
+                    lines: 0,
+                    bad_lines: 0,
+                    rule: None,
+                    chain: None,
+                    error: Some(e.to_string()),
+                    notes: Vec::new(),
+                },
+            }
+        })
+        .collect();
+    let code = reports
+        .iter()
+        .map(VerifyReport::exit_code)
+        .max()
+        .unwrap_or(0);
+    if json {
+        write_json(out, &reports)?;
+    } else {
+        text::verify(&reports, out)?;
+    }
+    Ok(code)
 }

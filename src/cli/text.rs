@@ -1,8 +1,10 @@
 //! Plain-text renderings of the headless commands. Journal strings pass
 //! through [`escape`] before they are written.
 
+use super::VerifyReport;
 use crate::analysis::Group;
-use crate::query::{GroupDetail, Investigation};
+use crate::journal::chain::{ChainMark, ChainStatus};
+use crate::query::{EvidenceView, GroupDetail, Investigation};
 use crate::sanitize::escape;
 use chrono::{DateTime, Utc};
 use std::io::{self, Write};
@@ -19,6 +21,70 @@ fn clip(s: &str, n: usize) -> String {
         c.push('…');
         c
     }
+}
+
+/// One line per journal with its chain status (DESIGN.md §6).
+pub fn chain_header(inv: &Investigation, out: &mut dyn Write) -> io::Result<()> {
+    for j in &inv.journals {
+        writeln!(out, "{}: {}", escape(&j.name), escape(&j.chain.summary()))?;
+    }
+    if !inv.journals.is_empty() {
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// The mark shown after a piece of evidence from a broken or unchecked span.
+fn mark(e: &EvidenceView) -> &'static str {
+    match e.chain {
+        ChainMark::Unverified => " [UNVERIFIED: at or after a chain break]",
+        ChainMark::Verified | ChainMark::NoChain => "",
+    }
+}
+
+/// `retrace verify` as text.
+pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
+    for r in reports {
+        let name = escape(&r.journal);
+        match (&r.chain, &r.error) {
+            (Some(c), _) => {
+                let verdict = match c {
+                    ChainStatus::Intact { .. } => "OK",
+                    ChainStatus::NoChain { .. } => "NO CHAIN",
+                    ChainStatus::Broken { .. } => "BROKEN",
+                    ChainStatus::NotChecked { .. } => "NOT CHECKED",
+                };
+                writeln!(
+                    out,
+                    "{verdict:<11} {name} ({}, {} line(s))",
+                    r.format.map_or("?", |f| f.name()),
+                    r.lines
+                )?;
+                writeln!(out, "            {}", escape(&c.summary()))?;
+                if let Some(rule) = r.rule {
+                    writeln!(out, "            rule: {rule}")?;
+                }
+                if r.bad_lines > 0 {
+                    writeln!(
+                        out,
+                        "            {} line(s) could not be read as records",
+                        r.bad_lines
+                    )?;
+                }
+                for n in &r.notes {
+                    writeln!(out, "            note: {}", escape(n))?;
+                }
+            }
+            (None, e) => {
+                writeln!(
+                    out,
+                    "UNREADABLE  {name}\n            {}",
+                    escape(e.as_deref().unwrap_or("unreadable"))
+                )?;
+            }
+        }
+    }
+    Ok(())
 }
 
 pub fn groups(
@@ -174,13 +240,14 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
         for e in &a.evidence {
             writeln!(
                 out,
-                "       evidence: {} ({}{})",
+                "       evidence: {} ({}{}){}",
                 escape(&e.cite()),
                 e.record,
                 e.execution_id
                     .as_deref()
                     .map(|x| format!(" {}", escape(x)))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                mark(e)
             )?;
         }
     }
@@ -190,7 +257,7 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
         for f in &d.findings {
             writeln!(out, "  {}: {}", f.kind, escape(&f.detail))?;
             for e in &f.evidence {
-                writeln!(out, "       evidence: {}", escape(&e.cite()))?;
+                writeln!(out, "       evidence: {}{}", escape(&e.cite()), mark(e))?;
             }
         }
     }

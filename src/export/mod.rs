@@ -253,13 +253,79 @@ pub struct Report {
 
 /// Checks a journal's chain for the evidence lines of a group: given the
 /// journal and the cited lines, a status and its words. `retrace verify`
-/// can plug in here; [`evidence_chain_fields`] is the default.
+/// can plug in here; [`evidence_chain_verified`] is the default.
 pub type ChainCheck<'a> =
     dyn Fn(&Investigation, JournalId, &[SourceRef]) -> (ChainState, String) + 'a;
 
-/// The default chain check: whether the cited lines carry the native chain
-/// fields (`prev_hash`, `hash`, DESIGN.md §6). It does not verify them, and
-/// says so; formats without a chain are `unchained`.
+/// The default chain check: the journal's chain as verified while it was
+/// loaded (the same result as `retrace verify`, DESIGN.md §6). The cited
+/// lines are `intact` when all lie in the verified part of the chain,
+/// `broken` when one lies at or after the first failure, `unchained` when
+/// the format (or the record, such as a SQLite sessions row) has no chain,
+/// `not_verified` when the chain could not be checked.
+pub fn evidence_chain_verified(
+    inv: &Investigation,
+    journal: JournalId,
+    lines: &[SourceRef],
+) -> (ChainState, String) {
+    use crate::journal::chain::{ChainMark, ChainStatus};
+    let Some(j) = inv.journals.get(journal as usize) else {
+        return (ChainState::Unchained, "unknown journal".into());
+    };
+    match &j.chain {
+        ChainStatus::NoChain { reason } => (ChainState::Unchained, reason.clone()),
+        ChainStatus::NotChecked { reason, .. } => (ChainState::NotVerified, reason.clone()),
+        ChainStatus::Intact { .. } => {
+            if lines
+                .iter()
+                .all(|&l| j.chain_mark(l) == ChainMark::Verified)
+            {
+                (ChainState::Intact, j.chain.summary())
+            } else {
+                (
+                    ChainState::Unchained,
+                    "some cited records lie outside the journal's chain".into(),
+                )
+            }
+        }
+        ChainStatus::Broken { failure, .. } => {
+            let mut after: Vec<u32> = lines
+                .iter()
+                .filter(|&&l| j.chain_mark(l) == ChainMark::Unverified)
+                .map(|l| l.line)
+                .collect();
+            after.sort_unstable();
+            after.dedup();
+            if after.is_empty() {
+                (
+                    ChainState::Intact,
+                    format!(
+                        "the cited lines lie before the chain break at line {} ({}); they verified",
+                        failure.line, failure.kind
+                    ),
+                )
+            } else {
+                (
+                    ChainState::Broken,
+                    format!(
+                        "cited line(s) {} lie at or after the chain break at line {} ({}): unverified",
+                        after
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        failure.line,
+                        failure.kind
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// A chain check that only looks at whether the cited lines carry the
+/// native chain fields (`prev_hash`, `hash`, DESIGN.md §6), without
+/// verifying them; formats without a chain are `unchained`.
 pub fn evidence_chain_fields(
     inv: &Investigation,
     journal: JournalId,
@@ -316,7 +382,7 @@ pub struct Request<'a> {
     pub case: &'a CaseContext,
     /// Replace identities consistently.
     pub anonymize: bool,
-    /// Journal chain check ([`evidence_chain_fields`] by default).
+    /// Journal chain check ([`evidence_chain_verified`] by default).
     pub chain_check: Option<&'a ChainCheck<'a>>,
 }
 
@@ -871,7 +937,7 @@ impl Report {
 
     fn build_with<N: Namer>(inv: &Investigation, req: &Request<'_>, namer: N) -> Report {
         let mut b = Builder { inv, namer };
-        let default_check = evidence_chain_fields;
+        let default_check = evidence_chain_verified;
         let check: &ChainCheck<'_> = req.chain_check.unwrap_or(&default_check);
         let groups = req
             .groups

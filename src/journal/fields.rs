@@ -94,6 +94,23 @@ impl Fields {
         Ok(fields)
     }
 
+    /// The value of `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self.known.iter().find(|(k, _)| *k == key) {
+            Some((_, v)) => Some(v),
+            None => self.extra.get(key),
+        }
+    }
+
+    /// Every field, known and unknown, in no particular order (for hashing
+    /// the line as a whole).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.known
+            .iter()
+            .map(|(k, v)| (*k, v))
+            .chain(self.extra.iter().map(|(k, v)| (k.as_str(), v)))
+    }
+
     /// Whether `key` is present.
     pub fn contains_key(&self, key: &str) -> bool {
         self.known.iter().any(|(k, _)| *k == key) || self.extra.contains_key(key)

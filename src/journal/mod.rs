@@ -7,12 +7,23 @@
 //! Only a journal that cannot be opened, whose format cannot be told, or that
 //! holds no readable record at all is an error ([`JournalError`]).
 
+pub mod chain;
 mod fields;
 mod gh_aw;
+pub mod keys;
 pub mod lines;
+mod mcp_acp;
+mod mcp_audit;
+mod mcpproxy;
 mod native;
+mod rawjson;
+mod sallyport;
+mod sqlite;
 
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
+use chain::{ChainMark, ChainStatus};
+pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
+pub use native::{NativeChainWriter, native_chain_hash};
 use serde::Serialize;
 use std::fmt;
 use std::fs::File;
@@ -29,20 +40,48 @@ pub use fields::parse_time;
 pub enum Format {
     /// retrace's own JSONL (DESIGN.md §3).
     Native,
+    /// retrace's native journal stored in SQLite (`events` and `sessions`
+    /// tables with the native fields as columns).
+    NativeSqlite,
     /// github/gh-aw-mcpg `rpc-messages.jsonl`, v1 and v2 envelopes
     /// (research/journal-formats.md §2.4).
     GhAwMcpg,
+    /// mcp-acp audit logs (operations, decisions) and its client wire log
+    /// (research/journal-formats.md §2.3).
+    McpAcp,
+    /// smart-mcp-proxy/mcpproxy-go activity exports (JSONL;
+    /// research/journal-formats.md §2.5).
+    McpProxy,
+    /// elang2/mcp-audit-gateway `audit.jsonl` (hash-chained, attested;
+    /// research/journal-formats.md §2.1).
+    McpAudit,
+    /// Sallyport audit journal: sealed, hash-chained, signed rows
+    /// (research/journal-formats.md §1).
+    Sallyport,
 }
 
 impl Format {
     /// Every format, in detection order.
-    pub const ALL: &'static [Format] = &[Format::Native, Format::GhAwMcpg];
+    pub const ALL: &'static [Format] = &[
+        Format::Native,
+        Format::NativeSqlite,
+        Format::GhAwMcpg,
+        Format::McpAcp,
+        Format::McpProxy,
+        Format::McpAudit,
+        Format::Sallyport,
+    ];
 
     /// The `--input-format` spelling.
     pub fn name(self) -> &'static str {
         match self {
             Format::Native => "native",
+            Format::NativeSqlite => "native-sqlite",
             Format::GhAwMcpg => "gh-aw-mcpg",
+            Format::McpAcp => "mcp-acp",
+            Format::McpProxy => "mcpproxy",
+            Format::McpAudit => "mcp-audit",
+            Format::Sallyport => "sallyport",
         }
     }
 
@@ -50,7 +89,18 @@ impl Format {
     pub fn describe(self) -> &'static str {
         match self {
             Format::Native => "retrace native JSONL (sessions, events, execution snapshots)",
+            Format::NativeSqlite => "retrace native journal in SQLite (events and sessions tables)",
             Format::GhAwMcpg => "gh-aw MCP gateway rpc-messages.jsonl (v1 and v2)",
+            Format::McpAcp => {
+                "mcp-acp operations.jsonl, decisions.jsonl (hash-chained) and client_wire.jsonl"
+            }
+            Format::McpProxy => "mcpproxy activity export (mcpproxy activity export, JSONL)",
+            Format::McpAudit => {
+                "mcp-audit gateway audit.jsonl (hash chain, HMAC or Ed25519 attestations)"
+            }
+            Format::Sallyport => {
+                "Sallyport audit journal (sealed events, hash chain, ECDSA signatures)"
+            }
         }
     }
 
@@ -58,7 +108,7 @@ impl Format {
     /// say what the journal lacks instead of guessing.
     pub fn capabilities(self) -> Capabilities {
         match self {
-            Format::Native => Capabilities {
+            Format::Native | Format::NativeSqlite => Capabilities {
                 execution_identity: true,
                 authorization: true,
                 delivery: true,
@@ -72,13 +122,79 @@ impl Format {
                 sessions: false,
                 authenticated_actor: false,
             },
+            // Per file kind; the reader narrows it (operations shown here).
+            Format::McpAcp => Capabilities {
+                execution_identity: false,
+                authorization: false,
+                delivery: false,
+                sessions: false,
+                authenticated_actor: true,
+            },
+            Format::McpProxy => Capabilities {
+                execution_identity: false,
+                authorization: false,
+                delivery: false,
+                sessions: false,
+                authenticated_actor: false,
+            },
+            Format::McpAudit => Capabilities {
+                execution_identity: false,
+                authorization: false,
+                delivery: false,
+                sessions: false,
+                authenticated_actor: true,
+            },
+            Format::Sallyport => Capabilities {
+                execution_identity: false,
+                authorization: true,
+                delivery: false,
+                sessions: true,
+                authenticated_actor: false,
+            },
+        }
+    }
+
+    /// The chain status a journal of this format has before its reader
+    /// says otherwise: formats without a chain say why.
+    pub fn default_chain(self) -> ChainStatus {
+        match self {
+            Format::Native => ChainStatus::no_chain("the journal carries no prev_hash/hash fields"),
+            Format::NativeSqlite => {
+                ChainStatus::no_chain("the events table has no prev_hash/hash columns")
+            }
+            Format::GhAwMcpg => ChainStatus::no_chain("gh-aw-mcpg logs carry no hash chain"),
+            Format::McpAcp => ChainStatus::no_chain(
+                "no line carries sequence/entry_hash (mcp-acp debug wire logs are not chained)",
+            ),
+            Format::McpProxy => {
+                ChainStatus::no_chain("mcpproxy activity exports carry no hash chain")
+            }
+            Format::McpAudit => ChainStatus::no_chain("no chained line was read"),
+            Format::Sallyport => ChainStatus::no_chain("no sealed row was read"),
         }
     }
 
     fn reader(self) -> &'static dyn JournalReader {
         match self {
             Format::Native => &native::NativeReader,
+            Format::NativeSqlite => &sqlite::SqliteReader,
             Format::GhAwMcpg => &gh_aw::GhAwReader,
+            Format::McpAcp => &mcp_acp::McpAcpReader,
+            Format::McpProxy => &mcpproxy::McpProxyReader,
+            Format::McpAudit => &mcp_audit::McpAuditReader,
+            Format::Sallyport => &sallyport::SallyportReader,
+        }
+    }
+
+    /// How answers name a journal of this format ("the gh-aw gateway log").
+    pub fn noun(self) -> &'static str {
+        match self {
+            Format::Native | Format::NativeSqlite => "the journal",
+            Format::GhAwMcpg => "the gh-aw gateway log",
+            Format::McpAcp => "the mcp-acp log",
+            Format::McpProxy => "the mcpproxy activity export",
+            Format::McpAudit => "the mcp-audit log",
+            Format::Sallyport => "the Sallyport audit journal",
         }
     }
 
@@ -286,6 +402,14 @@ pub enum JournalError {
         /// Format names retrace reads.
         formats: String,
     },
+    /// The journal is of a known kind but not usable as a journal.
+    #[error("{journal}: {message}")]
+    Invalid {
+        /// Journal name.
+        journal: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Not one line of the journal could be read.
     #[error("{first} (no readable record in {count} bad line(s))")]
     NothingReadable {
@@ -332,6 +456,8 @@ pub struct LoadedJournal {
     pub notes: Vec<String>,
     /// What the format can show.
     pub capabilities: Capabilities,
+    /// What verifying the journal's audit chain found (DESIGN.md §6).
+    pub chain: ChainStatus,
     #[serde(skip)]
     source: JournalSource,
 }
@@ -344,6 +470,35 @@ impl LoadedJournal {
     /// The source, for reading raw lines back.
     pub fn source(&self) -> &JournalSource {
         &self.source
+    }
+
+    /// Whether evidence at `at` lies in the verified part of this journal's
+    /// chain: [`ChainMark::Verified`] before any break,
+    /// [`ChainMark::Unverified`] from the first failure on (or when the
+    /// chain could not be checked), [`ChainMark::NoChain`] when nothing
+    /// chains it.
+    pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
+        if self.format == Format::NativeSqlite && at.offset == sqlite::SESSIONS_TABLE {
+            // Only the events table is chained.
+            return ChainMark::NoChain;
+        }
+        self.chain.mark(at.line)
+    }
+
+    /// The raw text of one record as the journal holds it.
+    ///
+    /// # Errors
+    /// [`JournalError::Io`] when the journal changed or cannot be read.
+    pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
+        match (&self.format, &self.source.data) {
+            (Format::NativeSqlite, SourceData::File(p)) => {
+                sqlite::read_row(p, at).map_err(|e| JournalError::Invalid {
+                    journal: self.name.clone(),
+                    message: e,
+                })
+            }
+            _ => self.source.read_raw(at),
+        }
     }
 }
 
@@ -360,6 +515,13 @@ pub struct ReadCtx<'a> {
     pub sink: &'a mut dyn FnMut(Record),
     /// Called now and then with bytes read so far in this journal.
     pub progress: &'a mut dyn FnMut(u64),
+    /// Keys for chain checks and decryption.
+    pub keys: &'a ChainKeys,
+    /// Formats of the other journals loaded with this one (empty for
+    /// `retrace verify`, which reads each journal on its own).
+    pub companions: Vec<Format>,
+    chain: ChainStatus,
+    capabilities: Capabilities,
     lines: u64,
     records: u64,
     bad: Vec<LineError>,
@@ -391,6 +553,16 @@ impl ReadCtx<'_> {
     /// Adds a note about the journal as a whole.
     pub fn note(&mut self, n: impl Into<String>) {
         self.notes.push(n.into());
+    }
+    /// Records what verifying the journal's chain found. Readers of chained
+    /// formats call it once, at the end of the read.
+    pub fn set_chain(&mut self, status: ChainStatus) {
+        self.chain = status;
+    }
+    /// Narrows or widens what this journal can show, for formats whose
+    /// files differ (an mcp-acp decisions log versus its wire log).
+    pub fn set_capabilities(&mut self, caps: Capabilities) {
+        self.capabilities = caps;
     }
 }
 
@@ -461,17 +633,45 @@ pub fn load(
     forced: Option<Format>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
+    let opts = LoadOptions {
+        forced,
+        keys: ChainKeys::default(),
+    };
+    load_with(sources, &opts, progress)
+}
+
+/// Loads journals into one model, with keys for chain checks and decryption.
+///
+/// # Errors
+/// The first journal that cannot be opened, detected, or read at all.
+pub fn load_with(
+    sources: Vec<JournalSource>,
+    opts: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
     let total_size = sources.iter().map(JournalSource::size).sum::<Option<u64>>();
     let labels = unique_labels(&sources);
     let mut builder = ModelBuilder::new();
     let mut loaded = Vec::with_capacity(sources.len());
     let mut done_bytes = 0u64;
+    // Formats first: a reader may depend on what is loaded with it (an
+    // mcp-acp decisions log joins the operations log it authorizes).
+    let formats: Vec<(Format, bool)> = sources
+        .iter()
+        .map(|s| match opts.forced {
+            Some(f) => Ok((f, false)),
+            None => detect(s).map(|f| (f, true)),
+        })
+        .collect::<Result<_, _>>()?;
     for (i, source) in sources.into_iter().enumerate() {
         let id = JournalId::try_from(i).unwrap_or(JournalId::MAX);
-        let (format, detected) = match forced {
-            Some(f) => (f, false),
-            None => (detect(&source)?, true),
-        };
+        let companions: Vec<Format> = formats
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != i)
+            .map(|(_, f)| f.0)
+            .collect();
+        let size = source.size().unwrap_or(0);
         let mut sink = |r: Record| builder.push(r);
         let mut prog = |bytes: u64| {
             progress(Progress {
@@ -481,54 +681,114 @@ pub fn load(
                 total_size,
             })
         };
-        let mut ctx = ReadCtx {
-            journal: id,
-            source: &source,
-            label: labels[i].clone(),
-            sink: &mut sink,
-            progress: &mut prog,
-            lines: 0,
-            records: 0,
-            bad: Vec::new(),
-            bad_count: 0,
-            notes: Vec::new(),
-        };
-        format.reader().read(&mut ctx)?;
-        let ReadCtx {
-            lines,
-            records,
-            bad,
-            bad_count,
-            notes,
-            ..
-        } = ctx;
-        if records == 0 && bad_count > 0 {
-            let first = bad.into_iter().next().unwrap_or(LineError {
-                journal: source.name.clone(),
-                line: 0,
-                message: "no readable record".into(),
-            });
-            return Err(JournalError::NothingReadable {
-                first,
-                count: bad_count,
-            });
-        }
-        done_bytes += source.size().unwrap_or(0);
-        loaded.push(LoadedJournal {
+        let j = read_one(
             id,
-            name: source.name.clone(),
-            format,
-            detected,
-            lines,
-            records,
-            bad_line_count: bad_count,
-            bad_lines: bad,
-            notes,
-            capabilities: format.capabilities(),
             source,
-        });
+            labels[i].clone(),
+            formats[i],
+            companions,
+            opts,
+            &mut sink,
+            &mut prog,
+        )?;
+        done_bytes += size;
+        loaded.push(j);
     }
     Ok((loaded, builder.finish()))
+}
+
+/// Reads one journal for its chain status only (`retrace verify`): records
+/// are parsed, so bad lines are still reported, but no model is built.
+///
+/// # Errors
+/// When the journal cannot be opened, detected, or read at all.
+pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal, JournalError> {
+    let label = unique_labels(std::slice::from_ref(&source))
+        .pop()
+        .unwrap_or_else(|| "journal".into());
+    let mut sink = |_: Record| {};
+    let mut prog = |_: u64| {};
+    let format = match opts.forced {
+        Some(f) => (f, false),
+        None => (detect(&source)?, true),
+    };
+    read_one(
+        0,
+        source,
+        label,
+        format,
+        Vec::new(),
+        opts,
+        &mut sink,
+        &mut prog,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_one(
+    id: JournalId,
+    source: JournalSource,
+    label: String,
+    (format, detected): (Format, bool),
+    companions: Vec<Format>,
+    opts: &LoadOptions,
+    sink: &mut dyn FnMut(Record),
+    progress: &mut dyn FnMut(u64),
+) -> Result<LoadedJournal, JournalError> {
+    let mut ctx = ReadCtx {
+        journal: id,
+        source: &source,
+        label,
+        sink,
+        progress,
+        keys: &opts.keys,
+        companions,
+        chain: format.default_chain(),
+        capabilities: format.capabilities(),
+        lines: 0,
+        records: 0,
+        bad: Vec::new(),
+        bad_count: 0,
+        notes: Vec::new(),
+    };
+    format.reader().read(&mut ctx)?;
+    let ReadCtx {
+        lines,
+        records,
+        bad,
+        bad_count,
+        notes,
+        chain,
+        capabilities,
+        ..
+    } = ctx;
+    // A chained journal whose records cannot be read (sealed events with the
+    // wrong identity, say) still has a chain to report.
+    if records == 0 && bad_count > 0 && matches!(chain, ChainStatus::NoChain { .. }) {
+        let first = bad.into_iter().next().unwrap_or(LineError {
+            journal: source.name.clone(),
+            line: 0,
+            message: "no readable record".into(),
+        });
+        return Err(JournalError::NothingReadable {
+            first,
+            count: bad_count,
+        });
+    }
+    Ok(LoadedJournal {
+        id,
+        name: source.name.clone(),
+        format,
+        detected,
+        lines,
+        records,
+        bad_line_count: bad_count,
+        bad_lines: bad,
+        notes,
+        capabilities,
+        chain,
+        source,
+    })
 }
 
 /// Shared loop of line-based readers: reads lines, skips blank ones, reports

@@ -3,6 +3,7 @@
 //! `execution` snapshot records, which are expanded into the events they
 //! imply.
 
+use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
 use super::fields::{
     FieldMap, FieldResult, Fields, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64,
     parse_object, req_str, req_time,
@@ -13,6 +14,8 @@ use crate::model::{
     Record, Recovery, Session, SourceRef,
 };
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::io::{self, Write};
 
 /// Reader for the native format.
 pub struct NativeReader;
@@ -85,13 +88,302 @@ impl JournalReader for NativeReader {
     }
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
+        // The chain, if any, is decided by the first non-blank line: a
+        // journal whose first line carries `hash` is chained throughout.
+        let mut chain: Option<ChainTracker> = None;
+        let mut decided = false;
         for_each_line(ctx, |ctx, line| {
-            let m = Fields::parse(line.bytes, KNOWN)?;
+            let mut m = match Fields::parse(line.bytes, KNOWN) {
+                Ok(m) => m,
+                Err(e) => {
+                    if let Some(t) = chain.as_mut() {
+                        t.unreadable(line.source.line, line.terminated, e.clone());
+                    }
+                    return Err(e);
+                }
+            };
+            if !decided {
+                decided = true;
+                if m.contains_key("hash") {
+                    chain = Some(ChainTracker::new(native_rule()));
+                }
+            }
+            if let Some(t) = chain.as_mut() {
+                check_link(t, &mut m, line.source.line, line.terminated);
+            }
             for r in parse_record(m, line.source)? {
                 ctx.emit(r);
             }
             Ok(())
-        })
+        })?;
+        if let Some(t) = chain {
+            ctx.set_chain(t.finish());
+        }
+        Ok(())
+    }
+}
+
+/// The native chain rule's parameters (DESIGN.md §6).
+pub(crate) fn native_rule() -> RuleParams {
+    RuleParams {
+        rule: ChainRule::Native,
+        genesis: GENESIS.to_string(),
+        first_seq: Some(1),
+        signatures: SignatureCheck::NotApplicable,
+        require_newline: false,
+    }
+}
+
+/// The genesis `prev_hash` of a native chain: 64 ASCII zeros (DESIGN.md §6).
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// The native chain hash of one record (DESIGN.md §6):
+/// `hex(sha256(prev_hash ‖ JCS(record)))`, where `prev_hash` is hashed as
+/// its ASCII hex text and `record` is the line's object without its
+/// `prev_hash` and `hash` fields, canonicalized by RFC 8785.
+///
+/// # Errors
+/// When the record cannot be canonicalized (a number JCS cannot write).
+pub fn native_chain_hash(prev_hash: &str, record: &Map<String, Value>) -> Result<String, String> {
+    chain_hash_of(
+        prev_hash,
+        record.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+    )
+}
+
+/// The native chain hash over an object's members (in any order).
+fn chain_hash_of(prev_hash: &str, members: Vec<(&str, &Value)>) -> Result<String, String> {
+    let mut buf = Vec::with_capacity(512);
+    buf.extend_from_slice(prev_hash.as_bytes());
+    jcs_members(members, &mut buf)?;
+    Ok(lower_hex(&Sha256::digest(&buf)))
+}
+
+/// Lowercase hex of a digest (the `hex` crate's encoder goes through a
+/// char iterator, which shows in the verification benchmark).
+pub(crate) fn lower_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    s
+}
+
+/// RFC 8785 (JCS) of a JSON value, appended to `out`: object members
+/// sorted by the UTF-16 code units of their names, strings escaped as
+/// ECMAScript `JSON.stringify` does, numbers as ECMAScript
+/// `Number::toString` of their double value. Written here, rather than
+/// through a general serializer, so that verifying a million lines does
+/// not allocate per member; `tests` compare it with
+/// `serde_json_canonicalizer` on awkward values.
+///
+/// # Errors
+/// A non-finite number (JSON cannot hold one; kept for safety).
+pub fn jcs_value(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => {
+            const SAFE: u64 = 1 << 53;
+            if let Some(u) = n.as_u64().filter(|u| *u <= SAFE) {
+                out.extend_from_slice(u.to_string().as_bytes());
+            } else if let Some(i) = n.as_i64().filter(|i| i.unsigned_abs() <= SAFE) {
+                out.extend_from_slice(i.to_string().as_bytes());
+            } else {
+                let f = n
+                    .as_f64()
+                    .filter(|f| f.is_finite())
+                    .ok_or("a non-finite number")?;
+                out.extend_from_slice(super::rawjson::js_number(&format!("{f:e}")).as_bytes());
+            }
+        }
+        Value::String(s) => jcs_str(s, out),
+        Value::Array(a) => {
+            out.push(b'[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                jcs_value(x, out)?;
+            }
+            out.push(b']');
+        }
+        Value::Object(m) => jcs_members(m.iter().map(|(k, v)| (k.as_str(), v)).collect(), out)?,
+    }
+    Ok(())
+}
+
+fn jcs_members(mut members: Vec<(&str, &Value)>, out: &mut Vec<u8>) -> Result<(), String> {
+    members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+    out.push(b'{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        jcs_str(k, out);
+        out.push(b':');
+        jcs_value(v, out)?;
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+fn jcs_str(s: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    // Most strings need no escape: copy them whole.
+    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => {
+                out.extend_from_slice(&bytes[start..i]);
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 15)],
+                ]);
+                start = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(esc);
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// A record whose native chain fields can be checked: a parsed line
+/// ([`Fields`]) or a SQLite row mapped to an object.
+pub(crate) trait ChainFields: FieldMap {
+    /// The record's `seq`, if it has one.
+    fn seq(&self) -> Option<u64>;
+    /// Every member, in any order.
+    fn members(&self) -> Vec<(&str, &Value)>;
+}
+
+impl ChainFields for Map<String, Value> {
+    fn seq(&self) -> Option<u64> {
+        self.get("seq").and_then(Value::as_u64)
+    }
+    fn members(&self) -> Vec<(&str, &Value)> {
+        self.iter().map(|(k, v)| (k.as_str(), v)).collect()
+    }
+}
+
+impl ChainFields for Fields {
+    fn seq(&self) -> Option<u64> {
+        self.get("seq").and_then(Value::as_u64)
+    }
+    fn members(&self) -> Vec<(&str, &Value)> {
+        self.iter().collect()
+    }
+}
+
+/// Feeds one parsed native line to the chain tracker, removing its chain
+/// fields from `m`.
+pub(crate) fn check_link(
+    t: &mut ChainTracker,
+    m: &mut impl ChainFields,
+    no: u32,
+    terminated: bool,
+) {
+    let prev = m.remove("prev_hash");
+    let hash = m.remove("hash");
+    let (prev, hash) = match (prev, hash) {
+        (Some(Value::String(p)), Some(Value::String(h))) => (p, h),
+        (None, None) => {
+            t.unchained(no, "no prev_hash and hash");
+            return;
+        }
+        _ => {
+            t.unreadable(
+                no,
+                terminated,
+                "prev_hash and hash must both be present and strings",
+            );
+            return;
+        }
+    };
+    let seq = m.seq();
+    match chain_hash_of(&prev, m.members()) {
+        Ok(c) => t.link(LinkInput {
+            line: no,
+            seq,
+            prev: &prev,
+            stored: Some(&hash),
+            computed: &c,
+            terminated,
+            sig: SigResult::NotChecked,
+        }),
+        Err(e) => t.unreadable(no, terminated, e),
+    }
+}
+
+/// Writes a chained native journal (DESIGN.md §6): each appended record gets
+/// `prev_hash` (the previous line's `hash`, or [`GENESIS`]) and its own
+/// `hash`, then is written as one JSON line. Used by tests and by the
+/// benchmark generator; any producer can use it to emit verifiable journals.
+pub struct NativeChainWriter<W: Write> {
+    out: W,
+    prev: String,
+}
+
+impl<W: Write> NativeChainWriter<W> {
+    /// A writer at genesis.
+    pub fn new(out: W) -> Self {
+        NativeChainWriter {
+            out,
+            prev: GENESIS.to_string(),
+        }
+    }
+
+    /// The hash the next line will link to.
+    pub fn head(&self) -> &str {
+        &self.prev
+    }
+
+    /// Chains and writes one record (any `prev_hash`/`hash` in it are
+    /// replaced). Returns the line as written, without its newline.
+    ///
+    /// # Errors
+    /// I/O errors, or a record JCS cannot canonicalize.
+    pub fn append(&mut self, mut record: Map<String, Value>) -> io::Result<String> {
+        record.remove("prev_hash");
+        record.remove("hash");
+        let hash = native_chain_hash(&self.prev, &record).map_err(io::Error::other)?;
+        record.insert("prev_hash".into(), Value::String(self.prev.clone()));
+        record.insert("hash".into(), Value::String(hash.clone()));
+        let line = serde_json::to_string(&record).map_err(io::Error::other)?;
+        self.out.write_all(line.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.prev = hash;
+        Ok(line)
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.out
     }
 }
 
@@ -535,6 +827,28 @@ mod tests {
             names,
             ["accepted", "dispatched", "outcome", "delivery_failed"]
         );
+    }
+
+    #[test]
+    fn jcs_matches_the_reference_canonicalizer() {
+        let cases = [
+            r#"{"b":1,"a":[true,null,{"z":"x","y":-0.0}],"é":"ü","\u0001":"\u001f\n\"\\/"}"#,
+            r#"{"n":[0,1,-1,9007199254740991,9007199254740992,9007199254740993,-9007199254740993,18446744073709551615]}"#,
+            r#"{"f":[0.1,1e21,1e-7,1e-6,123456789.123,5e-324,1.7976931348623157e308,-2.5,100.0,1e20]}"#,
+            "{\"｡\":1,\"𐀀\":2,\"\u{e000}\":3,\"aa\":4,\"a\":5,\"\":6}",
+            r#"{"deep":{"b":{"d":[],"c":{}},"a":"\u2028\u2029\ud83d\ude00"}}"#,
+        ];
+        for c in cases {
+            let v: Value = serde_json::from_str(c).unwrap();
+            let mut mine = Vec::new();
+            jcs_value(&v, &mut mine).unwrap();
+            let reference = serde_json_canonicalizer::to_vec(&v).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&mine),
+                String::from_utf8_lossy(&reference),
+                "{c}"
+            );
+        }
     }
 
     #[test]

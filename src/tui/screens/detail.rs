@@ -602,7 +602,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             QLine::Evidence(i) => {
                 let e = &st.evidence[*i];
                 let sel = *i == st.ev.selected && st.focus == Focus::Evidence;
-                let line = Line::from(vec![
+                let mut spans = vec![
                     Span::styled(if sel { " ▶ " } else { "   " }, theme.accent),
                     Span::styled(esc(&short_cite(e)).into_owned(), theme.info),
                     Span::styled(
@@ -616,7 +616,12 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
                         ),
                         theme.muted,
                     ),
-                ]);
+                ];
+                // DESIGN.md §6: evidence at or after a chain break is marked.
+                if e.chain == crate::journal::chain::ChainMark::Unverified {
+                    spans.push(Span::styled(" unverified", theme.critical));
+                }
+                let line = Line::from(spans);
                 select_if(line, sel, theme.selection)
             }
         });

@@ -21,10 +21,10 @@ pub struct State {
     pub cursor: Cursor,
 }
 
-/// The chain status of a journal, in words. Audit chains are not verified
-/// yet; this is the one place to wire `retrace verify`'s result in.
-pub fn chain_status(_journal: &LoadedJournal) -> &'static str {
-    "not checked"
+/// The chain status of a journal in a few words, as verified while it was
+/// loaded (`retrace verify` says the same at length).
+pub fn chain_status(journal: &LoadedJournal) -> String {
+    journal.chain.short()
 }
 
 /// Areas: journals, verdict counts, sparkline, worst groups.
@@ -149,7 +149,14 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
                 if j.lines == 1 { " " } else { "s" }
             )),
             bad,
-            Span::styled(format!("  chain: {}  ", chain_status(j)), theme.muted),
+            Span::styled(
+                format!("  chain: {}  ", chain_status(j)),
+                if j.chain.is_broken() {
+                    theme.critical
+                } else {
+                    theme.muted
+                },
+            ),
         ];
         let used: usize = spans.iter().map(|s| s.width()).sum();
         let room = usize::from(ja.width.saturating_sub(2)).saturating_sub(used);

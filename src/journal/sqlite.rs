@@ -1,0 +1,284 @@
+//! The native journal stored in SQLite, for gateways that keep their
+//! activity in a database (DESIGN.md §3 fields, one column per field).
+//!
+//! Tables:
+//! * `events`: one row per lifecycle event, the columns named as the native
+//!   event's fields (`seq`, `at`, `execution_id`, `event`, `call`, `action`,
+//!   `fingerprint`, `decision`, `outcome`, `target_status`, …, and the chain
+//!   fields `prev_hash`, `hash`). A `kind` column may say `event` or
+//!   `execution` (a snapshot); without one, rows are events.
+//! * `sessions`: one row per agent run, the columns named as the native
+//!   session's fields (`session_id`, `actor`, `process`, …).
+//!
+//! Either table may be absent, not both. Columns map to fields as follows:
+//! `NULL` is an absent field; INTEGER and REAL are numbers, except columns
+//! declared `BOOLEAN`, which are `true`/`false`; TEXT is a string, except
+//! columns declared `JSON` and the columns `call`, `action`, `process`,
+//! `arguments` and `extra`, which hold JSON text. An `extra` object is merged
+//! into the record as unknown fields. Rows are read in `rowid` order; a
+//! record's position ([`SourceRef::line`]) is its rowid.
+//!
+//! Chain: when the `events` table has a `hash` column, its rows form a
+//! native chain (DESIGN.md §6) in rowid order, each row's hash computed over
+//! the record the row maps to (with `"kind":"event"`), exactly as for a JSONL
+//! line. So a chained JSONL journal loaded into these tables verifies
+//! unchanged. The `sessions` table is not chained.
+
+use super::chain::ChainTracker;
+use super::native::{check_link, native_rule, parse_record};
+use super::{JournalError, JournalReader, ReadCtx, SourceData};
+use crate::model::SourceRef;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Reader for native SQLite journals.
+pub struct SqliteReader;
+
+/// `SourceRef::offset` of a row of the `events` table.
+pub const EVENTS_TABLE: u64 = 0;
+/// `SourceRef::offset` of a row of the `sessions` table.
+pub const SESSIONS_TABLE: u64 = 1;
+
+/// Columns whose TEXT is JSON whatever their declared type.
+const JSON_COLUMNS: [&str; 5] = ["call", "action", "process", "arguments", "extra"];
+
+impl JournalReader for SqliteReader {
+    fn sniff(&self, first_lines: &[&[u8]]) -> bool {
+        first_lines
+            .first()
+            .is_some_and(|l| l.starts_with(b"SQLite format 3\0"))
+    }
+
+    fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
+        let path = match &ctx.source.data {
+            SourceData::File(p) => p.clone(),
+            SourceData::Embedded(_) => {
+                return Err(JournalError::Invalid {
+                    journal: ctx.source.name.clone(),
+                    message: "a SQLite journal must be a file".into(),
+                });
+            }
+        };
+        let conn = open(&path).map_err(|e| invalid(ctx, e))?;
+        let tables = Tables::of(&conn).map_err(|e| invalid(ctx, e))?;
+        if tables.sessions.is_none() && tables.events.is_none() {
+            return Err(JournalError::Invalid {
+                journal: ctx.source.name.clone(),
+                message:
+                    "a SQLite file without `events` or `sessions` table is not a retrace journal"
+                        .into(),
+            });
+        }
+        if let Some(cols) = &tables.sessions {
+            read_table(ctx, &conn, "sessions", cols, &mut None).map_err(|e| invalid(ctx, e))?;
+        }
+        if let Some(cols) = &tables.events {
+            let mut chain = cols
+                .iter()
+                .any(|c| c.name == "hash")
+                .then(|| ChainTracker::new(native_rule()));
+            read_table(ctx, &conn, "events", cols, &mut chain).map_err(|e| invalid(ctx, e))?;
+            if let Some(t) = chain
+                && t.lines() > 0
+            {
+                ctx.set_chain(t.finish());
+            }
+        }
+        Ok(())
+    }
+}
+
+fn invalid(ctx: &ReadCtx<'_>, e: rusqlite::Error) -> JournalError {
+    JournalError::Invalid {
+        journal: ctx.source.name.clone(),
+        message: format!("SQLite: {e}"),
+    }
+}
+
+fn open(path: &Path) -> rusqlite::Result<Connection> {
+    Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+}
+
+/// A column with its declared type.
+#[derive(Debug, Clone)]
+struct Col {
+    name: String,
+    boolean: bool,
+    json: bool,
+}
+
+struct Tables {
+    sessions: Option<Vec<Col>>,
+    events: Option<Vec<Col>>,
+}
+
+impl Tables {
+    fn of(conn: &Connection) -> rusqlite::Result<Tables> {
+        Ok(Tables {
+            sessions: columns(conn, "sessions")?,
+            events: columns(conn, "events")?,
+        })
+    }
+}
+
+/// The columns of `table` from `PRAGMA table_info`, or `None` when the
+/// table does not exist.
+fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Option<Vec<Col>>> {
+    let mut stmt = conn.prepare("SELECT name, type FROM pragma_table_info(?1)")?;
+    let cols: Vec<Col> = stmt
+        .query_map([table], |r| {
+            let name: String = r.get(0)?;
+            let ty: String = r.get::<_, Option<String>>(1)?.unwrap_or_default();
+            let ty = ty.to_ascii_uppercase();
+            Ok(Col {
+                boolean: ty.contains("BOOL"),
+                json: ty.contains("JSON") || JSON_COLUMNS.contains(&name.as_str()),
+                name,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok((!cols.is_empty()).then_some(cols))
+}
+
+/// Maps one row to the record object it stands for.
+fn row_object(row: &rusqlite::Row<'_>, cols: &[Col]) -> Result<Map<String, Value>, String> {
+    let mut m = Map::new();
+    let mut extra = None;
+    for (i, c) in cols.iter().enumerate() {
+        // Column 0 of the query is the rowid.
+        let v = row.get_ref(i + 1).map_err(|e| e.to_string())?;
+        let value = match v {
+            ValueRef::Null => continue,
+            ValueRef::Integer(n) if c.boolean => Value::Bool(n != 0),
+            ValueRef::Integer(n) => Value::from(n),
+            ValueRef::Real(f) => serde_json::Number::from_f64(f)
+                .map(Value::Number)
+                .ok_or_else(|| format!("column `{}` holds a non-finite number", c.name))?,
+            ValueRef::Text(t) => {
+                let s = std::str::from_utf8(t)
+                    .map_err(|_| format!("column `{}` is not UTF-8 text", c.name))?;
+                if c.json {
+                    serde_json::from_str(s)
+                        .map_err(|e| format!("column `{}` is not valid JSON: {e}", c.name))?
+                } else {
+                    Value::String(s.to_string())
+                }
+            }
+            ValueRef::Blob(_) => return Err(format!("column `{}` holds a BLOB", c.name)),
+        };
+        if c.name == "extra" {
+            match value {
+                Value::Object(o) => extra = Some(o),
+                _ => return Err("column `extra` must hold a JSON object".into()),
+            }
+        } else {
+            m.insert(c.name.clone(), value);
+        }
+    }
+    for (k, v) in extra.into_iter().flatten() {
+        m.entry(k).or_insert(v);
+    }
+    Ok(m)
+}
+
+fn read_table(
+    ctx: &mut ReadCtx<'_>,
+    conn: &Connection,
+    table: &str,
+    cols: &[Col],
+    chain: &mut Option<ChainTracker>,
+) -> rusqlite::Result<()> {
+    // Like a JSONL journal, the table is chained when its first row is.
+    let mut decided = false;
+    let (kind, offset) = if table == "sessions" {
+        ("session", SESSIONS_TABLE)
+    } else {
+        ("event", EVENTS_TABLE)
+    };
+    let names: Vec<String> = cols
+        .iter()
+        .map(|c| format!("\"{}\"", c.name.replace('"', "\"\"")))
+        .collect();
+    let sql = format!(
+        "SELECT rowid, {} FROM \"{table}\" ORDER BY rowid",
+        names.join(", ")
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        ctx.count_line();
+        let rowid: i64 = row.get(0)?;
+        let line = u32::try_from(rowid).unwrap_or(u32::MAX);
+        let source = SourceRef {
+            journal: ctx.journal,
+            line,
+            offset,
+            len: 0,
+        };
+        let mut m = match row_object(row, cols) {
+            Ok(m) => m,
+            Err(e) => {
+                decided = true;
+                if let Some(t) = chain.as_mut() {
+                    t.unreadable(line, true, e.clone());
+                }
+                ctx.bad_line(line, format!("{table} row {rowid}: {e}"));
+                continue;
+            }
+        };
+        if !m.contains_key("kind") {
+            m.insert("kind".into(), Value::String(kind.into()));
+        }
+        if !decided {
+            decided = true;
+            if !m.contains_key("hash") {
+                *chain = None;
+            }
+        }
+        if let Some(t) = chain.as_mut() {
+            check_link(t, &mut m, line, true);
+        }
+        match parse_record(m, source) {
+            Ok(records) => records.into_iter().for_each(|r| ctx.emit(r)),
+            Err(e) => ctx.bad_line(line, format!("{table} row {rowid}: {e}")),
+        }
+    }
+    Ok(())
+}
+
+/// Reads one row back as JSON text (for the raw view).
+///
+/// # Errors
+/// When the file cannot be opened or the row is gone.
+pub fn read_row(path: &Path, at: SourceRef) -> Result<String, String> {
+    let conn = open(path).map_err(|e| e.to_string())?;
+    let table = if at.offset == SESSIONS_TABLE {
+        "sessions"
+    } else {
+        "events"
+    };
+    let cols = columns(&conn, table)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no `{table}` table"))?;
+    let names: Vec<String> = cols
+        .iter()
+        .map(|c| format!("\"{}\"", c.name.replace('"', "\"\"")))
+        .collect();
+    let sql = format!(
+        "SELECT rowid, {} FROM \"{table}\" WHERE rowid = ?1",
+        names.join(", ")
+    );
+    let mut stmt = conn.prepare(&sql).map_err(|e| e.to_string())?;
+    let mut rows = stmt.query([at.line]).map_err(|e| e.to_string())?;
+    let row = rows
+        .next()
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{table} row {} is gone", at.line))?;
+    let m = row_object(row, &cols)?;
+    serde_json::to_string(&m).map_err(|e| e.to_string())
+}
