@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod canonical;
 pub mod cli;
 pub mod export;
 pub mod journal;

@@ -413,6 +413,15 @@ fn a_tampered_case_file_is_detected() {
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let case_path = d.path().join(case::DEFAULT_FILE_NAME);
+    // `retrace verify` checks the case file beside the journal too.
+    let o = run(d.path(), &["verify", J]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("OK          retrace-case.sqlite (case file)")
+            && stdout(&o).contains("intact: 2 entries"),
+        "{}",
+        stdout(&o)
+    );
     // Someone rewrites alice's decision around the triggers.
     let conn = rusqlite::Connection::open(&case_path).unwrap();
     conn.execute_batch(
@@ -433,6 +442,18 @@ fn a_tampered_case_file_is_detected() {
         }
         s => panic!("tampering not detected: {s:?}"),
     }
+    let o = run(d.path(), &["verify", J]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("BROKEN      retrace-case.sqlite (case file)")
+            && stdout(&o).contains("broken at entry 2 (changed_entry)")
+            && stdout(&o).contains("triggers that refuse UPDATE and DELETE are missing"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(d.path(), &["verify", J, "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[1]["case_file"]["chain"]["break"]["seq"], 2, "{v:#}");
     // Every run says so, and only the verified entries count: the forged
     // decision does not turn the group into safe_retry.
     let o = run(d.path(), &["groups", J, "--json"]);

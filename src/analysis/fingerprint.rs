@@ -206,45 +206,9 @@ pub fn canonical_record(
     Value::Object(rec)
 }
 
-/// RFC 8785 canonical JSON of a value.
-///
-/// `serde_json_canonicalizer` is the reference implementation used here. It
-/// buffers and re-sorts every object, which costs about 16 times what
-/// `serde_json` needs for the same record; fingerprinting every execution of
-/// a million-event journal made it the largest cost of analysis. For values
-/// where `serde_json`'s compact output is already canonical, that output is
-/// used instead: serde_json's maps are sorted by UTF-8 bytes, which agrees
-/// with RFC 8785's UTF-16 order when no key holds a character at or above
-/// U+E000; integers up to 2^53 print the same; and both escape exactly `"`, `\` and the
-/// C0 controls, with the same short forms and lowercase `\u00xx`. Values with
-/// floats or such keys go to the reference implementation. A test compares
-/// the two on generated values.
+/// RFC 8785 canonical JSON of a value (see [`crate::canonical`]).
 pub fn jcs(v: &Value) -> String {
-    if jcs_fast_path_applies(v) {
-        return v.to_string();
-    }
-    // serde_json values are always representable; the canonicalizer only
-    // fails on non-finite floats, which serde_json cannot hold.
-    serde_json_canonicalizer::to_string(v).unwrap_or_else(|_| v.to_string())
-}
-
-/// Whether `serde_json`'s compact output of `v` is its RFC 8785 form (see
-/// [`jcs`]).
-fn jcs_fast_path_applies(v: &Value) -> bool {
-    match v {
-        Value::Null | Value::Bool(_) | Value::String(_) => true,
-        // RFC 8785 prints numbers as IEEE 754 doubles: integers beyond 2^53
-        // lose digits there, so only exactly representable ones qualify.
-        Value::Number(n) => n
-            .as_i64()
-            .map(i64::unsigned_abs)
-            .or(n.as_u64())
-            .is_some_and(|i| i <= 1 << 53),
-        Value::Array(a) => a.iter().all(jcs_fast_path_applies),
-        Value::Object(m) => m
-            .iter()
-            .all(|(k, v)| k.chars().all(|c| c < '\u{e000}') && jcs_fast_path_applies(v)),
-    }
+    crate::canonical::to_string(v)
 }
 
 /// The fingerprint of a canonical record with the key's scheme.
@@ -423,73 +387,6 @@ mod tests {
             k.hmac(b"what do ya want for nothing?").unwrap(),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
-    }
-
-    /// The fast path must give exactly what the reference implementation
-    /// gives, on values built to stress escaping, key order and nesting.
-    #[test]
-    fn jcs_fast_path_agrees_with_the_reference() {
-        let pieces = [
-            "",
-            "a",
-            "Z",
-            "é",
-            "€",
-            "\u{1f600}",
-            "\u{e000}",
-            "\u{ffff}",
-            "\u{7f}",
-            "\u{1b}[2J",
-            "\n\t\r",
-            "\u{8}\u{c}",
-            "\"",
-            "\\",
-            "/",
-            "<>&",
-            "\u{2028}\u{2029}",
-            "\u{0}",
-            "\u{1f}",
-            "日本",
-        ];
-        let mut seed = 0x1234_5678_9abc_def0u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        fn build(depth: u32, next: &mut dyn FnMut() -> u64, pieces: &[&str]) -> Value {
-            let pick = |n: &mut dyn FnMut() -> u64| -> String {
-                (0..(n() % 3))
-                    .map(|_| pieces[(n() % pieces.len() as u64) as usize])
-                    .collect()
-            };
-            match next() % if depth == 0 { 5 } else { 7 } {
-                0 => Value::Null,
-                1 => Value::Bool(next().is_multiple_of(2)),
-                2 => Value::from(next() as i64 / 3),
-                3 => Value::from(next()),
-                4 => Value::String(pick(next)),
-                5 => Value::Array(
-                    (0..next() % 4)
-                        .map(|_| build(depth - 1, next, pieces))
-                        .collect(),
-                ),
-                _ => Value::Object(
-                    (0..next() % 5)
-                        .map(|_| (pick(next), build(depth - 1, next, pieces)))
-                        .collect(),
-                ),
-            }
-        }
-        let mut fast = 0;
-        for _ in 0..20_000 {
-            let v = build(4, &mut next, &pieces);
-            let reference = serde_json_canonicalizer::to_string(&v).unwrap();
-            assert_eq!(jcs(&v), reference, "{v:?}");
-            fast += usize::from(jcs_fast_path_applies(&v));
-        }
-        assert!(fast > 10_000, "the fast path was taken only {fast} times");
     }
 
     #[test]

@@ -260,18 +260,75 @@ pub struct VerifyReport {
     pub error: Option<String>,
     /// Reader notes.
     pub notes: Vec<String>,
+    /// For the case file (not a journal): its chain, by the native rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case_file: Option<crate::review::case::Verification>,
 }
 
 impl VerifyReport {
     /// 0 intact or no chain, 1 broken or not checked, 2 unreadable
     /// (DESIGN.md §7).
     pub fn exit_code(&self) -> u8 {
+        if let Some(c) = &self.case_file {
+            return if c.chain.is_intact() { 0 } else { 1 };
+        }
         match &self.chain {
             None => 2,
             Some(ChainStatus::Intact { .. } | ChainStatus::NoChain { .. }) => 0,
             Some(_) => 1,
         }
     }
+}
+
+/// Verifies the case file that goes with these journals (`--case`, or the
+/// default beside the first journal), when it exists.
+fn verify_case_file(journals: &[std::path::PathBuf], common: &Common) -> Option<VerifyReport> {
+    let path = common.case.clone().or_else(|| {
+        journals
+            .first()
+            .map(|j| crate::review::case::default_path(j))
+    })?;
+    if !path.exists() {
+        return None;
+    }
+    let name = path.display().to_string();
+    let blank = VerifyReport {
+        journal: name,
+        format: None,
+        lines: 0,
+        bad_lines: 0,
+        rule: Some(
+            "hash = sha256(prev_hash ‖ JCS(entry without prev_hash and hash)), genesis 64 zeros (the native rule)",
+        ),
+        chain: None,
+        error: None,
+        notes: Vec::new(),
+        case_file: None,
+    };
+    Some(match crate::review::case::verify(&path) {
+        Ok(v) => {
+            let mut notes = Vec::new();
+            if !v.append_only_guards {
+                notes.push(
+                    "the triggers that refuse UPDATE and DELETE are missing: someone removed them"
+                        .into(),
+                );
+            }
+            VerifyReport {
+                lines: match &v.chain {
+                    crate::review::case::ChainStatus::Intact { entries, .. } => *entries,
+                    crate::review::case::ChainStatus::Broken { verified, .. } => *verified,
+                },
+                notes,
+                case_file: Some(v),
+                ..blank
+            }
+        }
+        Err(e) => VerifyReport {
+            error: Some(e.to_string()),
+            ..blank
+        },
+    })
 }
 
 /// `retrace verify`: verifies each journal on its own (one unreadable
@@ -312,6 +369,7 @@ pub fn verify(
                     chain: Some(j.chain),
                     error: None,
                     notes: j.notes,
+                    case_file: None,
                 },
                 Err(e) => VerifyReport {
                     journal: name,
@@ -322,9 +380,11 @@ pub fn verify(
                     chain: None,
                     error: Some(e.to_string()),
                     notes: Vec::new(),
+                    case_file: None,
                 },
             }
         })
+        .chain(verify_case_file(journals, common))
         .collect();
     let code = reports
         .iter()

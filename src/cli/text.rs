@@ -46,6 +46,18 @@ fn mark(e: &EvidenceView) -> &'static str {
 pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
     for r in reports {
         let name = escape(&r.journal);
+        if let Some(c) = &r.case_file {
+            let verdict = if c.chain.is_intact() { "OK" } else { "BROKEN" };
+            writeln!(out, "{verdict:<11} {name} (case file)")?;
+            writeln!(out, "            {}", escape(&c.chain.describe()))?;
+            if let Some(rule) = r.rule {
+                writeln!(out, "            rule: {rule}")?;
+            }
+            for n in &r.notes {
+                writeln!(out, "            note: {}", escape(n))?;
+            }
+            continue;
+        }
         match (&r.chain, &r.error) {
             (Some(c), _) => {
                 let verdict = match c {

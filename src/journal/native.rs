@@ -152,10 +152,10 @@ pub fn native_chain_hash(prev_hash: &str, record: &Map<String, Value>) -> Result
 }
 
 /// The native chain hash over an object's members (in any order).
-fn chain_hash_of(prev_hash: &str, members: Vec<(&str, &Value)>) -> Result<String, String> {
+fn chain_hash_of(prev_hash: &str, mut members: Vec<(&str, &Value)>) -> Result<String, String> {
     let mut buf = Vec::with_capacity(512);
     buf.extend_from_slice(prev_hash.as_bytes());
-    jcs_members(members, &mut buf)?;
+    crate::canonical::write_members(&mut members, &mut buf);
     Ok(lower_hex(&Sha256::digest(&buf)))
 }
 
@@ -169,108 +169,6 @@ pub(crate) fn lower_hex(bytes: &[u8]) -> String {
         s.push(char::from(HEX[usize::from(b & 15)]));
     }
     s
-}
-
-/// RFC 8785 (JCS) of a JSON value, appended to `out`: object members
-/// sorted by the UTF-16 code units of their names, strings escaped as
-/// ECMAScript `JSON.stringify` does, numbers as ECMAScript
-/// `Number::toString` of their double value. Written here, rather than
-/// through a general serializer, so that verifying a million lines does
-/// not allocate per member; `tests` compare it with
-/// `serde_json_canonicalizer` on awkward values.
-///
-/// # Errors
-/// A non-finite number (JSON cannot hold one; kept for safety).
-pub fn jcs_value(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
-    match v {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Number(n) => {
-            const SAFE: u64 = 1 << 53;
-            if let Some(u) = n.as_u64().filter(|u| *u <= SAFE) {
-                out.extend_from_slice(u.to_string().as_bytes());
-            } else if let Some(i) = n.as_i64().filter(|i| i.unsigned_abs() <= SAFE) {
-                out.extend_from_slice(i.to_string().as_bytes());
-            } else {
-                let f = n
-                    .as_f64()
-                    .filter(|f| f.is_finite())
-                    .ok_or("a non-finite number")?;
-                out.extend_from_slice(super::rawjson::js_number(&format!("{f:e}")).as_bytes());
-            }
-        }
-        Value::String(s) => jcs_str(s, out),
-        Value::Array(a) => {
-            out.push(b'[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                jcs_value(x, out)?;
-            }
-            out.push(b']');
-        }
-        Value::Object(m) => jcs_members(m.iter().map(|(k, v)| (k.as_str(), v)).collect(), out)?,
-    }
-    Ok(())
-}
-
-fn jcs_members(mut members: Vec<(&str, &Value)>, out: &mut Vec<u8>) -> Result<(), String> {
-    members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-    out.push(b'{');
-    for (i, (k, v)) in members.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        jcs_str(k, out);
-        out.push(b':');
-        jcs_value(v, out)?;
-    }
-    out.push(b'}');
-    Ok(())
-}
-
-fn jcs_str(s: &str, out: &mut Vec<u8>) {
-    out.push(b'"');
-    let bytes = s.as_bytes();
-    // Most strings need no escape: copy them whole.
-    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.extend_from_slice(bytes);
-        out.push(b'"');
-        return;
-    }
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0x00..=0x1f => {
-                out.extend_from_slice(&bytes[start..i]);
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[usize::from(b >> 4)],
-                    HEX[usize::from(b & 15)],
-                ]);
-                start = i + 1;
-                continue;
-            }
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        out.extend_from_slice(esc);
-        start = i + 1;
-    }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
 }
 
 /// A record whose native chain fields can be checked: a parsed line
@@ -827,28 +725,6 @@ mod tests {
             names,
             ["accepted", "dispatched", "outcome", "delivery_failed"]
         );
-    }
-
-    #[test]
-    fn jcs_matches_the_reference_canonicalizer() {
-        let cases = [
-            r#"{"b":1,"a":[true,null,{"z":"x","y":-0.0}],"é":"ü","\u0001":"\u001f\n\"\\/"}"#,
-            r#"{"n":[0,1,-1,9007199254740991,9007199254740992,9007199254740993,-9007199254740993,18446744073709551615]}"#,
-            r#"{"f":[0.1,1e21,1e-7,1e-6,123456789.123,5e-324,1.7976931348623157e308,-2.5,100.0,1e20]}"#,
-            "{\"｡\":1,\"𐀀\":2,\"\u{e000}\":3,\"aa\":4,\"a\":5,\"\":6}",
-            r#"{"deep":{"b":{"d":[],"c":{}},"a":"\u2028\u2029\ud83d\ude00"}}"#,
-        ];
-        for c in cases {
-            let v: Value = serde_json::from_str(c).unwrap();
-            let mut mine = Vec::new();
-            jcs_value(&v, &mut mine).unwrap();
-            let reference = serde_json_canonicalizer::to_vec(&v).unwrap();
-            assert_eq!(
-                String::from_utf8_lossy(&mine),
-                String::from_utf8_lossy(&reference),
-                "{c}"
-            );
-        }
     }
 
     #[test]
