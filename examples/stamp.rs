@@ -1,14 +1,16 @@
 //! Fills in `"fingerprint":"auto"` placeholders in native journals with the
 //! intent fingerprint retrace computes, so that hand-written fixtures carry
-//! the fingerprints a gateway would have written.
+//! the fingerprints a gateway would have written; with `--chain`, also
+//! (re)writes the audit chain (DESIGN.md §6) of every line.
 //!
 //! ```sh
-//! cargo run --example stamp -- --contracts sample-journals/contracts.toml \
+//! cargo run --example stamp -- --chain --contracts sample-journals/contracts.toml \
 //!     --key-file sample-journals/sample.key sample-journals/scenarios/*.jsonl
 //! ```
 //!
-//! Files are rewritten in place (through a temporary file and a rename);
-//! lines without the placeholder are left byte for byte as they were.
+//! Files are rewritten in place (through a temporary file and a rename).
+//! Line text is kept as written: the fingerprint replaces its placeholder,
+//! and the chain fields are appended at the end of each object.
 
 use anyhow::{Context, Result, bail};
 use retrace::analysis::fingerprint::{canonical_record, fingerprint};
@@ -22,8 +24,10 @@ fn main() -> Result<()> {
     let mut contracts = Contracts::none();
     let mut key = FingerprintKey::none();
     let mut files = Vec::new();
+    let mut chain = false;
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--chain" => chain = true,
             "--contracts" => {
                 let p = PathBuf::from(args.next().context("--contracts needs a file")?);
                 contracts = Contracts::load(&p)?;
@@ -36,7 +40,7 @@ fn main() -> Result<()> {
         }
     }
     if files.is_empty() {
-        bail!("usage: stamp [--contracts FILE] [--key-file FILE] JOURNAL...");
+        bail!("usage: stamp [--chain] [--contracts FILE] [--key-file FILE] JOURNAL...");
     }
     for f in files {
         let text = std::fs::read_to_string(&f).with_context(|| f.display().to_string())?;
@@ -83,10 +87,45 @@ fn main() -> Result<()> {
             }
             out.push('\n');
         }
+        if chain {
+            out = rechain(&out).with_context(|| f.display().to_string())?;
+        }
         let tmp = f.with_extension("jsonl.tmp");
         std::fs::write(&tmp, out)?;
         std::fs::rename(&tmp, &f)?;
         eprintln!("{}: {changed} fingerprint(s) stamped", f.display());
     }
     Ok(())
+}
+
+/// Removes any chain fields and appends fresh ones to every line.
+fn rechain(text: &str) -> Result<String> {
+    let mut prev = retrace::journal::GENESIS.to_string();
+    let mut out = String::with_capacity(text.len() * 2);
+    for (i, line) in text.lines().enumerate() {
+        let mut record: serde_json::Map<String, Value> =
+            serde_json::from_str(line).with_context(|| format!("line {}", i + 1))?;
+        record.remove("prev_hash");
+        record.remove("hash");
+        let hash = retrace::journal::native_chain_hash(&prev, &record).map_err(anyhow::Error::msg)?;
+        // Keep the line as written, minus old chain fields, then append.
+        let body = strip_chain_fields(line);
+        let body = body.trim_end().strip_suffix('}').context("not an object")?;
+        out.push_str(&format!("{body},\"prev_hash\":\"{prev}\",\"hash\":\"{hash}\"}}\n"));
+        prev = hash;
+    }
+    Ok(out)
+}
+
+/// The line without `"prev_hash":"…"` and `"hash":"…"` members.
+fn strip_chain_fields(line: &str) -> String {
+    let mut s = line.to_string();
+    for key in ["\"prev_hash\":\"", "\"hash\":\""] {
+        while let Some(start) = s.find(&format!(",{key}")) {
+            let value_start = start + key.len() + 1;
+            let end = s[value_start..].find('"').map_or(s.len(), |e| value_start + e + 1);
+            s.replace_range(start..end, "");
+        }
+    }
+    s
 }

@@ -36,7 +36,7 @@ fn groups_to_detail_to_events_and_back() {
     let mut a = app(80, 24);
     let s = screen(&a, 80, 24);
     assert!(s.contains("Journals (2)"), "{s}");
-    assert!(s.contains("chain: none"), "{s}");
+    assert!(s.contains("chain: intact"), "{s}");
     a.update(Action::ShowGroups);
     let s = screen(&a, 80, 24);
     assert!(s.contains("duplicate_side_effect"), "{s}");

@@ -23,7 +23,7 @@ mod sqlite;
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
 use chain::{ChainMark, ChainStatus};
 pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
-pub use native::{NativeChainWriter, native_chain_hash};
+pub use native::{GENESIS, NativeChainWriter, native_chain_hash};
 use serde::Serialize;
 use std::fmt;
 use std::fs::File;
