@@ -107,11 +107,14 @@ fn rechain(text: &str) -> Result<String> {
             serde_json::from_str(line).with_context(|| format!("line {}", i + 1))?;
         record.remove("prev_hash");
         record.remove("hash");
-        let hash = retrace::journal::native_chain_hash(&prev, &record).map_err(anyhow::Error::msg)?;
+        let hash =
+            retrace::journal::native_chain_hash(&prev, &record).map_err(anyhow::Error::msg)?;
         // Keep the line as written, minus old chain fields, then append.
         let body = strip_chain_fields(line);
         let body = body.trim_end().strip_suffix('}').context("not an object")?;
-        out.push_str(&format!("{body},\"prev_hash\":\"{prev}\",\"hash\":\"{hash}\"}}\n"));
+        out.push_str(&format!(
+            "{body},\"prev_hash\":\"{prev}\",\"hash\":\"{hash}\"}}\n"
+        ));
         prev = hash;
     }
     Ok(out)
@@ -123,7 +126,9 @@ fn strip_chain_fields(line: &str) -> String {
     for key in ["\"prev_hash\":\"", "\"hash\":\""] {
         while let Some(start) = s.find(&format!(",{key}")) {
             let value_start = start + key.len() + 1;
-            let end = s[value_start..].find('"').map_or(s.len(), |e| value_start + e + 1);
+            let end = s[value_start..]
+                .find('"')
+                .map_or(s.len(), |e| value_start + e + 1);
             s.replace_range(start..end, "");
         }
     }

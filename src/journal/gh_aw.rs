@@ -21,7 +21,7 @@
 use super::fields::{parse_object, parse_time, type_name};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, Record, SourceRef,
+    ActionRecord, CallRef, EventKind, JsonRpcId, ObservedVia, OutcomeKind, SourceRef,
 };
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -205,18 +205,7 @@ impl State {
                 extra.insert(k.to_string(), v.clone());
             }
         }
-        let mut emit = |kind, extra| {
-            ctx.emit(Record::Event {
-                execution_id: execution_id.clone(),
-                event: Event {
-                    seq: None,
-                    at,
-                    kind,
-                    extra,
-                    source,
-                },
-            })
-        };
+        let mut emit = |kind, extra| ctx.event(&execution_id, at, kind, extra, source);
         emit(
             EventKind::Accepted {
                 call,
@@ -273,24 +262,16 @@ impl State {
                 )),
             );
         }
-        ctx.emit(Record::Event {
-            execution_id,
-            event: Event {
-                seq: None,
-                at,
-                kind: EventKind::Outcome {
-                    outcome,
-                    target_status: None,
-                    exit_status: None,
-                    error,
-                    result_reference: Some(format!("line {}", source.line)),
-                    replayed: false,
-                    observed_via: ObservedVia::Response,
-                },
-                extra,
-                source,
-            },
-        });
+        let outcome = EventKind::Outcome {
+            outcome,
+            target_status: None,
+            exit_status: None,
+            error,
+            result_reference: Some(format!("line {}", source.line)),
+            replayed: false,
+            observed_via: ObservedVia::Response,
+        };
+        ctx.event(&execution_id, at, outcome, extra, source);
     }
 
     fn finish(self, ctx: &mut ReadCtx<'_>) {

@@ -35,7 +35,7 @@ use super::fields::{parse_object, parse_time};
 use super::rawjson;
 use super::{Capabilities, JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, Record, SourceRef,
+    ActionRecord, CallRef, EventKind, JsonRpcId, ObservedVia, OutcomeKind, SourceRef,
 };
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Map, Value, json};
@@ -308,27 +308,6 @@ impl State {
             Kind::Wire => self.wire(ctx, m, at, source),
         }
     }
-
-    fn emit(
-        ctx: &mut ReadCtx<'_>,
-        id: &str,
-        at: DateTime<Utc>,
-        kind: EventKind,
-        extra: Map<String, Value>,
-        source: SourceRef,
-    ) {
-        ctx.emit(Record::Event {
-            execution_id: id.to_string(),
-            event: Event {
-                seq: None,
-                at,
-                kind,
-                extra,
-                source,
-            },
-        });
-    }
-
     fn operation(
         &mut self,
         ctx: &mut ReadCtx<'_>,
@@ -390,8 +369,7 @@ impl State {
             mcp_session_id: Some(session),
             transport: text(m.get("transport")),
         };
-        Self::emit(
-            ctx,
+        ctx.event(
             &id,
             started,
             EventKind::Accepted {
@@ -408,8 +386,7 @@ impl State {
         let message = text(m.get("message"));
         let code = m.get("error_code").and_then(Value::as_i64);
         if status == "Success" {
-            Self::emit(
-                ctx,
+            ctx.event(
                 &id,
                 at,
                 EventKind::Dispatched {
@@ -423,8 +400,7 @@ impl State {
                 .and_then(|r| r.get("body_hash"))
                 .and_then(Value::as_str)
                 .map(|h| format!("response sha256:{h}"));
-            Self::emit(
-                ctx,
+            ctx.event(
                 &id,
                 at,
                 EventKind::Outcome {
@@ -445,8 +421,7 @@ impl State {
         if let Some(reason) = rejection(&msg, code) {
             let mut extra = Map::new();
             extra.insert("message".into(), json!(msg));
-            Self::emit(
-                ctx,
+            ctx.event(
                 &id,
                 at,
                 EventKind::Rejected {
@@ -456,8 +431,7 @@ impl State {
                 source,
             );
         } else {
-            Self::emit(
-                ctx,
+            ctx.event(
                 &id,
                 at,
                 EventKind::Dispatched {
@@ -470,8 +444,7 @@ impl State {
             if let Some(c) = code {
                 extra.insert("error_code".into(), json!(c));
             }
-            Self::emit(
-                ctx,
+            ctx.event(
                 &id,
                 at,
                 EventKind::Outcome {
@@ -560,7 +533,7 @@ impl State {
                 extra.insert(k.into(), v.clone());
             }
         }
-        Self::emit(ctx, &id, at, kind, extra, source);
+        ctx.event(&id, at, kind, extra, source);
         Ok(())
     }
 
@@ -617,8 +590,7 @@ impl State {
                     mcp_session_id: text(m.get("session_id")),
                     transport: text(m.get("transport")),
                 };
-                Self::emit(
-                    ctx,
+                ctx.event(
                     &id,
                     at,
                     EventKind::Accepted {
@@ -648,8 +620,7 @@ impl State {
                 let mut extra = Map::new();
                 extra.insert("request_line".into(), json!(p.line));
                 if ev == "proxy_response" {
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &p.execution_id,
                         at,
                         EventKind::Dispatched {
@@ -658,8 +629,7 @@ impl State {
                         inferred_dispatch(),
                         source,
                     );
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &p.execution_id,
                         at,
                         EventKind::Outcome {
@@ -674,8 +644,7 @@ impl State {
                         extra,
                         source,
                     );
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &p.execution_id,
                         at,
                         EventKind::Delivered,
@@ -688,8 +657,7 @@ impl State {
                 let code = m.get("error_code").and_then(Value::as_i64);
                 if let Some(reason) = rejection(&msg, code) {
                     extra.insert("message".into(), json!(msg));
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &p.execution_id,
                         at,
                         EventKind::Rejected {
@@ -699,8 +667,7 @@ impl State {
                         source,
                     );
                 } else if msg.starts_with("Client failed to connect") {
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &p.execution_id,
                         at,
                         EventKind::DispatchFailed { error: msg },
@@ -708,8 +675,7 @@ impl State {
                         source,
                     );
                 } else {
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &p.execution_id,
                         at,
                         EventKind::Dispatched {
@@ -721,8 +687,7 @@ impl State {
                     if let Some(t) = m.get("error_type") {
                         extra.insert("error_type".into(), t.clone());
                     }
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &p.execution_id,
                         at,
                         EventKind::Outcome {
@@ -737,8 +702,7 @@ impl State {
                         extra,
                         source,
                     );
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &p.execution_id,
                         at,
                         EventKind::Delivered,

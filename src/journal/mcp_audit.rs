@@ -29,9 +29,7 @@ use super::fields::{parse_object, parse_time};
 use super::keys::KeyFile;
 use super::rawjson::{self, Raw, js_number, js_str};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, ObservedVia, OutcomeKind, Record, SourceRef,
-};
+use crate::model::{ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, SourceRef};
 use chrono::Duration;
 use ed25519_dalek::Verifier;
 use hmac::{Hmac, KeyInit, Mac};
@@ -209,18 +207,7 @@ fn emit_call(
             extra.insert(k.into(), v.clone());
         }
     }
-    let emit = |ctx: &mut ReadCtx<'_>, at, kind, extra| {
-        ctx.emit(Record::Event {
-            execution_id: id.clone(),
-            event: Event {
-                seq: None,
-                at,
-                kind,
-                extra,
-                source,
-            },
-        })
-    };
+    let emit = |ctx: &mut ReadCtx<'_>, at, kind, extra| ctx.event(&id, at, kind, extra, source);
     emit(
         ctx,
         started,

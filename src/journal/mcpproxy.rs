@@ -21,9 +21,7 @@
 
 use super::fields::{parse_object, parse_time};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, ObservedVia, OutcomeKind, Record, SourceRef,
-};
+use crate::model::{ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, SourceRef};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -115,27 +113,6 @@ fn key(m: &Map<String, Value>) -> Option<Key> {
     );
     (!k.1.is_empty()).then_some(k)
 }
-
-fn emit(
-    ctx: &mut ReadCtx<'_>,
-    id: &str,
-    at: DateTime<Utc>,
-    kind: EventKind,
-    extra: Map<String, Value>,
-    source: SourceRef,
-) {
-    ctx.emit(Record::Event {
-        execution_id: id.to_string(),
-        event: Event {
-            seq: None,
-            at,
-            kind,
-            extra,
-            source,
-        },
-    });
-}
-
 fn block_reason(m: &Map<String, Value>) -> String {
     let meta = m.get("metadata");
     meta.and_then(|x| x.get("reason").or_else(|| x.get("policy")))
@@ -265,7 +242,7 @@ impl State {
         let duration = m.get("duration_ms").and_then(Value::as_i64).unwrap_or(0);
         let started = at - Duration::milliseconds(duration);
         let (accepted, extra) = self.accepted(&m)?;
-        emit(ctx, &id, started, accepted, extra, source);
+        ctx.event(&id, started, accepted, extra, source);
         let status = m.get("status").and_then(Value::as_str).unwrap_or("");
         let error = m
             .get("error_message")
@@ -291,8 +268,7 @@ impl State {
                             self.blocked
                                 .insert(k, (id.clone(), at, block_reason(&m), source));
                         }
-                        None => emit(
-                            ctx,
+                        None => ctx.event(
                             &id,
                             at,
                             EventKind::Rejected {
@@ -308,8 +284,7 @@ impl State {
                 for d in pending.into_iter().flatten() {
                     Self::reject(ctx, &id, d);
                 }
-                emit(
-                    ctx,
+                ctx.event(
                     &id,
                     at,
                     EventKind::Dispatched {
@@ -322,8 +297,7 @@ impl State {
                 if let Some(t) = m.get("response_truncated") {
                     extra.insert("response_truncated".into(), t.clone());
                 }
-                emit(
-                    ctx,
+                ctx.event(
                     &id,
                     at,
                     EventKind::Outcome {
@@ -362,8 +336,7 @@ impl State {
         if let Some(meta) = d.record.get("metadata") {
             extra.insert("metadata".into(), meta.clone());
         }
-        emit(
-            ctx,
+        ctx.event(
             id,
             d.at,
             EventKind::Rejected { reason: d.reason },
@@ -375,7 +348,7 @@ impl State {
     fn lone_decision(&mut self, ctx: &mut ReadCtx<'_>, d: Decision) -> Result<(), String> {
         let id = self.execution_id(&d.record, d.source);
         let (accepted, extra) = self.accepted(&d.record)?;
-        emit(ctx, &id, d.at, accepted, extra, d.source);
+        ctx.event(&id, d.at, accepted, extra, d.source);
         Self::reject(ctx, &id, d);
         Ok(())
     }
@@ -384,14 +357,7 @@ impl State {
         let mut blocked: Vec<_> = self.blocked.drain().map(|(_, v)| v).collect();
         blocked.sort_by_key(|b| b.3.line);
         for (id, at, reason, source) in blocked {
-            emit(
-                ctx,
-                &id,
-                at,
-                EventKind::Rejected { reason },
-                Map::new(),
-                source,
-            );
+            ctx.event(&id, at, EventKind::Rejected { reason }, Map::new(), source);
         }
         let mut waiting: Vec<Decision> = self.decisions.drain().flat_map(|(_, v)| v).collect();
         waiting.sort_by_key(|d| d.source.line);

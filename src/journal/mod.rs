@@ -535,6 +535,28 @@ impl ReadCtx<'_> {
         self.records += 1;
         (self.sink)(r);
     }
+
+    /// Emits one lifecycle event of the named execution (a reader with no
+    /// journal `seq` of its own).
+    pub fn event(
+        &mut self,
+        execution_id: &str,
+        at: chrono::DateTime<chrono::Utc>,
+        kind: crate::model::EventKind,
+        extra: serde_json::Map<String, serde_json::Value>,
+        source: SourceRef,
+    ) {
+        self.emit(Record::Event {
+            execution_id: execution_id.to_string(),
+            event: crate::model::Event {
+                seq: None,
+                at,
+                kind,
+                extra,
+                source,
+            },
+        });
+    }
     /// Counts a line read.
     pub fn count_line(&mut self) {
         self.lines += 1;

@@ -33,8 +33,8 @@ use super::fields::{parse_object, parse_time};
 use super::keys::KeyFile;
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, ObservedVia, OutcomeKind, ProcessInfo, Record,
-    Session, SourceRef,
+    ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, ProcessInfo, Record, Session,
+    SourceRef,
 };
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit};
@@ -365,26 +365,6 @@ fn refusal(decision: &str, rule: &str) -> Option<String> {
 }
 
 impl Events {
-    fn emit(
-        ctx: &mut ReadCtx<'_>,
-        id: &str,
-        at: DateTime<Utc>,
-        kind: EventKind,
-        extra: Map<String, Value>,
-        source: SourceRef,
-    ) {
-        ctx.emit(Record::Event {
-            execution_id: id.to_string(),
-            event: Event {
-                seq: None,
-                at,
-                kind,
-                extra,
-                source,
-            },
-        });
-    }
-
     /// The session of `key`, created at its first sight.
     fn session(&mut self, key: &str, at: DateTime<Utc>, source: SourceRef) -> &mut Session {
         let i = *self
@@ -444,8 +424,7 @@ impl Events {
             let id = format!("sallyport:{}:{inner_seq}", self.label);
             self.accepted(ctx, &id, &m, at, source);
             if let Some((d, approver)) = authorization(&base) {
-                Self::emit(
-                    ctx,
+                ctx.event(
                     &id,
                     at,
                     EventKind::Authorized {
@@ -456,8 +435,7 @@ impl Events {
                     source,
                 );
             }
-            Self::emit(
-                ctx,
+            ctx.event(
                 &id,
                 at,
                 EventKind::Dispatched {
@@ -475,8 +453,7 @@ impl Events {
         if let Some(reason) = refusal(&base, &st(&m, "rule")) {
             let id = format!("sallyport:{}:{inner_seq}", self.label);
             self.accepted(ctx, &id, &m, at, source);
-            Self::emit(
-                ctx,
+            ctx.event(
                 &id,
                 at,
                 EventKind::Rejected { reason },
@@ -494,8 +471,7 @@ impl Events {
                 let id = format!("sallyport:{}:{inner_seq}", self.label);
                 self.accepted(ctx, &id, &m, at, source);
                 if let Some((d, approver)) = authorization(&base) {
-                    Self::emit(
-                        ctx,
+                    ctx.event(
                         &id,
                         at,
                         EventKind::Authorized {
@@ -511,8 +487,7 @@ impl Events {
                     "intent_row".into(),
                     json!("none: the result row stands alone"),
                 );
-                Self::emit(
-                    ctx,
+                ctx.event(
                     &id,
                     at,
                     EventKind::Dispatched {
@@ -534,8 +509,7 @@ impl Events {
                 extra.insert(k.into(), v.clone());
             }
         }
-        Self::emit(
-            ctx,
+        ctx.event(
             &id,
             at,
             EventKind::Outcome {
@@ -585,8 +559,7 @@ impl Events {
         if let Some(o) = m.get("origin") {
             extra.insert("origin".into(), o.clone());
         }
-        Self::emit(
-            ctx,
+        ctx.event(
             id,
             at,
             EventKind::Accepted {
