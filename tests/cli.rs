@@ -219,8 +219,29 @@ fn unreadable_input_exits_2_naming_file_and_line() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "/nonexistent/journal.jsonl: cannot open",
+            "/nonexistent/journal.jsonl: no such journal file",
         ));
+    // A mistyped command reads as a journal path: say so.
+    retrace()
+        .arg("grups")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "did you mean the command `retrace groups`?",
+        ));
+    retrace()
+        .args(["groups", dir.path().to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "is a directory; pass the journal files in it",
+        ));
+    // The TUI without a terminal says what to use instead.
+    retrace()
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("the TUI needs a terminal"));
 }
 
 #[test]

@@ -205,6 +205,11 @@ impl Contracts {
             .unwrap_or_else(ToolContract::unconfigured)
     }
 
+    /// Configured tools and their contracts, by tool name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ToolContract)> {
+        self.tools.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
     /// Number of configured tools.
     pub fn len(&self) -> usize {
         self.tools.len()

@@ -96,6 +96,9 @@ pub enum FindingKind {
     FingerprintDrift,
     /// The tool has no replay contract.
     NoReplayContract,
+    /// The journal does not record the full tool arguments, so distinct
+    /// intents may look alike.
+    ArgumentsNotLogged,
 }
 
 impl FindingKind {
@@ -110,6 +113,7 @@ impl FindingKind {
             FindingKind::FingerprintMismatch => "fingerprint_mismatch",
             FindingKind::FingerprintDrift => "fingerprint_drift",
             FindingKind::NoReplayContract => "no_replay_contract",
+            FindingKind::ArgumentsNotLogged => "arguments_not_logged",
         }
     }
 }
@@ -359,6 +363,7 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
                 .into(),
         );
     }
+    setup_notes(model, config, &mut notes);
 
     let ctx = questions::Ctx {
         model,
@@ -385,6 +390,7 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
         });
     }
     drift_findings(&drift, &mut groups);
+    default_drift_findings(model, config, &mut groups);
     key_findings(&lifecycles, &execution_group, &mut groups);
     jsonrpc_findings(model, &lifecycles, &execution_group, &mut groups);
 
@@ -578,6 +584,20 @@ fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
             });
         }
     }
+    // Readers say when their format does not record the arguments.
+    if let Some((x, what)) = xs.iter().find_map(|&x| {
+        let (e, _, _) = model.executions[x].accepted()?;
+        let v = e.extra.get(crate::journal::ARGUMENTS_LOGGED)?.as_str()?;
+        Some((x, v))
+    }) {
+        findings.push(Finding {
+            kind: FindingKind::ArgumentsNotLogged,
+            detail: format!(
+                "{what}: calls are grouped by what the journal does record, so distinct intents may look alike"
+            ),
+            evidence: accepted_ref(lc, x).into_iter().collect(),
+        });
+    }
     let keys: Vec<(usize, &str)> = xs
         .iter()
         .filter_map(|&x| lc[x].idempotency_key.as_deref().map(|k| (x, k)))
@@ -704,6 +724,133 @@ fn drift_findings(drift: &[Option<String>], groups: &mut [Group]) {
                 evidence: vec![],
             });
         }
+    }
+}
+
+/// Notes on how the inputs shape the result, for people who did not pass
+/// contracts or a key: without them the same journal groups differently.
+fn setup_notes(model: &Model, config: &Config, notes: &mut Vec<String>) {
+    if config.contracts.is_empty() && !model.executions.is_empty() {
+        notes.push(
+            "no tool contracts (--contracts): every tool is treated as irreversible with a 15m attach window, and argument defaults are not filled in, so a retry that leaves one out lands in another group"
+                .into(),
+        );
+    }
+    if config.key.scheme() == Scheme::Sha256 {
+        let hmac = model
+            .executions
+            .iter()
+            .filter(|x| written_fingerprint(x).is_some_and(|w| w.0.starts_with("hmac-sha256:")))
+            .count();
+        if hmac > 0 {
+            notes.push(format!(
+                "{hmac} execution(s) carry hmac-sha256 fingerprints but no --key-file was given: retrace fingerprints with plain sha256 and cannot check the journal's own"
+            ));
+        }
+    }
+    // A contract's fingerprint field that no call of its tool carries is
+    // most likely a typo: the fingerprint then ignores the real field.
+    for (tool, contract) in config.contracts.iter() {
+        let Some(fields) = &contract.fingerprint_fields else {
+            continue;
+        };
+        let mut seen_tool = false;
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        for x in &model.executions {
+            let Some(a) = x.action().filter(|a| a.tool() == Some(tool)) else {
+                continue;
+            };
+            seen_tool = true;
+            if let Some(args) = a.arguments() {
+                seen.extend(args.keys().map(String::as_str));
+            }
+        }
+        let missing: Vec<&str> = fields
+            .iter()
+            .map(String::as_str)
+            .filter(|f| !seen.contains(f) && !contract.defaults.contains_key(*f))
+            .collect();
+        if seen_tool && !missing.is_empty() {
+            notes.push(format!(
+                "the contract for {tool} lists fingerprint field(s) {} that no call of {tool} carries: a typo leaves the real field out of the fingerprint",
+                missing.join(", ")
+            ));
+        }
+    }
+}
+
+/// Groups that would be one intent if the arguments one of them leaves out
+/// took the other's values as defaults (DESIGN.md §4: "records become equal
+/// once defaults are materialized"). Without a contract naming the default,
+/// this is the trace a missing default leaves: the same call with one
+/// argument fewer.
+fn default_drift_findings(model: &Model, config: &Config, groups: &mut [Group]) {
+    // Cheap buckets first; only groups that share tool, actor, scope and
+    // target can be the same intent.
+    let mut buckets: HashMap<(&str, &str, &str, Option<&str>), Vec<usize>> = HashMap::new();
+    for (i, g) in groups.iter().enumerate() {
+        if g.tool != "?" {
+            buckets
+                .entry((&g.tool, &g.actor, &g.intent_scope, g.target.as_deref()))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for members in buckets.values().filter(|m| m.len() > 1 && m.len() <= 4096) {
+        // For each group: the canonical record without its arguments, and
+        // its arguments; then every "arguments minus one" form.
+        let mut full: HashMap<String, usize> = HashMap::new();
+        let mut reduced: Vec<(String, usize, String, Value)> = Vec::new();
+        for &i in members {
+            let mut rec = canonical_action(model, config, &groups[i]);
+            let Some(Value::Object(args)) = rec.as_object_mut().and_then(|r| r.remove("arguments"))
+            else {
+                continue;
+            };
+            let shape = fingerprint::jcs(&rec);
+            full.insert(
+                format!("{shape}|{}", fingerprint::jcs(&Value::Object(args.clone()))),
+                i,
+            );
+            for (k, v) in &args {
+                let mut less = args.clone();
+                less.remove(k);
+                reduced.push((
+                    format!("{shape}|{}", fingerprint::jcs(&Value::Object(less))),
+                    i,
+                    k.clone(),
+                    v.clone(),
+                ));
+            }
+        }
+        for (key, with, arg, value) in reduced {
+            if let Some(&without) = full.get(&key)
+                && without != with
+            {
+                found.push((
+                    without,
+                    format!(
+                        "same intent as {} if the argument it leaves out, {arg}, defaults to {value}: a contract default would make them one group",
+                        groups[with].id
+                    ),
+                ));
+                found.push((
+                    with,
+                    format!(
+                        "same intent as {}, which leaves out {arg} = {value}: a contract default would make them one group",
+                        groups[without].id
+                    ),
+                ));
+            }
+        }
+    }
+    for (g, detail) in found {
+        groups[g].findings.push(Finding {
+            kind: FindingKind::FingerprintDrift,
+            detail,
+            evidence: vec![],
+        });
     }
 }
 

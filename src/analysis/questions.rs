@@ -254,7 +254,13 @@ impl Ctx<'_> {
                 } else {
                     String::new()
                 };
-                format!("Yes: {auth}; {d}{n}.")
+                if l.authorized.is_some() {
+                    format!("Yes: {auth}; {d}{n}.")
+                } else {
+                    // Dispatch is what the question turns on; say what the
+                    // journal lacks after it.
+                    format!("Yes, {d}{n}; {auth}.")
+                }
             }
             Dispatch::Rejected => {
                 let i = l.rejected.unwrap_or(0);
@@ -313,10 +319,17 @@ impl Ctx<'_> {
             )
         });
         let text = match (l.decisive_outcome, l.answer) {
-            (None, a) if reviewed.is_some() && !a.is_unknown() => format!(
-                "Not from the target: the journal records no outcome.{}",
-                reviewed.clone().unwrap_or_default()
-            ),
+            (None, a) if reviewed.is_some() && !a.is_unknown() => {
+                let journal = if l.outcomes.is_empty() {
+                    "the journal records no response or exit status"
+                } else {
+                    "the gateway recorded the outcome as unknown"
+                };
+                format!(
+                    "Not from the target: {journal}; a reviewer resolved it.{}",
+                    reviewed.clone().unwrap_or_default()
+                )
+            }
             (None, _) => {
                 let unknown_events = l.outcomes.len();
                 let base = if unknown_events > 0 {

@@ -344,3 +344,103 @@ fn groups_are_sorted_worst_first_and_ids_are_stable() {
         assert!(a.analysis.groups[gi].executions.contains(&x));
     }
 }
+
+/// A retry that leaves out an argument the contract would default: without
+/// the contract the two calls are different groups, and drift says why.
+#[test]
+fn a_left_out_default_shows_as_drift() {
+    let with = |seq, at, x, args: &str| {
+        ev(
+            seq,
+            at,
+            x,
+            "accepted",
+            &format!(
+                r#","call":{{"session_id":"s1"}},"action":{{"actor":"a","tool":"ship","arguments":{args},"intent_scope":"run:1"}}"#
+            ),
+        )
+    };
+    let l = vec![
+        with(1, "10:00:00", "x1", r#"{"v":1,"region":"us-east-1"}"#),
+        with(2, "10:00:05", "x2", r#"{"v":1}"#),
+        with(3, "10:00:06", "x3", r#"{"v":2}"#),
+    ];
+    let inv = investigate(&l, vec![]);
+    let drifted: Vec<&Group> = inv
+        .analysis
+        .groups
+        .iter()
+        .filter(|g| g.has(FindingKind::FingerprintDrift))
+        .collect();
+    assert_eq!(drifted.len(), 2, "{:#?}", inv.analysis.groups);
+    let detail = |x: &str| {
+        let g = &inv.analysis.groups
+            [inv.analysis.execution_group[inv.model.execution_index(x).unwrap()]];
+        g.findings
+            .iter()
+            .find(|f| f.kind == FindingKind::FingerprintDrift)
+            .map(|f| f.detail.clone())
+    };
+    assert!(
+        detail("x2")
+            .unwrap()
+            .contains("region, defaults to \"us-east-1\""),
+        "{:?}",
+        detail("x2")
+    );
+    assert!(
+        detail("x1")
+            .unwrap()
+            .contains("leaves out region = \"us-east-1\"")
+    );
+    assert!(detail("x3").is_none(), "v:2 is another intent");
+}
+
+#[test]
+fn notes_say_when_contracts_or_key_are_missing() {
+    let text: &'static [u8] = Box::leak(
+        [accepted(1, "10:00:00", "x1", "deploy", "s1").replace(
+            r#""event":"accepted""#,
+            r#""event":"accepted","fingerprint":"hmac-sha256:00""#,
+        )]
+        .join("\n")
+        .into_bytes()
+        .into_boxed_slice(),
+    );
+    let inv = Investigation::open(
+        vec![JournalSource::embedded("t.jsonl", text)],
+        None,
+        &Config::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let notes = inv.analysis.notes.join("\n");
+    assert!(notes.contains("no tool contracts"), "{notes}");
+    assert!(
+        notes.contains("1 execution(s) carry hmac-sha256 fingerprints but no --key-file"),
+        "{notes}"
+    );
+
+    // A contract field no call carries is named.
+    let config = Config {
+        contracts: Contracts::parse(
+            "[tools.deploy]\nclass = \"irreversible\"\nfingerprint_fields = [\"regoin\", \"v\"]\n",
+            "c",
+        )
+        .unwrap(),
+        ..Config::default()
+    };
+    let inv = Investigation::open(
+        vec![JournalSource::embedded("t.jsonl", text)],
+        None,
+        &config,
+        &mut |_| {},
+    )
+    .unwrap();
+    let notes = inv.analysis.notes.join("\n");
+    assert!(
+        notes.contains("fingerprint field(s) regoin that no call of deploy carries"),
+        "{notes}"
+    );
+    assert!(!notes.contains("no tool contracts"));
+}

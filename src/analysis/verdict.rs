@@ -328,7 +328,15 @@ pub fn pair_verdict(a: &PairAnswers) -> Option<Verdict> {
     if a.window == Window::Outside || a.processes == Processes::Distinct {
         return Some(Verdict::DistinctIntent);
     }
+    let resolved_before = a.timing == Timing::BeforeLater;
+    let delivered_before = a.answer == TargetAnswer::Performed
+        && resolved_before
+        && a.delivery == Delivery::Delivered
+        && matches!(a.dispatch, Dispatch::Dispatched | Dispatch::Unknown);
     let later = match a.fate {
+        // A repeat after the earlier result was delivered is a new request,
+        // whatever became of it.
+        LaterFate::NotDispatched if delivered_before => return Some(Verdict::DistinctIntent),
         LaterFate::NotDispatched => return None,
         LaterFate::Answered(t) => t,
     };
@@ -350,8 +358,7 @@ pub fn pair_verdict(a: &PairAnswers) -> Option<Verdict> {
         return (!later.no_new_effect()).then_some(Verdict::PossibleDuplicate);
     }
     // The earlier execution performed the action.
-    let resolved_before = a.timing == Timing::BeforeLater;
-    if resolved_before && a.delivery == Delivery::Delivered {
+    if delivered_before {
         return Some(Verdict::DistinctIntent);
     }
     let known_undelivered = !resolved_before

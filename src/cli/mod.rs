@@ -65,6 +65,7 @@ pub struct Inputs {
 /// # Errors
 /// [`CliError::Input`] naming the file that cannot be read.
 pub fn inputs(journals: &[std::path::PathBuf], common: &Common) -> Result<Inputs, CliError> {
+    check_journal_paths(journals)?;
     let sample = journals.is_empty();
     let sources = if sample {
         crate::sample::sources()
@@ -126,6 +127,50 @@ pub fn load_options(common: &Common) -> Result<LoadOptions, CliError> {
             attestation_key: key(&common.attestation_key)?,
         },
     })
+}
+
+/// The subcommands, for "did you mean" when a journal path is a typo of one.
+const COMMANDS: [&str; 5] = ["groups", "investigate", "verify", "review", "export"];
+
+/// Says clearly what is wrong with a journal path before anything is read:
+/// a missing file that looks like a mistyped command, or a directory.
+fn check_journal_paths(journals: &[std::path::PathBuf]) -> Result<(), CliError> {
+    for p in journals {
+        let shown = escape(&p.display().to_string()).into_owned();
+        if p.is_dir() {
+            return Err(CliError::Input(format!(
+                "{shown}: is a directory; pass the journal files in it (for example {shown}/*.jsonl)"
+            )));
+        }
+        if !p.exists() {
+            let name = p.to_string_lossy();
+            let hint = COMMANDS
+                .iter()
+                .find(|c| !name.contains(['/', '.']) && edit_distance(c, &name) <= 2)
+                .map(|c| format!(" (did you mean the command `retrace {c}`?)"))
+                .unwrap_or_default();
+            return Err(CliError::Input(format!(
+                "{shown}: no such journal file{hint}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Levenshtein distance, for command suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Loads and analyses, reporting bad lines on stderr.

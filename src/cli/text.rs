@@ -154,9 +154,24 @@ pub fn groups(
     }
     let hidden = inv.analysis.groups.len() - groups.len();
     if hidden > 0 && !all {
+        // A clean single call can still be half of a repeat written
+        // differently; say so rather than hide it silently.
+        let drifted = inv
+            .analysis
+            .groups
+            .iter()
+            .filter(|g| !g.worth_a_look() && g.has(crate::analysis::FindingKind::FingerprintDrift))
+            .count();
+        let drift = if drifted > 0 {
+            format!(
+                ", {drifted} of them flagged fingerprint_drift (the same intent written differently)"
+            )
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "({hidden} clean single-call group(s) not shown; --all lists them)"
+            "({hidden} clean single-call group(s) not shown{drift}; --all lists them)"
         )?;
     }
     Ok(())

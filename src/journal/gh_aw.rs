@@ -73,6 +73,23 @@ impl JournalReader for GhAwReader {
 struct Pending {
     execution_id: Option<String>,
     line: u32,
+    /// The most requests to this server in flight together at any moment
+    /// while this one waited: above 1, its response may be another's.
+    overlap: usize,
+}
+
+/// Queues a request, noting on every waiting request how many were in
+/// flight together.
+fn push(queue: &mut VecDeque<Pending>, execution_id: Option<String>, line: u32) {
+    let together = queue.len() + 1;
+    for p in queue.iter_mut() {
+        p.overlap = p.overlap.max(together);
+    }
+    queue.push_back(Pending {
+        execution_id,
+        line,
+        overlap: together,
+    });
 }
 
 struct State {
@@ -157,19 +174,13 @@ impl State {
             .to_string();
         let queue = self.pending.entry(server.clone()).or_default();
         if method != "tools/call" {
-            queue.push_back(Pending {
-                execution_id: None,
-                line: source.line,
-            });
+            push(queue, None, source.line);
             return Ok(());
         }
         let params = payload.get("params").cloned().unwrap_or(Value::Null);
         let Some(tool) = params.get("name").and_then(Value::as_str) else {
             // Keep the queue aligned: the server will still answer it.
-            queue.push_back(Pending {
-                execution_id: None,
-                line: source.line,
-            });
+            push(queue, None, source.line);
             return Err("tools/call request without `payload.params.name`".into());
         };
         let arguments = match params.get("arguments") {
@@ -222,10 +233,7 @@ impl State {
             },
             Map::new(),
         );
-        queue.push_back(Pending {
-            execution_id: Some(execution_id),
-            line: source.line,
-        });
+        push(queue, Some(execution_id), source.line);
         Ok(())
     }
 
@@ -239,7 +247,6 @@ impl State {
         source: SourceRef,
     ) {
         let queue = self.pending.entry(server.to_string()).or_default();
-        let in_flight = queue.len();
         let Some(p) = queue.pop_front() else {
             ctx.note(format!(
                 "line {}: response from {server:?} with no request in flight",
@@ -253,6 +260,7 @@ impl State {
         let (outcome, error) = classify(m, payload);
         let mut extra = Map::new();
         extra.insert("request_line".into(), json!(p.line));
+        let in_flight = p.overlap;
         if in_flight > 1 {
             self.positional += 1;
             extra.insert(

@@ -354,7 +354,7 @@ impl State {
         let started = at - Duration::microseconds((duration_ms * 1000.0).round() as i64);
         let mut extra = Map::new();
         extra.insert(
-            "arguments_logged".into(),
+            super::ARGUMENTS_LOGGED.into(),
             json!("no: the operations log keeps file paths only"),
         );
         for k in ["client_id", "config_version", "file_extension"] {

@@ -193,7 +193,7 @@ fn emit_call(
     let mut extra = Map::new();
     if !m.contains_key("args") {
         extra.insert(
-            "arguments_logged".into(),
+            super::ARGUMENTS_LOGGED.into(),
             json!("no: gateway mode logs no tool arguments"),
         );
     }

@@ -33,6 +33,12 @@ use std::str::FromStr;
 
 pub use fields::parse_time;
 
+/// Name of the field a reader puts among an `accepted` event's unknown
+/// fields when its format does not record the full tool arguments; the value
+/// says what it records instead, starting with `no:` or `partly:`. Analysis
+/// reports it as the `arguments_not_logged` finding.
+pub const ARGUMENTS_LOGGED: &str = "arguments_logged";
+
 /// Input formats retrace reads. The `name` spelling is what
 /// `--input-format` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
