@@ -5,7 +5,7 @@
 
 use clap::Parser;
 use retrace::cli::{self, Cli, CliError, Command, ReviewCommand};
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 /// mimalloc instead of the system allocator: loading a journal makes
@@ -36,13 +36,6 @@ fn run(args: Cli) -> Result<u8, CliError> {
     match args.command {
         None => {
             let inputs = cli::inputs(&args.journals, &args.common)?;
-            if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
-                return Err(CliError::Input(
-                    "the TUI needs a terminal; for output to a pipe or a file use a headless command: \
-                     retrace groups, investigate, verify, review or export (retrace --help)"
-                        .into(),
-                ));
-            }
             retrace::tui::run(inputs, &args.common)
                 .map(|()| 0)
                 .map_err(|e| CliError::Input(format!("{e:#}")))

@@ -73,6 +73,15 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
         Some(t) => theme::Theme::load(t).map_err(std::io::Error::other)?,
         None => theme::Theme::default(),
     };
+    {
+        use std::io::IsTerminal;
+        if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+            return Err(std::io::Error::other(
+                "the TUI needs a terminal; for output to a pipe or a file use a headless command: \
+                 retrace groups, investigate, verify, review or export (retrace --help)",
+            ));
+        }
+    }
     // `try_init` enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the panic is reported.
     let mut terminal = ratatui::try_init()?;
