@@ -108,7 +108,7 @@ fn a_decision_is_recorded_the_verdict_changes_and_a_new_start_shows_it() {
         "possible_duplicate",
         "vault.acme.example/credentials",
         "2026-08-03 09:02:05.000Z",
-        "read timeout",
+        "timeout after 30s",
         "call_7",
         "act_R2",
         "did not attach to it",
@@ -176,6 +176,17 @@ fn a_decision_is_recorded_the_verdict_changes_and_a_new_start_shows_it() {
     assert!(s.contains("by alice at"), "{s}");
     assert!(s.contains("now duplicate_side_effect"), "{s}");
     assert!(s.contains(NOTE), "{s}");
+    // The decided execution left the queue: d has nothing to decide.
+    a.update(Action::Decide);
+    assert!(a.dialog.is_none());
+    let s = screen(&a);
+    assert!(
+        s.lines()
+            .last()
+            .unwrap()
+            .contains("nothing waits for a reviewer"),
+        "{s}"
+    );
     assert_verdict_with_provenance(&mut a);
 
     // A new start on the same journal and case file shows the decision.
@@ -206,17 +217,14 @@ fn assert_verdict_with_provenance(a: &mut App) {
     let s = screen(a);
     assert!(s.contains("DUPLICATE_SIDE_EFFECT"), "{s}");
     assert!(
-        s.contains("✎ reviewed: alice decided confirmed_completed at"),
+        s.contains("✎ act_R1: alice decided confirmed_completed at"),
         "{s}"
     );
     assert!(s.contains("confirmed_completed by alice"), "{s}");
     a.update(Action::Open);
     let s = screen(a);
     assert!(s.contains("execution act_R1"), "{s}");
-    assert!(
-        s.contains("✎ reviewed: alice decided confirmed_completed at"),
-        "{s}"
-    );
+    assert!(s.contains("✎ alice decided confirmed_completed at"), "{s}");
     a.update(Action::ShowOverview);
 }
 

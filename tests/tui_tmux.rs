@@ -222,7 +222,7 @@ fn decide_and_export_through_the_real_binary() {
     t.wait_for(
         &[
             "DUPLICATE_SIDE_EFFECT",
-            "✎ reviewed: alice decided confirmed_completed",
+            "✎ act_R1: alice decided confirmed_completed",
         ],
         &[],
     );

@@ -117,7 +117,8 @@ pub struct ReviewSetup {
     pub reviewer: Option<String>,
     /// `--read-only`: no decision and no export file is written.
     pub read_only: bool,
-    /// The folder export file names are relative to (the current one).
+    /// The folder export file names are relative to (the current one,
+    /// absolute so that the dialog can say where).
     pub export_dir: PathBuf,
 }
 
@@ -147,7 +148,7 @@ impl ReviewSetup {
             case,
             reviewer: crate::review::reviewer(common.reviewer.as_deref()),
             read_only: common.read_only,
-            ..ReviewSetup::default()
+            export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         }
     }
 
@@ -541,15 +542,19 @@ impl App {
     /// The decision dialog for a queue item, or why no decision can be
     /// made now (the message for the key line).
     fn start_decision(&self, item: Option<&QueueItem>) -> Result<Dialog, String> {
+        let (Some(item), Some(data)) = (item, self.data()) else {
+            return Err(self
+                .review
+                .cannot_decide()
+                .filter(|_| self.review.read_only)
+                .unwrap_or_else(|| "nothing waits for a reviewer".into()));
+        };
         if let Some(why) = self.review.cannot_decide() {
             return Err(why);
         }
         if let Some(j) = &self.job {
             return Err(format!("busy: {j}; wait for it to finish"));
         }
-        let (Some(item), Some(data)) = (item, self.data()) else {
-            return Err("nothing waits for a reviewer".into());
-        };
         let fingerprint = data
             .inv
             .group(&item.group_id)

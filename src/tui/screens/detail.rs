@@ -123,23 +123,32 @@ fn reason_lines(d: &GroupDetail, width: u16) -> Vec<String> {
     wrap(&esc(&d.reason), usize::from(width.saturating_sub(2)).max(1))
 }
 
-/// Header lines saying which executions a reviewer decided, who and when
-/// (at most two).
-fn reviewed_lines(d: &GroupDetail) -> Vec<String> {
-    d.executions_detail
+/// Header lines saying which executions a reviewer decided, who, when and
+/// why, wrapped to the header's width (at most three lines).
+fn reviewed_lines(d: &GroupDetail, width: u16) -> Vec<String> {
+    let w = usize::from(width.saturating_sub(2)).max(1);
+    let mut out: Vec<String> = d
+        .executions_detail
         .iter()
         .filter_map(|x| {
             x.resolution.as_ref().map(|r| {
                 format!(
-                    "✎ reviewed: {} for {}: {}",
-                    provenance(r),
+                    "✎ {}: {}: {}",
                     esc(&x.execution_id),
+                    provenance(r),
                     esc(&r.note)
                 )
             })
         })
-        .take(2)
-        .collect()
+        .flat_map(|l| wrap(&l, w))
+        .collect();
+    if out.len() > 3 {
+        out.truncate(3);
+        if let Some(l) = out.last_mut() {
+            l.push('…');
+        }
+    }
+    out
 }
 
 /// Splits the body: side by side from 120 columns, stacked below (the
@@ -149,7 +158,7 @@ pub fn areas(st: &State, body: Rect) -> Areas {
     let reason = reason_lines(d, body.width)
         .len()
         .min(if body.width >= 120 { 3 } else { 2 }) as u16;
-    let reviewed = reviewed_lines(d).len() as u16;
+    let reviewed = reviewed_lines(d, body.width).len() as u16;
     let [header, rest] = Layout::vertical([
         Constraint::Length(3 + reason + reviewed),
         Constraint::Fill(1),
@@ -579,7 +588,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ),
     ])];
     let reason = reason_lines(d, body.width);
-    let reviewed = reviewed_lines(d);
+    let reviewed = reviewed_lines(d, body.width);
     let total = reason.len();
     let shown = usize::from(a.header.height.saturating_sub(3)).saturating_sub(reviewed.len());
     for (i, l) in reason.into_iter().take(shown).enumerate() {

@@ -221,7 +221,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     let mut lines = vec![Line::from(first)];
     if let Some(r) = &x.resolution {
         lines.push(Line::styled(
-            format!("✎ reviewed: {}: {}", provenance(r), esc(&r.note)),
+            format!("✎ {}: {}", provenance(r), esc(&r.note)),
             theme.review,
         ));
     }

@@ -63,9 +63,9 @@ impl State {
 /// Case line, queue, record.
 fn areas(body: Rect, n: usize) -> [Rect; 3] {
     let [banner, rest] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(body);
-    if body.width >= 120 {
+    if body.width >= 150 {
         let [q, r] =
-            Layout::horizontal([Constraint::Percentage(45), Constraint::Fill(1)]).areas(rest);
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Fill(1)]).areas(rest);
         return [banner, q, r];
     }
     let want = (n.max(1) as u16).saturating_add(3);
