@@ -402,3 +402,63 @@ fn export_writes_the_markdown_postmortem_of_the_group_and_of_the_list() {
     assert!(a.effects.is_empty());
     assert!(!d.path().join("retrace-groups.md").exists());
 }
+
+#[test]
+fn a_job_that_stops_on_an_internal_error_does_not_leave_the_ui_waiting() {
+    let (_d, journal) = folder();
+    let mut a = open_app(&journal, &common(Some("alice"), false, None));
+    a.update(Action::ShowReview);
+    a.update(Action::Decide);
+    a.update(Action::Submit);
+    type_text(&mut a, "seen");
+    a.update(Action::Submit);
+    a.update(Action::Confirm);
+    assert!(a.job.is_some());
+    // What the job thread sends when the job panics.
+    a.effects.clear();
+    a.on_job(jobs::JobMsg::Failed("index out of bounds".into()));
+    assert!(a.dialog.is_none());
+    assert!(a.job.is_none());
+    let s = screen(&a);
+    assert!(
+        s.lines()
+            .last()
+            .unwrap()
+            .contains("the background job stopped (index out of bounds)"),
+        "{s}"
+    );
+    // Keys work again.
+    a.update(Action::ShowGroups);
+    assert!(screen(&a).contains("possible_duplicate"));
+}
+
+#[test]
+fn the_job_thread_lets_go_of_the_data_before_its_last_message() {
+    let (_d, journal) = folder();
+    let mut a = open_app(&journal, &common(Some("alice"), false, None));
+    a.update(Action::ShowReview);
+    a.update(Action::Decide);
+    a.update(Action::Submit);
+    type_text(&mut a, NOTE);
+    a.update(Action::Submit);
+    a.update(Action::Confirm);
+    let Some(Effect::Job(job)) = a.effects.pop() else {
+        panic!("no job")
+    };
+    // As the event loop does: the job on its thread, messages over a
+    // channel, applied one by one as they arrive.
+    let (tx, rx) = std::sync::mpsc::channel();
+    jobs::spawn(*job, a.shared_data().unwrap(), move |m| {
+        let _ = tx.send(m);
+    });
+    for m in rx {
+        a.on_job(m);
+    }
+    let s = screen(&a);
+    let last = s.lines().last().unwrap();
+    assert!(
+        last.contains("possible_duplicate → duplicate_side_effect"),
+        "{last}"
+    );
+    assert!(a.dialog.is_none() && a.job.is_none());
+}

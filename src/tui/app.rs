@@ -642,6 +642,14 @@ impl App {
                 self.dialog = None;
                 self.status = Some(msg);
             }
+            JobMsg::Failed(why) => {
+                self.job = None;
+                self.dialog = None;
+                self.status = Some(format!(
+                    "the background job stopped ({}); a case file entry is written whole or not at all: reopen retrace to see where it stands",
+                    escape(&why)
+                ));
+            }
             JobMsg::Exported(res) => {
                 self.job = None;
                 self.status = Some(match res {

@@ -120,16 +120,33 @@ pub enum JobMsg {
     Reanalysed(Box<Reanalysis>),
     /// The export was written, or why not.
     Exported(Result<Exported, String>),
+    /// The job stopped on an internal error.
+    Failed(String),
 }
 
 /// Runs `job` on a thread; every message goes to `send`. The last one is
 /// sent after the job has dropped its share of `data`.
+///
+/// A job that panics is reported as [`JobMsg::Failed`] instead of leaving
+/// the UI waiting (a case file entry is committed whole or not at all, so
+/// reopening shows where it stands).
 pub fn spawn(job: Job, data: Arc<Data>, send: impl Fn(JobMsg) + Send + 'static) {
     std::thread::spawn(move || {
-        let last = run(job, &data, &mut |m| send(m));
+        let last = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run(job, &data, &mut |m| send(m))
+        }));
         drop(data);
-        if let Some(m) = last {
-            send(m);
+        match last {
+            Ok(Some(m)) => send(m),
+            Ok(None) => {}
+            Err(p) => {
+                let why = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                send(JobMsg::Failed(why));
+            }
         }
     });
 }
