@@ -337,6 +337,11 @@ fn a_broken_case_file_chain_refuses_decisions() {
             detail: "hash differs".into(),
         },
     });
+    let s = screen(&a);
+    assert!(
+        s.contains("Case file chain broken at entry 1 (changed_entry)"),
+        "{s}"
+    );
     a.update(Action::ShowReview);
     a.update(Action::Decide);
     assert!(a.dialog.is_none());

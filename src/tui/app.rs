@@ -61,7 +61,11 @@ impl Data {
     /// queue is asked again with `decisions`.
     pub fn reanalysed(&mut self, r: Reanalysis, decisions: &[DecisionRecord]) {
         let n_old = self.search.len();
-        self.inv.analysis = r.analysis;
+        let old = std::mem::replace(&mut self.inv.analysis, r.analysis);
+        // Freeing a large analysis (an allocation per group, lifecycle and
+        // finding) took a quarter of a second on a million events: not
+        // the UI thread's work.
+        std::thread::spawn(move || drop(old));
         self.inv.config = r.config;
         let n = self.inv.analysis.groups.len();
         match r.order.iter().copied().collect::<Option<Vec<usize>>>() {

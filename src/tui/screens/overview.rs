@@ -28,13 +28,15 @@ pub fn chain_status(_journal: &LoadedJournal) -> &'static str {
 }
 
 /// Whether the overview has a line about the review queue: when something
-/// waits, or a case file holds decisions.
-fn has_review_line(data: &Data, decisions: usize) -> bool {
-    !data.queue.is_empty() || decisions > 0
+/// waits, or a case file holds decisions or is broken.
+fn has_review_line(data: &Data, setup: &ReviewSetup) -> bool {
+    !data.queue.is_empty()
+        || !setup.case.decisions.is_empty()
+        || setup.case.chain.as_ref().is_some_and(|c| !c.is_intact())
 }
 
 /// Areas: journals, verdict counts, sparkline, review line, worst groups.
-fn areas(data: &Data, body: Rect, decisions: usize) -> [Rect; 5] {
+fn areas(data: &Data, body: Rect, review_line: bool) -> [Rect; 5] {
     let notes: usize = data
         .inv
         .journals
@@ -44,7 +46,7 @@ fn areas(data: &Data, body: Rect, decisions: usize) -> [Rect; 5] {
         .sum();
     let journals = ((data.inv.journals.len().min(6) + notes).min(10) as u16) + 2;
     let counts = (data.verdict_counts.len().max(3) as u16 + 2).min(8);
-    let review = u16::from(has_review_line(data, decisions));
+    let review = u16::from(review_line);
     let [j, mid, r, worst] = Layout::vertical([
         Constraint::Length(journals),
         Constraint::Length(counts),
@@ -58,7 +60,7 @@ fn areas(data: &Data, body: Rect, decisions: usize) -> [Rect; 5] {
 
 fn page(data: &Data, body: Rect) -> usize {
     // The review line takes at most one row; paging a row short is harmless.
-    usize::from(areas(data, body, 0)[4].height.saturating_sub(2)).max(1)
+    usize::from(areas(data, body, false)[4].height.saturating_sub(2)).max(1)
 }
 
 /// Applies an action.
@@ -140,6 +142,21 @@ pub fn fold(counts: &[u64], width: usize) -> Vec<u64> {
 
 /// The line about the review queue.
 fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static> {
+    if let Some(c) = &setup.case.chain
+        && !c.is_intact()
+    {
+        return Line::from(vec![
+            Span::styled("▌", theme.critical),
+            Span::styled(
+                format!(
+                    "Case file chain {}: decisions disabled (run `retrace verify`)",
+                    esc(&c.describe())
+                ),
+                theme.critical,
+            ),
+            Span::styled(" · 4 opens the review queue", theme.muted),
+        ]);
+    }
     let n = data.queue.len();
     let decisions = setup.case.decisions.len();
     let recorded = match decisions {
@@ -183,7 +200,7 @@ pub fn draw(
     body: Rect,
 ) {
     let inv = &data.inv;
-    let [ja, ca, sa, ra, wa] = areas(data, body, setup.case.decisions.len());
+    let [ja, ca, sa, ra, wa] = areas(data, body, has_review_line(data, setup));
     if ra.height > 0 {
         frame.render_widget(Paragraph::new(review_line(data, setup, theme)), ra);
     }
