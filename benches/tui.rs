@@ -24,6 +24,12 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// The binary's allocator (src/main.rs), so that the figures are the
+/// binary's: with the system allocator, freeing a large analysis on one
+/// thread slows allocation on every other.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const W: u16 = 160;
 const H: u16 = 48;
 
@@ -319,6 +325,60 @@ fn main() {
         step(&mut app, Action::PageDown, &mut open);
     }
 
+    // The review queue, then one decision: the job (case file write and
+    // analysis again, on its thread) and applying its result on the UI
+    // thread (new analysis swapped in, views and screens refreshed, frame).
+    let mut review = Stats {
+        name: "review queue: open, scroll, record",
+        times: vec![],
+        actions: vec![],
+    };
+    step(&mut app, Action::ShowReview, &mut review);
+    for _ in 0..100 {
+        step(&mut app, Action::Down, &mut review);
+    }
+    step(&mut app, Action::FocusNext, &mut review);
+    for _ in 0..10 {
+        step(&mut app, Action::Down, &mut review);
+    }
+    step(&mut app, Action::FocusNext, &mut review);
+    let queued = app.data().map_or(0, |d| d.queue.len());
+    let case_dir = tempfile::tempdir().expect("a temporary folder");
+    app.review.case = retrace::review::CaseContext::load(
+        Some(&case_dir.path().join("bench-case.sqlite")),
+        &[],
+        false,
+    )
+    .expect("no case file yet");
+    app.review.reviewer = Some("bench".into());
+    for a in [Action::Decide, Action::Submit] {
+        app.update(a);
+    }
+    for c in "bench decision".chars() {
+        app.update(Action::TextChar(c));
+    }
+    app.update(Action::Submit);
+    app.update(Action::Confirm);
+    let mut decision = None;
+    for e in app.effects.drain(..).collect::<Vec<_>>() {
+        if let retrace::tui::app::Effect::Job(job) = e {
+            let data = app.shared_data().expect("loaded");
+            let mut msgs = Vec::new();
+            let t = Instant::now();
+            let last = retrace::tui::jobs::run(*job, &data, &mut |m| msgs.push(m));
+            let worker = t.elapsed();
+            drop(data);
+            msgs.extend(last);
+            let t = Instant::now();
+            for m in msgs {
+                app.on_job(m);
+            }
+            term.draw(|f| render::render(&app, f)).unwrap();
+            decision = Some((worker, t.elapsed()));
+        }
+    }
+    let recorded = app.status.clone().unwrap_or_default();
+
     println!();
     println!("events: {events} requested; groups: {groups_total}");
     println!(
@@ -354,7 +414,7 @@ fn main() {
     println!();
     println!("key press → next frame ({W}x{H}):   median / worst (× empty frame)");
     let mut worst_all = Duration::ZERO;
-    for s in [&scroll, &all, &filter, &sort, &open] {
+    for s in [&scroll, &all, &filter, &sort, &open, &review] {
         worst_all = worst_all.max(s.worst());
         println!(
             "  {:<38} {:>8.3} / {:>8.3} ms  ({:>7.1} / {:>8.1} ×)  n={}",
@@ -384,6 +444,25 @@ fn main() {
         ms(worst_all),
         ratio(worst_all, frame0)
     );
+    println!();
+    println!("one reviewer decision ({queued} executions in the review queue):");
+    match decision {
+        Some((worker, ui)) => {
+            println!(
+                "  job (case file write + analysis, off the UI thread): {:>9.1} ms = {:>5.2} × analysis at load",
+                ms(worker),
+                ratio(worker, analysed)
+            );
+            println!(
+                "  UI thread (swap in, refresh views, frame):           {:>9.1} ms = {:>5.2} × analysis at load, {:.1} × empty frame",
+                ms(ui),
+                ratio(ui, analysed),
+                ratio(ui, frame0)
+            );
+            println!("  {recorded}");
+        }
+        None => println!("  no decision was made: {recorded}"),
+    }
 }
 
 fn ratio(a: Duration, b: Duration) -> f64 {

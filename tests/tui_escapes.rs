@@ -6,7 +6,7 @@ mod tui_support;
 
 use retrace::tui::Action;
 use retrace::tui::theme::Theme;
-use tui_support::{app, assert_safe, draw, text};
+use tui_support::{app, app_with_case, assert_safe, draw, text};
 
 const FIXTURE: &[&str] = &["escape-sequences.jsonl"];
 
@@ -103,5 +103,46 @@ fn the_record_pane_shows_every_line_escaped() {
         "run:\\u001b[2J",
     ] {
         assert!(seen.contains(e), "{e:?} not seen while scrolling");
+    }
+}
+
+#[test]
+fn the_review_queue_and_the_decision_dialog_show_journal_text_escaped() {
+    let mut note = vec![Action::ShowReview, Action::Decide, Action::Submit];
+    // A typed note with a control character is shown escaped too.
+    note.extend("seen\x1b[2J".chars().map(Action::TextChar));
+    let mut confirm = note.clone();
+    confirm.push(Action::Submit);
+    for (w, h) in [(80, 24), (160, 48)] {
+        for (name, actions, expect) in [
+            (
+                "review queue",
+                vec![Action::ShowReview],
+                &["act_\\x1b[2J1", "wipe\\x1b[2Jdisk"][..],
+            ),
+            (
+                "decide",
+                vec![Action::ShowReview, Action::Decide],
+                &["act_\\x1b[2J1"][..],
+            ),
+            ("note", note.clone(), &["seen\\x1b[2J"][..]),
+            (
+                "confirm",
+                confirm.clone(),
+                &["act_\\x1b[2J1", "seen\\x1b[2J"][..],
+            ),
+        ] {
+            let mut a = app_with_case(FIXTURE, Theme::dark(), w, h);
+            for act in actions {
+                a.update(act);
+            }
+            let buf = draw(&a, w, h);
+            let what = format!("{name} at {w}x{h}");
+            assert_safe(&buf, &what);
+            let s = text(&buf);
+            for e in expect {
+                assert!(s.contains(e), "{what}: {e:?} not shown escaped:\n{s}");
+            }
+        }
     }
 }

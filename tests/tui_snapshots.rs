@@ -7,7 +7,7 @@ use retrace::journal::Progress;
 use retrace::tui::app::LoadMsg;
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App};
-use tui_support::{app, draw, styled};
+use tui_support::{app, app_with_case, draw, styled};
 
 const FIXTURE: &[&str] = &["tui-incident.jsonl"];
 
@@ -56,12 +56,39 @@ fn screens() -> Vec<(&'static str, Vec<Action>)> {
     ]
 }
 
+/// The review screens, with a case file and a reviewer.
+fn review_screens() -> Vec<(&'static str, Vec<Action>)> {
+    let mut confirm = vec![Action::ShowReview, Action::Decide, Action::Submit];
+    confirm.extend(
+        "ticket TCK-88 exists in the tracker"
+            .chars()
+            .map(Action::TextChar),
+    );
+    confirm.push(Action::Submit);
+    vec![
+        ("review_queue", vec![Action::ShowReview]),
+        (
+            "decide_choose",
+            vec![Action::ShowReview, Action::Decide, Action::Down],
+        ),
+        ("decide_confirm", confirm),
+    ]
+}
+
 #[test]
 fn every_screen_in_both_themes_and_sizes() {
     for theme in themes() {
         for (w, h) in SIZES {
             for (name, actions) in screens() {
                 let mut a = app(FIXTURE, theme.clone(), w, h);
+                for act in actions {
+                    a.update(act);
+                }
+                let snap = format!("{name}_{w}x{h}_{}", theme.name);
+                insta::assert_snapshot!(snap, styled(&draw(&a, w, h)));
+            }
+            for (name, actions) in review_screens() {
+                let mut a = app_with_case(FIXTURE, theme.clone(), w, h);
                 for act in actions {
                     a.update(act);
                 }

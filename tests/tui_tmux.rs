@@ -1,6 +1,7 @@
 //! End to end: the real binary in tmux, walked through overview → groups →
-//! filter → detail → evidence → execution → back → quit. Skipped with a
-//! notice when tmux is not installed.
+//! filter → detail → evidence → execution → back → quit; and a reviewer
+//! decision and an export made through the real binary on a copy of a
+//! fixture. Skipped with a notice when tmux is not installed.
 
 use std::process::{Command, Output};
 use std::thread::sleep;
@@ -46,6 +47,21 @@ impl Tmux {
                 start.elapsed() < Duration::from_secs(20),
                 "waited for {want:?} (and not {not:?}); the screen is:\n{s}"
             );
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Types text literally (no key names).
+    fn type_text(&self, text: &str) {
+        self.cmd(&["send-keys", "-t", self.session, "-l", text]);
+        sleep(Duration::from_millis(40));
+    }
+
+    /// Waits until the program has ended.
+    fn wait_gone(&self) {
+        let start = Instant::now();
+        while self.alive() {
+            assert!(start.elapsed() < Duration::from_secs(10), "q did not quit");
             sleep(Duration::from_millis(50));
         }
     }
@@ -123,4 +139,123 @@ fn walk_the_tui_in_tmux() {
         assert!(start.elapsed() < Duration::from_secs(10), "q did not quit");
         sleep(Duration::from_millis(50));
     }
+}
+
+/// Starts `retrace` in `dir` with `args` in a detached tmux session.
+fn start(t: &Tmux, dir: &std::path::Path, args: &str) {
+    let bin = env!("CARGO_BIN_EXE_retrace");
+    let run = format!("{bin} {args}");
+    let out = t.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        t.session,
+        "-x",
+        "150",
+        "-y",
+        "40",
+        "-c",
+        &dir.display().to_string(),
+        &run,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn decide_and_export_through_the_real_binary() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("notice: tmux is not installed; skipping the end-to-end review test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/pending-retry.jsonl"
+        ),
+        dir.path().join("pending-retry.jsonl"),
+    )
+    .unwrap();
+    let t = Tmux {
+        socket: format!("retrace-e2e-review-{}", std::process::id()),
+        session: "review",
+    };
+    start(&t, dir.path(), "pending-retry.jsonl --reviewer alice");
+
+    // The overview points at the queue; 4 opens it.
+    t.wait_for(&["Review queue: 1 waiting", "4 opens it"], &[]);
+    t.keys(&["4"]);
+    t.wait_for(
+        &[
+            "Original activity record",
+            "act_R1",
+            "vault.acme.example/credentials",
+        ],
+        &[],
+    );
+    // d → choose confirmed_completed → note → confirmation → y.
+    t.keys(&["d"]);
+    t.wait_for(&["Decide act_R1", "What does the target show?"], &[]);
+    t.keys(&["Enter"]);
+    t.type_text("vault audit log shows the rotation; y and q are just letters");
+    t.wait_for(&["y and q are just letters"], &[]);
+    t.keys(&["Enter"]);
+    t.wait_for(&["Record confirmed_completed for act_R1 as alice?"], &[]);
+    assert!(!dir.path().join("retrace-case.sqlite").exists());
+    t.keys(&["y"]);
+    t.wait_for(
+        &[
+            "possible_duplicate → duplicate_side_effect",
+            "Decisions in the case file (1)",
+            "Nothing waits for a reviewer",
+        ],
+        &[],
+    );
+    // The groups table and the detail say whose decision it is.
+    t.keys(&["2"]);
+    t.wait_for(&["duplicate_side_effect", "✎ alice"], &[]);
+    t.keys(&["Enter"]);
+    t.wait_for(
+        &[
+            "DUPLICATE_SIDE_EFFECT",
+            "✎ act_R1: alice decided confirmed_completed",
+        ],
+        &[],
+    );
+    // Export the group's postmortem under the default name.
+    t.keys(&["E"]);
+    let s = t.wait_for(&["Export a postmortem", "retrace-g"], &[]);
+    let name = s
+        .split_whitespace()
+        .find(|w| w.starts_with("retrace-g") && w.contains(".md"))
+        .map(|w| w.trim_end_matches('▏').to_string())
+        .expect("a default file name");
+    t.keys(&["Enter"]);
+    t.wait_for(&["wrote the Markdown postmortem of group"], &[]);
+    let md = std::fs::read_to_string(dir.path().join(&name)).unwrap();
+    assert!(md.contains("duplicate_side_effect"), "{md}");
+    assert!(md.contains("alice"), "{md}");
+    t.keys(&["q"]);
+    t.wait_gone();
+
+    // The case file's chain is intact.
+    let v = retrace::review::case::verify(&dir.path().join("retrace-case.sqlite")).unwrap();
+    assert!(v.chain.is_intact(), "{v:?}");
+
+    // A new start shows the decision.
+    start(&t, dir.path(), "pending-retry.jsonl");
+    t.wait_for(
+        &[
+            "1 decision in the case file",
+            "reviewed by alice",
+            "duplicate_side_effect",
+        ],
+        &["possible_duplicate"],
+    );
+    t.keys(&["q"]);
+    t.wait_gone();
 }

@@ -43,6 +43,23 @@ pub enum Action {
     ShowGroups,
     /// The sessions screen.
     ShowSessions,
+    /// The review queue: executions that wait for a reviewer.
+    ShowReview,
+    /// Start a decision about the selected queue item.
+    Decide,
+    /// Write a Markdown postmortem (of the group, or of the listed groups).
+    Export,
+    /// In a dialog: go on (choose the decision, submit the note, write
+    /// the file).
+    Submit,
+    /// In a dialog: give up; nothing is written.
+    Cancel,
+    /// In the confirmation dialog: record the decision.
+    Confirm,
+    /// A character typed into a dialog's text field.
+    TextChar(char),
+    /// Delete the last character of a dialog's text field.
+    TextBackspace,
     /// Start typing a fuzzy filter.
     StartFilter,
     /// A character typed into the filter.

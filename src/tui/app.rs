@@ -2,12 +2,18 @@
 //! [`super::render`] and the screen modules; it only reads this state.
 
 use super::action::Action;
+use super::dialog::{self, Dialog, DialogNav};
+use super::jobs::{Job, JobMsg, Reanalysis};
 use super::keys::Ctx;
-use super::screens::{detail, execution, groups, overview, sessions};
+use super::screens::{detail, execution, groups, overview, review, sessions};
 use super::theme::Theme;
 use crate::journal::Progress;
 use crate::query::{CallRate, GroupFilter, Investigation};
+use crate::review::{CaseContext, CaseOrigin, DecisionRecord, QueueItem, case, queue};
+use crate::sanitize::escape;
 use ratatui::layout::Rect;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Buckets of the call-rate series kept for the overview sparkline; the
 /// sparkline folds them to its width.
@@ -31,11 +37,47 @@ pub struct Data {
     pub session_execs: Vec<Vec<usize>>,
     /// Groups per verdict, most severe first.
     pub verdict_counts: Vec<(crate::analysis::Verdict, usize)>,
+    /// The review queue, oldest first ([`queue::queue`]).
+    pub queue: Vec<QueueItem>,
 }
 
 impl Data {
-    /// Prepares what the screens need once.
+    /// Prepares what the screens need once, with no case file decisions.
     pub fn new(inv: Investigation) -> Data {
+        Data::with_decisions(inv, &[])
+    }
+
+    /// Prepares what the screens need once; `decisions` are the case
+    /// file's (they take decided executions out of the review queue).
+    pub fn with_decisions(inv: Investigation, decisions: &[DecisionRecord]) -> Data {
+        let mut d = Data::views(inv);
+        d.queue = queue::queue(&d.inv, decisions);
+        d
+    }
+
+    /// Takes a new analysis of the same journals (after a decision): the
+    /// verdict-dependent views are rebuilt, the search index is reordered
+    /// to the new group order ([`Reanalysis::order`]), and the review
+    /// queue is asked again with `decisions`.
+    pub fn reanalysed(&mut self, r: Reanalysis, decisions: &[DecisionRecord]) {
+        let n_old = self.search.len();
+        let old = std::mem::replace(&mut self.inv.analysis, r.analysis);
+        // Freeing a large analysis (an allocation per group, lifecycle and
+        // finding) took a quarter of a second on a million events: not
+        // the UI thread's work.
+        std::thread::spawn(move || drop(old));
+        self.inv.config = r.config;
+        let n = self.inv.analysis.groups.len();
+        match r.order.iter().copied().collect::<Option<Vec<usize>>>() {
+            Some(order) if order.len() == n && n == n_old => self.search.reorder(&order),
+            _ => self.search = groups::SearchIndex::build(&self.inv, n),
+        }
+        self.worst = self.inv.group_indices(&GroupFilter::default());
+        self.verdict_counts = self.inv.verdict_counts();
+        self.queue = queue::queue(&self.inv, decisions);
+    }
+
+    fn views(inv: Investigation) -> Data {
         let all = inv.group_indices(&GroupFilter {
             all: true,
             ..GroupFilter::default()
@@ -62,6 +104,99 @@ impl Data {
             worst,
             rate,
             session_execs,
+            queue: Vec::new(),
+        }
+    }
+}
+
+/// What the review queue, the decision dialog and the export need from
+/// the command line: the case file, who decides, whether anything may be
+/// written, and where exports go.
+#[derive(Debug, Clone)]
+pub struct ReviewSetup {
+    /// The case file and the decisions read from it (kept up to date as
+    /// decisions are recorded).
+    pub case: CaseContext,
+    /// The reviewer name (`--reviewer`, else the login name).
+    pub reviewer: Option<String>,
+    /// `--read-only`: no decision and no export file is written.
+    pub read_only: bool,
+    /// The folder export file names are relative to (the current one,
+    /// absolute so that the dialog can say where).
+    pub export_dir: PathBuf,
+}
+
+impl Default for ReviewSetup {
+    /// No case file, no reviewer, writable, exports in the current folder.
+    fn default() -> ReviewSetup {
+        ReviewSetup {
+            case: CaseContext {
+                path: None,
+                origin: CaseOrigin::None,
+                exists: false,
+                decisions: Vec::new(),
+                entries: Vec::new(),
+                chain: None,
+            },
+            reviewer: None,
+            read_only: false,
+            export_dir: PathBuf::from("."),
+        }
+    }
+}
+
+impl ReviewSetup {
+    /// From the case file loaded by `cli::inputs` and the common options.
+    pub fn new(case: CaseContext, common: &crate::cli::Common) -> ReviewSetup {
+        ReviewSetup {
+            case,
+            reviewer: crate::review::reviewer(common.reviewer.as_deref()),
+            read_only: common.read_only,
+            export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        }
+    }
+
+    /// Why no decision can be recorded now, if none can: read-only mode,
+    /// no case file, a broken case chain, no reviewer name.
+    pub fn cannot_decide(&self) -> Option<String> {
+        if self.read_only {
+            return Some(
+                "read-only mode (--read-only): decisions are disabled; nothing can be recorded"
+                    .into(),
+            );
+        }
+        let Some(name) = self.case.name() else {
+            return Some(
+                "no case file (the bundled sample): start retrace with --case FILE to record decisions"
+                    .into(),
+            );
+        };
+        if let Some(c) = &self.case.chain
+            && !c.is_intact()
+        {
+            return Some(format!(
+                "decisions disabled: a broken case file chain is never extended (run `retrace verify`); case file {}: chain {}",
+                escape(&name),
+                escape(&c.describe())
+            ));
+        }
+        if self.reviewer.is_none() {
+            return Some(
+                "no reviewer name: start retrace with --reviewer NAME (no login name in USER or LOGNAME)"
+                    .into(),
+            );
+        }
+        None
+    }
+
+    /// The case file and its chain in one line, escaped.
+    pub fn case_line(&self) -> String {
+        match (self.case.name(), &self.case.chain) {
+            (None, _) => {
+                "no case file (the bundled sample; start with --case FILE to decide)".into()
+            }
+            (Some(n), None) => format!("case file {} (created by the first decision)", escape(&n)),
+            (Some(n), Some(c)) => format!("case file {}: {}", escape(&n), escape(&c.describe())),
         }
     }
 }
@@ -84,8 +219,10 @@ pub enum Load {
     Loading(LoadProgress),
     /// Loading failed (the message names file and line).
     Failed(String),
-    /// Ready.
-    Ready(Box<Data>),
+    /// Ready. Shared with a background job (recording a decision,
+    /// writing an export) while one runs; only the UI thread changes it,
+    /// once the job has let go.
+    Ready(Arc<Data>),
 }
 
 /// What the background loader reports.
@@ -101,10 +238,13 @@ pub enum LoadMsg {
 
 /// Something the event loop must do outside the state: the state asks,
 /// the driver performs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Effect {
     /// Put this text on the clipboard (OSC 52).
     Clipboard(String),
+    /// Run this job off the UI thread ([`super::jobs::spawn`]) and feed
+    /// its messages to [`App::on_job`].
+    Job(Box<Job>),
 }
 
 /// A screen on the navigation stack with its own state.
@@ -120,6 +260,8 @@ pub enum View {
     Execution(Box<execution::State>),
     /// Agent runs.
     Sessions(Box<sessions::State>),
+    /// The review queue.
+    Review(Box<review::State>),
 }
 
 /// The whole TUI state.
@@ -141,8 +283,14 @@ pub struct App {
     pub area: Rect,
     /// A one-line message for the key line (cleared by the next action).
     pub status: Option<String>,
-    /// Work for the event loop (clipboard writes).
+    /// Work for the event loop (clipboard writes, background jobs).
     pub effects: Vec<Effect>,
+    /// The case file, the reviewer, read-only mode.
+    pub review: ReviewSetup,
+    /// A dialog over the screen (a decision, an export), if open.
+    pub dialog: Option<Dialog>,
+    /// What the background job is doing, while one runs (one at a time).
+    pub job: Option<String>,
     /// Set by [`Action::Quit`].
     pub quit: bool,
 }
@@ -178,14 +326,25 @@ impl App {
             area,
             status: None,
             effects: Vec::new(),
+            review: ReviewSetup::default(),
+            dialog: None,
+            job: None,
             quit: false,
         }
     }
 
     /// A ready app over an investigation (tests and benches use this).
     pub fn ready(inv: Investigation, theme: Theme, area: Rect) -> App {
+        App::ready_with(inv, theme, area, ReviewSetup::default())
+    }
+
+    /// A ready app over an investigation analysed with `review`'s case
+    /// file decisions.
+    pub fn ready_with(inv: Investigation, theme: Theme, area: Rect, review: ReviewSetup) -> App {
         let mut app = App::new(Vec::new(), theme, area);
-        app.on_load(LoadMsg::Done(Ok(Box::new(Data::new(inv)))));
+        let data = Data::with_decisions(inv, &review.case.decisions);
+        app.review = review;
+        app.on_load(LoadMsg::Done(Ok(Box::new(data))));
         app
     }
 
@@ -193,6 +352,14 @@ impl App {
     pub fn data(&self) -> Option<&Data> {
         match &self.load {
             Load::Ready(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The loaded data for a background job to read.
+    pub fn shared_data(&self) -> Option<Arc<Data>> {
+        match &self.load {
+            Load::Ready(d) => Some(Arc::clone(d)),
             _ => None,
         }
     }
@@ -210,10 +377,14 @@ impl App {
         self.screen_ctx()
     }
 
-    /// Which key table the current screen uses (under help, if open).
+    /// Which key table the current screen (or its dialog) uses, under
+    /// help if help is open.
     pub fn screen_ctx(&self) -> Ctx {
         if self.data().is_none() {
             return Ctx::Loading;
+        }
+        if let Some(d) = &self.dialog {
+            return d.ctx();
         }
         match self.view() {
             View::Overview => Ctx::Overview,
@@ -222,6 +393,7 @@ impl App {
             View::Detail(_) => Ctx::Detail,
             View::Execution(_) => Ctx::Execution,
             View::Sessions(_) => Ctx::Sessions,
+            View::Review(_) => Ctx::Review,
         }
     }
 
@@ -242,7 +414,7 @@ impl App {
             LoadMsg::Done(Ok(d)) => {
                 self.groups = groups::State::new(&d);
                 self.overview = overview::State::default();
-                self.load = Load::Ready(d);
+                self.load = Load::Ready(Arc::from(d));
             }
         }
     }
@@ -283,7 +455,49 @@ impl App {
         let Load::Ready(data) = &self.load else {
             return;
         };
+        if let Some(d) = &mut self.dialog {
+            match dialog::update(d, action, &self.review) {
+                DialogNav::Stay => {}
+                DialogNav::Close(msg) => {
+                    self.dialog = None;
+                    self.status = msg;
+                }
+                DialogNav::Start(job) => {
+                    // A decision dialog stays to show its progress; an
+                    // export runs while the user reads on.
+                    if matches!(job, Job::Export(_)) {
+                        self.dialog = None;
+                    }
+                    self.job = Some(job.describe());
+                    self.effects.push(Effect::Job(Box::new(job)));
+                }
+            }
+            return;
+        }
+        match (action, self.view()) {
+            (Action::Decide, View::Review(st)) => {
+                let item = data.queue.get(st.cursor.selected);
+                match self.start_decision(item) {
+                    Ok(d) => self.dialog = Some(d),
+                    Err(msg) => self.status = Some(msg),
+                }
+                return;
+            }
+            (Action::Export, View::Groups | View::Detail(_)) => {
+                match self.start_export() {
+                    Ok(d) => self.dialog = Some(d),
+                    Err(msg) => self.status = Some(msg),
+                }
+                return;
+            }
+            _ => {}
+        }
         match action {
+            Action::ShowReview => {
+                self.stack.truncate(1);
+                self.stack.push(View::Review(Box::default()));
+                return;
+            }
             Action::ShowOverview => {
                 self.stack.truncate(1);
                 return;
@@ -308,6 +522,7 @@ impl App {
             View::Detail(st) => detail::update(data, st, action, body),
             View::Execution(st) => execution::update(data, st, action, body),
             View::Sessions(st) => sessions::update(data, st, action, body),
+            View::Review(st) => review::update(data, st, action, body, &self.review, &self.theme),
         };
         match nav {
             Nav::Stay => {}
@@ -326,5 +541,218 @@ impl App {
             }
             Nav::Say(s) => self.status = Some(s),
         }
+    }
+
+    /// The decision dialog for a queue item, or why no decision can be
+    /// made now (the message for the key line).
+    fn start_decision(&self, item: Option<&QueueItem>) -> Result<Dialog, String> {
+        let (Some(item), Some(data)) = (item, self.data()) else {
+            return Err(self
+                .review
+                .cannot_decide()
+                .filter(|_| self.review.read_only)
+                .unwrap_or_else(|| "nothing waits for a reviewer".into()));
+        };
+        if let Some(why) = self.review.cannot_decide() {
+            return Err(why);
+        }
+        if let Some(j) = &self.job {
+            return Err(format!("busy: {j}; wait for it to finish"));
+        }
+        let fingerprint = data
+            .inv
+            .group(&item.group_id)
+            .map(|g| g.fingerprint.clone())
+            .map_err(|e| e.to_string())?;
+        let reviewer = self.review.reviewer.clone().unwrap_or_default();
+        Ok(Dialog::decide(
+            item.clone(),
+            fingerprint,
+            reviewer,
+            self.review.read_only,
+        ))
+    }
+
+    /// The export dialog for the current screen's group (detail) or listed
+    /// groups (groups table), or why nothing can be exported now.
+    fn start_export(&self) -> Result<Dialog, String> {
+        if self.review.read_only {
+            return Err(
+                "read-only mode (--read-only): exports are disabled; nothing is written".into(),
+            );
+        }
+        if let Some(j) = &self.job {
+            return Err(format!("busy: {j}; wait for it to finish"));
+        }
+        let Some(data) = self.data() else {
+            return Err("nothing loaded".into());
+        };
+        let ids: Vec<String> = match self.view() {
+            View::Detail(st) => vec![st.detail.summary.group_id.clone()],
+            View::Groups => self
+                .groups
+                .rows
+                .iter()
+                .filter_map(|&g| data.inv.group_at(g).map(|g| g.id.clone()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        if ids.is_empty() {
+            return Err("no group is listed: nothing to export".into());
+        }
+        let single = matches!(self.view(), View::Detail(_));
+        Ok(Dialog::export(ids, single))
+    }
+
+    /// Applies a background job's message: progress, a decision written
+    /// (or not), the new analysis, an export written (or not).
+    pub fn on_job(&mut self, msg: JobMsg) {
+        match msg {
+            JobMsg::Progress(p) => {
+                if let Some(Dialog::Decide(d)) = &mut self.dialog {
+                    d.progress = Some(p.clone());
+                }
+                self.job = Some(p);
+            }
+            JobMsg::Written(w) => {
+                let super::jobs::Written {
+                    event,
+                    record,
+                    case,
+                } = *w;
+                if let Some((entries, chain)) = case {
+                    self.review.case.decisions = case::decisions_of(&entries);
+                    self.review.case.entries = entries;
+                    self.review.case.chain = Some(chain);
+                    self.review.case.exists = true;
+                }
+                let failed = match &event {
+                    crate::review::Event::WriteFailed(e) => Some(e.clone()),
+                    _ => None,
+                };
+                if let Some(Dialog::Decide(d)) = &mut self.dialog {
+                    d.flow.handle(event);
+                    d.record = record;
+                    d.progress = None;
+                }
+                if let Some(e) = failed {
+                    self.job = None;
+                    self.status = Some(format!("not recorded: {}", escape(&e)));
+                }
+            }
+            JobMsg::Reanalysed(r) => {
+                self.job = None;
+                let msg = self.apply_reanalysis(*r);
+                self.dialog = None;
+                self.status = Some(msg);
+            }
+            JobMsg::Failed(why) => {
+                self.job = None;
+                self.dialog = None;
+                self.status = Some(format!(
+                    "the background job stopped ({}); a case file entry is written whole or not at all: reopen retrace to see where it stands",
+                    escape(&why)
+                ));
+            }
+            JobMsg::Exported(res) => {
+                self.job = None;
+                self.status = Some(match res {
+                    Ok(done) => format!(
+                        "wrote the Markdown postmortem of {} to {} ({} bytes)",
+                        done.what,
+                        escape(&done.path.display().to_string()),
+                        done.bytes
+                    ),
+                    Err(e) => escape(&e).into_owned(),
+                });
+            }
+        }
+    }
+
+    /// Swaps in a new analysis, keeps every screen on the same group,
+    /// execution and queue item, and says what changed.
+    fn apply_reanalysis(&mut self, r: Reanalysis) -> String {
+        let Load::Ready(arc) = &mut self.load else {
+            return "the journals are not loaded".into();
+        };
+        // Ids of what is selected, before the group order changes.
+        let id_of =
+            |d: &Data, g: Option<usize>| g.and_then(|g| d.inv.group_at(g)).map(|g| g.id.clone());
+        let groups_sel = id_of(arc, self.groups.selected_group());
+        let worst_sel = id_of(arc, arc.worst.get(self.overview.cursor.selected).copied());
+        let Some(data) = Arc::get_mut(arc) else {
+            return "the new verdicts could not be shown (the data is still in use); reopen retrace to see them"
+                .into();
+        };
+        data.reanalysed(r, &self.review.case.decisions);
+        let data: &Data = data;
+        // Screens.
+        self.groups.rebuild(data);
+        if let Some(pos) = groups_sel
+            .and_then(|id| data.inv.group_index(&id))
+            .and_then(|g| self.groups.rows.iter().position(|&r| r == g))
+        {
+            self.groups.cursor.select(pos, self.groups.rows.len());
+        }
+        let worst_pos = worst_sel
+            .and_then(|id| data.inv.group_index(&id))
+            .and_then(|g| data.worst.iter().position(|&w| w == g))
+            .unwrap_or(self.overview.cursor.selected);
+        self.overview.cursor.select(worst_pos, data.worst.len());
+        for v in &mut self.stack {
+            match v {
+                View::Detail(st) => {
+                    if let Some(n) = data
+                        .inv
+                        .group_index(&st.detail.summary.group_id)
+                        .and_then(|g| detail::State::new(data, g))
+                    {
+                        st.refresh(n);
+                    }
+                }
+                View::Execution(st) => st.refresh(data),
+                View::Review(st) => st.refresh(data),
+                View::Overview | View::Groups | View::Sessions(_) => {}
+            }
+        }
+        // What changed.
+        let Some(Dialog::Decide(d)) = &self.dialog else {
+            return "analysed again".into();
+        };
+        let item = &d.item;
+        let after = data
+            .inv
+            .group(&item.group_id)
+            .map(|g| g.verdict)
+            .unwrap_or(item.group_verdict);
+        let change = if after == item.group_verdict {
+            format!("{after} (unchanged)")
+        } else {
+            format!("{} → {after}", item.group_verdict)
+        };
+        // The verdict change first: the line may be cut on a narrow terminal.
+        let mut msg = format!("recorded {}", escape(&item.execution_id));
+        if let Some(r) = &d.record {
+            msg.push_str(&format!(" {}", r.payload.decision));
+        }
+        msg.push_str(&format!(" · group {}: {change}", item.group_id));
+        if let Some(r) = &d.record {
+            msg.push_str(&format!(
+                " · by {} at {}, case entry {}",
+                escape(&r.payload.reviewer),
+                r.at.format("%Y-%m-%d %H:%M:%SZ"),
+                r.seq
+            ));
+        }
+        if let Some(n) = data
+            .inv
+            .analysis
+            .notes
+            .iter()
+            .find(|n| n.contains(item.execution_id.as_str()))
+        {
+            msg.push_str(&format!(" · note: {}", escape(n)));
+        }
+        msg
     }
 }

@@ -22,13 +22,25 @@ pub enum Ctx {
     Execution,
     /// Agent runs.
     Sessions,
+    /// The review queue.
+    Review,
+    /// Decision dialog: choosing the decision.
+    DecideChoose,
+    /// Decision dialog: typing the note.
+    DecideNote,
+    /// Decision dialog: the explicit confirmation.
+    DecideConfirm,
+    /// Decision dialog: the decision is being written and analysed.
+    DecideBusy,
+    /// Export dialog: typing the file name.
+    ExportName,
     /// The help screen is open.
     Help,
 }
 
 impl Ctx {
     /// Every context.
-    pub const ALL: [Ctx; 8] = [
+    pub const ALL: [Ctx; 14] = [
         Ctx::Loading,
         Ctx::Overview,
         Ctx::Groups,
@@ -36,8 +48,19 @@ impl Ctx {
         Ctx::Detail,
         Ctx::Execution,
         Ctx::Sessions,
+        Ctx::Review,
+        Ctx::DecideChoose,
+        Ctx::DecideNote,
+        Ctx::DecideConfirm,
+        Ctx::DecideBusy,
+        Ctx::ExportName,
         Ctx::Help,
     ];
+
+    /// Whether every printable character is text typed into a field.
+    pub fn is_text_input(self) -> bool {
+        matches!(self, Ctx::FilterInput | Ctx::DecideNote | Ctx::ExportName)
+    }
 
     /// The screen's name in titles and help.
     pub fn name(self) -> &'static str {
@@ -49,6 +72,12 @@ impl Ctx {
             Ctx::Detail => "group detail",
             Ctx::Execution => "execution",
             Ctx::Sessions => "sessions",
+            Ctx::Review => "review queue",
+            Ctx::DecideChoose => "decision: choose",
+            Ctx::DecideNote => "decision: note",
+            Ctx::DecideConfirm => "decision: confirm",
+            Ctx::DecideBusy => "decision: recording",
+            Ctx::ExportName => "export: file name",
             Ctx::Help => "help",
         }
     }
@@ -197,6 +226,12 @@ const SCREENS: &[Binding] = &[
         "sessions (agent runs)",
         None,
     ),
+    b(
+        &[k('4')],
+        Action::ShowReview,
+        "review queue (executions that wait for a reviewer)",
+        None,
+    ),
 ];
 
 const GLOBAL: &[Binding] = &[
@@ -241,6 +276,12 @@ const OVERVIEW: &[Binding] = &[
         "sessions",
         Some("sessions"),
     ),
+    b(
+        &[k('4')],
+        Action::ShowReview,
+        "review queue (executions that wait for a reviewer)",
+        Some("review"),
+    ),
     b(&[k('1')], Action::ShowOverview, "overview", None),
 ];
 
@@ -282,7 +323,7 @@ const GROUPS: &[Binding] = &[
         &[k('t')],
         Action::CycleTool,
         "show one tool (cycles; back to all)",
-        Some("tool"),
+        None,
     ),
     b(
         &[k('a')],
@@ -291,6 +332,12 @@ const GROUPS: &[Binding] = &[
         None,
     ),
     b(&[k('y')], Action::Copy, "copy the group id (OSC 52)", None),
+    b(
+        &[k('E')],
+        Action::Export,
+        "export a Markdown postmortem of every listed group to a file",
+        Some("export"),
+    ),
     b(
         &[code(KeyCode::Esc), k('h'), code(KeyCode::Left)],
         Action::Back,
@@ -341,6 +388,12 @@ const DETAIL: &[Binding] = &[
         Action::Copy,
         "copy the execution id or the evidence citation (OSC 52)",
         None,
+    ),
+    b(
+        &[k('E')],
+        Action::Export,
+        "export a Markdown postmortem of this group to a file",
+        Some("export"),
     ),
     BACK,
 ];
@@ -396,6 +449,165 @@ const SESSIONS: &[Binding] = &[
     BACK,
 ];
 
+const REVIEW: &[Binding] = &[
+    b(
+        &[k('d')],
+        Action::Decide,
+        "decide about the selected execution (confirmed_completed, confirmed_not_executed, escalated)",
+        Some("decide"),
+    ),
+    b(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the selected execution",
+        Some("open"),
+    ),
+    b(
+        &[code(KeyCode::Tab)],
+        Action::FocusNext,
+        "switch between the queue and the activity record",
+        Some("pane"),
+    ),
+    b(
+        &[k('J')],
+        Action::ScrollDown,
+        "scroll the activity record down",
+        None,
+    ),
+    b(
+        &[k('K')],
+        Action::ScrollUp,
+        "scroll the activity record up",
+        None,
+    ),
+    b(
+        &[k('y')],
+        Action::Copy,
+        "copy the execution id (OSC 52)",
+        None,
+    ),
+    BACK,
+];
+
+const DECIDE_CHOOSE: &[Binding] = &[
+    b(
+        &[k('j'), code(KeyCode::Down)],
+        Action::Down,
+        "next decision",
+        Some("choose"),
+    ),
+    b(
+        &[k('k'), code(KeyCode::Up)],
+        Action::Up,
+        "previous decision",
+        None,
+    ),
+    b(
+        &[code(KeyCode::Enter)],
+        Action::Submit,
+        "take this decision and write the note",
+        Some("next"),
+    ),
+    b(
+        &[code(KeyCode::Esc)],
+        Action::Cancel,
+        "cancel: nothing is recorded",
+        Some("cancel"),
+    ),
+    b(
+        &[k('?')],
+        Action::ToggleHelp,
+        "help: every key of this dialog",
+        None,
+    ),
+    b(&[ctrl('c')], Action::Quit, "quit", None),
+];
+
+const DECIDE_NOTE: &[Binding] = &[
+    b(
+        &[code(KeyCode::Enter)],
+        Action::Submit,
+        "done: show what will be recorded",
+        Some("next"),
+    ),
+    b(
+        &[code(KeyCode::Esc)],
+        Action::Cancel,
+        "cancel: nothing is recorded",
+        Some("cancel"),
+    ),
+    b(
+        &[code(KeyCode::Up), code(KeyCode::BackTab)],
+        Action::Back,
+        "back to the choice of decision",
+        Some("decision"),
+    ),
+    b(
+        &[code(KeyCode::Backspace)],
+        Action::TextBackspace,
+        "delete a character",
+        None,
+    ),
+    b(&[ctrl('c')], Action::Quit, "quit", None),
+];
+
+const DECIDE_CONFIRM: &[Binding] = &[
+    b(
+        &[k('y')],
+        Action::Confirm,
+        "yes: record the decision in the case file",
+        Some("record"),
+    ),
+    b(
+        &[k('n'), code(KeyCode::Backspace)],
+        Action::Back,
+        "no: back to the note",
+        Some("back"),
+    ),
+    b(
+        &[code(KeyCode::Esc)],
+        Action::Cancel,
+        "cancel: nothing is recorded",
+        Some("cancel"),
+    ),
+    b(
+        &[k('?')],
+        Action::ToggleHelp,
+        "help: every key of this dialog",
+        None,
+    ),
+    b(&[ctrl('c')], Action::Quit, "quit", None),
+];
+
+const DECIDE_BUSY: &[Binding] = &[b(
+    &[ctrl('c')],
+    Action::Quit,
+    "quit (a decision being written is either recorded whole or not at all)",
+    Some("quit"),
+)];
+
+const EXPORT_NAME: &[Binding] = &[
+    b(
+        &[code(KeyCode::Enter)],
+        Action::Submit,
+        "write the postmortem to this file",
+        Some("write"),
+    ),
+    b(
+        &[code(KeyCode::Esc)],
+        Action::Cancel,
+        "cancel: nothing is written",
+        Some("cancel"),
+    ),
+    b(
+        &[code(KeyCode::Backspace)],
+        Action::TextBackspace,
+        "delete a character",
+        None,
+    ),
+    b(&[ctrl('c')], Action::Quit, "quit", None),
+];
+
 const HELP: &[Binding] = &[
     b(
         &[code(KeyCode::Esc), k('?'), k('q')],
@@ -424,26 +636,37 @@ pub fn bindings(ctx: Ctx) -> Vec<&'static Binding> {
         Ctx::Detail => &[DETAIL, MOVE, SCREENS, GLOBAL],
         Ctx::Execution => &[EXECUTION, MOVE, SCREENS, GLOBAL],
         Ctx::Sessions => &[SESSIONS, MOVE, SCREENS, GLOBAL],
+        Ctx::Review => &[REVIEW, MOVE, SCREENS, GLOBAL],
+        Ctx::DecideChoose => &[DECIDE_CHOOSE],
+        Ctx::DecideNote => &[DECIDE_NOTE],
+        Ctx::DecideConfirm => &[DECIDE_CONFIRM],
+        Ctx::DecideBusy => &[DECIDE_BUSY],
+        Ctx::ExportName => &[EXPORT_NAME],
         Ctx::Help => &[HELP],
     };
     parts.iter().flat_map(|p| p.iter()).collect()
 }
 
-/// The action a key asks for in a context, if any. While the filter is
-/// being typed, every printable character goes to it.
+/// The action a key asks for in a context, if any. While a text field is
+/// being typed (the filter, a decision note, an export file name), every
+/// printable character goes to it.
 pub fn map_key(ctx: Ctx, e: &KeyEvent) -> Option<Action> {
     let found = bindings(ctx)
         .into_iter()
         .find(|b| b.keys.iter().any(|k| k.matches(e)))
         .map(|b| b.action);
     if found.is_none()
-        && ctx == Ctx::FilterInput
+        && ctx.is_text_input()
         && let KeyCode::Char(c) = e.code
         && !e
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
     {
-        return Some(Action::FilterChar(c));
+        return Some(if ctx == Ctx::FilterInput {
+            Action::FilterChar(c)
+        } else {
+            Action::TextChar(c)
+        });
     }
     found
 }
@@ -493,14 +716,38 @@ mod tests {
     }
 
     #[test]
+    fn dialogs_take_text_and_need_an_explicit_confirmation() {
+        let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        // Every printable character is part of the note, even y, q and ?.
+        for c in ['y', 'q', '?', 'd', 'E', 'T', ' '] {
+            assert_eq!(map_key(Ctx::DecideNote, &key(c)), Some(Action::TextChar(c)));
+            assert_eq!(map_key(Ctx::ExportName, &key(c)), Some(Action::TextChar(c)));
+        }
+        assert_eq!(map_key(Ctx::DecideNote, &esc), Some(Action::Cancel));
+        assert_eq!(map_key(Ctx::DecideNote, &enter), Some(Action::Submit));
+        // Only y records; Enter does not.
+        assert_eq!(
+            map_key(Ctx::DecideConfirm, &key('y')),
+            Some(Action::Confirm)
+        );
+        assert_eq!(map_key(Ctx::DecideConfirm, &enter), None);
+        assert_eq!(map_key(Ctx::DecideConfirm, &esc), Some(Action::Cancel));
+        // While recording, nothing but quitting.
+        assert_eq!(map_key(Ctx::DecideBusy, &key('y')), None);
+        assert_eq!(map_key(Ctx::DecideBusy, &esc), None);
+        // The screens that decide and export.
+        assert_eq!(map_key(Ctx::Review, &key('d')), Some(Action::Decide));
+        assert_eq!(map_key(Ctx::Groups, &key('E')), Some(Action::Export));
+        assert_eq!(map_key(Ctx::Detail, &key('E')), Some(Action::Export));
+        for ctx in [Ctx::Overview, Ctx::Groups, Ctx::Detail, Ctx::Review] {
+            assert_eq!(map_key(ctx, &key('4')), Some(Action::ShowReview), "{ctx:?}");
+        }
+    }
+
+    #[test]
     fn no_key_is_bound_twice_in_a_context() {
-        for ctx in [
-            Ctx::Loading,
-            Ctx::Groups,
-            Ctx::Detail,
-            Ctx::Execution,
-            Ctx::Help,
-        ] {
+        for ctx in Ctx::ALL {
             let mut seen = Vec::new();
             for b in bindings(ctx) {
                 for k in b.keys {

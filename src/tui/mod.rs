@@ -10,6 +10,8 @@
 pub mod action;
 pub mod app;
 pub mod clipboard;
+pub mod dialog;
+pub mod jobs;
 pub mod keys;
 pub mod render;
 pub mod screens;
@@ -31,6 +33,7 @@ use std::time::{Duration, Instant};
 enum Msg {
     Term(Event),
     Load(LoadMsg),
+    Job(jobs::JobMsg),
 }
 
 /// Starts loading `inputs` on a background thread; progress and the result
@@ -52,22 +55,24 @@ fn spawn_loader(
         let loaded = journal::load(inputs.sources, forced, &mut progress);
         let result = loaded.map(|(journals, model)| {
             send(LoadMsg::Analysing);
-            Box::new(Data::new(Investigation::analyze(
-                journals,
-                model,
-                &inputs.config,
-            )))
+            Box::new(Data::with_decisions(
+                Investigation::analyze(journals, model, &inputs.config),
+                &inputs.case.decisions,
+            ))
         });
         send(LoadMsg::Done(result.map_err(|e| e.to_string())));
     });
 }
 
-/// Runs the TUI until the user quits.
+/// Runs the TUI until the user quits. The case file in `inputs` (its
+/// decisions already in the configuration) is where decisions are
+/// recorded; `common` gives the reviewer name and read-only mode.
 ///
 /// # Errors
 /// Terminal or input errors.
 pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
     let names: Vec<String> = inputs.sources.iter().map(|s| s.name.clone()).collect();
+    let review = app::ReviewSetup::new(inputs.case.clone(), common);
     // A bad theme is reported before the screen is taken over.
     let theme = match &common.theme {
         Some(t) => theme::Theme::load(t).map_err(std::io::Error::other)?,
@@ -88,8 +93,10 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
     let result = (|| {
         let size = terminal.size()?;
         let mut app = App::new(names, theme, Rect::new(0, 0, size.width, size.height));
+        app.review = review;
         let (tx, rx) = mpsc::channel::<Msg>();
         let load_tx = tx.clone();
+        let job_tx = tx.clone();
         spawn_loader(inputs, common.input_format, move |m| {
             let _ = load_tx.send(Msg::Load(m));
         });
@@ -107,6 +114,7 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
             while let Some(msg) = next {
                 match msg {
                     Msg::Load(m) => app.on_load(m),
+                    Msg::Job(m) => app.on_job(m),
                     Msg::Term(Event::Key(k)) if k.kind != KeyEventKind::Release => {
                         if let Some(a) = keys::map_key(app.ctx(), &k) {
                             app.update(a);
@@ -120,7 +128,8 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
                 }
                 next = rx.try_recv().ok();
             }
-            for effect in app.effects.drain(..) {
+            let effects: Vec<app::Effect> = app.effects.drain(..).collect();
+            for effect in effects {
                 match effect {
                     app::Effect::Clipboard(text) => {
                         use std::io::Write;
@@ -128,6 +137,15 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
                         out.write_all(clipboard::osc52(&text).as_bytes())?;
                         out.flush()?;
                     }
+                    app::Effect::Job(job) => match app.shared_data() {
+                        Some(data) => {
+                            let tx = job_tx.clone();
+                            jobs::spawn(*job, data, move |m| {
+                                let _ = tx.send(Msg::Job(m));
+                            });
+                        }
+                        None => app.job = None,
+                    },
                 }
             }
             terminal.draw(|f| render::render(&app, f))?;

@@ -2,8 +2,9 @@
 //! screens compute their scroll windows from the state they are given.
 
 use super::app::{App, Load, LoadProgress, View};
+use super::dialog;
 use super::keys;
-use super::screens::{detail, execution, groups, overview, sessions};
+use super::screens::{detail, execution, groups, overview, review, sessions};
 use super::widgets::keyline::keyline;
 use super::widgets::text::esc;
 use ratatui::Frame;
@@ -46,21 +47,43 @@ pub fn render(app: &App, frame: &mut Frame) {
             frame.render_widget(p, body);
         }
         Load::Ready(data) => match app.view() {
-            View::Overview => overview::draw(data, &app.overview, theme, frame, body),
+            View::Overview => overview::draw(data, &app.overview, &app.review, theme, frame, body),
+            View::Review(st) => review::draw(data, st, &app.review, theme, frame, body),
             View::Sessions(st) => sessions::draw(data, st, theme, frame, body),
             View::Groups => groups::draw(data, &app.groups, theme, frame, body),
             View::Detail(st) => detail::draw(data, st, theme, frame, body),
             View::Execution(st) => execution::draw(data, st, theme, frame, body),
         },
     }
-    let ctx = app.ctx();
+    if let (Some(d), Load::Ready(_)) = (&app.dialog, &app.load) {
+        dialog::draw(d, &app.review, theme, frame, body);
+    }
     frame.render_widget(
-        Paragraph::new(keyline(&keys::bindings(ctx), theme)),
+        Paragraph::new(message_line(app, keys_area.width)),
         keys_area,
     );
     if let Some(scroll) = app.help {
         help(app, scroll, frame, body);
     }
+}
+
+/// The bottom line: the last message (it stays until the next key), else
+/// what a background job is doing, else the keys of the screen.
+fn message_line(app: &App, width: u16) -> Line<'static> {
+    let theme = &app.theme;
+    if let Some(s) = &app.status {
+        return Line::from(vec![
+            Span::styled(" ▸ ", theme.accent),
+            Span::styled(esc(s).into_owned(), theme.accent),
+        ]);
+    }
+    if let (Some(j), None) = (&app.job, &app.dialog) {
+        return Line::from(vec![
+            Span::styled(" ⧗ ", theme.review),
+            Span::styled(format!("{}…", esc(j).trim_end_matches('…')), theme.review),
+        ]);
+    }
+    keyline(&keys::bindings(app.ctx()), theme, width)
 }
 
 fn title_line(app: &App) -> Line<'static> {
@@ -77,6 +100,7 @@ fn title_line(app: &App) -> Line<'static> {
             .map(|v| match v {
                 View::Overview => "overview".into(),
                 View::Sessions(_) => "sessions".into(),
+                View::Review(_) => "review queue".into(),
                 View::Groups => "groups".into(),
                 View::Detail(st) => format!("group {}", st.detail.summary.group_id),
                 View::Execution(st) => {
@@ -161,10 +185,14 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
             Span::raw(b.help),
         ]));
     }
-    if ctx == keys::Ctx::FilterInput {
+    if ctx.is_text_input() {
         lines.push(Line::from(vec![
             Span::styled(format!(" {:<22}", "any character"), theme.accent),
-            Span::raw("added to the filter"),
+            Span::raw(if ctx == keys::Ctx::FilterInput {
+                "added to the filter"
+            } else {
+                "typed into the field"
+            }),
         ]));
     }
     lines.push(Line::raw(""));

@@ -36,6 +36,22 @@ pub fn app(names: &[&str], theme: Theme, w: u16, h: u16) -> App {
     App::ready(open(names), theme, Rect::new(0, 0, w, h))
 }
 
+/// A ready App over the fixture with a case file that does not exist yet
+/// (`case.sqlite`, relative, so that snapshots do not depend on a temporary
+/// folder) and reviewer `alice`: decisions can be started, and the first
+/// one would create the file.
+pub fn app_with_case(names: &[&str], theme: Theme, w: u16, h: u16) -> App {
+    let mut review = retrace::tui::app::ReviewSetup::default();
+    review.case = retrace::review::CaseContext::load(
+        Some(std::path::Path::new("does-not-exist/case.sqlite")),
+        &[],
+        false,
+    )
+    .unwrap();
+    review.reviewer = Some("alice".into());
+    App::ready_with(open(names), theme, Rect::new(0, 0, w, h), review)
+}
+
 /// Draws the app into a fresh TestBackend of `w`×`h`.
 pub fn draw(app: &App, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();

@@ -11,7 +11,7 @@ use crate::tui::screens::{execution, sessions};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
 use crate::tui::widgets::lanes::{self, Axis};
-use crate::tui::widgets::text::{delta, esc, flow, select_if, selected, time, wrap};
+use crate::tui::widgets::text::{delta, esc, flow, provenance, select_if, selected, time, wrap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -80,6 +80,20 @@ impl State {
             qscroll: 0,
         })
     }
+
+    /// Takes the content of `new` (the same group after a new analysis)
+    /// and keeps the focus, selections and scroll.
+    pub fn refresh(&mut self, new: State) {
+        let (focus, lanes, ev, qscroll) = (self.focus, self.lanes, self.ev, self.qscroll);
+        *self = new;
+        self.focus = focus;
+        self.lanes = lanes;
+        self.lanes
+            .select(lanes.selected, self.detail.executions_detail.len());
+        self.ev = ev;
+        self.ev.select(ev.selected, self.evidence.len());
+        self.qscroll = qscroll;
+    }
 }
 
 /// Whether any loaded journal can record authorization and delivery; a
@@ -109,6 +123,34 @@ fn reason_lines(d: &GroupDetail, width: u16) -> Vec<String> {
     wrap(&esc(&d.reason), usize::from(width.saturating_sub(2)).max(1))
 }
 
+/// Header lines saying which executions a reviewer decided, who, when and
+/// why, wrapped to the header's width (at most three lines).
+fn reviewed_lines(d: &GroupDetail, width: u16) -> Vec<String> {
+    let w = usize::from(width.saturating_sub(2)).max(1);
+    let mut out: Vec<String> = d
+        .executions_detail
+        .iter()
+        .filter_map(|x| {
+            x.resolution.as_ref().map(|r| {
+                format!(
+                    "✎ {}: {}: {}",
+                    esc(&x.execution_id),
+                    provenance(r),
+                    esc(&r.note)
+                )
+            })
+        })
+        .flat_map(|l| wrap(&l, w))
+        .collect();
+    if out.len() > 3 {
+        out.truncate(3);
+        if let Some(l) = out.last_mut() {
+            l.push('…');
+        }
+    }
+    out
+}
+
 /// Splits the body: side by side from 120 columns, stacked below (the
 /// focused pane gets the larger share).
 pub fn areas(st: &State, body: Rect) -> Areas {
@@ -116,8 +158,12 @@ pub fn areas(st: &State, body: Rect) -> Areas {
     let reason = reason_lines(d, body.width)
         .len()
         .min(if body.width >= 120 { 3 } else { 2 }) as u16;
-    let [header, rest] =
-        Layout::vertical([Constraint::Length(3 + reason), Constraint::Fill(1)]).areas(body);
+    let reviewed = reviewed_lines(d, body.width).len() as u16;
+    let [header, rest] = Layout::vertical([
+        Constraint::Length(3 + reason + reviewed),
+        Constraint::Fill(1),
+    ])
+    .areas(body);
     let [lanes, questions] = if body.width >= 120 {
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(rest)
     } else {
@@ -426,6 +472,18 @@ fn lane_lines(
         Span::raw(" "),
         Span::styled(x.state, state_style),
     ];
+    if let Some(r) = &x.resolution {
+        head.push(Span::raw(" "));
+        head.push(Span::styled(
+            format!(
+                "✎ {} by {} {}",
+                r.decision,
+                esc(&r.reviewer),
+                r.at.format("%m-%d %H:%MZ")
+            ),
+            theme.review,
+        ));
+    }
     if unknown {
         head.push(Span::raw(" "));
         head.push(Span::styled(
@@ -530,8 +588,9 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ),
     ])];
     let reason = reason_lines(d, body.width);
+    let reviewed = reviewed_lines(d, body.width);
     let total = reason.len();
-    let shown = usize::from(a.header.height.saturating_sub(3));
+    let shown = usize::from(a.header.height.saturating_sub(3)).saturating_sub(reviewed.len());
     for (i, l) in reason.into_iter().take(shown).enumerate() {
         let l = if i + 1 == shown && shown < total {
             format!("{l}…")
@@ -539,6 +598,9 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             l
         };
         head.push(Line::raw(l));
+    }
+    for l in reviewed {
+        head.push(Line::styled(l, theme.review));
     }
     frame.render_widget(
         Paragraph::new(head).block(

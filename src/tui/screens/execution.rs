@@ -9,7 +9,7 @@ use crate::tui::app::{Data, Nav};
 use crate::tui::screens::detail::{records, stage_units};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{esc, flow, select_if, time};
+use crate::tui::widgets::text::{esc, flow, provenance, select_if, time};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -71,6 +71,13 @@ impl State {
         st
     }
 
+    /// Takes the execution's summary and group from a new analysis (after
+    /// a decision); events and their lines do not change.
+    pub fn refresh(&mut self, data: &Data) {
+        self.summary = data.inv.execution_summary(self.xi);
+        self.group = data.inv.execution_group(self.xi);
+    }
+
     /// Reads the selected event's line back and lays out the record pane.
     fn load_record(&mut self, data: &Data) {
         self.scroll = 0;
@@ -115,7 +122,9 @@ fn pretty(v: &serde_json::Value) -> Vec<String> {
 
 /// Header, events and record areas.
 pub fn areas(st: &State, body: Rect) -> [Rect; 3] {
-    let [head, rest] = Layout::vertical([Constraint::Length(5), Constraint::Fill(1)]).areas(body);
+    let reviewed = u16::from(st.summary.resolution.is_some());
+    let [head, rest] =
+        Layout::vertical([Constraint::Length(5 + reviewed), Constraint::Fill(1)]).areas(body);
     if body.width >= 140 {
         let [e, r] =
             Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)]).areas(rest);
@@ -210,6 +219,12 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         first.push(Span::styled(format!("  key {}", esc(k)), theme.muted));
     }
     let mut lines = vec![Line::from(first)];
+    if let Some(r) = &x.resolution {
+        lines.push(Line::styled(
+            format!("✎ {}: {}", provenance(r), esc(&r.note)),
+            theme.review,
+        ));
+    }
     lines.extend(flow(
         stage_units(x, records(data), theme),
         usize::from(head.width.saturating_sub(2)),

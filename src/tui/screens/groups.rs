@@ -138,6 +138,20 @@ impl SearchIndex {
         ix
     }
 
+    /// Follows a new group order: `order[new] = old` index (a permutation
+    /// of every group).
+    pub fn reorder(&mut self, order: &[usize]) {
+        self.shared = order
+            .iter()
+            .map(|&o| self.shared.get(o).copied().unwrap_or([0; 4]))
+            .collect();
+        let mut ids = std::mem::take(&mut self.ids);
+        self.ids = order
+            .iter()
+            .map(|&o| ids.get_mut(o).map(std::mem::take).unwrap_or_default())
+            .collect();
+    }
+
     /// Number of groups indexed.
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -646,6 +660,9 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     if !st.query.is_empty() {
         title.push_str(&format!(" · {} match", st.matches.len()));
     }
+    if !inv.config.resolutions.is_empty() {
+        title.push_str(" · ✎ reviewer decided");
+    }
     title.push(' ');
     let block = Block::bordered().title(title).border_style(theme.muted);
     if !st.query.is_empty() || st.editing || st.filtered() {
@@ -679,20 +696,25 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     }
     let wide = table_area.width >= 110;
     let widest = table_area.width >= 150;
-    let mut header = vec![
-        String::new(),
-        header_cell("VERDICT", st),
+    // A column saying which verdicts rest on a reviewer's decision, once
+    // any decision was applied.
+    let reviewed = !inv.config.resolutions.is_empty();
+    let mut header = vec![String::new(), header_cell("VERDICT", st)];
+    let mut widths = vec![Constraint::Length(1), Constraint::Length(25)];
+    if reviewed {
+        header.push(if wide { "REVIEWED BY" } else { "✎" }.into());
+        widths.push(Constraint::Length(if wide { 14 } else { 1 }));
+    }
+    header.extend([
         header_cell("TOOL", st),
         header_cell("CALLS", st),
         header_cell("EXECS", st),
-    ];
-    let mut widths = vec![
-        Constraint::Length(1),
-        Constraint::Length(25),
+    ]);
+    widths.extend([
         Constraint::Fill(2),
         Constraint::Length(6),
         Constraint::Length(6),
-    ];
+    ]);
     let first_fmt = if wide {
         "%Y-%m-%d %H:%M:%S"
     } else {
@@ -749,10 +771,30 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         let mut cells = vec![
             Cell::from(Span::styled("▌", sev)),
             plain(Line::styled(g.verdict.as_str(), sev)),
+        ];
+        if reviewed {
+            let who = inv
+                .summary(g)
+                .resolutions
+                .last()
+                .map(|r| {
+                    if wide {
+                        format!(
+                            "✎ {}",
+                            crate::tui::widgets::text::clip(&esc(&r.reviewer), 12)
+                        )
+                    } else {
+                        "✎".into()
+                    }
+                })
+                .unwrap_or_default();
+            cells.push(plain(Line::styled(who, theme.review)));
+        }
+        cells.extend([
             cell(0),
             plain(Line::from(g.calls.to_string()).right_aligned()),
             plain(Line::from(g.executions.len().to_string()).right_aligned()),
-        ];
+        ]);
         if wide {
             cells.push(plain(Line::from(g.dispatches.to_string()).right_aligned()));
         }

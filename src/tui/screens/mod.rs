@@ -5,4 +5,5 @@ pub mod detail;
 pub mod execution;
 pub mod groups;
 pub mod overview;
+pub mod review;
 pub mod sessions;

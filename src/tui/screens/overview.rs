@@ -1,10 +1,10 @@
 //! The overview, shown on start: the journals loaded (format, lines, bad
-//! lines, chain status), counts by verdict, calls over time, and the worst
-//! groups.
+//! lines, chain status), counts by verdict, calls over time, what waits for
+//! a reviewer, and the worst groups.
 
 use crate::journal::LoadedJournal;
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, View};
+use crate::tui::app::{Data, Nav, ReviewSetup, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
@@ -27,8 +27,16 @@ pub fn chain_status(journal: &LoadedJournal) -> String {
     journal.chain.short()
 }
 
-/// Areas: journals, verdict counts, sparkline, worst groups.
-fn areas(data: &Data, body: Rect) -> [Rect; 4] {
+/// Whether the overview has a line about the review queue: when something
+/// waits, or a case file holds decisions or is broken.
+fn has_review_line(data: &Data, setup: &ReviewSetup) -> bool {
+    !data.queue.is_empty()
+        || !setup.case.decisions.is_empty()
+        || setup.case.chain.as_ref().is_some_and(|c| !c.is_intact())
+}
+
+/// Areas: journals, verdict counts, sparkline, review line, worst groups.
+fn areas(data: &Data, body: Rect, review_line: bool) -> [Rect; 5] {
     let notes: usize = data
         .inv
         .journals
@@ -38,18 +46,21 @@ fn areas(data: &Data, body: Rect) -> [Rect; 4] {
         .sum();
     let journals = ((data.inv.journals.len().min(6) + notes).min(10) as u16) + 2;
     let counts = (data.verdict_counts.len().max(3) as u16 + 2).min(8);
-    let [j, mid, worst] = Layout::vertical([
+    let review = u16::from(review_line);
+    let [j, mid, r, worst] = Layout::vertical([
         Constraint::Length(journals),
         Constraint::Length(counts),
+        Constraint::Length(review),
         Constraint::Fill(1),
     ])
     .areas(body);
     let [c, s] = Layout::horizontal([Constraint::Length(34), Constraint::Fill(1)]).areas(mid);
-    [j, c, s, worst]
+    [j, c, s, r, worst]
 }
 
 fn page(data: &Data, body: Rect) -> usize {
-    usize::from(areas(data, body)[3].height.saturating_sub(2)).max(1)
+    // The review line takes at most one row; paging a row short is harmless.
+    usize::from(areas(data, body, false)[4].height.saturating_sub(2)).max(1)
 }
 
 /// Applies an action.
@@ -129,10 +140,70 @@ pub fn fold(counts: &[u64], width: usize) -> Vec<u64> {
     out
 }
 
+/// The line about the review queue.
+fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static> {
+    if let Some(c) = &setup.case.chain
+        && !c.is_intact()
+    {
+        return Line::from(vec![
+            Span::styled("▌", theme.critical),
+            Span::styled(
+                format!(
+                    "Case file chain {}: decisions disabled (run `retrace verify`)",
+                    esc(&c.describe())
+                ),
+                theme.critical,
+            ),
+            Span::styled(" · 4 opens the review queue", theme.muted),
+        ]);
+    }
+    let n = data.queue.len();
+    let decisions = setup.case.decisions.len();
+    let recorded = match decisions {
+        0 => String::new(),
+        1 => " · 1 decision in the case file".into(),
+        d => format!(" · {d} decisions in the case file"),
+    };
+    if n == 0 {
+        return Line::from(vec![
+            Span::styled("▌", theme.ok),
+            Span::styled(
+                format!("No execution waits for a reviewer{recorded}"),
+                theme.muted,
+            ),
+            Span::styled(" · 4 opens the review queue", theme.muted),
+        ]);
+    }
+    let oldest = data.queue[0]
+        .first_dispatch_at
+        .or(data.queue[0].accepted_at);
+    Line::from(vec![
+        Span::styled("▌", theme.review),
+        Span::styled(
+            format!(
+                "Review queue: {n} waiting (oldest dispatched {}){recorded}",
+                datetime(oldest)
+            ),
+            theme.review,
+        ),
+        Span::styled(" · 4 opens it", theme.accent),
+    ])
+}
+
 /// Draws the overview.
-pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+pub fn draw(
+    data: &Data,
+    st: &State,
+    setup: &ReviewSetup,
+    theme: &Theme,
+    frame: &mut Frame,
+    body: Rect,
+) {
     let inv = &data.inv;
-    let [ja, ca, sa, wa] = areas(data, body);
+    let [ja, ca, sa, ra, wa] = areas(data, body, has_review_line(data, setup));
+    if ra.height > 0 {
+        frame.render_widget(Paragraph::new(review_line(data, setup, theme)), ra);
+    }
     // Journals.
     let mut lines = Vec::new();
     for j in inv.journals.iter().take(6) {
@@ -231,7 +302,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             continue;
         };
         let sev = theme.severity(g.severity());
-        let line = Line::from(vec![
+        let mut spans = vec![
             Span::styled("▌", sev),
             Span::styled(format!("{:<24}", g.verdict.as_str()), sev),
             Span::raw(format!(
@@ -247,7 +318,14 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
                 ),
                 theme.muted,
             ),
-        ]);
+        ];
+        if let Some(r) = inv.summary(g).resolutions.last() {
+            spans.push(Span::styled(
+                format!(" · ✎ reviewed by {}", esc(&r.reviewer)),
+                theme.review,
+            ));
+        }
+        let line = Line::from(spans);
         lines.push(select_if(line, i == st.cursor.selected, theme.selection));
     }
     if data.worst.is_empty() {

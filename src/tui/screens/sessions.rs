@@ -273,7 +273,11 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             Line::raw(g.map(|g| esc(&g.tool).into_owned()).unwrap_or_default()),
             Line::raw(x.state),
             g.map_or_else(Line::default, |g| {
-                Line::styled(g.verdict.as_str(), theme.severity(g.severity()))
+                let mark = if x.resolution.is_some() { " ✎" } else { "" };
+                Line::styled(
+                    format!("{}{mark}", g.verdict.as_str()),
+                    theme.severity(g.severity()),
+                )
             }),
         ];
         Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))

@@ -6,16 +6,53 @@ use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 
 /// `j/↓ move · Enter open · ? help · q quit` for the bindings that have a
-/// short name, in table order.
-pub fn keyline(bindings: &[&Binding], theme: &Theme) -> Line<'static> {
+/// short name, in table order, with up to two keys each; when that is
+/// wider than `width` columns, with one key each and narrower separators,
+/// so that the last bindings (help, quit) stay on screen.
+pub fn keyline(bindings: &[&Binding], theme: &Theme, width: u16) -> Line<'static> {
+    let full = build(bindings, theme, 2, " · ");
+    if full.width() <= usize::from(width) {
+        return full;
+    }
+    build(bindings, theme, 1, "  ")
+}
+
+fn build(
+    bindings: &[&Binding],
+    theme: &Theme,
+    keys_each: usize,
+    sep: &'static str,
+) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
     for b in bindings.iter().filter(|b| b.short.is_some()) {
         if spans.len() > 1 {
-            spans.push(Span::styled(" · ", theme.muted));
+            spans.push(Span::styled(sep, theme.muted));
         }
-        let keys: Vec<String> = b.keys.iter().take(2).map(|k| k.label()).collect();
+        let keys: Vec<String> = b.keys.iter().take(keys_each).map(|k| k.label()).collect();
         spans.push(Span::styled(keys.join("/"), theme.accent));
         spans.push(Span::raw(format!(" {}", b.short.unwrap_or_default())));
     }
     Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::keys::{Ctx, bindings};
+
+    #[test]
+    fn a_narrow_line_keeps_help_and_quit() {
+        let theme = Theme::dark();
+        for ctx in Ctx::ALL {
+            let b = bindings(ctx);
+            let wide = keyline(&b, &theme, 400).to_string();
+            let narrow = keyline(&b, &theme, 80).to_string();
+            assert!(narrow.chars().count() <= wide.chars().count(), "{ctx:?}");
+            if wide.chars().count() > 80 {
+                assert!(!narrow.contains("q/C-c"), "{ctx:?}: {narrow}");
+            }
+            // Every context's line fits 80 columns once narrowed.
+            assert!(narrow.chars().count() <= 80, "{ctx:?}: {narrow}");
+        }
+    }
 }

@@ -12,6 +12,20 @@ pub fn esc(s: &str) -> Cow<'_, str> {
     sanitize::escape(s)
 }
 
+/// Where a verdict's resolution came from, in one escaped line: `alice
+/// decided confirmed_completed at 2026-08-03 09:40:12Z (case file … entry
+/// 1)`. Reviewer names and case file names are not journal text, but they
+/// are typed by people and pass through [`esc`] too.
+pub fn provenance(r: &crate::analysis::Resolution) -> String {
+    format!(
+        "{} decided {} at {} ({})",
+        esc(&r.reviewer),
+        r.decision,
+        r.at.format("%Y-%m-%d %H:%M:%SZ"),
+        esc(&r.source)
+    )
+}
+
 /// `HH:MM:SS.mmm` (UTC).
 pub fn time(t: DateTime<Utc>) -> String {
     t.format("%H:%M:%S%.3f").to_string()

@@ -1,0 +1,523 @@
+//! The review queue (DESIGN.md §8): every execution that waits for a
+//! reviewer (its own status `pending_verification` or
+//! `undelivered_result`, not yet settled), oldest first, exactly as
+//! [`crate::review::queue::queue`] lists them. For the selected one the
+//! reviewer sees the original activity record, not a fresh approval: the
+//! target, the first dispatch, the known outcome, the calls that reached
+//! it, why the gateway did not send it again, and earlier decisions. Below
+//! it, every decision of the case file with who, when and the group's
+//! verdict now.
+//!
+//! `d` opens the decision dialog ([`crate::tui::dialog`]); Enter opens the
+//! execution.
+
+use crate::review::QueueItem;
+use crate::tui::action::Action;
+use crate::tui::app::{Data, Nav, ReviewSetup, View};
+use crate::tui::screens::detail::short_cite;
+use crate::tui::screens::execution;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::Cursor;
+use crate::tui::widgets::text::{clip, esc, flow, select_if, wrap};
+use chrono::{DateTime, Utc};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+/// Which pane has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focus {
+    /// The queue.
+    #[default]
+    Queue,
+    /// The activity record of the selected item.
+    Record,
+}
+
+/// State of the review queue screen.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    /// Selected queue item.
+    pub cursor: Cursor,
+    /// Focused pane.
+    pub focus: Focus,
+    /// First line shown in the record pane.
+    pub scroll: usize,
+}
+
+impl State {
+    /// Keeps the selection inside a queue that changed (a decided item
+    /// leaves it: the next one is selected).
+    pub fn refresh(&mut self, data: &Data) {
+        let n = data.queue.len();
+        self.cursor.select(self.cursor.selected, n);
+        self.scroll = 0;
+        if n == 0 {
+            self.focus = Focus::Record;
+        }
+    }
+}
+
+/// Case line, queue, record.
+fn areas(body: Rect, n: usize) -> [Rect; 3] {
+    let [banner, rest] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(body);
+    if body.width >= 150 {
+        let [q, r] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Fill(1)]).areas(rest);
+        return [banner, q, r];
+    }
+    let want = (n.max(1) as u16).saturating_add(3);
+    let cap = (rest.height / 3).max(4);
+    let [q, r] =
+        Layout::vertical([Constraint::Length(want.min(cap)), Constraint::Fill(1)]).areas(rest);
+    [banner, q, r]
+}
+
+fn pages(body: Rect, n: usize) -> (usize, usize, u16) {
+    let [_, q, r] = areas(body, n);
+    (
+        usize::from(q.height.saturating_sub(3)).max(1),
+        usize::from(r.height.saturating_sub(2)).max(1),
+        r.width.saturating_sub(2),
+    )
+}
+
+/// Applies an action (`setup` and `theme` lay out the record pane, to
+/// bound its scroll).
+pub fn update(
+    data: &Data,
+    st: &mut State,
+    action: Action,
+    body: Rect,
+    setup: &ReviewSetup,
+    theme: &Theme,
+) -> Nav {
+    let n = data.queue.len();
+    let (page, rpage, rwidth) = pages(body, n);
+    let before = st.cursor.selected;
+    match (action, st.focus) {
+        (Action::Back, _) => return Nav::Back,
+        (Action::FocusNext, _) => {
+            st.focus = match st.focus {
+                Focus::Queue => Focus::Record,
+                Focus::Record if n > 0 => Focus::Queue,
+                Focus::Record => Focus::Record,
+            }
+        }
+        (Action::Down, Focus::Queue) => st.cursor.step(1, n),
+        (Action::Up, Focus::Queue) => st.cursor.step(-1, n),
+        (Action::PageDown, Focus::Queue) => st.cursor.step(page as isize, n),
+        (Action::PageUp, Focus::Queue) => st.cursor.step(-(page as isize), n),
+        (Action::Top, Focus::Queue) => st.cursor.select(0, n),
+        (Action::Bottom, Focus::Queue) => st.cursor.select(n.saturating_sub(1), n),
+        (Action::ScrollDown, _) | (Action::Down, Focus::Record) => st.scroll += 1,
+        (Action::ScrollUp, _) | (Action::Up, Focus::Record) => {
+            st.scroll = st.scroll.saturating_sub(1)
+        }
+        (Action::PageDown, Focus::Record) => st.scroll += rpage,
+        (Action::PageUp, Focus::Record) => st.scroll = st.scroll.saturating_sub(rpage),
+        (Action::Top, Focus::Record) => st.scroll = 0,
+        (Action::Bottom, Focus::Record) => st.scroll = usize::MAX,
+        (Action::Open, _) => {
+            if let Some(it) = data.queue.get(st.cursor.selected) {
+                return Nav::Push(View::Execution(Box::new(execution::State::new(
+                    data,
+                    it.execution_index,
+                    None,
+                ))));
+            }
+        }
+        (Action::Copy, _) => {
+            if let Some(it) = data.queue.get(st.cursor.selected) {
+                return Nav::Copy("the execution id", it.execution_id.clone());
+            }
+        }
+        _ => {}
+    }
+    if st.cursor.selected != before {
+        st.scroll = 0;
+    }
+    st.cursor.settle(page, n);
+    let lines = record_lines(
+        data,
+        data.queue.get(st.cursor.selected),
+        setup,
+        theme,
+        rwidth,
+    );
+    st.scroll = st.scroll.min(lines.len().saturating_sub(rpage));
+    Nav::Stay
+}
+
+fn utc(t: Option<DateTime<Utc>>) -> String {
+    t.map_or_else(
+        || "-".into(),
+        |t| t.format("%Y-%m-%d %H:%M:%S%.3fZ").to_string(),
+    )
+}
+
+/// `label          text` lines, the text (already safe) wrapped after a
+/// label column of 16.
+fn field(
+    out: &mut Vec<Line<'static>>,
+    label: &str,
+    text: &str,
+    width: usize,
+    style: Style,
+    muted: Style,
+) {
+    let w = width.saturating_sub(16).max(8);
+    for (i, l) in wrap(text, w).into_iter().enumerate() {
+        out.push(Line::from(vec![
+            Span::styled(format!("{:<16}", if i == 0 { label } else { "" }), muted),
+            Span::styled(l, style),
+        ]));
+    }
+}
+
+/// The record pane for an inner width: the selected item's original
+/// activity record, then the case file's decisions. Pure; shared by
+/// update (to bound the scroll) and draw.
+pub fn record_lines(
+    data: &Data,
+    item: Option<&QueueItem>,
+    setup: &ReviewSetup,
+    theme: &Theme,
+    width: u16,
+) -> Vec<Line<'static>> {
+    let w = usize::from(width).max(8);
+    let mut out = Vec::new();
+    let m = theme.muted;
+    match item {
+        None => {
+            for l in wrap(
+                "Nothing waits for a reviewer: no execution is pending verification or holds an undelivered result that nobody settled.",
+                w,
+            ) {
+                out.push(Line::styled(l, theme.ok));
+            }
+        }
+        Some(it) => {
+            out.push(Line::from(vec![
+                Span::styled(esc(&it.execution_id).into_owned(), theme.accent),
+                Span::raw("  "),
+                Span::styled(it.status.as_str(), theme.severity(it.status.severity())),
+                Span::styled(format!("  group {} ", it.group_id), m),
+                Span::styled(
+                    format!("{} [{}]", it.group_verdict, it.severity),
+                    theme.severity(it.severity),
+                ),
+            ]));
+            let b = theme.base;
+            field(&mut out, "tool", &esc(&it.tool), w, b, m);
+            field(
+                &mut out,
+                "target",
+                &esc(it.target.as_deref().unwrap_or("(not recorded)")),
+                w,
+                b,
+                m,
+            );
+            field(&mut out, "actor", &esc(&it.actor), w, b, m);
+            field(&mut out, "intent scope", &esc(&it.intent_scope), w, b, m);
+            field(
+                &mut out,
+                "arguments",
+                &esc(&it.arguments.to_string()),
+                w,
+                b,
+                m,
+            );
+            field(&mut out, "accepted", &utc(it.accepted_at), w, b, m);
+            field(
+                &mut out,
+                "first dispatch",
+                &utc(it.first_dispatch_at),
+                w,
+                b,
+                m,
+            );
+            field(&mut out, "state", it.state, w, b, m);
+            field(
+                &mut out,
+                "known outcome",
+                &esc(&it.known_outcome),
+                w,
+                theme.review,
+                m,
+            );
+            for (i, c) in it.calls.iter().enumerate() {
+                let mut bits = Vec::new();
+                if let Some(s) = &c.session_id {
+                    bits.push(format!("session {}", esc(s)));
+                }
+                if let Some(j) = &c.jsonrpc_id {
+                    bits.push(format!("JSON-RPC id {}", esc(j)));
+                }
+                if let Some(s) = &c.mcp_session_id {
+                    bits.push(format!("MCP session {}", esc(s)));
+                }
+                field(
+                    &mut out,
+                    if i == 0 { "calls" } else { "" },
+                    &format!(
+                        "{} {} call {} ({})",
+                        utc(Some(c.at)),
+                        c.role,
+                        esc(c.call_id.as_deref().unwrap_or("-")),
+                        bits.join(", ")
+                    ),
+                    w,
+                    b,
+                    m,
+                );
+            }
+            for (i, a) in it.later_attempts.iter().enumerate() {
+                field(
+                    &mut out,
+                    if i == 0 { "later attempts" } else { "" },
+                    &format!(
+                        "{} accepted {}, dispatched {}, {}",
+                        esc(&a.execution_id),
+                        utc(a.at),
+                        utc(a.dispatched_at),
+                        a.state
+                    ),
+                    w,
+                    b,
+                    m,
+                );
+            }
+            field(
+                &mut out,
+                "not sent again?",
+                &esc(&it.why_not_sent_again),
+                w,
+                b,
+                m,
+            );
+            if it.decisions.is_empty() {
+                field(&mut out, "decisions", "none yet", w, m, m);
+            }
+            for (i, d) in it.decisions.iter().enumerate() {
+                field(
+                    &mut out,
+                    if i == 0 { "decisions" } else { "" },
+                    &format!(
+                        "{} by {} at {} (case entry {}): {}",
+                        d.payload.decision,
+                        esc(&d.payload.reviewer),
+                        utc(Some(d.at)),
+                        d.seq,
+                        esc(&d.payload.note)
+                    ),
+                    w,
+                    theme.review,
+                    m,
+                );
+            }
+            for (i, e) in it.evidence.iter().enumerate() {
+                field(
+                    &mut out,
+                    if i == 0 { "evidence" } else { "" },
+                    &format!("{} {}", esc(&short_cite(e)), e.record),
+                    w,
+                    theme.info,
+                    m,
+                );
+            }
+            let allowed: Vec<&str> = it.allowed.iter().map(|d| d.as_str()).collect();
+            let how = match setup.cannot_decide() {
+                None => format!("{} (d decides)", allowed.join(" · ")),
+                Some(why) => format!("{} — {why}", allowed.join(" · ")),
+            };
+            field(&mut out, "may decide", &how, w, theme.accent, m);
+        }
+    }
+    // Every decision of the case file, newest first.
+    let decisions = &setup.case.decisions;
+    out.push(Line::raw(""));
+    out.push(Line::styled(
+        format!("Decisions in the case file ({})", decisions.len()),
+        theme.accent,
+    ));
+    if decisions.is_empty() {
+        out.push(Line::styled("  none yet", m));
+    }
+    for d in decisions.iter().rev() {
+        let now = data
+            .inv
+            .execution(&d.payload.execution_id)
+            .ok()
+            .and_then(|x| data.inv.execution_group(x))
+            .and_then(|g| data.inv.group_at(g));
+        let mut units = vec![
+            vec![
+                Span::styled(format!("#{} ", d.seq), m),
+                Span::styled(esc(&d.payload.execution_id).into_owned(), theme.accent),
+                Span::raw(format!(" {} ", d.payload.decision)),
+            ],
+            vec![Span::styled(
+                format!("by {} ", esc(&d.payload.reviewer)),
+                theme.review,
+            )],
+            vec![Span::styled(
+                format!("at {} ", utc(Some(d.at))),
+                theme.review,
+            )],
+        ];
+        if let Some(g) = now {
+            units.push(vec![
+                Span::styled(format!("· group {} now ", g.id), m),
+                Span::styled(g.verdict.as_str(), theme.severity(g.severity())),
+            ]);
+        }
+        out.extend(flow(units, w, "  "));
+        for l in wrap(&esc(&d.payload.note), w.saturating_sub(4).max(8)) {
+            out.push(Line::styled(format!("    {l}"), m));
+        }
+    }
+    out
+}
+
+fn focus_style(theme: &Theme, on: bool) -> Style {
+    if on { theme.accent } else { theme.muted }
+}
+
+/// Draws the screen.
+pub fn draw(
+    data: &Data,
+    st: &State,
+    setup: &ReviewSetup,
+    theme: &Theme,
+    frame: &mut Frame,
+    body: Rect,
+) {
+    let queue = &data.queue;
+    let n = queue.len();
+    let [banner, qa, ra] = areas(body, n);
+    // Case file, reviewer, read-only.
+    let mut spans = vec![Span::styled(format!(" {}", setup.case_line()), theme.muted)];
+    if setup.read_only {
+        spans.push(Span::styled(
+            "  READ-ONLY: decisions disabled ",
+            theme.warn.add_modifier(ratatui::style::Modifier::REVERSED),
+        ));
+    } else if let Some(r) = &setup.reviewer {
+        spans.push(Span::styled(format!(" · reviewer {}", esc(r)), theme.muted));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), banner);
+    // Queue.
+    let wide = qa.width >= 100;
+    let h = usize::from(qa.height.saturating_sub(3));
+    let window = st.cursor.window(h, n);
+    let rows = window.map(|i| {
+        let it = &queue[i];
+        let sel = i == st.cursor.selected;
+        let sev = theme.severity(it.status.severity());
+        let mut id = esc(&it.execution_id).into_owned();
+        if !it.decisions.is_empty() {
+            id.push_str(" ✎");
+        }
+        let mut cells = vec![
+            Cell::from(Span::styled("▌", theme.severity(it.severity))),
+            Cell::from(select_if(
+                Line::styled(it.status.as_str(), sev),
+                sel,
+                theme.selection,
+            )),
+            Cell::from(select_if(Line::raw(id), sel, theme.selection)),
+            Cell::from(select_if(
+                Line::raw(clip(&esc(&it.tool), 24).into_owned()),
+                sel,
+                theme.selection,
+            )),
+            Cell::from(select_if(
+                Line::styled(
+                    it.first_dispatch_at
+                        .or(it.accepted_at)
+                        .map_or_else(|| "-".into(), |t| t.format("%m-%d %H:%M:%S").to_string()),
+                    theme.muted,
+                ),
+                sel,
+                theme.selection,
+            )),
+        ];
+        if wide {
+            cells.push(Cell::from(select_if(
+                Line::styled(it.group_verdict.as_str(), theme.severity(it.severity)),
+                sel,
+                theme.selection,
+            )));
+        }
+        Row::new(cells)
+    });
+    let mut header = vec!["", "STATUS", "EXECUTION", "TOOL", "DISPATCHED"];
+    let mut widths = vec![
+        Constraint::Length(1),
+        Constraint::Length(20),
+        Constraint::Fill(2),
+        Constraint::Fill(2),
+        Constraint::Length(14),
+    ];
+    if wide {
+        header.push("GROUP VERDICT");
+        widths.push(Constraint::Length(22));
+    }
+    let title = format!(
+        " Review queue: {n} waiting, oldest first{} ",
+        if queue.iter().any(|i| !i.decisions.is_empty()) {
+            " · ✎ escalated"
+        } else {
+            ""
+        }
+    );
+    if n == 0 {
+        frame.render_widget(
+            Paragraph::new(Line::styled("  Nothing waits for a reviewer.", theme.ok)).block(
+                Block::bordered()
+                    .title(title)
+                    .border_style(focus_style(theme, st.focus == Focus::Queue)),
+            ),
+            qa,
+        );
+    } else {
+        frame.render_widget(
+            Table::new(rows, widths)
+                .header(Row::new(header).style(theme.accent))
+                .column_spacing(1)
+                .block(
+                    Block::bordered()
+                        .title(title)
+                        .border_style(focus_style(theme, st.focus == Focus::Queue)),
+                ),
+            qa,
+        );
+    }
+    // The record.
+    let inner_w = ra.width.saturating_sub(2);
+    let lines = record_lines(data, queue.get(st.cursor.selected), setup, theme, inner_w);
+    let h = usize::from(ra.height.saturating_sub(2));
+    let start = st.scroll.min(lines.len().saturating_sub(h));
+    let pos = if lines.len() > h {
+        format!(
+            " {}–{} of {} ",
+            start + 1,
+            (start + h).min(lines.len()),
+            lines.len()
+        )
+    } else {
+        String::new()
+    };
+    frame.render_widget(
+        Paragraph::new(lines.into_iter().skip(start).take(h).collect::<Vec<_>>()).block(
+            Block::bordered()
+                .title(" Original activity record ")
+                .title_bottom(Line::from(pos).right_aligned())
+                .border_style(focus_style(theme, st.focus == Focus::Record)),
+        ),
+        ra,
+    );
+}
