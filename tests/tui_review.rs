@@ -32,6 +32,9 @@ fn common(reviewer: Option<&str>, read_only: bool, case: Option<PathBuf>) -> Com
         case,
         reviewer: reviewer.map(str::to_string),
         read_only,
+        signer_key: None,
+        audit_identity: None,
+        attestation_key: None,
     }
 }
 
