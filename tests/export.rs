@@ -405,3 +405,129 @@ fn real_journals_export_in_every_format() {
     }
     assert!(seen > 0);
 }
+
+/// `-o` never writes over what the command reads (a journal, the case file,
+/// by any name) nor over a special file or a link; `-o -` is stdout.
+#[test]
+fn output_never_replaces_an_input_or_a_special_file() {
+    let (d, j) = copy_fixture("pending-retry.jsonl");
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            "pending-retry.jsonl",
+            "--decision",
+            "escalated",
+            "--note",
+            "asked the vault team",
+            "--reviewer",
+            "alice",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let case = d.path().join("retrace-case.sqlite");
+    let journal_before = std::fs::read(&j).unwrap();
+    let case_before = std::fs::read(&case).unwrap();
+    std::fs::hard_link(&j, d.path().join("hard.jsonl")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&case, d.path().join("case-link")).unwrap();
+    let export = |out: &str| {
+        run(
+            d.path(),
+            &[
+                "export",
+                "pending-retry.jsonl",
+                "--all",
+                "--format",
+                "markdown",
+                "-o",
+                out,
+            ],
+        )
+    };
+    let review_export = |out: &str| {
+        run(
+            d.path(),
+            &["review", "export", "pending-retry.jsonl", "-o", out],
+        )
+    };
+    let mut inputs = vec![
+        ("pending-retry.jsonl", "the journal"),
+        ("./pending-retry.jsonl", "the journal"),
+        ("hard.jsonl", "the journal"),
+        ("retrace-case.sqlite", "the case file"),
+    ];
+    if cfg!(unix) {
+        inputs.push(("case-link", "the case file"));
+    }
+    for (out, what) in inputs {
+        for o in [export(out), review_export(out)] {
+            assert_eq!(o.status.code(), Some(2), "-o {out}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains(what) && stderr(&o).contains("refusing"),
+                "-o {out}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    assert_eq!(std::fs::read(&j).unwrap(), journal_before);
+    assert_eq!(std::fs::read(&case).unwrap(), case_before);
+    assert!(
+        retrace::review::case::verify(&case)
+            .unwrap()
+            .chain
+            .is_intact()
+    );
+
+    #[cfg(unix)]
+    {
+        let fifo = d.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        std::fs::write(d.path().join("other.md"), "old").unwrap();
+        std::os::unix::fs::symlink("other.md", d.path().join("link.md")).unwrap();
+        for (out, kind) in [
+            ("fifo", "a FIFO"),
+            ("link.md", "a symbolic link"),
+            ("/dev/null", "a character device"),
+        ] {
+            for o in [export(out), review_export(out)] {
+                assert_eq!(o.status.code(), Some(1), "-o {out}: {}", stderr(&o));
+                assert!(stderr(&o).contains(kind), "-o {out}: {}", stderr(&o));
+            }
+        }
+        let ft = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        use std::os::unix::fs::FileTypeExt;
+        assert!(ft.is_fifo());
+        assert!(
+            std::fs::symlink_metadata(d.path().join("link.md"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("other.md")).unwrap(),
+            "old"
+        );
+    }
+
+    // `-o -` prints, and a plain new file is written.
+    let o = export("-");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("# Postmortem"));
+    assert!(!d.path().join("-").exists());
+    let o = export("post.md");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::read_to_string(d.path().join("post.md"))
+            .unwrap()
+            .starts_with("# Postmortem")
+    );
+}

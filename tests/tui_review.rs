@@ -470,3 +470,27 @@ fn the_job_thread_lets_go_of_the_data_before_its_last_message() {
     );
     assert!(a.dialog.is_none() && a.job.is_none());
 }
+
+#[test]
+fn an_export_never_writes_over_the_journal() {
+    let (_d, journal) = folder();
+    let before = std::fs::read(&journal).unwrap();
+    let mut a = open_app(&journal, &common(Some("alice"), false, None));
+    a.update(Action::ShowGroups);
+    a.update(Action::Export);
+    for _ in 0.."retrace-groups.md".len() {
+        a.update(Action::TextBackspace);
+    }
+    type_text(&mut a, J);
+    a.update(Action::Submit);
+    // The file exists: Enter again would replace it.
+    a.update(Action::Submit);
+    run_jobs(&mut a);
+    let s = screen(&a);
+    let last = s.lines().last().unwrap();
+    assert!(
+        last.contains("which retrace reads: refusing to write over it"),
+        "{last}"
+    );
+    assert_eq!(std::fs::read(&journal).unwrap(), before);
+}

@@ -376,15 +376,20 @@ struct ExportLine<'a> {
 /// check that no decision is missing in between; the head hash is printed
 /// on stderr. A broken chain exports nothing.
 ///
+/// `-o -` prints to stdout.
+///
 /// # Errors
-/// [`CliError::Input`] without a case file; [`CliError::Write`] for a
-/// broken chain, read-only mode with `-o`, or a failed write.
+/// [`CliError::Input`] without a case file, or for an output file that is
+/// one of the inputs (a journal, the case file); [`CliError::Write`] for a
+/// broken chain, read-only mode with `-o`, an output that is not a regular
+/// file, or a failed write.
 pub fn review_export(
     journals: &[std::path::PathBuf],
     common: &Common,
     output: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let output = super::export::output_file(output);
     if common.read_only && output.is_some() {
         return Err(CliError::Write(
             "read-only mode (--read-only): not writing a file; leave out -o to print to stdout"
@@ -393,6 +398,14 @@ pub fn review_export(
     }
     let ctx = review::CaseContext::load(common.case.as_deref(), journals, common.read_only)
         .map_err(|e| CliError::Input(e.to_string()))?;
+    if let Some(p) = output {
+        let inputs = super::export::read_files(
+            journals.iter().map(|j| j.as_path()),
+            ctx.path.as_deref(),
+            common,
+        );
+        super::export::check_output(p, &inputs)?;
+    }
     let Some(name) = ctx.name() else {
         return Err(CliError::Input(
             "the bundled sample has no case file: give one with --case FILE".into(),
