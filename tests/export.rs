@@ -531,3 +531,25 @@ fn output_never_replaces_an_input_or_a_special_file() {
             .starts_with("# Postmortem")
     );
 }
+
+/// CSV goes to terminals too (`cat`): journal text in it is escaped.
+#[test]
+fn csv_holds_no_terminal_control_from_a_journal() {
+    for name in ["escape-sequences.jsonl", "hostile.jsonl"] {
+        let (d, _) = copy_fixture(name);
+        let o = run(d.path(), &["export", name, "--all", "--format", "csv"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = stdout(&o);
+        assert!(text.lines().count() > 1, "{name}: {text}");
+        for row in text.split("\r\n") {
+            assert!(
+                !row.chars().any(retrace::sanitize::is_unsafe),
+                "{name}: a raw control character in {row:?}"
+            );
+        }
+        assert!(
+            text.contains("\\x1b") || text.contains("\\u{202e}"),
+            "{name}: the escapes stay visible"
+        );
+    }
+}
