@@ -150,7 +150,7 @@ fn originals(journals: &[std::path::PathBuf]) -> (BTreeSet<String>, BTreeSet<Str
                     "execution_id" | "call_id" | "session_id" | "mcp_session_id" | "actor"
                     | "target" | "credential_ref" | "intent_scope" | "idempotency_key"
                     | "result_reference" | "error" | "approver" | "jsonrpc_id" | "host_key"
-                    | "account" | "command" | "cwd",
+                    | "account" | "command" | "cwd" | "client",
                     Value::String(s),
                 ) => {
                     out.insert(s.clone());
@@ -269,6 +269,39 @@ fn anonymize_leaves_no_original_in_any_format() {
     let reviewer = ga["decisions"][0]["reviewer"].as_str().unwrap();
     assert!(reviewer.starts_with("person-"));
     assert!(ga["provenance"].as_str().unwrap().contains(reviewer));
+}
+
+/// Question 1 lists each session's process (`(pid 5151, rotator, started
+/// …)`): the process name is replaced there, as the pid is, while the same
+/// word in retrace's own sentences is kept.
+#[test]
+fn anonymize_replaces_process_and_client_names() {
+    let (d, j) = copy_fixture("pending-retry.jsonl");
+    let text = std::fs::read_to_string(&j)
+        .unwrap()
+        .replace("\"name\":\"rotator\"", "\"name\":\"SECRETPROC\"")
+        .replace("rotator-agent/2.0", "SECRETCLIENT/9.9");
+    std::fs::write(&j, text).unwrap();
+    let export = |format: &str, anonymize: bool| {
+        let mut args = vec!["export", "pending-retry.jsonl", "--all", "--format", format];
+        if anonymize {
+            args.push("--anonymize");
+        }
+        let o = run(d.path(), &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    // The plain export names the process in question 1.
+    assert!(export("markdown", false).contains("SECRETPROC"));
+    for format in ["markdown", "json", "csv"] {
+        let out = export(format, true);
+        for secret in ["SECRETPROC", "SECRETCLIENT"] {
+            assert!(!out.contains(secret), "{format}: {secret} leaked:\n{out}");
+        }
+    }
+    let md = export("markdown", true);
+    assert!(md.contains(", process-1, started "), "{md}");
+    assert!(md.contains("result delivered to the agent"), "{md}");
 }
 
 #[test]

@@ -480,8 +480,16 @@ fn collect_call(p: &mut Pseudonyms, inv: &Investigation, c: &crate::model::CallR
             if let Some(m) = &sess.mcp_session_id {
                 p.register(Class::McpSession, m);
             }
-            if let Some(pid) = sess.process.as_ref().and_then(|pr| pr.pid) {
-                p.register(Class::Pid, &pid.to_string());
+            if let Some(pr) = &sess.process {
+                if let Some(pid) = pr.pid {
+                    p.register(Class::Pid, &pid.to_string());
+                }
+                if let Some(n) = &pr.name {
+                    p.register(Class::Process, n);
+                }
+            }
+            if let Some(c) = &sess.client {
+                p.register(Class::Client, c);
             }
         }
     }
