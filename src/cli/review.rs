@@ -279,6 +279,14 @@ pub fn review_decide(
         record = record.or(rec);
     }
     let (State::Recorded { .. }, Some(record)) = (&flow.state, record) else {
+        // Decided by someone else since the queue was read: a refused
+        // decision (exit 2), said as `review decide` says it up front.
+        if let Ok((decisions, _)) = file.decisions()
+            && let Err(e @ review::NotQueued::AlreadyDecided { .. }) =
+                queue::find(&inv, &decisions, &item.execution_id)
+        {
+            return Err(CliError::Input(escape(&e.to_string()).into_owned()));
+        }
         let why = match &flow.state {
             State::Confirming {
                 problem: Some(p), ..
