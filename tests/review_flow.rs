@@ -125,6 +125,12 @@ fn confirmed_completed_turns_possible_duplicate_into_duplicate_side_effect() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("already decided confirmed_completed by alice"));
+    // It says what the reviewer can do instead.
+    assert!(
+        stderr(&o).contains("use another case file (--case FILE)"),
+        "{}",
+        stderr(&o)
+    );
 
     // The chain is intact and holds exactly one entry.
     let v = case::verify(&case_path).unwrap();
@@ -564,4 +570,30 @@ fn concurrent_confirmations_record_exactly_one() {
     let (decisions, chain) = c.decisions().unwrap();
     assert!(chain.is_intact());
     assert_eq!(decisions.len(), 1);
+}
+
+/// Before the first decision there is no case file: exporting decisions
+/// exports none, and says so, with exit 0.
+#[test]
+fn review_export_without_a_case_file_exports_nothing() {
+    let (d, _) = copy_fixture(J);
+    let o = run(d.path(), &["review", "export", J]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr(&o).contains("0 decisions exported"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(d.path(), &["review", "export", J, "-o", "decisions.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("decisions.jsonl")).unwrap(),
+        ""
+    );
+    assert!(!d.path().join(case::DEFAULT_FILE_NAME).exists());
+    // The bundled sample has none unless --case is given.
+    let o = run(d.path(), &["review", "export"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--case FILE"), "{}", stderr(&o));
 }

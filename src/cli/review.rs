@@ -354,6 +354,15 @@ fn note_on(inv: &Investigation, execution_id: &str) -> Option<String> {
         .map(|n| format!("note: {n}"))
 }
 
+fn write_output(p: &Path, text: &str) -> Result<(), CliError> {
+    atomic::write(p, text.as_bytes()).map_err(|e| {
+        CliError::Write(format!(
+            "cannot write {}: {e}; the file is untouched",
+            escape(&p.display().to_string())
+        ))
+    })
+}
+
 /// One JSONL line of `retrace review export`.
 #[derive(Debug, Serialize)]
 struct ExportLine<'a> {
@@ -382,13 +391,15 @@ struct ExportLine<'a> {
 /// `fingerprint`, `verdict_before`, `prev_hash`, `hash`), in case file
 /// order. `prev_hash`/`hash` are the case file chain, so a consumer can
 /// check that no decision is missing in between; the head hash is printed
-/// on stderr. A broken chain exports nothing.
+/// on stderr. A broken chain exports nothing. No case file (none created
+/// yet, or the bundled sample without `--case`) is an empty export: nothing
+/// on stdout (an empty file with `-o`), a note on stderr, exit 0.
 ///
 /// `-o -` prints to stdout.
 ///
 /// # Errors
-/// [`CliError::Input`] without a case file, or for an output file that is
-/// one of the inputs (a journal, the case file); [`CliError::Write`] for a
+/// [`CliError::Input`] for a file that is not a case file, or for an
+/// output file that is one of the inputs (a journal, the case file); [`CliError::Write`] for a
 /// broken chain, read-only mode with `-o`, an output that is not a regular
 /// file, or a failed write.
 pub fn review_export(
@@ -414,10 +425,25 @@ pub fn review_export(
         );
         super::export::check_output(p, &inputs)?;
     }
-    let Some(name) = ctx.name() else {
-        return Err(CliError::Input(
-            "the bundled sample has no case file: give one with --case FILE".into(),
-        ));
+    // No case file yet: nothing was decided, which is an empty export.
+    let name = match ctx.name() {
+        Some(n) if ctx.exists => n,
+        missing => {
+            if let Some(p) = output {
+                write_output(p, "")?;
+            }
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}: 0 decisions exported",
+                match missing {
+                    Some(n) => format!("no case file {} yet", escape(&n)),
+                    None =>
+                        "no case file (the bundled sample has none unless --case FILE is given)"
+                            .into(),
+                }
+            );
+            return Ok(());
+        }
     };
     let access = if common.read_only {
         Access::ReadOnly
@@ -456,12 +482,7 @@ pub fn review_export(
         text.push('\n');
     }
     match output {
-        Some(p) => atomic::write(p, text.as_bytes()).map_err(|e| {
-            CliError::Write(format!(
-                "cannot write {}: {e}; the file is untouched",
-                p.display()
-            ))
-        })?,
+        Some(p) => write_output(p, &text)?,
         None => out.write_all(text.as_bytes())?,
     }
     let _ = writeln!(
