@@ -586,3 +586,103 @@ fn csv_holds_no_terminal_control_from_a_journal() {
         );
     }
 }
+
+/// Markdown marks each piece of evidence past a chain break, as
+/// `retrace investigate` does.
+#[test]
+fn markdown_marks_unverified_evidence() {
+    let d = tempfile::tempdir().unwrap();
+    let name = "possible-duplicate-ssh.jsonl";
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-journals/scenarios")
+        .join(name);
+    // Change act_MIG2's authorization (line 8): the chain breaks there.
+    let lines: Vec<String> = std::fs::read_to_string(src)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 7 {
+                l.replace("per_use_approval", "session_grant")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(d.path().join(name), lines.join("\n") + "\n").unwrap();
+    let o = run(d.path(), &["export", name, "--all", "--format", "markdown"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    let mark = "\\[UNVERIFIED: at or after the chain break at line 8\\]";
+    let evidence: Vec<&str> = md
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- evidence:"))
+        .collect();
+    assert!(evidence.len() >= 5, "{md}");
+    for l in &evidence {
+        let line: u32 = l
+            .split(&format!("{name}:"))
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no citation in {l}"));
+        assert_eq!(l.contains(mark), line >= 8, "{l}");
+    }
+    // The timeline's evidence column too.
+    assert!(
+        md.lines()
+            .any(|l| l.contains("`authorized`") && l.contains("act\\_MIG2") && l.contains(mark)),
+        "{md}"
+    );
+}
+
+/// An unknown answer (`unknown: <what the journal lacks>`) says unknown once.
+#[test]
+fn markdown_says_unknown_once() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("mcpproxy/activity-export.jsonl"),
+        d.path().join("activity-export.jsonl"),
+    )
+    .unwrap();
+    let o = run(
+        d.path(),
+        &[
+            "export",
+            "activity-export.jsonl",
+            "--all",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.contains("   *Unknown:* "), "{md}");
+    assert!(!md.contains("*Unknown.* unknown"), "{md}");
+    assert!(!md.contains("*Unknown:* unknown"), "{md}");
+}
+
+/// Nothing worth a look: the export says so rather than print an empty
+/// summary table.
+#[test]
+fn an_empty_markdown_export_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let clean = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-journals/scenarios/clean.jsonl");
+    let o = run(
+        d.path(),
+        &[
+            "export",
+            clean.to_str().unwrap(),
+            "--all",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.contains("No group is worth a look"), "{md}");
+    assert!(
+        !md.contains("## Summary") && !md.contains("| Group |"),
+        "{md}"
+    );
+}

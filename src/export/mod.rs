@@ -585,6 +585,31 @@ fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: &Execution) {
     }
 }
 
+/// The mark after a citation of evidence that no verified chain covers
+/// (DESIGN.md §6: evidence from an unverified or broken span is marked as
+/// such everywhere it shows), as `retrace investigate` writes it:
+/// ` [UNVERIFIED: at or after the chain break at line 7]`, or, for a
+/// chain that could not be checked, ` [UNVERIFIED: chain not checked]`.
+/// Empty for verified or unchained evidence.
+pub fn unverified_mark(inv: &Investigation, v: &EvidenceView) -> String {
+    use crate::journal::chain::{ChainMark, ChainStatus};
+    if v.chain != ChainMark::Unverified {
+        return String::new();
+    }
+    match inv
+        .journals
+        .get(v.source.journal as usize)
+        .map(|j| &j.chain)
+    {
+        Some(ChainStatus::Broken { failure, .. }) => format!(
+            " [UNVERIFIED: at or after the chain break at line {}]",
+            failure.line
+        ),
+        Some(ChainStatus::NotChecked { .. }) => " [UNVERIFIED: chain not checked]".into(),
+        _ => " [UNVERIFIED]".into(),
+    }
+}
+
 struct Builder<'a, N: Namer> {
     inv: &'a Investigation,
     namer: N,
@@ -603,6 +628,7 @@ impl<N: Namer> Builder<'_, N> {
             s.push_str(&self.namer.id(Class::Execution, x));
         }
         s.push(')');
+        s.push_str(&unverified_mark(self.inv, v));
         s
     }
 
