@@ -259,3 +259,48 @@ fn decide_and_export_through_the_real_binary() {
     t.keys(&["q"]);
     t.wait_gone();
 }
+
+/// Journals that cannot be loaded: the TUI says why, and after `q` the
+/// process exits 2 with the reason on stderr, as every command does for
+/// unreadable input (DESIGN.md §7).
+#[test]
+fn unreadable_journals_exit_2_after_quit() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("notice: tmux is not installed; skipping the end-to-end load-failure test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.jsonl"), "not a journal\n").unwrap();
+    let t = Tmux {
+        socket: format!("retrace-e2e-fail-{}", std::process::id()),
+        session: "fail",
+    };
+    let bin = env!("CARGO_BIN_EXE_retrace");
+    let run = format!("sh -c '{bin} notes.jsonl 2>err.txt; echo exit=$?; sleep 30'");
+    let out = t.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        t.session,
+        "-x",
+        "80",
+        "-y",
+        "24",
+        "-c",
+        &dir.path().display().to_string(),
+        &run,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    t.wait_for(&["Could not load the journals", "notes.jsonl:1"], &[]);
+    t.keys(&["q"]);
+    t.wait_for(&["exit=2"], &["Could not load the journals"]);
+    let err = std::fs::read_to_string(dir.path().join("err.txt")).unwrap();
+    assert!(
+        err.contains("could not load the journals: notes.jsonl:1"),
+        "{err}"
+    );
+}

@@ -356,6 +356,15 @@ impl App {
         }
     }
 
+    /// Why the journals could not be loaded, if they could not (the
+    /// message names file and line; the TUI exits 2 with it).
+    pub fn load_error(&self) -> Option<&str> {
+        match &self.load {
+            Load::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
+
     /// The loaded data for a background job to read.
     pub fn shared_data(&self) -> Option<Arc<Data>> {
         match &self.load {

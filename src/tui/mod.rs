@@ -69,7 +69,10 @@ fn spawn_loader(
 /// recorded; `common` gives the reviewer name and read-only mode.
 ///
 /// # Errors
-/// Terminal or input errors.
+/// Terminal errors; and when the journals could not be loaded, the load
+/// error (naming file and line) once the user has read it on screen and
+/// quit, so that the process exits 2 as for any unreadable input
+/// (DESIGN.md §7).
 pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
     let names: Vec<String> = inputs.sources.iter().map(|s| s.name.clone()).collect();
     let review = app::ReviewSetup::new(inputs.case.clone(), common);
@@ -124,7 +127,13 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
                     Msg::Term(_) => {}
                 }
                 if app.quit {
-                    return Ok(());
+                    return match app.load_error() {
+                        Some(e) => Err(std::io::Error::other(format!(
+                            "could not load the journals: {}",
+                            crate::sanitize::escape(e)
+                        ))),
+                        None => Ok(()),
+                    };
                 }
                 next = rx.try_recv().ok();
             }
