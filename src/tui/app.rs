@@ -483,7 +483,7 @@ impl App {
             }
             return;
         }
-        match (action, self.view()) {
+        match (&action, self.view()) {
             (Action::Decide, View::Review(st)) => {
                 let item = data.queue.get(st.cursor.selected);
                 match self.start_decision(item) {

@@ -302,7 +302,7 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     let q_page = usize::from(qi.height).max(1);
     let n_lanes = st.detail.executions_detail.len();
     let n_ev = st.evidence.len();
-    match (action, st.focus) {
+    match (&action, st.focus) {
         (Action::Back, _) => return Nav::Back,
         (Action::FocusNext, _) => {
             st.focus = match st.focus {

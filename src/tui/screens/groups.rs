@@ -14,7 +14,7 @@ use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{esc, highlighted, select_if};
+use crate::tui::widgets::text::{clip_left, esc, highlighted, select_if};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use ratatui::Frame;
@@ -271,6 +271,23 @@ mod tests {
             assert_eq!(matches(&h, q), any, "haystack, query {q:?}");
         }
     }
+}
+
+/// The longest filter, in characters: a longer paste is cut here (and the
+/// filter line says so), so that a pasted page cannot stall the table.
+pub const MAX_QUERY: usize = 256;
+
+/// Adds typed or pasted text to the query, up to [`MAX_QUERY`] characters;
+/// line breaks and other controls become spaces. Returns whether some of
+/// it did not fit.
+fn push_query(query: &mut String, text: &str) -> bool {
+    let room = MAX_QUERY.saturating_sub(query.chars().count());
+    query.extend(
+        text.chars()
+            .take(room)
+            .map(|c| if c.is_control() { ' ' } else { c }),
+    );
+    text.chars().nth(room).is_some()
 }
 
 /// Sortable columns.
@@ -550,8 +567,22 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         Action::StartFilter => st.editing = true,
         Action::FilterChar(c) => {
-            st.query.push(c);
+            if push_query(&mut st.query, c.encode_utf8(&mut [0; 4])) {
+                nav = Nav::Say(format!(
+                    "the filter holds at most {MAX_QUERY} characters; the rest was dropped"
+                ));
+            } else {
+                st.refilter(data, keep);
+            }
+        }
+        Action::Paste(text) if st.editing => {
+            let cut = push_query(&mut st.query, &text);
             st.refilter(data, keep);
+            if cut {
+                nav = Nav::Say(format!(
+                    "the filter holds at most {MAX_QUERY} characters; the rest of the paste was dropped"
+                ));
+            }
         }
         Action::FilterBackspace => {
             st.query.pop();
@@ -666,12 +697,24 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     title.push(' ');
     let block = Block::bordered().title(title).border_style(theme.muted);
     if !st.query.is_empty() || st.editing || st.filtered() {
+        // A long query shows its end, where the typing happens, and leaves
+        // room for the note that it is at its longest.
+        let full = st.query.chars().count() >= MAX_QUERY;
+        let note = if full {
+            format!("  (at most {MAX_QUERY} characters)")
+        } else {
+            String::new()
+        };
+        let room = usize::from(filter_area.width).saturating_sub(4 + note.chars().count());
         let mut spans = vec![
             Span::styled(" / ", theme.accent),
-            Span::raw(esc(&st.query).into_owned()),
+            Span::raw(clip_left(&esc(&st.query), room).into_owned()),
         ];
         if st.editing {
             spans.push(Span::styled("▏", theme.accent));
+            if full {
+                spans.push(Span::styled(note, theme.warn));
+            }
             spans.push(Span::styled("  Enter keeps · Esc drops", theme.muted));
         } else {
             spans.push(Span::styled(

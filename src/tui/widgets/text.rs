@@ -73,6 +73,30 @@ pub fn clip(s: &str, width: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Cuts `s` to at most `width` columns from the left, starting with `…`
+/// when cut, so that its end stays: `…tivity.jsonl:10`.
+pub fn clip_left(s: &str, width: usize) -> Cow<'_, str> {
+    if s.width() <= width {
+        return Cow::Borrowed(s);
+    }
+    if width == 0 {
+        return Cow::Owned(String::new());
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut w = 0;
+    for c in s.chars().rev() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if w + cw + 1 > width {
+            break;
+        }
+        tail.push(c);
+        w += cw;
+    }
+    let mut out = String::from("…");
+    out.extend(tail.into_iter().rev());
+    Cow::Owned(out)
+}
+
 /// Greedy word wrap of already-safe text to `width` columns; words longer
 /// than a line are broken. Always returns at least one line.
 pub fn wrap(s: &str, width: usize) -> Vec<String> {
@@ -232,6 +256,13 @@ mod tests {
     fn clip_and_wrap() {
         assert_eq!(clip("deploy_release", 20), "deploy_release");
         assert_eq!(clip("deploy_release", 7), "deploy…");
+        assert_eq!(clip_left("activity.jsonl:10", 20), "activity.jsonl:10");
+        assert_eq!(clip_left("activity.jsonl:10", 16), "…tivity.jsonl:10");
+        assert_eq!(clip_left("activity.jsonl:10", 1), "…");
+        assert_eq!(clip_left("activity.jsonl:10", 0), "");
+        for w in 0..20 {
+            assert!(clip_left("activity.jsonl:10", w).width() <= w);
+        }
         assert_eq!(wrap("one two three", 7), vec!["one two", "three"]);
         assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
         assert_eq!(wrap("", 4), vec![""]);
