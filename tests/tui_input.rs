@@ -96,3 +96,65 @@ fn a_paste_into_a_note_or_a_file_name_is_one_line() {
     assert!(!b.quit);
     assert_eq!(text(&draw(&b, 80, 24)), before);
 }
+
+/// `/cat` used to match every group (c…a…t in the actor
+/// `signed-process:com.example.agent`); the group whose arguments hold
+/// `catalog` is the one it means.
+#[test]
+fn the_filter_prefers_letters_side_by_side() {
+    let mut a = app(FIXTURE, Theme::dark(), 160, 48);
+    a.update(Action::ShowGroups);
+    let all = a.groups.rows.len();
+    assert!(all >= 3);
+    a.update(Action::StartFilter);
+    for c in "cat".chars() {
+        a.update(Action::FilterChar(c));
+    }
+    a.update(Action::FilterConfirm);
+    let inv = &a.data().unwrap().inv;
+    let tools: Vec<&str> = a
+        .groups
+        .rows
+        .iter()
+        .map(|&g| inv.group_at(g).unwrap().tool.as_str())
+        .collect();
+    assert_eq!(tools, vec!["deploy_release"]);
+    let buf = draw(&a, 160, 48);
+    let s = text(&buf);
+    assert!(s.contains("1 match "), "{s}");
+    assert!(
+        s.contains(&format!("{} looser matches left out", all - 1)),
+        "{s}"
+    );
+    // The actor cell is not highlighted letter by letter.
+    let row = s
+        .lines()
+        .position(|l| l.contains("deploy_release") && l.contains("signed-process"))
+        .unwrap();
+    let col = s.lines().nth(row).unwrap().find("signed-process").unwrap();
+    let line: Vec<_> = (0..160u16).map(|x| buf[(x, row as u16)].style()).collect();
+    let actor_col = s.lines().nth(row).unwrap()[..col].chars().count();
+    let styles: std::collections::HashSet<_> = line[actor_col..actor_col + 14].iter().collect();
+    assert_eq!(styles.len(), 1, "the actor is highlighted in part");
+
+    // Highlight-only mode: every row stays, n/N visit the one match.
+    a.update(Action::ToggleFilterMode);
+    assert_eq!(a.groups.rows.len(), all);
+    assert_eq!(a.groups.matches.len(), 1);
+    a.update(Action::NextMatch);
+    let g = a.groups.selected_group().unwrap();
+    assert_eq!(
+        a.data().unwrap().inv.group_at(g).unwrap().tool,
+        "deploy_release"
+    );
+
+    // With no side-by-side match anywhere, scattered matches still count.
+    let mut b = app(FIXTURE, Theme::dark(), 80, 24);
+    b.update(Action::ShowGroups);
+    b.update(Action::StartFilter);
+    for c in "tckt".chars() {
+        b.update(Action::FilterChar(c));
+    }
+    assert_eq!(b.groups.rows.len(), 1);
+    assert_eq!(b.groups.looser, 0);
+}

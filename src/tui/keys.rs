@@ -295,7 +295,7 @@ const GROUPS: &[Binding] = &[
     b(
         &[k('/')],
         Action::StartFilter,
-        "fuzzy filter over tool, actor, scope, target and ids",
+        "filter: tool, actor, scope, target, arguments, ids",
         Some("filter"),
     ),
     b(&[k('n')], Action::NextMatch, "next match", None),
