@@ -206,3 +206,41 @@ fn sort_and_verdict_filter() {
     );
     assert!(!a.groups.rows.is_empty());
 }
+
+/// The execution screen's LINE column keeps the line number at every
+/// width: the file name gives way from the left (`…tivity.jsonl:10`).
+#[test]
+fn execution_lines_keep_their_line_numbers() {
+    for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+        let mut a = app(w, h);
+        a.update(Action::ShowGroups);
+        a.update(Action::Open);
+        a.update(Action::Down);
+        a.update(Action::Open);
+        let s = screen(&a, w, h);
+        let rows: Vec<&str> = s
+            .lines()
+            .filter(|l| {
+                l.contains("accepted  ") || l.contains("dispatched  ") || l.contains("delivered")
+            })
+            .filter(|l| {
+                l.trim_start_matches('│')
+                    .trim_start()
+                    .starts_with(char::is_numeric)
+            })
+            .collect();
+        assert!(!rows.is_empty(), "{w}x{h}:\n{s}");
+        for r in rows {
+            // The events pane is the first box on the line.
+            let cell = r.split('│').nth(1).unwrap().trim_end();
+            let last = cell.rsplit(' ').next().unwrap();
+            let (name, line) = last
+                .rsplit_once(':')
+                .unwrap_or_else(|| panic!("{w}x{h}: {r}"));
+            assert!(
+                line.parse::<u32>().is_ok() && name.ends_with("jsonl"),
+                "{w}x{h}: {r}"
+            );
+        }
+    }
+}
