@@ -244,3 +244,39 @@ fn execution_lines_keep_their_line_numbers() {
         }
     }
 }
+
+/// At 80×24 the group detail shows the verdict's whole reason, and both
+/// executions whichever pane has the focus.
+#[test]
+fn detail_at_80x24_keeps_the_reason_and_every_lane() {
+    let mut a = app(80, 24);
+    a.update(Action::ShowGroups);
+    a.update(Action::Open);
+    let reason = match a.view() {
+        retrace::tui::app::View::Detail(st) => st.detail.reason.clone(),
+        _ => panic!("not on the detail"),
+    };
+    let s = screen(&a, 80, 24);
+    let header: String = s
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.starts_with('└'))
+        .map(|l| l.trim_matches('│').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(header.contains(&reason), "{reason:?} not whole in:\n{s}");
+    assert!(s.contains("acted on both"), "{s}");
+    for focus_questions in [false, true] {
+        if focus_questions {
+            a.update(Action::FocusNext);
+        }
+        let s = screen(&a, 80, 24);
+        for x in ["act_01J4K8J7DX7V", "act_01J4K8M3QF2Z"] {
+            assert!(
+                s.contains(x),
+                "{x} hidden (questions focused: {focus_questions}):\n{s}"
+            );
+        }
+        assert!(!s.contains("(1–1)"), "{s}");
+    }
+}

@@ -119,6 +119,18 @@ pub struct Areas {
 /// the time axis, and the stage times on up to two lines.
 pub const LANE_HEIGHT: usize = 4;
 
+/// Lines of a compact lane (id and state, the bar): used for the lanes
+/// other than the selected one when not every lane fits in full.
+pub const COMPACT_LANE: usize = 2;
+
+/// Most lines the verdict's reason takes in the header; it is cut (with
+/// `…`) only beyond this, and the questions pane's Group section holds it
+/// whole.
+const REASON_LINES: usize = 5;
+
+/// Fewest rows the questions pane keeps when the screen is stacked.
+const MIN_QUESTIONS: u16 = 6;
+
 fn reason_lines(d: &GroupDetail, width: u16) -> Vec<String> {
     wrap(&esc(&d.reason), usize::from(width.saturating_sub(2)).max(1))
 }
@@ -151,13 +163,26 @@ fn reviewed_lines(d: &GroupDetail, width: u16) -> Vec<String> {
     out
 }
 
-/// Splits the body: side by side from 120 columns, stacked below (the
-/// focused pane gets the larger share).
+/// Rows the lanes pane needs to show `n` lanes: borders, the axis line,
+/// and each lane in full (`full`) or compact, the selected one in full.
+fn lanes_rows(n: usize, full: bool) -> u16 {
+    let lanes = if full {
+        n * LANE_HEIGHT
+    } else {
+        n.saturating_sub(1) * COMPACT_LANE + LANE_HEIGHT.min(n * LANE_HEIGHT)
+    };
+    u16::try_from(lanes + 3).unwrap_or(u16::MAX)
+}
+
+/// Splits the body: side by side from 120 columns, stacked below. Stacked,
+/// the lanes pane takes the rows that show every lane in full when they
+/// fit (beside at least a few rows of questions), else every lane compact
+/// (the selected one in full), else what is left; with the questions
+/// focused it gives them more room, but never fewer lanes than fit
+/// compact.
 pub fn areas(st: &State, body: Rect) -> Areas {
     let d = &st.detail;
-    let reason = reason_lines(d, body.width)
-        .len()
-        .min(if body.width >= 120 { 3 } else { 2 }) as u16;
+    let reason = reason_lines(d, body.width).len().min(REASON_LINES) as u16;
     let reviewed = reviewed_lines(d, body.width).len() as u16;
     let [header, rest] = Layout::vertical([
         Constraint::Length(3 + reason + reviewed),
@@ -167,14 +192,17 @@ pub fn areas(st: &State, body: Rect) -> Areas {
     let [lanes, questions] = if body.width >= 120 {
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(rest)
     } else {
-        let want = (d.executions_detail.len() * LANE_HEIGHT + 3) as u16;
-        let cap = if st.focus == Focus::Lanes {
-            rest.height * 2 / 3
-        } else {
-            rest.height * 2 / 5
+        let n = d.executions_detail.len();
+        let room = rest.height.saturating_sub(MIN_QUESTIONS);
+        let (full, compact) = (lanes_rows(n, true), lanes_rows(n, false));
+        let h = match st.focus {
+            Focus::Lanes if full <= room => full,
+            Focus::Lanes => compact.min(room),
+            Focus::Evidence if compact <= room => compact.max(full.min(rest.height * 2 / 5)),
+            Focus::Evidence => room,
         }
-        .max(7);
-        Layout::vertical([Constraint::Length(want.min(cap)), Constraint::Fill(1)]).areas(rest)
+        .max(lanes_rows(1, true).min(rest.height));
+        Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(rest)
     };
     Areas {
         header,
@@ -183,9 +211,20 @@ pub fn areas(st: &State, body: Rect) -> Areas {
     }
 }
 
-/// The lanes' rows: the inner area less the axis line.
-fn lanes_page(a: &Areas) -> usize {
-    (usize::from(inner(a.lanes).height.saturating_sub(1)) / LANE_HEIGHT).max(1)
+/// Whether every lane is drawn in full, and how many lanes a page holds.
+fn lanes_fit(a: &Areas, n: usize) -> (bool, usize) {
+    let rows = usize::from(inner(a.lanes).height.saturating_sub(1));
+    if rows >= n * LANE_HEIGHT {
+        return (true, n.max(1));
+    }
+    // The selected lane in full, the others compact.
+    let page = 1 + rows.saturating_sub(LANE_HEIGHT) / COMPACT_LANE;
+    (false, page.max(1))
+}
+
+/// The lanes a page holds.
+fn lanes_page(a: &Areas, n: usize) -> usize {
+    lanes_fit(a, n).1
 }
 
 fn inner(r: Rect) -> Rect {
@@ -297,10 +336,10 @@ fn evidence_line_of(lines: &[QLine], ev: usize) -> Option<usize> {
 /// Applies an action.
 pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     let a = areas(st, body);
-    let lanes_page = lanes_page(&a);
+    let n_lanes = st.detail.executions_detail.len();
+    let page = lanes_page(&a, n_lanes);
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
-    let n_lanes = st.detail.executions_detail.len();
     let n_ev = st.evidence.len();
     match (&action, st.focus) {
         (Action::Back, _) => return Nav::Back,
@@ -312,8 +351,8 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         (Action::Down, Focus::Lanes) => st.lanes.step(1, n_lanes),
         (Action::Up, Focus::Lanes) => st.lanes.step(-1, n_lanes),
-        (Action::PageDown, Focus::Lanes) => st.lanes.step(lanes_page as isize, n_lanes),
-        (Action::PageUp, Focus::Lanes) => st.lanes.step(-(lanes_page as isize), n_lanes),
+        (Action::PageDown, Focus::Lanes) => st.lanes.step(page as isize, n_lanes),
+        (Action::PageUp, Focus::Lanes) => st.lanes.step(-(page as isize), n_lanes),
         (Action::Top, Focus::Lanes) => st.lanes.select(0, n_lanes),
         (Action::Bottom, Focus::Lanes) => st.lanes.select(n_lanes.saturating_sub(1), n_lanes),
         (Action::Down, Focus::Evidence) => st.ev.step(1, n_ev),
@@ -363,9 +402,10 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         _ => {}
     }
-    st.lanes.settle(lanes_page, n_lanes);
-    // The layout depends on the focus; measure the questions pane again.
-    let qi = inner(areas(st, body).questions);
+    // The layout depends on the focus; measure the panes again.
+    let a = areas(st, body);
+    st.lanes.settle(lanes_page(&a, n_lanes), n_lanes);
+    let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     // Keep the selected evidence on screen after a move; page keys scroll freely.
     let lines = qlines(st, qi.width);
@@ -453,6 +493,7 @@ fn lane_lines(
     st: &State,
     x: &ExecutionSummary,
     selected: bool,
+    full: bool,
     width: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -515,6 +556,9 @@ fn lane_lines(
         }
         None => Line::raw(""),
     });
+    if !full {
+        return lines;
+    }
     let mut chain = flow(stage_units(x, st.records, theme), width, "  ");
     chain.truncate(LANE_HEIGHT - 2);
     lines.extend(chain);
@@ -590,7 +634,9 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     let reason = reason_lines(d, body.width);
     let reviewed = reviewed_lines(d, body.width);
     let total = reason.len();
-    let shown = usize::from(a.header.height.saturating_sub(3)).saturating_sub(reviewed.len());
+    let shown = usize::from(a.header.height.saturating_sub(3))
+        .saturating_sub(reviewed.len())
+        .min(REASON_LINES);
     for (i, l) in reason.into_iter().take(shown).enumerate() {
         let l = if i + 1 == shown && shown < total {
             format!("{l}…")
@@ -617,7 +663,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     // Executions as lanes on one time axis.
     let n = d.executions_detail.len();
     let li = inner(a.lanes);
-    let page = lanes_page(&a);
+    let (all_full, page) = lanes_fit(&a, n);
     let window = st.lanes.window(page, n);
     let mut lines = vec![axis_line(st.axis.as_ref(), usize::from(li.width), theme)];
     for i in window.clone() {
@@ -625,6 +671,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             st,
             &d.executions_detail[i],
             i == st.lanes.selected,
+            all_full || i == st.lanes.selected,
             usize::from(li.width),
             theme,
         );
