@@ -223,7 +223,14 @@ fn assert_verdict_with_provenance(a: &mut App) {
         s.contains("✎ act_R1: alice decided confirmed_completed at"),
         "{s}"
     );
-    assert!(s.contains("confirmed_completed by alice"), "{s}");
+    // The settled lane says so, with no unknown badge or dotted line.
+    let lane = s
+        .lines()
+        .find(|l| l.contains("act_R1 ") && l.contains('✎'))
+        .unwrap_or_default();
+    assert!(lane.contains("✎ confirmed completed by alice 20"), "{s}");
+    assert!(!s.contains("OUTCOME UNKNOWN"), "{s}");
+    assert!(!s.contains('┄'), "{s}");
     a.update(Action::Open);
     let s = screen(a);
     assert!(s.contains("execution act_R1"), "{s}");

@@ -513,14 +513,16 @@ fn lane_lines(
         Span::raw(" "),
         Span::styled(x.state, state_style),
     ];
+    // A reviewer's decision, in words: it settles the outcome (no unknown
+    // badge, no dotted line) unless it is an escalation.
     if let Some(r) = &x.resolution {
         head.push(Span::raw(" "));
         head.push(Span::styled(
             format!(
                 "✎ {} by {} {}",
-                r.decision,
+                r.decision.as_str().replace('_', " "),
                 esc(&r.reviewer),
-                r.at.format("%m-%d %H:%MZ")
+                r.at.format("%Y-%m-%d %H:%MZ")
             ),
             theme.review,
         ));
