@@ -280,3 +280,40 @@ fn detail_at_80x24_keeps_the_reason_and_every_lane() {
         assert!(!s.contains("(1–1)"), "{s}");
     }
 }
+
+/// The group detail heads with what `retrace investigate` shows about the
+/// group, and the groups table names each group's id at 80 columns.
+#[test]
+fn the_group_is_named_in_full() {
+    let mut a = app(160, 48);
+    a.update(Action::ShowGroups);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("gfc4a6c60d4"), "{s}");
+    a.update(Action::Open);
+    let s = screen(&a, 160, 48);
+    let header: Vec<&str> = s
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    let header = header.join("\n");
+    for part in [
+        "Group gfc4a6c60d4",
+        "actor signed-process:com.example.agent",
+        "intent scope run:5f8097",
+        "target deploy-api.internal.example/releases",
+        "fingerprint hmac-sha256:",
+        "contract recoverable_by_status · attach window 2h",
+    ] {
+        assert!(header.contains(part), "{part:?} not in:\n{header}");
+    }
+    let mut b = app(80, 24);
+    b.update(Action::ShowGroups);
+    b.update(Action::Open);
+    let s = screen(&b, 80, 24);
+    assert!(s.contains("Group gfc4a6c60d4"), "{s}");
+    assert!(
+        s.contains("actor signed-process:com.example.agent · scope run:5f8097"),
+        "{s}"
+    );
+}

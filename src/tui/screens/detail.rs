@@ -11,7 +11,9 @@ use crate::tui::screens::{execution, sessions};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
 use crate::tui::widgets::lanes::{self, Axis};
-use crate::tui::widgets::text::{delta, esc, flow, provenance, select_if, selected, time, wrap};
+use crate::tui::widgets::text::{
+    clip, delta, esc, flow, provenance, select_if, selected, time, wrap,
+};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -163,6 +165,74 @@ fn reviewed_lines(d: &GroupDetail, width: u16) -> Vec<String> {
     out
 }
 
+/// What the group is, under the reason (as `retrace investigate` heads it):
+/// from 120 columns two lines, actor, intent scope and target, then the
+/// intent fingerprint and the contract applied; narrower one line, actor
+/// and intent scope. Each line is cut to `width`, its last value with `…`.
+fn identity_lines(d: &GroupDetail, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let s = &d.summary;
+    let w = usize::from(width.saturating_sub(2));
+    let contract = format!(
+        "{} · attach window {}{}",
+        d.contract.class.as_str(),
+        humantime::format_duration(d.contract.attach_window),
+        if d.contract.configured {
+            ""
+        } else {
+            " (default: no contract)"
+        }
+    );
+    let rows: Vec<Vec<(&str, String)>> = if width >= 120 {
+        let mut first = vec![
+            ("actor", esc(&s.actor).into_owned()),
+            ("intent scope", esc(&s.intent_scope).into_owned()),
+        ];
+        if let Some(t) = &d.target {
+            first.push(("target", esc(t).into_owned()));
+        }
+        vec![
+            first,
+            vec![
+                ("fingerprint", esc(&s.fingerprint).into_owned()),
+                ("contract", contract),
+            ],
+        ]
+    } else {
+        vec![vec![
+            ("actor", esc(&s.actor).into_owned()),
+            ("scope", esc(&s.intent_scope).into_owned()),
+        ]]
+    };
+    rows.into_iter()
+        .map(|pairs| {
+            let mut spans = Vec::new();
+            let mut used = 0usize;
+            for (i, (label, value)) in pairs.into_iter().enumerate() {
+                let label = if i == 0 {
+                    format!("{label} ")
+                } else {
+                    format!(" · {label} ")
+                };
+                let lw = label.chars().count();
+                if used + lw >= w {
+                    break;
+                }
+                used += lw;
+                let v = clip(&value, w - used).into_owned();
+                used += v.chars().count();
+                spans.push(Span::styled(label, theme.muted));
+                spans.push(Span::raw(v));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// Number of [`identity_lines`] at a width.
+fn identity_height(width: u16) -> u16 {
+    if width >= 120 { 2 } else { 1 }
+}
+
 /// Rows the lanes pane needs to show `n` lanes: borders, the axis line,
 /// and each lane in full (`full`) or compact, the selected one in full.
 fn lanes_rows(n: usize, full: bool) -> u16 {
@@ -185,7 +255,7 @@ pub fn areas(st: &State, body: Rect) -> Areas {
     let reason = reason_lines(d, body.width).len().min(REASON_LINES) as u16;
     let reviewed = reviewed_lines(d, body.width).len() as u16;
     let [header, rest] = Layout::vertical([
-        Constraint::Length(3 + reason + reviewed),
+        Constraint::Length(3 + reason + reviewed + identity_height(body.width)),
         Constraint::Fill(1),
     ])
     .areas(body);
@@ -635,9 +705,10 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     ])];
     let reason = reason_lines(d, body.width);
     let reviewed = reviewed_lines(d, body.width);
+    let identity = identity_lines(d, body.width, theme);
     let total = reason.len();
     let shown = usize::from(a.header.height.saturating_sub(3))
-        .saturating_sub(reviewed.len())
+        .saturating_sub(reviewed.len() + identity.len())
         .min(REASON_LINES);
     for (i, l) in reason.into_iter().take(shown).enumerate() {
         let l = if i + 1 == shown && shown < total {
@@ -650,6 +721,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     for l in reviewed {
         head.push(Line::styled(l, theme.review));
     }
+    head.extend(identity);
     frame.render_widget(
         Paragraph::new(head).block(
             Block::bordered()

@@ -893,11 +893,18 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     }
     let wide = table_area.width >= 110;
     let widest = table_area.width >= 150;
+    // Below 96 columns the first time loses its date, so that the group id
+    // (what `retrace investigate --group` takes) fits beside the tool.
+    let dated = table_area.width >= 96;
     // A column saying which verdicts rest on a reviewer's decision, once
     // any decision was applied.
     let reviewed = !inv.config.resolutions.is_empty();
     let mut header = vec![String::new(), header_cell("VERDICT", st)];
-    let mut widths = vec![Constraint::Length(1), Constraint::Length(25)];
+    // 24 columns: the longest verdict, idempotency_key_conflict.
+    let mut widths = vec![
+        Constraint::Length(1),
+        Constraint::Length(if wide { 25 } else { 24 }),
+    ];
     if reviewed {
         header.push(if wide { "REVIEWED BY" } else { "✎" }.into());
         widths.push(Constraint::Length(if wide { 14 } else { 1 }));
@@ -914,24 +921,35 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     ]);
     let first_fmt = if wide {
         "%Y-%m-%d %H:%M:%S"
-    } else {
+    } else if dated {
         "%m-%d %H:%M:%S"
+    } else {
+        "%H:%M:%S"
     };
     if wide {
         header.push(header_cell("DISP", st));
         widths.push(Constraint::Length(5));
     }
-    header.push(header_cell("FIRST (UTC)", st));
-    widths.push(Constraint::Length(if wide { 20 } else { 14 }));
-    if wide {
-        header.push(header_cell("GROUP", st));
-        widths.push(Constraint::Length(12));
-    }
+    let first = header_cell("FIRST (UTC)", st);
+    header.push(if dated {
+        first
+    } else {
+        first.replace(" (UTC)", "")
+    });
+    widths.push(Constraint::Length(if wide {
+        20
+    } else if dated {
+        14
+    } else {
+        8
+    }));
+    header.push(header_cell("GROUP", st));
+    widths.push(Constraint::Length(if wide { 12 } else { 11 }));
     if widest {
         header.push("SCOPE".into());
-        widths.push(Constraint::Fill(3));
-        header.push("ACTOR".into());
         widths.push(Constraint::Fill(2));
+        header.push("ACTOR".into());
+        widths.push(Constraint::Fill(3));
     }
     let height = usize::from(table_area.height.saturating_sub(3));
     let window = st.cursor.window(height, total);
@@ -1004,9 +1022,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
                 .map_or_else(|| "-".into(), |t| t.format(first_fmt).to_string()),
             theme.muted,
         )));
-        if wide {
-            cells.push(cell(5));
-        }
+        cells.push(cell(5));
         if widest {
             cells.push(cell(2));
             cells.push(cell(1));
