@@ -158,3 +158,15 @@ fn the_filter_prefers_letters_side_by_side() {
     assert_eq!(b.groups.rows.len(), 1);
     assert_eq!(b.groups.looser, 0);
 }
+
+/// Counts agree in number ("1 call", not "1 calls").
+#[test]
+fn counts_read_in_the_right_number() {
+    let a = app(FIXTURE, Theme::dark(), 160, 48);
+    let s = text(&draw(&a, 160, 48));
+    assert!(s.contains("2 calls · 1 exec · "), "{s}");
+    assert!(s.contains("2 calls · 2 execs · "), "{s}");
+    for wrong in ["1 execs", "1 calls", "1 matches", "1 decisions"] {
+        assert!(!s.contains(wrong), "{wrong}: {s}");
+    }
+}

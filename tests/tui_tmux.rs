@@ -187,7 +187,7 @@ fn decide_and_export_through_the_real_binary() {
     start(&t, dir.path(), "pending-retry.jsonl --reviewer alice");
 
     // The overview points at the queue; 4 opens it.
-    t.wait_for(&["Review queue: 1 waiting", "4 opens it"], &[]);
+    t.wait_for(&["Review queue: 1 waiting", "[4] opens it"], &[]);
     t.keys(&["4"]);
     t.wait_for(
         &[

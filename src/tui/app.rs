@@ -543,8 +543,8 @@ impl App {
             Nav::Push(v) => self.stack.push(v),
             Nav::Copy(what, text) => {
                 self.status = Some(format!(
-                    "copied {what} ({} bytes) to the clipboard via OSC 52, where the terminal allows it",
-                    text.len()
+                    "copied {what} ({}) to the clipboard via OSC 52, where the terminal allows it",
+                    crate::tui::widgets::text::count(text.len(), "byte", "bytes")
                 ));
                 self.effects.push(Effect::Clipboard(text));
             }
@@ -667,10 +667,10 @@ impl App {
                 self.job = None;
                 self.status = Some(match res {
                     Ok(done) => format!(
-                        "wrote the Markdown postmortem of {} to {} ({} bytes)",
+                        "wrote the Markdown postmortem of {} to {} ({})",
                         done.what,
                         escape(&done.path.display().to_string()),
-                        done.bytes
+                        crate::tui::widgets::text::count(done.bytes, "byte", "bytes")
                     ),
                     Err(e) => escape(&e).into_owned(),
                 });

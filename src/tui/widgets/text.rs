@@ -26,6 +26,11 @@ pub fn provenance(r: &crate::analysis::Resolution) -> String {
     )
 }
 
+/// `n` and the noun in the right number: `1 call`, `2 calls`, `0 calls`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `HH:MM:SS.mmm` (UTC).
 pub fn time(t: DateTime<Utc>) -> String {
     t.format("%H:%M:%S%.3f").to_string()
@@ -271,6 +276,13 @@ mod tests {
                 assert!(l.width() <= w, "{l:?} wider than {w}");
             }
         }
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(1, "call", "calls"), "1 call");
+        assert_eq!(count(2, "exec", "execs"), "2 execs");
+        assert_eq!(count(0, "match", "matches"), "0 matches");
     }
 
     #[test]
