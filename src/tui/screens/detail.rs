@@ -233,13 +233,26 @@ fn identity_height(width: u16) -> u16 {
     if width >= 120 { 2 } else { 1 }
 }
 
-/// Rows the lanes pane needs to show `n` lanes: borders, the axis line,
-/// and each lane in full (`full`) or compact, the selected one in full.
-fn lanes_rows(n: usize, full: bool) -> u16 {
-    let lanes = if full {
-        n * LANE_HEIGHT
-    } else {
-        n.saturating_sub(1) * COMPACT_LANE + LANE_HEIGHT.min(n * LANE_HEIGHT)
+/// How the lanes are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lanes {
+    /// Every lane with its stage times.
+    AllFull,
+    /// The selected lane with its stage times, the others compact.
+    SelectedFull,
+    /// Every lane compact (the questions have the focus).
+    AllCompact,
+}
+
+/// Rows the lanes pane needs to show `n` lanes drawn as `mode`: borders,
+/// the axis line and the lanes.
+fn lanes_rows(n: usize, mode: Lanes) -> u16 {
+    let lanes = match mode {
+        Lanes::AllFull => n * LANE_HEIGHT,
+        Lanes::SelectedFull => {
+            n.saturating_sub(1) * COMPACT_LANE + LANE_HEIGHT.min(n * LANE_HEIGHT)
+        }
+        Lanes::AllCompact => n * COMPACT_LANE,
     };
     u16::try_from(lanes + 3).unwrap_or(u16::MAX)
 }
@@ -248,8 +261,8 @@ fn lanes_rows(n: usize, full: bool) -> u16 {
 /// the lanes pane takes the rows that show every lane in full when they
 /// fit (beside at least a few rows of questions), else every lane compact
 /// (the selected one in full), else what is left; with the questions
-/// focused it gives them more room, but never fewer lanes than fit
-/// compact.
+/// focused it gives them more room (every lane compact), but never fewer
+/// lanes than fit.
 pub fn areas(st: &State, body: Rect) -> Areas {
     let d = &st.detail;
     let reason = reason_lines(d, body.width).len().min(REASON_LINES) as u16;
@@ -264,14 +277,20 @@ pub fn areas(st: &State, body: Rect) -> Areas {
     } else {
         let n = d.executions_detail.len();
         let room = rest.height.saturating_sub(MIN_QUESTIONS);
-        let (full, compact) = (lanes_rows(n, true), lanes_rows(n, false));
+        let full = lanes_rows(n, Lanes::AllFull);
         let h = match st.focus {
             Focus::Lanes if full <= room => full,
-            Focus::Lanes => compact.min(room),
-            Focus::Evidence if compact <= room => compact.max(full.min(rest.height * 2 / 5)),
-            Focus::Evidence => room,
+            Focus::Lanes => lanes_rows(n, Lanes::SelectedFull).min(room),
+            Focus::Evidence => {
+                let compact = lanes_rows(n, Lanes::AllCompact);
+                if compact <= room {
+                    compact.max(full.min(rest.height * 2 / 5))
+                } else {
+                    room
+                }
+            }
         }
-        .max(lanes_rows(1, true).min(rest.height));
+        .max(lanes_rows(1, Lanes::AllCompact).min(rest.height));
         Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(rest)
     };
     Areas {
@@ -281,20 +300,24 @@ pub fn areas(st: &State, body: Rect) -> Areas {
     }
 }
 
-/// Whether every lane is drawn in full, and how many lanes a page holds.
-fn lanes_fit(a: &Areas, n: usize) -> (bool, usize) {
+/// How the lanes are drawn in the pane, and how many a page holds.
+fn lanes_fit(a: &Areas, n: usize, focus: Focus) -> (Lanes, usize) {
     let rows = usize::from(inner(a.lanes).height.saturating_sub(1));
     if rows >= n * LANE_HEIGHT {
-        return (true, n.max(1));
+        return (Lanes::AllFull, n.max(1));
     }
-    // The selected lane in full, the others compact.
-    let page = 1 + rows.saturating_sub(LANE_HEIGHT) / COMPACT_LANE;
-    (false, page.max(1))
+    match focus {
+        Focus::Evidence => (Lanes::AllCompact, (rows / COMPACT_LANE).max(1)),
+        Focus::Lanes => {
+            let page = 1 + rows.saturating_sub(LANE_HEIGHT) / COMPACT_LANE;
+            (Lanes::SelectedFull, page.max(1))
+        }
+    }
 }
 
 /// The lanes a page holds.
-fn lanes_page(a: &Areas, n: usize) -> usize {
-    lanes_fit(a, n).1
+fn lanes_page(a: &Areas, n: usize, focus: Focus) -> usize {
+    lanes_fit(a, n, focus).1
 }
 
 fn inner(r: Rect) -> Rect {
@@ -407,7 +430,7 @@ fn evidence_line_of(lines: &[QLine], ev: usize) -> Option<usize> {
 pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     let a = areas(st, body);
     let n_lanes = st.detail.executions_detail.len();
-    let page = lanes_page(&a, n_lanes);
+    let page = lanes_page(&a, n_lanes, st.focus);
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     let n_ev = st.evidence.len();
@@ -474,7 +497,7 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     }
     // The layout depends on the focus; measure the panes again.
     let a = areas(st, body);
-    st.lanes.settle(lanes_page(&a, n_lanes), n_lanes);
+    st.lanes.settle(lanes_page(&a, n_lanes, st.focus), n_lanes);
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     // Keep the selected evidence on screen after a move; page keys scroll freely.
@@ -737,7 +760,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     // Executions as lanes on one time axis.
     let n = d.executions_detail.len();
     let li = inner(a.lanes);
-    let (all_full, page) = lanes_fit(&a, n);
+    let (mode, page) = lanes_fit(&a, n, st.focus);
     let window = st.lanes.window(page, n);
     let mut lines = vec![axis_line(st.axis.as_ref(), usize::from(li.width), theme)];
     for i in window.clone() {
@@ -745,7 +768,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             st,
             &d.executions_detail[i],
             i == st.lanes.selected,
-            all_full || i == st.lanes.selected,
+            mode == Lanes::AllFull || (mode == Lanes::SelectedFull && i == st.lanes.selected),
             usize::from(li.width),
             theme,
         );
