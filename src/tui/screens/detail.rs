@@ -260,9 +260,9 @@ fn lanes_rows(n: usize, mode: Lanes) -> u16 {
 /// Splits the body: side by side from 120 columns, stacked below. Stacked,
 /// the lanes pane takes the rows that show every lane in full when they
 /// fit (beside at least a few rows of questions), else every lane compact
-/// (the selected one in full), else what is left; with the questions
-/// focused it gives them more room (every lane compact), but never fewer
-/// lanes than fit.
+/// but the selected one, else every lane compact, else what is left; with
+/// the questions focused it gives them more room (every lane compact), but
+/// never fewer lanes than fit.
 pub fn areas(st: &State, body: Rect) -> Areas {
     let d = &st.detail;
     let reason = reason_lines(d, body.width).len().min(REASON_LINES) as u16;
@@ -280,7 +280,10 @@ pub fn areas(st: &State, body: Rect) -> Areas {
         let full = lanes_rows(n, Lanes::AllFull);
         let h = match st.focus {
             Focus::Lanes if full <= room => full,
-            Focus::Lanes => lanes_rows(n, Lanes::SelectedFull).min(room),
+            Focus::Lanes if lanes_rows(n, Lanes::SelectedFull) <= room => {
+                lanes_rows(n, Lanes::SelectedFull)
+            }
+            Focus::Lanes => lanes_rows(n, Lanes::AllCompact).min(room),
             Focus::Evidence => {
                 let compact = lanes_rows(n, Lanes::AllCompact);
                 if compact <= room {
@@ -306,12 +309,12 @@ fn lanes_fit(a: &Areas, n: usize, focus: Focus) -> (Lanes, usize) {
     if rows >= n * LANE_HEIGHT {
         return (Lanes::AllFull, n.max(1));
     }
+    // The selected lane keeps its stage times only when every lane still
+    // fits: no lane is hidden for the sake of detail.
+    let selected_full = LANE_HEIGHT + n.saturating_sub(1) * COMPACT_LANE;
     match focus {
-        Focus::Evidence => (Lanes::AllCompact, (rows / COMPACT_LANE).max(1)),
-        Focus::Lanes => {
-            let page = 1 + rows.saturating_sub(LANE_HEIGHT) / COMPACT_LANE;
-            (Lanes::SelectedFull, page.max(1))
-        }
+        Focus::Lanes if rows >= selected_full => (Lanes::SelectedFull, n.max(1)),
+        _ => (Lanes::AllCompact, (rows / COMPACT_LANE).max(1)),
     }
 }
 

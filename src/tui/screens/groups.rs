@@ -900,10 +900,18 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     // any decision was applied.
     let reviewed = !inv.config.resolutions.is_empty();
     let mut header = vec![String::new(), header_cell("VERDICT", st)];
-    // 24 columns: the longest verdict, idempotency_key_conflict.
+    // As wide as the longest verdict present (and its header), so that
+    // narrow terminals leave the room to the tool.
+    let verdict_w = data
+        .verdict_counts
+        .iter()
+        .map(|(v, _)| v.as_str().len())
+        .max()
+        .unwrap_or(0)
+        .max("VERDICT▼".chars().count());
     let mut widths = vec![
         Constraint::Length(1),
-        Constraint::Length(if wide { 25 } else { 24 }),
+        Constraint::Length(u16::try_from(verdict_w + usize::from(wide)).unwrap_or(25)),
     ];
     if reviewed {
         header.push(if wide { "REVIEWED BY" } else { "✎" }.into());
