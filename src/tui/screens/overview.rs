@@ -154,7 +154,7 @@ fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static>
                 ),
                 theme.critical,
             ),
-            Span::styled(" · 4 opens the review queue", theme.muted),
+            Span::styled(" · [4] opens the review queue", theme.muted),
         ]);
     }
     let n = data.queue.len();
@@ -171,7 +171,7 @@ fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static>
                 format!("No execution waits for a reviewer{recorded}"),
                 theme.muted,
             ),
-            Span::styled(" · 4 opens the review queue", theme.muted),
+            Span::styled(" · [4] opens the review queue", theme.muted),
         ]);
     }
     let oldest = data.queue[0]
