@@ -82,12 +82,33 @@ pub fn fit(haystack: &str, query: &str) -> Fit {
     if query.is_empty() {
         return Fit::Contiguous;
     }
-    if find(haystack, query).is_some() {
-        Fit::Contiguous
-    } else if matches(haystack, query) {
-        Fit::Scattered
-    } else {
+    // The one-pass subsequence test first: most fields fail it, and a
+    // side-by-side match passes it too.
+    if !matches(haystack, query) {
         Fit::None
+    } else if side_by_side(haystack, query) {
+        Fit::Contiguous
+    } else {
+        Fit::Scattered
+    }
+}
+
+/// Whether `query` occurs side by side in `haystack` ([`find`] without the
+/// position; on bytes when the query is ASCII, as UTF-8 never encodes
+/// another character with an ASCII byte).
+fn side_by_side(haystack: &str, query: &str) -> bool {
+    if !query.is_ascii() {
+        return find(haystack, query).is_some();
+    }
+    let (h, q) = (haystack.as_bytes(), query.as_bytes());
+    if q.len() > h.len() {
+        return false;
+    }
+    let case_sensitive = q.iter().any(u8::is_ascii_uppercase);
+    if case_sensitive {
+        h.windows(q.len()).any(|w| w == q)
+    } else {
+        h.windows(q.len()).any(|w| w.eq_ignore_ascii_case(q))
     }
 }
 
@@ -250,6 +271,16 @@ impl SearchIndex {
         self.values.iter().map(|v| fit(v, query)).collect()
     }
 
+    /// As [`SearchIndex::match_values`], given the fits of a query that
+    /// `query` extends: a value that did not match it cannot match now.
+    pub fn narrow_values(&self, query: &str, before: &mut [Fit]) {
+        for (f, v) in before.iter_mut().zip(&self.values) {
+            if *f != Fit::None {
+                *f = fit(v, query);
+            }
+        }
+    }
+
     /// How well group `i` fits (its best field), given
     /// [`SearchIndex::match_values`].
     pub fn group_fit(&self, i: usize, values: &[Fit], query: &str) -> Fit {
@@ -331,6 +362,20 @@ mod tests {
         assert_eq!(fit("com.example.agent", "cat"), Fit::Scattered);
         assert_eq!(fit("catalog", "CAT"), Fit::None);
         assert_eq!(fit("catalog", "cat"), Fit::Contiguous);
+        // The byte path agrees with the character path.
+        for h in [
+            "deploy_release",
+            "Ünïcödé_Tool",
+            "wipe\\x1b[2Jdisk",
+            "aéb",
+            "CaTalog",
+        ] {
+            for q in [
+                "e", "re", "RE", "cöd", "x1b", "[2J", "[2j", "é", "ab", "cat", "CaT", "zz",
+            ] {
+                assert_eq!(side_by_side(h, q), find(h, q).is_some(), "{h:?} {q:?}");
+            }
+        }
     }
 
     #[test]
@@ -496,6 +541,8 @@ pub struct State {
     pub cursor: Cursor,
     /// The query `fits` was computed for, to narrow instead of redo.
     matched_for: String,
+    /// How well `matched_for` fits each distinct value of the search index.
+    value_fits: Vec<Fit>,
 }
 
 impl State {
@@ -571,22 +618,29 @@ impl State {
         let ix = &data.search;
         let narrowing = !self.matched_for.is_empty()
             && q.starts_with(self.matched_for.as_str())
-            && self.fits.len() == self.base.len();
+            && self.fits.len() == self.base.len()
+            && self.value_fits.len() == ix.values.len();
         if q.is_empty() {
             self.fits = vec![Fit::Contiguous; self.base.len()];
+            self.value_fits.clear();
         } else {
-            let values = ix.match_values(q);
+            if narrowing {
+                ix.narrow_values(q, &mut self.value_fits);
+            } else {
+                self.value_fits = ix.match_values(q);
+            }
+            let values = &self.value_fits;
             if narrowing {
                 for (f, &i) in self.fits.iter_mut().zip(&self.base) {
                     if *f != Fit::None {
-                        *f = ix.group_fit(i, &values, q);
+                        *f = ix.group_fit(i, values, q);
                     }
                 }
             } else {
                 self.fits = self
                     .base
                     .iter()
-                    .map(|&i| ix.group_fit(i, &values, q))
+                    .map(|&i| ix.group_fit(i, values, q))
                     .collect();
             }
         }
