@@ -99,6 +99,9 @@ pub enum FindingKind {
     /// The journal does not record the full tool arguments, so distinct
     /// intents may look alike.
     ArgumentsNotLogged,
+    /// Two outcome events of one execution disagree on whether the target
+    /// acted (a response, then a status query that says otherwise).
+    OutcomeContradiction,
 }
 
 impl FindingKind {
@@ -114,6 +117,7 @@ impl FindingKind {
             FindingKind::FingerprintDrift => "fingerprint_drift",
             FindingKind::NoReplayContract => "no_replay_contract",
             FindingKind::ArgumentsNotLogged => "arguments_not_logged",
+            FindingKind::OutcomeContradiction => "outcome_contradiction",
         }
     }
 }
@@ -448,6 +452,24 @@ fn accepted_ref(lifecycles: &[Lifecycle], xi: usize) -> Option<EvidenceRef> {
     })
 }
 
+/// Keeps the most severe candidate (the first one found among equals).
+fn consider(
+    best: &mut Option<Candidate>,
+    v: Verdict,
+    e: usize,
+    f: usize,
+    p: Option<PairAnswers>,
+    call: Option<usize>,
+) {
+    if best.as_ref().is_none_or(|b| v < b.0) {
+        *best = Some((v, e, f, p, call));
+    }
+}
+
+/// How many earlier executions of a group one later execution is compared
+/// with, most recent first (within the attach window).
+const PAIR_SCAN: usize = 64;
+
 /// A verdict with what gave it: (verdict, earlier execution, later
 /// execution, pair answers, attached-call event).
 type Candidate = (Verdict, usize, usize, Option<PairAnswers>, Option<usize>);
@@ -463,12 +485,6 @@ fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
     // Candidate (verdict, earlier, later, pair answers) items.
     let mut best: Option<Candidate> = None;
     let mut statuses: Vec<Option<Verdict>> = Vec::with_capacity(xs.len());
-    let mut consider =
-        |v: Verdict, e: usize, f: usize, p: Option<PairAnswers>, call: Option<usize>| {
-            if best.as_ref().is_none_or(|b| v < b.0) {
-                best = Some((v, e, f, p, call));
-            }
-        };
 
     for (j, &x) in xs.iter().enumerate() {
         let caps = ctx.caps_of(x);
@@ -490,30 +506,52 @@ fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
             _ => false,
         };
         if !superseded {
-            consider(v, x, x, None, None);
+            consider(&mut best, v, x, x, None, None);
+        }
+        // One execution dispatched more than once: each dispatch was an
+        // attempt at the target.
+        if let Some(v) = verdict::redispatch_verdict(&lc[x].redispatch(&model.executions[x])) {
+            consider(&mut best, v, x, x, None, None);
         }
         statuses.push((!superseded).then_some(v));
         for &a in &lc[x].attached {
             let p = ctx.pair_answers_attached(x, a);
             if let Some(v) = verdict::pair_verdict(&p) {
-                consider(v, x, x, Some(p), Some(a));
+                consider(&mut best, v, x, x, Some(p), Some(a));
             }
         }
     }
-    for (j, &f) in xs.iter().enumerate().skip(1) {
-        let mut earlier: BTreeSet<usize> = BTreeSet::new();
-        earlier.insert(xs[0]);
-        earlier.insert(xs[j - 1]);
-        earlier.extend(
-            xs[..j]
-                .iter()
-                .copied()
-                .filter(|&e| lc[e].answer.is_unknown()),
-        );
+    // Each later execution against the earlier ones it may repeat: the
+    // first, and every earlier one still inside the attach window, most
+    // recent first. The walk is bounded (PAIR_SCAN) so that a group of a
+    // hundred thousand calls stays linear; it stops early once the worst
+    // verdict is found.
+    'outer: for (j, &f) in xs.iter().enumerate().skip(1) {
+        let f_start = model.executions[f].started_at();
+        let mut earlier: Vec<usize> = vec![xs[0]];
+        for &e in xs[..j].iter().rev().take(PAIR_SCAN) {
+            let e_start = model.executions[e].started_at();
+            let outside = match (e_start, f_start) {
+                (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default() > window,
+                _ => false,
+            };
+            if outside && e != xs[j - 1] {
+                break;
+            }
+            earlier.push(e);
+        }
+        earlier.sort_unstable();
+        earlier.dedup();
         for e in earlier {
             let p = ctx.pair_answers(e, f, window);
             if let Some(v) = verdict::pair_verdict(&p) {
-                consider(v, e, f, Some(p), None);
+                consider(&mut best, v, e, f, Some(p), None);
+            }
+            if best
+                .as_ref()
+                .is_some_and(|b| b.0 == Verdict::DuplicateSideEffect)
+            {
+                break 'outer;
             }
         }
     }
@@ -568,6 +606,21 @@ fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
                     execution: x,
                     event: i,
                 }],
+            });
+        }
+        if let Some((a, b)) = lc[x].contradiction {
+            findings.push(Finding {
+                kind: FindingKind::OutcomeContradiction,
+                detail: format!(
+                    "{}: the outcome at {} and the one at {} disagree on whether the target acted; retrace reads it as acted",
+                    ex.id,
+                    ex.events[a].at.format("%H:%M:%S%.3f"),
+                    ex.events[b].at.format("%H:%M:%S%.3f"),
+                ),
+                evidence: vec![
+                    EvidenceRef::Event { execution: x, event: a },
+                    EvidenceRef::Event { execution: x, event: b },
+                ],
             });
         }
         if let Some(i) = lc[x].cancel_after_completion(ex) {
@@ -978,7 +1031,7 @@ impl questions::Ctx<'_> {
                 _ => LaterCall::NoKey,
             }
         };
-        let gap = match (xe.first_at(), xf.first_at()) {
+        let gap = match (xe.started_at(), xf.started_at()) {
             (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default(),
             _ => std::time::Duration::ZERO,
         };
@@ -992,7 +1045,7 @@ impl questions::Ctx<'_> {
             Dispatch::Dispatched | Dispatch::Unknown => LaterFate::Answered(lf.answer),
         };
         PairAnswers {
-            processes: self.processes(e, f).0,
+            processes: self.processes_value(e, f),
             dispatch: le.dispatch(),
             answer: le.answer,
             timing,
