@@ -259,6 +259,9 @@ pub enum SourceData {
     File(PathBuf),
     /// Bytes compiled into the binary (the bundled sample incident).
     Embedded(&'static [u8]),
+    /// Bytes read in full from something that cannot be read twice: a pipe,
+    /// `/dev/stdin`, a process substitution.
+    Memory(std::sync::Arc<[u8]>),
 }
 
 /// A journal to load: a display name and its bytes.
@@ -268,16 +271,49 @@ pub struct JournalSource {
     pub name: String,
     /// The bytes.
     pub data: SourceData,
+    /// Size and modification time of a file when it was opened, to tell
+    /// later whether it changed under retrace.
+    stamp: Option<(u64, Option<std::time::SystemTime>)>,
 }
 
 impl JournalSource {
     /// A journal file.
     pub fn file(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
+        let stamp = std::fs::metadata(&path)
+            .ok()
+            .map(|m| (m.len(), m.modified().ok()));
         JournalSource {
             name: path.display().to_string(),
             data: SourceData::File(path),
+            stamp,
         }
+    }
+
+    /// Reads a journal that cannot be read twice (a pipe, `/dev/stdin`, a
+    /// process substitution) into memory, so that format detection does not
+    /// consume what the reader needs. Regular files are left as they are.
+    ///
+    /// # Errors
+    /// [`JournalError::Open`] or [`JournalError::Io`].
+    pub fn materialize(&mut self) -> Result<(), JournalError> {
+        let SourceData::File(p) = &self.data else {
+            return Ok(());
+        };
+        let meta = std::fs::metadata(p).map_err(|e| JournalError::Open {
+            journal: self.name.clone(),
+            source: e,
+        })?;
+        if meta.is_file() {
+            return Ok(());
+        }
+        let mut buf = Vec::new();
+        self.open()?
+            .read_to_end(&mut buf)
+            .map_err(|e| self.io_error(e))?;
+        self.data = SourceData::Memory(buf.into());
+        self.stamp = None;
+        Ok(())
     }
 
     /// A journal compiled into the binary.
@@ -285,6 +321,7 @@ impl JournalSource {
         JournalSource {
             name: name.to_string(),
             data: SourceData::Embedded(bytes),
+            stamp: None,
         }
     }
 
@@ -293,6 +330,7 @@ impl JournalSource {
         match &self.data {
             SourceData::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
             SourceData::Embedded(b) => Some(b.len() as u64),
+            SourceData::Memory(b) => Some(b.len() as u64),
         }
     }
 
@@ -310,6 +348,7 @@ impl JournalSource {
                 Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
             }
             SourceData::Embedded(b) => Ok(Box::new(*b)),
+            SourceData::Memory(b) => Ok(Box::new(io::Cursor::new(b.clone()))),
         }
     }
 
@@ -328,8 +367,13 @@ impl JournalSource {
     /// # Errors
     /// [`JournalError::Io`] when the file changed or cannot be read.
     pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
-        let bytes = match &self.data {
-            SourceData::Embedded(b) => {
+        let in_memory: Option<&[u8]> = match &self.data {
+            SourceData::Embedded(b) => Some(b),
+            SourceData::Memory(b) => Some(b),
+            SourceData::File(_) => None,
+        };
+        let bytes = match (&self.data, in_memory) {
+            (_, Some(b)) => {
                 let start = usize::try_from(at.offset).unwrap_or(usize::MAX);
                 b.get(start..start.saturating_add(at.len as usize))
                     .map(<[u8]>::to_vec)
@@ -340,7 +384,18 @@ impl JournalSource {
                         ))
                     })?
             }
-            SourceData::File(p) => {
+            (SourceData::Embedded(_) | SourceData::Memory(_), None) => Vec::new(),
+            (SourceData::File(p), None) => {
+                // Evidence shown must be what was analysed: refuse a file
+                // that changed since it was read.
+                let now = std::fs::metadata(p)
+                    .ok()
+                    .map(|m| (m.len(), m.modified().ok()));
+                if self.stamp.is_some() && now != self.stamp {
+                    return Err(self.io_error(io::Error::other(
+                        "the journal changed on disk since retrace read it; reload to see what it holds now",
+                    )));
+                }
                 let mut f = File::open(p).map_err(|e| self.io_error(e))?;
                 f.seek(SeekFrom::Start(at.offset))
                     .map_err(|e| self.io_error(e))?;
@@ -607,6 +662,44 @@ pub trait JournalReader: Sync {
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError>;
 }
 
+/// When a call began, from when it ended and how long it took (formats that
+/// record only the end time and a duration).
+///
+/// # Errors
+/// A message naming `field` when the duration is negative, not finite, or
+/// so large that the start would be before any representable time.
+pub(crate) fn started_before(
+    end: chrono::DateTime<chrono::Utc>,
+    duration_ms: f64,
+    field: &str,
+) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    if !duration_ms.is_finite() || duration_ms < 0.0 {
+        return Err(format!(
+            "field `{field}` must be a non-negative number of milliseconds, found {duration_ms}"
+        ));
+    }
+    // No tool call runs for a month: such a number is a corrupt field, and
+    // taking it would place the call years away from its neighbours.
+    const MONTH_MS: f64 = 31.0 * 24.0 * 3600.0 * 1000.0;
+    if duration_ms > MONTH_MS {
+        return Err(format!(
+            "field `{field}` says the call took {duration_ms:.3e} ms, more than a month: not a plausible duration"
+        ));
+    }
+    // Microseconds of a u64/f64 far out of range saturate in the cast and
+    // are then refused by the checked arithmetic.
+    let micros = (duration_ms * 1000.0).round() as i64;
+    Some(chrono::TimeDelta::microseconds(micros.min(i64::MAX / 2)))
+        .and_then(|d| end.checked_sub_signed(d))
+        .ok_or_else(|| {
+            format!("field `{field}` ({duration_ms} ms) puts the call's start before any representable time")
+        })
+}
+
+/// How many non-blank lines format detection looks at: enough that a few
+/// bad lines at the top do not hide the journal's format.
+const SNIFF_LINES: usize = 32;
+
 /// Tells the format of a journal from its first lines.
 ///
 /// # Errors
@@ -614,6 +707,7 @@ pub trait JournalReader: Sync {
 /// retrace reads.
 pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
     let head = source.head(64 * 1024)?;
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     let mut first: Vec<&[u8]> = Vec::new();
     let mut first_line_no = 0u32;
     for (i, l) in head.split(|&b| b == b'\n').enumerate() {
@@ -624,7 +718,7 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
             first_line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         }
         first.push(l);
-        if first.len() == 8 {
+        if first.len() == SNIFF_LINES {
             break;
         }
     }
@@ -673,10 +767,14 @@ pub fn load(
 /// # Errors
 /// The first journal that cannot be opened, detected, or read at all.
 pub fn load_with(
-    sources: Vec<JournalSource>,
+    mut sources: Vec<JournalSource>,
     opts: &LoadOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
+    // Pipes are read once, in full, before detection looks at them.
+    for s in &mut sources {
+        s.materialize()?;
+    }
     let total_size = sources.iter().map(JournalSource::size).sum::<Option<u64>>();
     let labels = unique_labels(&sources);
     let mut builder = ModelBuilder::new();
@@ -844,10 +942,20 @@ pub(crate) fn for_each_line(
             (ctx.progress)(line.source.offset);
             next_report = line.source.offset + (4 << 20);
         }
+        let no = line.source.line;
+        if let Some(n) = line.too_long {
+            ctx.bad_line(
+                no,
+                format!(
+                    "line of {n} bytes is longer than the {} MiB retrace reads; skipped",
+                    lines::MAX_LINE >> 20
+                ),
+            );
+            continue;
+        }
         if lines::is_blank(line.bytes) {
             continue;
         }
-        let no = line.source.line;
         if let Err(msg) = f(ctx, line) {
             ctx.bad_line(no, msg);
         }
