@@ -4,7 +4,7 @@
 use super::*;
 use crate::journal::JournalSource;
 use crate::query::Investigation;
-use chrono::TimeZone;
+use chrono::{TimeZone, Utc};
 
 const CONTRACTS: &str = r#"
 [tools.deploy]
