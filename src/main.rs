@@ -24,7 +24,11 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            let _ = writeln!(io::stderr(), "retrace: {e}");
+            let _ = writeln!(
+                io::stderr(),
+                "retrace: {}",
+                retrace::sanitize::escape(&e.to_string())
+            );
             ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(1))
         }
     }

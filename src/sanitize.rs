@@ -12,14 +12,18 @@ use std::fmt::Write;
 
 /// True for characters that must not reach a terminal raw: C0 controls
 /// (including TAB, CR, LF), DEL, C1 controls (U+0080–U+009F, which include
-/// the 8-bit CSI and OSC introducers), and the Unicode bidirectional
-/// overrides and isolates (U+202A–U+202E, U+2066–U+2069) that reorder
-/// displayed text ("Trojan Source", CVE-2021-42574).
+/// the 8-bit CSI and OSC introducers), the Unicode bidirectional marks,
+/// overrides and isolates (U+061C, U+200E–U+200F, U+202A–U+202E,
+/// U+2066–U+2069) that reorder displayed text ("Trojan Source",
+/// CVE-2021-42574), the line and paragraph separators (U+2028, U+2029), and
+/// the invisible characters that make two different ids look alike (soft
+/// hyphen U+00AD, zero-width space, joiners U+200B–U+200D, word joiner and
+/// invisible operators U+2060–U+2064, byte order mark U+FEFF).
 pub fn is_unsafe(c: char) -> bool {
     matches!(c,
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        | '\u{200e}' | '\u{200f}' | '\u{61c}')
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{ad}'
+        | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{61c}')
 }
 
 /// Returns `s` with every unsafe character written as a visible escape:
@@ -50,6 +54,79 @@ pub fn escape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Writes `value` as pretty JSON in which every character [`is_unsafe`]
+/// would flag is written as a `\uXXXX` escape. The JSON means the same;
+/// only its spelling changes, so that printing it to a terminal cannot run
+/// an escape sequence (serde_json escapes C0 controls itself, but C1
+/// controls, bidirectional overrides and invisible characters are valid
+/// JSON text and would pass raw).
+///
+/// # Errors
+/// Write errors.
+pub fn write_json_pretty<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    w: W,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(w, SafeFormatter(Default::default()));
+    value.serialize(&mut ser).map_err(std::io::Error::from)
+}
+
+/// A pretty formatter that escapes terminal-unsafe characters in strings.
+struct SafeFormatter<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+impl serde_json::ser::Formatter for SafeFormatter<'_> {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if is_unsafe(c) {
+                w.write_all(&fragment.as_bytes()[start..i])?;
+                write!(w, "\\u{:04x}", u32::from(c))?;
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +140,32 @@ mod tests {
         assert_eq!(escape("a\nb\tc\r"), "a\\nb\\tc\\r");
         assert_eq!(escape("\u{9b}31m"), "\\x9b31m");
         assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
+    }
+
+    #[test]
+    fn json_output_escapes_what_a_terminal_would_run() {
+        let v = serde_json::json!({"tool": "a\u{9b}31m\u{202e}b\u{200b}c\u{1b}[2J", "ok": "é✓"});
+        let mut out = Vec::new();
+        write_json_pretty(&mut out, &v).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.chars().any(is_unsafe_but_newline), "{text:?}");
+        assert!(
+            text.contains("a\\u009b31m\\u202eb\\u200bc\\u001b[2J"),
+            "{text}"
+        );
+        assert!(text.contains("é✓"));
+        // Still the same JSON.
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, v);
+    }
+
+    fn is_unsafe_but_newline(c: char) -> bool {
+        c != '\n' && is_unsafe(c)
+    }
+
+    #[test]
+    fn invisible_characters_are_shown() {
+        assert_eq!(escape("ad\u{200b}min\u{feff}"), "ad\\u{200b}min\\u{feff}");
     }
 
     #[test]

@@ -46,6 +46,16 @@ pub struct Lifecycle {
     pub answer: TargetAnswer,
     /// The reviewer decision that resolved an unknown outcome, if any.
     pub resolution: Option<Resolution>,
+    /// Two definite outcome events that disagree on whether the target
+    /// acted: (the first, the one that contradicts it).
+    pub contradiction: Option<(usize, usize)>,
+}
+
+/// Whether two definite answers disagree on whether the target acted.
+fn contradicts(a: TargetAnswer, b: TargetAnswer) -> bool {
+    let acted = |t: TargetAnswer| matches!(t, TargetAnswer::Performed | TargetAnswer::Replayed);
+    let definite = |t: TargetAnswer| !t.is_unknown();
+    definite(a) && definite(b) && acted(a) != acted(b)
 }
 
 /// Reduces one outcome event to what matters for duplicates.
@@ -128,12 +138,33 @@ impl Lifecycle {
             l.idempotency_key = accepted_key;
         }
         let key_sent = l.idempotency_key.is_some();
-        for &i in l.outcomes.iter().rev() {
+        // DESIGN.md §5: a later outcome (status query, durable marker, late
+        // response) resolves an *unknown* one. The first definite answer
+        // decides, and when it was seen is when the gateway knew. A later
+        // answer that contradicts it is kept as a finding; if either says
+        // the target acted, retrace reads it as acted (the cautious side).
+        for &i in &l.outcomes {
             let a = target_answer(&x.events[i].kind, key_sent);
-            if a != TargetAnswer::NoAnswer {
-                l.decisive_outcome = Some(i);
-                l.answer = a;
-                break;
+            if a == TargetAnswer::NoAnswer {
+                continue;
+            }
+            match l.decisive_outcome {
+                None => {
+                    l.decisive_outcome = Some(i);
+                    l.answer = a;
+                }
+                Some(_) if l.answer == TargetAnswer::Ambiguous && a != TargetAnswer::Ambiguous => {
+                    l.decisive_outcome = Some(i);
+                    l.answer = a;
+                }
+                Some(d) if contradicts(l.answer, a) => {
+                    l.contradiction.get_or_insert((d, i));
+                    if a == TargetAnswer::Performed {
+                        l.decisive_outcome = Some(i);
+                        l.answer = a;
+                    }
+                }
+                Some(_) => {}
             }
         }
         l
@@ -261,6 +292,40 @@ impl Lifecycle {
                     _ => "completed_result_not_delivered",
                 }
             }
+        }
+    }
+
+    /// What matters when the gateway dispatched this execution more than
+    /// once.
+    pub fn redispatch(&self, x: &Execution) -> super::verdict::Redispatch {
+        let key_sent = self.idempotency_key.is_some();
+        let answers: Vec<(usize, TargetAnswer)> = self
+            .outcomes
+            .iter()
+            .map(|&i| (i, target_answer(&x.events[i].kind, key_sent)))
+            .collect();
+        let last_dispatch = x
+            .events
+            .iter()
+            .rposition(|e| matches!(e.kind, EventKind::Dispatched { .. }));
+        let before_last: Vec<TargetAnswer> = answers
+            .iter()
+            .filter(|(i, _)| last_dispatch.is_some_and(|d| *i < d))
+            .map(|&(_, a)| a)
+            .filter(|a| *a != TargetAnswer::NoAnswer)
+            .collect();
+        super::verdict::Redispatch {
+            dispatches: self.dispatches,
+            performed: answers
+                .iter()
+                .filter(|(_, a)| *a == TargetAnswer::Performed)
+                .count(),
+            deduplicated: key_sent
+                && answers
+                    .iter()
+                    .any(|(_, a)| matches!(a, TargetAnswer::Replayed | TargetAnswer::Conflict)),
+            cleared_before_last: !before_last.is_empty()
+                && before_last.iter().all(|a| a.no_new_effect()),
         }
     }
 

@@ -104,25 +104,50 @@ impl Ctx<'_> {
     }
 
     /// Q1 for two executions: the value and the answer text.
+    /// Q1's value alone, without words (cheap: used for every pair).
+    ///
+    /// One process: the same session, or sessions whose records name the
+    /// same process instance (pid and start time). Two distinct processes
+    /// only when both session records name a process and they differ:
+    /// different session ids alone are not enough, since a reconnecting
+    /// process can start a new run.
+    pub fn processes_value(&self, e: usize, f: usize) -> Processes {
+        let (Some((_, ce, _)), Some((_, cf, _))) = (self.x(e).accepted(), self.x(f).accepted())
+        else {
+            return Processes::Unknown;
+        };
+        match (ce.session_id.as_deref(), cf.session_id.as_deref()) {
+            (Some(a), Some(b)) if a == b => Processes::One,
+            (Some(a), Some(b)) => {
+                let key = |id| self.model.session(id).and_then(|s| s.process_key());
+                match (key(a), key(b)) {
+                    (Some(ka), Some(kb)) if ka == kb => Processes::One,
+                    (Some(_), Some(_)) => Processes::Distinct,
+                    _ => Processes::Unknown,
+                }
+            }
+            _ => Processes::Unknown,
+        }
+    }
+
+    /// Q1 for two executions: the value, the answer text and the evidence.
     pub fn processes(&self, e: usize, f: usize) -> (Processes, String, Vec<EvidenceRef>) {
         let le = &self.lifecycles[e];
         let lf = &self.lifecycles[f];
-        let ce = self.x(e).accepted().map(|(_, c, _)| c);
-        let cf = self.x(f).accepted().map(|(_, c, _)| c);
+        let value = self.processes_value(e, f);
         let mut evidence: Vec<EvidenceRef> =
             [le.accepted.map(|i| ev(e, i)), lf.accepted.map(|i| ev(f, i))]
                 .into_iter()
                 .flatten()
                 .collect();
-        let (Some(ce), Some(cf)) = (ce, cf) else {
+        let (Some((_, ce, _)), Some((_, cf, _))) = (self.x(e).accepted(), self.x(f).accepted())
+        else {
             return (
-                Processes::Unknown,
+                value,
                 "unknown: an accepted record is missing, so the callers are not known".into(),
                 evidence,
             );
         };
-        let model = self.model;
-        let sess = |c: &CallRef| c.session_id.as_deref().and_then(|s| model.session(s));
         let describe = |id: &str| match self.model.session(id) {
             Some(s) => {
                 let mut d = format!("session {id}");
@@ -155,46 +180,40 @@ impl Ctx<'_> {
                 }
             }
         }
-        match (ce.session_id.as_deref(), cf.session_id.as_deref()) {
-            (Some(a), Some(b)) if a == b => (
-                Processes::One,
-                format!("One process: both calls came from {}.", describe(a)),
-                evidence,
+        // A change of MCP session within one run is the reconnect itself.
+        let reconnect = match (&ce.mcp_session_id, &cf.mcp_session_id) {
+            (Some(a), Some(b)) if a != b => format!(
+                " The second call came over a new MCP session ({b}, was {a}): the client reconnected."
             ),
-            (Some(a), Some(b)) => {
-                let same_process = match (sess(ce), sess(cf)) {
-                    (Some(sa), Some(sb)) => {
-                        sa.process_key().is_some() && sa.process_key() == sb.process_key()
-                    }
-                    _ => false,
-                };
-                if same_process {
-                    (
-                        Processes::One,
-                        format!(
-                            "One process: {} and {} are two runs of the same process instance.",
-                            describe(a),
-                            describe(b)
-                        ),
-                        evidence,
-                    )
-                } else {
-                    (
-                        Processes::Distinct,
-                        format!(
-                            "Two distinct processes: {} and {}.",
-                            describe(a),
-                            describe(b)
-                        ),
-                        evidence,
-                    )
-                }
+            _ => String::new(),
+        };
+        let text = match (value, ce.session_id.as_deref(), cf.session_id.as_deref()) {
+            (Processes::One, Some(a), Some(b)) if a == b => {
+                format!(
+                    "One process: both calls came from {}.{reconnect}",
+                    describe(a)
+                )
             }
+            (Processes::One, Some(a), Some(b)) => format!(
+                "One process: {} and {} are two runs of the same process instance.{reconnect}",
+                describe(a),
+                describe(b)
+            ),
+            (Processes::Distinct, Some(a), Some(b)) => format!(
+                "Two distinct processes: {} and {}.",
+                describe(a),
+                describe(b)
+            ),
+            (_, Some(a), Some(b)) => format!(
+                "unknown: the calls came from two agent runs, {} and {}, and the journal names no process for at least one of them; a reconnecting process can start a new run",
+                describe(a),
+                describe(b)
+            ),
             _ => {
                 let caps = self
                     .journals
                     .caps(self.x(e).events.first().map_or(0, |x| x.source.journal));
-                let text = match (&ce.mcp_session_id, &cf.mcp_session_id) {
+                match (&ce.mcp_session_id, &cf.mcp_session_id) {
                     (Some(a), Some(b)) if a == b => format!(
                         "unknown: both calls used MCP session {a}, but the journal records no agent run for them"
                     ),
@@ -206,10 +225,10 @@ impl Ctx<'_> {
                         self.format_name(e)
                     ),
                     _ => "unknown: the calls carry no session id".into(),
-                };
-                (Processes::Unknown, text, evidence)
+                }
             }
-        }
+        };
+        (value, text, evidence)
     }
 
     /// Q2 for one execution.
@@ -552,6 +571,22 @@ impl Ctx<'_> {
     pub fn reason(&self, v: Verdict, e: usize, f: usize, p: Option<&PairAnswers>) -> String {
         let (xe, xf) = (self.x(e), self.x(f));
         let le = &self.lifecycles[e];
+        if e == f && p.is_none() && le.dispatches >= 2 {
+            let what = match v {
+                Verdict::DuplicateSideEffect => "and the target acted more than once",
+                Verdict::DeduplicatedByTarget => {
+                    "with the same idempotency key, and the target did not act again"
+                }
+                Verdict::SafeRetry => "after the target had shown it did nothing",
+                _ => {
+                    "while its first dispatch had no known outcome: the target may have acted twice"
+                }
+            };
+            return format!(
+                "the gateway dispatched {} {} times {what}",
+                xe.id, le.dispatches
+            );
+        }
         // An outcome settled by a reviewer names the reviewer and the time
         // (resolution.rs: every view says who resolved it and when).
         let outcome = match (le.decisive_outcome, &le.resolution) {

@@ -4,7 +4,7 @@
 use super::*;
 use crate::journal::JournalSource;
 use crate::query::Investigation;
-use chrono::TimeZone;
+use chrono::{TimeZone, Utc};
 
 const CONTRACTS: &str = r#"
 [tools.deploy]
@@ -443,4 +443,243 @@ fn notes_say_when_contracts_or_key_are_missing() {
         "{notes}"
     );
     assert!(!notes.contains("no tool contracts"));
+}
+
+/// One execution, from accepted to the given tail events.
+fn exec(seq: &mut u32, x: &str, at: &str, tail: &[(&str, &str, &str)]) -> Vec<String> {
+    *seq += 1;
+    let mut l = vec![accepted(*seq, at, x, "deploy", "s1")];
+    for (t, event, extra) in tail {
+        *seq += 1;
+        l.push(ev(*seq, t, x, event, extra));
+    }
+    l
+}
+
+const OK201: &str = r#","outcome":"success","target_status":201"#;
+
+/// An older delivered call must not hide a later lost delivery followed by
+/// a fresh retry (adversarial test: the pair scan once skipped it).
+#[test]
+fn a_delivered_call_does_not_hide_a_later_duplicate() {
+    let mut s = 0;
+    let mut l = vec![session("s1", 1)];
+    l.extend(exec(
+        &mut s,
+        "A",
+        "10:00:00",
+        &[
+            ("10:00:01", "dispatched", ""),
+            ("10:00:02", "outcome", OK201),
+            ("10:00:03", "delivered", ""),
+        ],
+    ));
+    l.extend(exec(
+        &mut s,
+        "B",
+        "10:05:00",
+        &[
+            ("10:05:01", "dispatched", ""),
+            ("10:05:02", "outcome", OK201),
+            ("10:05:03", "delivery_failed", r#","error":"reset""#),
+        ],
+    ));
+    l.extend(exec(
+        &mut s,
+        "C",
+        "10:06:00",
+        &[("10:06:01", "dispatch_failed", r#","error":"refused""#)],
+    ));
+    l.extend(exec(
+        &mut s,
+        "D",
+        "10:07:00",
+        &[
+            ("10:07:01", "dispatched", ""),
+            ("10:07:02", "outcome", OK201),
+            ("10:07:03", "delivered", ""),
+        ],
+    ));
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
+    let ex = inv.explain(g);
+    assert!(
+        ex.reason
+            .starts_with("D was dispatched after B had completed"),
+        "{}",
+        ex.reason
+    );
+}
+
+/// A later outcome resolves an unknown one; it does not overwrite a
+/// definite answer the gateway already had.
+#[test]
+fn a_later_outcome_does_not_rewrite_a_known_one() {
+    let mut s = 0;
+    let mut l = vec![session("s1", 1)];
+    l.extend(exec(
+        &mut s,
+        "A",
+        "10:00:00",
+        &[
+            ("10:00:01", "dispatched", ""),
+            ("10:00:02", "outcome", OK201),
+            ("10:00:03", "delivery_failed", r#","error":"reset""#),
+            (
+                "10:03:00",
+                "outcome",
+                r#","outcome":"not_executed","observed_via":"status_query""#,
+            ),
+        ],
+    ));
+    l.extend(exec(
+        &mut s,
+        "B",
+        "10:01:00",
+        &[
+            ("10:01:01", "dispatched", ""),
+            ("10:01:02", "outcome", OK201),
+            ("10:01:03", "delivered", ""),
+        ],
+    ));
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
+    assert!(g.has(FindingKind::OutcomeContradiction));
+
+    // A reconciliation query after the retry does not make the earlier,
+    // delivered execution "unresolved" at the time of the retry.
+    let mut s = 0;
+    let mut l = vec![session("s1", 1)];
+    l.extend(exec(
+        &mut s,
+        "A",
+        "10:00:00",
+        &[
+            ("10:00:01", "dispatched", ""),
+            ("10:00:02", "outcome", OK201),
+            ("10:00:03", "delivered", ""),
+            (
+                "10:09:00",
+                "outcome",
+                r#","outcome":"success","observed_via":"status_query""#,
+            ),
+        ],
+    ));
+    l.extend(exec(
+        &mut s,
+        "B",
+        "10:01:00",
+        &[
+            ("10:01:01", "dispatched", ""),
+            ("10:01:02", "outcome", OK201),
+            ("10:01:03", "delivered", ""),
+        ],
+    ));
+    let inv = investigate(&l, vec![]);
+    assert_eq!(only_group(&inv).verdict, Verdict::DistinctIntent);
+}
+
+/// One execution dispatched twice is two attempts at the target.
+#[test]
+fn a_second_dispatch_of_one_execution_is_judged() {
+    let mut s = 0;
+    let mut l = vec![session("s1", 1)];
+    l.extend(exec(
+        &mut s,
+        "A",
+        "10:00:00",
+        &[
+            ("10:00:01", "dispatched", ""),
+            ("10:01:01", "outcome", r#","outcome":"unknown""#),
+            ("10:01:30", "dispatched", ""),
+            ("10:01:31", "outcome", OK201),
+            ("10:01:32", "delivered", ""),
+        ],
+    ));
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.verdict, Verdict::PossibleDuplicate);
+    assert!(
+        inv.explain(g).reason.contains("dispatched A 2 times"),
+        "{}",
+        inv.explain(g).reason
+    );
+
+    // Both dispatches answered success: the target acted twice.
+    let mut s = 0;
+    let mut l = vec![session("s1", 1)];
+    l.extend(exec(
+        &mut s,
+        "A",
+        "10:00:00",
+        &[
+            ("10:00:01", "dispatched", ""),
+            ("10:00:02", "outcome", OK201),
+            ("10:00:03", "dispatched", ""),
+            ("10:00:04", "outcome", OK201),
+            ("10:00:05", "delivered", ""),
+        ],
+    ));
+    let inv = investigate(&l, vec![]);
+    assert_eq!(only_group(&inv).verdict, Verdict::DuplicateSideEffect);
+}
+
+/// Different session ids without process identity are not proof of two
+/// processes: a reconnecting process can start a new run.
+#[test]
+fn sessions_without_process_identity_are_unknown_processes() {
+    let mut l = completed_then_retry("deploy", "10:01:00", "s2");
+    l.remove(1);
+    l.remove(0); // no session records at all
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
+    assert!(
+        inv.explain(g).answers[0].text.starts_with("unknown:"),
+        "{}",
+        inv.explain(g).answers[0].text
+    );
+}
+
+/// The attach window runs from acceptance; a stray early event of another
+/// kind does not move an execution out of it.
+#[test]
+fn the_attach_window_runs_from_acceptance() {
+    let mut l = completed_then_retry("deploy", "10:09:00", "s1");
+    l.push(
+        ev(
+            99,
+            "10:00:00",
+            "x1",
+            "authorized",
+            r#","decision":"session_grant""#,
+        )
+        .replace("2026-09-01T10:00:00Z", "0001-01-01T00:00:00Z"),
+    );
+    let inv = investigate(&l, vec![]);
+    assert_eq!(only_group(&inv).verdict, Verdict::DuplicateSideEffect);
+}
+
+/// A large group of unknown outcomes is judged (the pair scan is bounded).
+#[test]
+fn a_large_group_of_unknown_outcomes_is_judged() {
+    let mut s = 0;
+    let mut l = vec![session("s1", 1)];
+    for i in 0..2000 {
+        let at = format!("10:{:02}:{:02}", (i / 60) % 60, i % 60);
+        l.extend(exec(
+            &mut s,
+            &format!("x{i}"),
+            &at,
+            &[
+                (&at, "dispatched", ""),
+                (&at, "outcome", r#","outcome":"unknown""#),
+            ],
+        ));
+    }
+    let inv = investigate(&l, vec![]);
+    assert_eq!(only_group(&inv).verdict, Verdict::PossibleDuplicate);
+    assert_eq!(only_group(&inv).executions.len(), 2000);
 }

@@ -408,6 +408,40 @@ pub fn status_verdict(a: &ExecutionAnswers) -> Verdict {
     Verdict::Clean
 }
 
+/// Facts about one execution the gateway dispatched more than once (it
+/// continued or re-sent the same execution instead of attaching).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Redispatch {
+    /// Number of `dispatched` events.
+    pub dispatches: usize,
+    /// Outcome events that say the target acted (success, not a replay).
+    pub performed: usize,
+    /// An idempotency key was sent and the target replayed or refused (409)
+    /// a repeat.
+    pub deduplicated: bool,
+    /// Before the last dispatch, the target had shown it did nothing
+    /// (not executed, or a definite failure), and never that it acted.
+    pub cleared_before_last: bool,
+}
+
+/// The verdict for an execution dispatched more than once, or `None` for
+/// one dispatch. The same rows as for two executions (DESIGN.md §5): each
+/// dispatch is an attempt at the target.
+pub fn redispatch_verdict(r: &Redispatch) -> Option<Verdict> {
+    if r.dispatches < 2 {
+        return None;
+    }
+    Some(if r.deduplicated {
+        Verdict::DeduplicatedByTarget
+    } else if r.performed >= 2 {
+        Verdict::DuplicateSideEffect
+    } else if r.cleared_before_last {
+        Verdict::SafeRetry
+    } else {
+        Verdict::PossibleDuplicate
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -759,6 +793,41 @@ mod tests {
                         _ => Verdict::Clean,
                     };
                     assert_eq!(v, expected, "{a:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn redispatch_verdicts_exhaustive() {
+        for dispatches in 0..4 {
+            for performed in 0..4 {
+                for deduplicated in [false, true] {
+                    for cleared_before_last in [false, true] {
+                        let r = Redispatch {
+                            dispatches,
+                            performed,
+                            deduplicated,
+                            cleared_before_last,
+                        };
+                        let v = redispatch_verdict(&r);
+                        let expected = if dispatches < 2 {
+                            None
+                        } else if deduplicated {
+                            Some(Verdict::DeduplicatedByTarget)
+                        } else if performed >= 2 {
+                            Some(Verdict::DuplicateSideEffect)
+                        } else if cleared_before_last {
+                            Some(Verdict::SafeRetry)
+                        } else {
+                            Some(Verdict::PossibleDuplicate)
+                        };
+                        assert_eq!(v, expected, "{r:?}");
+                        // Never "fine" while a second dispatch may have acted.
+                        if dispatches >= 2 && !deduplicated && !cleared_before_last {
+                            assert!(v.unwrap() <= Verdict::PossibleDuplicate, "{r:?}");
+                        }
+                    }
                 }
             }
         }

@@ -84,6 +84,8 @@ pub fn export(
     if let Some(p) = output {
         let journals = inputs.sources.iter().filter_map(|s| match &s.data {
             SourceData::File(p) => Some(p.as_path()),
+            // Read whole from a pipe: its name is the path it came by.
+            SourceData::Memory(_) => Some(Path::new(s.name.as_str())),
             SourceData::Embedded(_) => None,
         });
         check_output(

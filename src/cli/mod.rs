@@ -66,6 +66,22 @@ pub struct Inputs {
 /// [`CliError::Input`] naming the file that cannot be read.
 pub fn inputs(journals: &[std::path::PathBuf], common: &Common) -> Result<Inputs, CliError> {
     check_journal_paths(journals)?;
+    // The same file twice would count every event twice.
+    let mut seen = std::collections::HashSet::new();
+    let mut unique = Vec::with_capacity(journals.len());
+    for p in journals {
+        let id = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+        if seen.insert(id) {
+            unique.push(p.clone());
+        } else {
+            let _ = writeln!(
+                io::stderr(),
+                "warning: {} is given more than once; it is read once",
+                escape(&p.display().to_string())
+            );
+        }
+    }
+    let journals = unique.as_slice();
     let sample = journals.is_empty();
     let sources = if sample {
         crate::sample::sources()
@@ -235,7 +251,7 @@ fn report_load(inv: &Investigation) {
 }
 
 pub(crate) fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), CliError> {
-    serde_json::to_writer_pretty(&mut *out, v).map_err(io::Error::from)?;
+    crate::sanitize::write_json_pretty(&mut *out, v)?;
     writeln!(out)?;
     Ok(())
 }

@@ -139,6 +139,10 @@ pub struct ChainFailure {
     pub seq: Option<u64>,
     /// What exactly does not match.
     pub message: String,
+    /// First line whose content the break puts in doubt: the failing line,
+    /// or for a link that does not match, the line before it (either one
+    /// may have been rewritten). Evidence from here on is unverified.
+    pub unverified_from: u32,
 }
 
 /// Whether signatures (or attestations) were checked.
@@ -267,7 +271,9 @@ impl ChainStatus {
         match self {
             ChainStatus::NoChain { .. } => ChainMark::NoChain,
             ChainStatus::Intact { .. } => ChainMark::Verified,
-            ChainStatus::Broken { failure, .. } if line < failure.line => ChainMark::Verified,
+            ChainStatus::Broken { failure, .. } if line < failure.unverified_from => {
+                ChainMark::Verified
+            }
             ChainStatus::Broken { .. } | ChainStatus::NotChecked { .. } => ChainMark::Unverified,
         }
     }
@@ -320,7 +326,7 @@ impl ChainStatus {
                 failure.seq.map(|s| format!(" seq {s}")).unwrap_or_default(),
                 failure.kind,
                 failure.message,
-                failure.line
+                failure.unverified_from
             ),
             ChainStatus::NotChecked { rule, reason } => format!(
                 "chain not checked{}: {reason}",
@@ -448,11 +454,21 @@ impl ChainTracker {
     }
 
     fn fail(&mut self, kind: FailureKind, line: u32, seq: Option<u64>, message: String) {
+        // A line whose link does not match the one before it does not say
+        // which of the two was rewritten (a rewritten line can carry a
+        // recomputed hash of its own): both are in doubt.
+        let unverified_from = match kind {
+            FailureKind::BrokenLink | FailureKind::ReorderedLines => {
+                self.last_line.filter(|&p| p < line).unwrap_or(line)
+            }
+            _ => line,
+        };
         self.failure = Some(ChainFailure {
             kind,
             line,
             seq,
             message,
+            unverified_from,
         });
     }
 
@@ -831,6 +847,7 @@ mod tests {
                 line: 3,
                 seq: Some(3),
                 message: String::new(),
+                unverified_from: 3,
             },
             signatures: SignatureCheck::NotApplicable,
         };

@@ -160,6 +160,7 @@ pub fn opt_u64(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<u64>> {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n
             .as_u64()
+            .or_else(|| integral(&n).and_then(|f| (f >= 0.0).then_some(f as u64)))
             .map(Some)
             .ok_or_else(|| format!("field `{key}` must be a non-negative integer, found {n}")),
         Some(Value::String(s)) => s
@@ -173,12 +174,21 @@ pub fn opt_u64(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<u64>> {
     }
 }
 
+/// A number written with a fraction that is whole and exactly
+/// representable (`4.0`, `201.0`): the same integer to JSON and to RFC 8785
+/// (so the chain hash does not change), so it reads as that integer.
+fn integral(n: &serde_json::Number) -> Option<f64> {
+    n.as_f64()
+        .filter(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0)
+}
+
 /// Removes `key` and returns it as a signed integer.
 pub fn opt_i64(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<i64>> {
     match m.remove(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n
             .as_i64()
+            .or_else(|| integral(&n).map(|f| f as i64))
             .map(Some)
             .ok_or_else(|| format!("field `{key}` must be an integer, found {n}")),
         Some(Value::String(s)) => s
@@ -276,6 +286,18 @@ mod tests {
                 .unwrap_err()
                 .contains("missing field `gone`")
         );
+    }
+
+    #[test]
+    fn whole_numbers_written_with_a_fraction_are_integers() {
+        let mut m = json!({"seq": 4.0, "st": 201.0, "half": 1.5, "neg": -2.0})
+            .as_object()
+            .cloned()
+            .unwrap();
+        assert_eq!(opt_u64(&mut m, "seq").unwrap(), Some(4));
+        assert_eq!(opt_u64(&mut m, "st").unwrap(), Some(201));
+        assert!(opt_u64(&mut m, "half").is_err());
+        assert!(opt_u64(&mut m, "neg").is_err());
     }
 
     #[test]

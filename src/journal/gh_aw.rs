@@ -35,7 +35,7 @@ pub const GH_AW_ACTOR: &str = "gh-aw:agent";
 
 impl JournalReader for GhAwReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
-        first_lines.iter().take(4).any(|l| {
+        first_lines.iter().any(|l| {
             parse_object(l).is_ok_and(|m| {
                 m.contains_key("server_id")
                     && m.contains_key("direction")

@@ -37,7 +37,7 @@ use super::{Capabilities, JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
     ActionRecord, CallRef, EventKind, JsonRpcId, ObservedVia, OutcomeKind, SourceRef,
 };
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -96,7 +96,7 @@ fn kind_of(m: &Map<String, Value>) -> Option<Kind> {
 
 impl JournalReader for McpAcpReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
-        first_lines.iter().take(4).any(|l| {
+        first_lines.iter().any(|l| {
             parse_object(l).is_ok_and(|m| {
                 let chained = m.contains_key("entry_hash") && m.contains_key("sequence");
                 let wire = matches!(kind_of(&m), Some(Kind::Wire))
@@ -351,7 +351,7 @@ impl State {
             .and_then(|d| d.get("duration_ms"))
             .and_then(Value::as_f64)
             .unwrap_or(0.0);
-        let started = at - Duration::microseconds((duration_ms * 1000.0).round() as i64);
+        let started = super::started_before(at, duration_ms, "duration.duration_ms")?;
         let mut extra = Map::new();
         extra.insert(
             super::ARGUMENTS_LOGGED.into(),

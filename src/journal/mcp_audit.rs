@@ -30,7 +30,6 @@ use super::keys::KeyFile;
 use super::rawjson::{self, Raw, js_number, js_str};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, SourceRef};
-use chrono::Duration;
 use ed25519_dalek::Verifier;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value, json};
@@ -41,7 +40,7 @@ pub struct McpAuditReader;
 
 impl JournalReader for McpAuditReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
-        first_lines.iter().take(4).any(|l| {
+        first_lines.iter().any(|l| {
             parse_object(l).is_ok_and(|m| {
                 m.contains_key("id")
                     && m.contains_key("timestamp")
@@ -164,8 +163,8 @@ fn emit_call(
         Some(i) => format!("mcp-audit:{label}:{i}"),
         None => format!("mcp-audit:{label}:L{}", source.line),
     };
-    let duration = m.get("durationMs").and_then(Value::as_i64).unwrap_or(0);
-    let started = at - Duration::milliseconds(duration);
+    let duration = m.get("durationMs").and_then(Value::as_f64).unwrap_or(0.0);
+    let started = super::started_before(at, duration, "durationMs")?;
     let arguments = match m.get("args") {
         Some(v @ Value::Object(_)) => v.clone(),
         _ => json!({}),

@@ -22,7 +22,7 @@
 use super::fields::{parse_object, parse_time};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, SourceRef};
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
@@ -46,7 +46,7 @@ const TYPES: [&str; 8] = [
 
 impl JournalReader for McpProxyReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
-        first_lines.iter().take(4).any(|l| {
+        first_lines.iter().any(|l| {
             parse_object(l).is_ok_and(|m| {
                 m.get("type")
                     .and_then(Value::as_str)
@@ -239,8 +239,8 @@ impl State {
         source: SourceRef,
     ) -> Result<(), String> {
         let id = self.execution_id(&m, source);
-        let duration = m.get("duration_ms").and_then(Value::as_i64).unwrap_or(0);
-        let started = at - Duration::milliseconds(duration);
+        let duration = m.get("duration_ms").and_then(Value::as_f64).unwrap_or(0.0);
+        let started = super::started_before(at, duration, "duration_ms")?;
         let (accepted, extra) = self.accepted(&m)?;
         ctx.event(&id, started, accepted, extra, source);
         let status = m.get("status").and_then(Value::as_str).unwrap_or("");

@@ -9,6 +9,7 @@
 
 pub mod chain;
 mod fields;
+mod format;
 mod gh_aw;
 pub mod keys;
 pub mod lines;
@@ -18,18 +19,19 @@ mod mcpproxy;
 mod native;
 mod rawjson;
 mod sallyport;
+mod source;
 mod sqlite;
 
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
 use chain::{ChainMark, ChainStatus};
+pub use format::{Capabilities, Format};
 pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
 pub use native::{GENESIS, NativeChainWriter, native_chain_hash};
 use serde::Serialize;
+pub use source::{JournalSource, SourceData};
 use std::fmt;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
-use std::str::FromStr;
+use std::io;
+use std::path::Path;
 
 pub use fields::parse_time;
 
@@ -38,327 +40,6 @@ pub use fields::parse_time;
 /// says what it records instead, starting with `no:` or `partly:`. Analysis
 /// reports it as the `arguments_not_logged` finding.
 pub const ARGUMENTS_LOGGED: &str = "arguments_logged";
-
-/// Input formats retrace reads. The `name` spelling is what
-/// `--input-format` takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// retrace's own JSONL (DESIGN.md §3).
-    Native,
-    /// retrace's native journal stored in SQLite (`events` and `sessions`
-    /// tables with the native fields as columns).
-    NativeSqlite,
-    /// github/gh-aw-mcpg `rpc-messages.jsonl`, v1 and v2 envelopes
-    /// (research/journal-formats.md §2.4).
-    GhAwMcpg,
-    /// mcp-acp audit logs (operations, decisions) and its client wire log
-    /// (research/journal-formats.md §2.3).
-    McpAcp,
-    /// smart-mcp-proxy/mcpproxy-go activity exports (JSONL;
-    /// research/journal-formats.md §2.5).
-    McpProxy,
-    /// elang2/mcp-audit-gateway `audit.jsonl` (hash-chained, attested;
-    /// research/journal-formats.md §2.1).
-    McpAudit,
-    /// Sallyport audit journal: sealed, hash-chained, signed rows
-    /// (research/journal-formats.md §1).
-    Sallyport,
-}
-
-impl Format {
-    /// Every format, in detection order.
-    pub const ALL: &'static [Format] = &[
-        Format::Native,
-        Format::NativeSqlite,
-        Format::GhAwMcpg,
-        Format::McpAcp,
-        Format::McpProxy,
-        Format::McpAudit,
-        Format::Sallyport,
-    ];
-
-    /// The `--input-format` spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Native => "native",
-            Format::NativeSqlite => "native-sqlite",
-            Format::GhAwMcpg => "gh-aw-mcpg",
-            Format::McpAcp => "mcp-acp",
-            Format::McpProxy => "mcpproxy",
-            Format::McpAudit => "mcp-audit",
-            Format::Sallyport => "sallyport",
-        }
-    }
-
-    /// A one-line description for listings and errors.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Format::Native => "retrace native JSONL (sessions, events, execution snapshots)",
-            Format::NativeSqlite => "retrace native journal in SQLite (events and sessions tables)",
-            Format::GhAwMcpg => "gh-aw MCP gateway rpc-messages.jsonl (v1 and v2)",
-            Format::McpAcp => {
-                "mcp-acp operations.jsonl, decisions.jsonl (hash-chained) and client_wire.jsonl"
-            }
-            Format::McpProxy => "mcpproxy activity export (mcpproxy activity export, JSONL)",
-            Format::McpAudit => {
-                "mcp-audit gateway audit.jsonl (hash chain, HMAC or Ed25519 attestations)"
-            }
-            Format::Sallyport => {
-                "Sallyport audit journal (sealed events, hash chain, ECDSA signatures)"
-            }
-        }
-    }
-
-    /// What a journal of this format can show. Question answers use it to
-    /// say what the journal lacks instead of guessing.
-    pub fn capabilities(self) -> Capabilities {
-        match self {
-            Format::Native | Format::NativeSqlite => Capabilities {
-                execution_identity: true,
-                authorization: true,
-                delivery: true,
-                sessions: true,
-                authenticated_actor: true,
-            },
-            Format::GhAwMcpg => Capabilities {
-                execution_identity: false,
-                authorization: false,
-                delivery: false,
-                sessions: false,
-                authenticated_actor: false,
-            },
-            // Per file kind; the reader narrows it (operations shown here).
-            Format::McpAcp => Capabilities {
-                execution_identity: false,
-                authorization: false,
-                delivery: false,
-                sessions: false,
-                authenticated_actor: true,
-            },
-            Format::McpProxy => Capabilities {
-                execution_identity: false,
-                authorization: false,
-                delivery: false,
-                sessions: false,
-                authenticated_actor: false,
-            },
-            Format::McpAudit => Capabilities {
-                execution_identity: false,
-                authorization: false,
-                delivery: false,
-                sessions: false,
-                authenticated_actor: true,
-            },
-            Format::Sallyport => Capabilities {
-                execution_identity: false,
-                authorization: true,
-                delivery: false,
-                sessions: true,
-                authenticated_actor: false,
-            },
-        }
-    }
-
-    /// The chain status a journal of this format has before its reader
-    /// says otherwise: formats without a chain say why.
-    pub fn default_chain(self) -> ChainStatus {
-        match self {
-            Format::Native => ChainStatus::no_chain("the journal carries no prev_hash/hash fields"),
-            Format::NativeSqlite => {
-                ChainStatus::no_chain("the events table has no prev_hash/hash columns")
-            }
-            Format::GhAwMcpg => ChainStatus::no_chain("gh-aw-mcpg logs carry no hash chain"),
-            Format::McpAcp => ChainStatus::no_chain(
-                "no line carries sequence/entry_hash (mcp-acp debug wire logs are not chained)",
-            ),
-            Format::McpProxy => {
-                ChainStatus::no_chain("mcpproxy activity exports carry no hash chain")
-            }
-            Format::McpAudit => ChainStatus::no_chain("no chained line was read"),
-            Format::Sallyport => ChainStatus::no_chain("no sealed row was read"),
-        }
-    }
-
-    fn reader(self) -> &'static dyn JournalReader {
-        match self {
-            Format::Native => &native::NativeReader,
-            Format::NativeSqlite => &sqlite::SqliteReader,
-            Format::GhAwMcpg => &gh_aw::GhAwReader,
-            Format::McpAcp => &mcp_acp::McpAcpReader,
-            Format::McpProxy => &mcpproxy::McpProxyReader,
-            Format::McpAudit => &mcp_audit::McpAuditReader,
-            Format::Sallyport => &sallyport::SallyportReader,
-        }
-    }
-
-    /// How answers name a journal of this format ("the gh-aw gateway log").
-    pub fn noun(self) -> &'static str {
-        match self {
-            Format::Native | Format::NativeSqlite => "the journal",
-            Format::GhAwMcpg => "the gh-aw gateway log",
-            Format::McpAcp => "the mcp-acp log",
-            Format::McpProxy => "the mcpproxy activity export",
-            Format::McpAudit => "the mcp-audit log",
-            Format::Sallyport => "the Sallyport audit journal",
-        }
-    }
-
-    /// The list of format names, for error messages and help.
-    pub fn names() -> String {
-        Format::ALL
-            .iter()
-            .map(|f| f.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Format {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Format::ALL
-            .iter()
-            .copied()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown input format {s:?}; retrace reads: {}",
-                    Format::names()
-                )
-            })
-    }
-}
-
-/// What a journal format records. A `false` here turns the matching
-/// investigation question into `unknown: <what the journal lacks>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Capabilities {
-    /// Gateway-created execution ids, so later calls can be seen attaching.
-    pub execution_identity: bool,
-    /// Authorization decisions.
-    pub authorization: bool,
-    /// Whether the result reached the agent.
-    pub delivery: bool,
-    /// Agent runs with process identity.
-    pub sessions: bool,
-    /// An authenticated actor per call.
-    pub authenticated_actor: bool,
-}
-
-/// Where a journal's bytes come from.
-#[derive(Debug, Clone)]
-pub enum SourceData {
-    /// A file on disk.
-    File(PathBuf),
-    /// Bytes compiled into the binary (the bundled sample incident).
-    Embedded(&'static [u8]),
-}
-
-/// A journal to load: a display name and its bytes.
-#[derive(Debug, Clone)]
-pub struct JournalSource {
-    /// Name shown in messages and evidence (the path as given).
-    pub name: String,
-    /// The bytes.
-    pub data: SourceData,
-}
-
-impl JournalSource {
-    /// A journal file.
-    pub fn file(path: impl Into<PathBuf>) -> Self {
-        let path = path.into();
-        JournalSource {
-            name: path.display().to_string(),
-            data: SourceData::File(path),
-        }
-    }
-
-    /// A journal compiled into the binary.
-    pub fn embedded(name: &str, bytes: &'static [u8]) -> Self {
-        JournalSource {
-            name: name.to_string(),
-            data: SourceData::Embedded(bytes),
-        }
-    }
-
-    /// Total size in bytes, when known.
-    pub fn size(&self) -> Option<u64> {
-        match &self.data {
-            SourceData::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            SourceData::Embedded(b) => Some(b.len() as u64),
-        }
-    }
-
-    /// Opens the bytes for sequential reading with a large buffer.
-    ///
-    /// # Errors
-    /// [`JournalError::Open`] when the file cannot be opened.
-    pub fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, JournalError> {
-        match &self.data {
-            SourceData::File(p) => {
-                let f = File::open(p).map_err(|e| JournalError::Open {
-                    journal: self.name.clone(),
-                    source: e,
-                })?;
-                Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
-            }
-            SourceData::Embedded(b) => Ok(Box::new(*b)),
-        }
-    }
-
-    /// Reads the first `max` bytes (for detection).
-    fn head(&self, max: usize) -> Result<Vec<u8>, JournalError> {
-        let mut buf = Vec::new();
-        self.open()?
-            .take(max as u64)
-            .read_to_end(&mut buf)
-            .map_err(|e| self.io_error(e))?;
-        Ok(buf)
-    }
-
-    /// Reads the raw text of one line back (for the raw JSON view).
-    ///
-    /// # Errors
-    /// [`JournalError::Io`] when the file changed or cannot be read.
-    pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
-        let bytes = match &self.data {
-            SourceData::Embedded(b) => {
-                let start = usize::try_from(at.offset).unwrap_or(usize::MAX);
-                b.get(start..start.saturating_add(at.len as usize))
-                    .map(<[u8]>::to_vec)
-                    .ok_or_else(|| {
-                        self.io_error(io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            "line lies past the end of the journal",
-                        ))
-                    })?
-            }
-            SourceData::File(p) => {
-                let mut f = File::open(p).map_err(|e| self.io_error(e))?;
-                f.seek(SeekFrom::Start(at.offset))
-                    .map_err(|e| self.io_error(e))?;
-                let mut buf = vec![0; at.len as usize];
-                f.read_exact(&mut buf).map_err(|e| self.io_error(e))?;
-                buf
-            }
-        };
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
-    }
-
-    fn io_error(&self, e: io::Error) -> JournalError {
-        JournalError::Io {
-            journal: self.name.clone(),
-            source: e,
-        }
-    }
-}
 
 /// A line that could not be read, with where it is and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -607,6 +288,44 @@ pub trait JournalReader: Sync {
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError>;
 }
 
+/// When a call began, from when it ended and how long it took (formats that
+/// record only the end time and a duration).
+///
+/// # Errors
+/// A message naming `field` when the duration is negative, not finite, or
+/// so large that the start would be before any representable time.
+pub(crate) fn started_before(
+    end: chrono::DateTime<chrono::Utc>,
+    duration_ms: f64,
+    field: &str,
+) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    if !duration_ms.is_finite() || duration_ms < 0.0 {
+        return Err(format!(
+            "field `{field}` must be a non-negative number of milliseconds, found {duration_ms}"
+        ));
+    }
+    // No tool call runs for a month: such a number is a corrupt field, and
+    // taking it would place the call years away from its neighbours.
+    const MONTH_MS: f64 = 31.0 * 24.0 * 3600.0 * 1000.0;
+    if duration_ms > MONTH_MS {
+        return Err(format!(
+            "field `{field}` says the call took {duration_ms:.3e} ms, more than a month: not a plausible duration"
+        ));
+    }
+    // Microseconds of a u64/f64 far out of range saturate in the cast and
+    // are then refused by the checked arithmetic.
+    let micros = (duration_ms * 1000.0).round() as i64;
+    Some(chrono::TimeDelta::microseconds(micros.min(i64::MAX / 2)))
+        .and_then(|d| end.checked_sub_signed(d))
+        .ok_or_else(|| {
+            format!("field `{field}` ({duration_ms} ms) puts the call's start before any representable time")
+        })
+}
+
+/// How many non-blank lines format detection looks at: enough that a few
+/// bad lines at the top do not hide the journal's format.
+const SNIFF_LINES: usize = 32;
+
 /// Tells the format of a journal from its first lines.
 ///
 /// # Errors
@@ -614,6 +333,7 @@ pub trait JournalReader: Sync {
 /// retrace reads.
 pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
     let head = source.head(64 * 1024)?;
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     let mut first: Vec<&[u8]> = Vec::new();
     let mut first_line_no = 0u32;
     for (i, l) in head.split(|&b| b == b'\n').enumerate() {
@@ -624,7 +344,7 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
             first_line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         }
         first.push(l);
-        if first.len() == 8 {
+        if first.len() == SNIFF_LINES {
             break;
         }
     }
@@ -673,10 +393,14 @@ pub fn load(
 /// # Errors
 /// The first journal that cannot be opened, detected, or read at all.
 pub fn load_with(
-    sources: Vec<JournalSource>,
+    mut sources: Vec<JournalSource>,
     opts: &LoadOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
+    // Pipes are read once, in full, before detection looks at them.
+    for s in &mut sources {
+        s.materialize()?;
+    }
     let total_size = sources.iter().map(JournalSource::size).sum::<Option<u64>>();
     let labels = unique_labels(&sources);
     let mut builder = ModelBuilder::new();
@@ -844,10 +568,20 @@ pub(crate) fn for_each_line(
             (ctx.progress)(line.source.offset);
             next_report = line.source.offset + (4 << 20);
         }
+        let no = line.source.line;
+        if let Some(n) = line.too_long {
+            ctx.bad_line(
+                no,
+                format!(
+                    "line of {n} bytes is longer than the {} MiB retrace reads; skipped",
+                    lines::MAX_LINE >> 20
+                ),
+            );
+            continue;
+        }
         if lines::is_blank(line.bytes) {
             continue;
         }
-        let no = line.source.line;
         if let Err(msg) = f(ctx, line) {
             ctx.bad_line(no, msg);
         }

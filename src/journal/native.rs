@@ -77,7 +77,7 @@ const KNOWN: &[&str] = &[
 
 impl JournalReader for NativeReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
-        first_lines.iter().take(4).any(|l| {
+        first_lines.iter().any(|l| {
             parse_object(l).is_ok_and(|m| {
                 matches!(
                     m.get("kind").and_then(Value::as_str),
@@ -88,24 +88,39 @@ impl JournalReader for NativeReader {
     }
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
-        // The chain, if any, is decided by the first non-blank line: a
-        // journal whose first line carries `hash` is chained throughout.
+        // A journal is chained when any line carries `hash`. Lines before
+        // the first chained line are remembered: if a chain follows, they
+        // were inserted before it (or had their chain fields stripped), and
+        // that is the first break.
         let mut chain: Option<ChainTracker> = None;
-        let mut decided = false;
+        let mut leading: Option<(u32, bool, String)> = None;
         for_each_line(ctx, |ctx, line| {
+            let no = line.source.line;
             let mut m = match Fields::parse(line.bytes, KNOWN) {
                 Ok(m) => m,
                 Err(e) => {
-                    if let Some(t) = chain.as_mut() {
-                        t.unreadable(line.source.line, line.terminated, e.clone());
+                    match chain.as_mut() {
+                        Some(t) => t.unreadable(no, line.terminated, e.clone()),
+                        None => {
+                            leading.get_or_insert((no, line.terminated, e.clone()));
+                        }
                     }
                     return Err(e);
                 }
             };
-            if !decided {
-                decided = true;
-                if m.contains_key("hash") {
-                    chain = Some(ChainTracker::new(native_rule()));
+            if chain.is_none() {
+                if !m.contains_key("hash") {
+                    leading.get_or_insert((no, true, String::new()));
+                } else {
+                    let mut t = ChainTracker::new(native_rule());
+                    if let Some((first, terminated, err)) = leading.take() {
+                        if err.is_empty() {
+                            t.unchained(first, "no prev_hash and hash, before the chain starts");
+                        } else {
+                            t.unreadable(first, terminated, err);
+                        }
+                    }
+                    chain = Some(t);
                 }
             }
             if let Some(t) = chain.as_mut() {
@@ -180,9 +195,19 @@ pub(crate) trait ChainFields: FieldMap {
     fn members(&self) -> Vec<(&str, &Value)>;
 }
 
+/// A `seq` value: an integer, or a whole number written with a fraction
+/// (`4.0` is 4 to RFC 8785 too).
+fn seq_of(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 9_007_199_254_740_992.0)
+            .map(|f| f as u64)
+    })
+}
+
 impl ChainFields for Map<String, Value> {
     fn seq(&self) -> Option<u64> {
-        self.get("seq").and_then(Value::as_u64)
+        self.get("seq").and_then(seq_of)
     }
     fn members(&self) -> Vec<(&str, &Value)> {
         self.iter().map(|(k, v)| (k.as_str(), v)).collect()
@@ -191,7 +216,7 @@ impl ChainFields for Map<String, Value> {
 
 impl ChainFields for Fields {
     fn seq(&self) -> Option<u64> {
-        self.get("seq").and_then(Value::as_u64)
+        self.get("seq").and_then(seq_of)
     }
     fn members(&self) -> Vec<(&str, &Value)> {
         self.iter().collect()

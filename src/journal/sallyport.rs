@@ -39,7 +39,7 @@ use crate::model::{
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Nonce};
-use chrono::{DateTime, Duration, TimeZone, Utc};
+use chrono::{DateTime, TimeZone, Utc};
 use p256::ecdsa::signature::Verifier;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use serde_json::{Map, Value, json};
@@ -61,7 +61,7 @@ const MAX_ROW: usize = 1 << 20;
 
 impl JournalReader for SallyportReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
-        first_lines.iter().take(4).any(|l| {
+        first_lines.iter().any(|l| {
             parse_object(l).is_ok_and(|m| {
                 m.contains_key("sealed")
                     && m.contains_key("this_hash")
@@ -616,7 +616,7 @@ impl Events {
             .get("duration_ms")
             .and_then(Value::as_i64)
             .filter(|d| *d > 0)
-            .map(|d| at - Duration::milliseconds(d));
+            .and_then(|d| super::started_before(at, d as f64, "duration_ms").ok());
         let actor = origin.and_then(|o| {
             o.get("signedBy")
                 .or_else(|| o.get("app"))

@@ -16,7 +16,8 @@
 //! columns declared `JSON` and the columns `call`, `action`, `process`,
 //! `arguments` and `extra`, which hold JSON text. An `extra` object is merged
 //! into the record as unknown fields. Rows are read in `rowid` order; a
-//! record's position ([`SourceRef::line`]) is its rowid.
+//! record's position ([`SourceRef::line`]) is its rowid (a row whose rowid is
+//! not in 1..=2^32-1 is reported as a bad row: it cannot be cited).
 //!
 //! Chain: when the `events` table has a `hash` column, its rows form a
 //! native chain (DESIGN.md §6) in rowid order, each row's hash computed over
@@ -54,7 +55,7 @@ impl JournalReader for SqliteReader {
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
         let path = match &ctx.source.data {
             SourceData::File(p) => p.clone(),
-            SourceData::Embedded(_) => {
+            SourceData::Embedded(_) | SourceData::Memory(_) => {
                 return Err(JournalError::Invalid {
                     journal: ctx.source.name.clone(),
                     message: "a SQLite journal must be a file".into(),
@@ -75,10 +76,17 @@ impl JournalReader for SqliteReader {
             read_table(ctx, &conn, "sessions", cols, &mut None).map_err(|e| invalid(ctx, e))?;
         }
         if let Some(cols) = &tables.events {
-            let mut chain = cols
-                .iter()
-                .any(|c| c.name == "hash")
-                .then(|| ChainTracker::new(native_rule()));
+            // Chained when any row carries a hash: then every row must (a
+            // row whose hash was cleared is a break, not an unchained table).
+            let chained = cols.iter().any(|c| c.name == "hash")
+                && conn
+                    .query_row(
+                        "SELECT EXISTS(SELECT 1 FROM \"events\" WHERE \"hash\" IS NOT NULL)",
+                        [],
+                        |r| r.get::<_, bool>(0),
+                    )
+                    .map_err(|e| invalid(ctx, e))?;
+            let mut chain = chained.then(|| ChainTracker::new(native_rule()));
             read_table(ctx, &conn, "events", cols, &mut chain).map_err(|e| invalid(ctx, e))?;
             if let Some(t) = chain
                 && t.lines() > 0
@@ -193,8 +201,6 @@ fn read_table(
     cols: &[Col],
     chain: &mut Option<ChainTracker>,
 ) -> rusqlite::Result<()> {
-    // Like a JSONL journal, the table is chained when its first row is.
-    let mut decided = false;
     let (kind, offset) = if table == "sessions" {
         ("session", SESSIONS_TABLE)
     } else {
@@ -213,7 +219,22 @@ fn read_table(
     while let Some(row) = rows.next()? {
         ctx.count_line();
         let rowid: i64 = row.get(0)?;
-        let line = u32::try_from(rowid).unwrap_or(u32::MAX);
+        // Evidence cites a row by its rowid; one that does not fit a line
+        // number cannot be cited, so it is reported rather than misplaced.
+        let Some(line) = u32::try_from(rowid).ok().filter(|&l| l > 0) else {
+            if let Some(t) = chain.as_mut() {
+                t.unreadable(
+                    0,
+                    true,
+                    format!("{table} rowid {rowid} cannot be cited as a line"),
+                );
+            }
+            ctx.bad_line(
+                0,
+                format!("{table} row {rowid}: rowid outside 1..=4294967295, which retrace cannot cite; skipped"),
+            );
+            continue;
+        };
         let source = SourceRef {
             journal: ctx.journal,
             line,
@@ -223,7 +244,6 @@ fn read_table(
         let mut m = match row_object(row, cols) {
             Ok(m) => m,
             Err(e) => {
-                decided = true;
                 if let Some(t) = chain.as_mut() {
                     t.unreadable(line, true, e.clone());
                 }
@@ -233,12 +253,6 @@ fn read_table(
         };
         if !m.contains_key("kind") {
             m.insert("kind".into(), Value::String(kind.into()));
-        }
-        if !decided {
-            decided = true;
-            if !m.contains_key("hash") {
-                *chain = None;
-            }
         }
         if let Some(t) = chain.as_mut() {
             check_link(t, &mut m, line, true);

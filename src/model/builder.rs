@@ -21,7 +21,7 @@ pub enum Record {
 /// Everything the journals say, folded by execution. Plain data.
 #[derive(Debug, Clone, Default)]
 pub struct Model {
-    /// Executions in order of their first event.
+    /// Executions in order of when they began (`accepted`, else first event).
     pub executions: Vec<Execution>,
     /// Calls (created and attached) in time order.
     pub calls: Vec<Call>,
@@ -126,14 +126,15 @@ impl ModelBuilder {
         self.executions.iter().map(|e| e.events.len()).sum()
     }
 
-    /// Sorts events by time, orders executions by their first event and
+    /// Sorts events by time, orders executions by when they began
+    /// ([`Execution::started_at`]) and
     /// derives the call list.
     pub fn finish(self) -> Model {
         let mut executions = self.executions;
         for e in &mut executions {
             e.events.sort_by_key(|ev| ev.at);
         }
-        executions.sort_by_key(|e| e.first_at());
+        executions.sort_by_key(|e| e.started_at());
         let execution_index = executions
             .iter()
             .enumerate()

@@ -447,6 +447,15 @@ impl Execution {
     pub fn action(&self) -> Option<&ActionRecord> {
         self.accepted().map(|(_, _, a)| a)
     }
+    /// When the execution began: its `accepted` event, else its first
+    /// event. Executions are ordered by it and attach windows measured from
+    /// it, so that a stray early event of another kind cannot move them.
+    pub fn started_at(&self) -> Option<DateTime<Utc>> {
+        self.accepted()
+            .map(|(e, _, _)| e.at)
+            .or_else(|| self.first_at())
+    }
+
     /// Time of the first event.
     pub fn first_at(&self) -> Option<DateTime<Utc>> {
         self.events.first().map(|e| e.at)

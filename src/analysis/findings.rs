@@ -1,0 +1,305 @@
+//! Findings on a group beyond its verdict (DESIGN.md §5: late responses,
+//! cancels after completion, JSON-RPC id reuse, keys per attempt,
+//! fingerprint mismatch and drift, tools without contracts), and the ones
+//! that look across groups.
+
+use super::{
+    Cause, Config, EvidenceRef, Group, Lifecycle, Scheme, Verdict, accepted_ref, canonical_action,
+    fingerprint, written_fingerprint,
+};
+use crate::model::Model;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+
+/// Extra findings on a group (DESIGN.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// A cancel arrived after the target completed; the effect stands.
+    CancelAfterCompletion,
+    /// An outcome arrived by a late response.
+    LateResponse,
+    /// One (MCP session, JSON-RPC id) carried two intents.
+    JsonrpcIdReuse,
+    /// One intent got a new idempotency key on each attempt.
+    KeyPerAttempt,
+    /// One idempotency key carried two intents.
+    KeyReusedAcrossIntents,
+    /// The journal's fingerprint differs from the recomputed one.
+    FingerprintMismatch,
+    /// Another group holds the same intent once known equivalents are normalized.
+    FingerprintDrift,
+    /// The tool has no replay contract.
+    NoReplayContract,
+    /// The journal does not record the full tool arguments, so distinct
+    /// intents may look alike.
+    ArgumentsNotLogged,
+    /// Two outcome events of one execution disagree on whether the target
+    /// acted (a response, then a status query that says otherwise).
+    OutcomeContradiction,
+}
+
+impl FindingKind {
+    /// The snake_case name used in `flags`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::CancelAfterCompletion => "cancel_after_completion",
+            FindingKind::LateResponse => "late_response",
+            FindingKind::JsonrpcIdReuse => "jsonrpc_id_reuse",
+            FindingKind::KeyPerAttempt => "key_per_attempt",
+            FindingKind::KeyReusedAcrossIntents => "key_reused_across_intents",
+            FindingKind::FingerprintMismatch => "fingerprint_mismatch",
+            FindingKind::FingerprintDrift => "fingerprint_drift",
+            FindingKind::NoReplayContract => "no_replay_contract",
+            FindingKind::ArgumentsNotLogged => "arguments_not_logged",
+            FindingKind::OutcomeContradiction => "outcome_contradiction",
+        }
+    }
+}
+
+/// One finding with its explanation and evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// What kind.
+    pub kind: FindingKind,
+    /// What was seen, in words.
+    pub detail: String,
+    /// Supporting journal lines.
+    pub evidence: Vec<EvidenceRef>,
+}
+
+pub(super) fn drift_findings(drift: &[Option<String>], groups: &mut [Group]) {
+    let mut by_drift: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, d) in drift.iter().enumerate() {
+        if let Some(k) = d {
+            by_drift.entry(k.as_str()).or_default().push(i);
+        }
+    }
+    for members in by_drift.values().filter(|m| m.len() > 1) {
+        for &i in members {
+            let others: Vec<String> = members
+                .iter()
+                .filter(|&&j| j != i)
+                .map(|&j| groups[j].id.clone())
+                .collect();
+            groups[i].findings.push(Finding {
+                kind: FindingKind::FingerprintDrift,
+                detail: format!(
+                    "same intent as {} once numeric strings and numbers are normalized; the fingerprints differ",
+                    others.join(", ")
+                ),
+                evidence: vec![],
+            });
+        }
+    }
+}
+
+/// Notes on how the inputs shape the result, for people who did not pass
+/// contracts or a key: without them the same journal groups differently.
+pub(super) fn setup_notes(model: &Model, config: &Config, notes: &mut Vec<String>) {
+    if config.contracts.is_empty() && !model.executions.is_empty() {
+        notes.push(
+            "no tool contracts (--contracts): every tool is treated as irreversible with a 15m attach window, and argument defaults are not filled in, so a retry that leaves one out lands in another group"
+                .into(),
+        );
+    }
+    if config.key.scheme() == Scheme::Sha256 {
+        let hmac = model
+            .executions
+            .iter()
+            .filter(|x| written_fingerprint(x).is_some_and(|w| w.0.starts_with("hmac-sha256:")))
+            .count();
+        if hmac > 0 {
+            notes.push(format!(
+                "{hmac} execution(s) carry hmac-sha256 fingerprints but no --key-file was given: retrace fingerprints with plain sha256 and cannot check the journal's own"
+            ));
+        }
+    }
+    // A contract's fingerprint field that no call of its tool carries is
+    // most likely a typo: the fingerprint then ignores the real field.
+    for (tool, contract) in config.contracts.iter() {
+        let Some(fields) = &contract.fingerprint_fields else {
+            continue;
+        };
+        let mut seen_tool = false;
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        for x in &model.executions {
+            let Some(a) = x.action().filter(|a| a.tool() == Some(tool)) else {
+                continue;
+            };
+            seen_tool = true;
+            if let Some(args) = a.arguments() {
+                seen.extend(args.keys().map(String::as_str));
+            }
+        }
+        let missing: Vec<&str> = fields
+            .iter()
+            .map(String::as_str)
+            .filter(|f| !seen.contains(f) && !contract.defaults.contains_key(*f))
+            .collect();
+        if seen_tool && !missing.is_empty() {
+            notes.push(format!(
+                "the contract for {tool} lists fingerprint field(s) {} that no call of {tool} carries: a typo leaves the real field out of the fingerprint",
+                missing.join(", ")
+            ));
+        }
+    }
+}
+
+/// Groups that would be one intent if the arguments one of them leaves out
+/// took the other's values as defaults (DESIGN.md §4: "records become equal
+/// once defaults are materialized"). Without a contract naming the default,
+/// this is the trace a missing default leaves: the same call with one
+/// argument fewer.
+pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mut [Group]) {
+    // Cheap buckets first; only groups that share tool, actor, scope and
+    // target can be the same intent.
+    let mut buckets: HashMap<(&str, &str, &str, Option<&str>), Vec<usize>> = HashMap::new();
+    for (i, g) in groups.iter().enumerate() {
+        if g.tool != "?" {
+            buckets
+                .entry((&g.tool, &g.actor, &g.intent_scope, g.target.as_deref()))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for members in buckets.values().filter(|m| m.len() > 1 && m.len() <= 4096) {
+        // For each group: the canonical record without its arguments, and
+        // its arguments; then every "arguments minus one" form.
+        let mut full: HashMap<String, usize> = HashMap::new();
+        let mut reduced: Vec<(String, usize, String, Value)> = Vec::new();
+        for &i in members {
+            let mut rec = canonical_action(model, config, &groups[i]);
+            let Some(Value::Object(args)) = rec.as_object_mut().and_then(|r| r.remove("arguments"))
+            else {
+                continue;
+            };
+            let shape = fingerprint::jcs(&rec);
+            full.insert(
+                format!("{shape}|{}", fingerprint::jcs(&Value::Object(args.clone()))),
+                i,
+            );
+            for (k, v) in &args {
+                let mut less = args.clone();
+                less.remove(k);
+                reduced.push((
+                    format!("{shape}|{}", fingerprint::jcs(&Value::Object(less))),
+                    i,
+                    k.clone(),
+                    v.clone(),
+                ));
+            }
+        }
+        for (key, with, arg, value) in reduced {
+            if let Some(&without) = full.get(&key)
+                && without != with
+            {
+                found.push((
+                    without,
+                    format!(
+                        "same intent as {} if the argument it leaves out, {arg}, defaults to {value}: a contract default would make them one group",
+                        groups[with].id
+                    ),
+                ));
+                found.push((
+                    with,
+                    format!(
+                        "same intent as {}, which leaves out {arg} = {value}: a contract default would make them one group",
+                        groups[without].id
+                    ),
+                ));
+            }
+        }
+    }
+    for (g, detail) in found {
+        groups[g].findings.push(Finding {
+            kind: FindingKind::FingerprintDrift,
+            detail,
+            evidence: vec![],
+        });
+    }
+}
+
+/// One idempotency key carrying two intents: a finding and at least the
+/// `idempotency_key_conflict` verdict on every group involved.
+pub(super) fn key_findings(lc: &[Lifecycle], execution_group: &[usize], groups: &mut [Group]) {
+    let mut by_key: HashMap<&str, BTreeSet<usize>> = HashMap::new();
+    for (x, l) in lc.iter().enumerate() {
+        if let Some(k) = l.idempotency_key.as_deref() {
+            by_key.entry(k).or_default().insert(execution_group[x]);
+        }
+    }
+    let mut keys: Vec<_> = by_key.into_iter().filter(|(_, g)| g.len() > 1).collect();
+    keys.sort();
+    for (key, gs) in keys {
+        for &g in &gs {
+            let others: Vec<String> = gs
+                .iter()
+                .filter(|&&o| o != g)
+                .map(|&o| groups[o].id.clone())
+                .collect();
+            let evidence = groups[g]
+                .executions
+                .iter()
+                .filter(|&&x| lc[x].idempotency_key.as_deref() == Some(key))
+                .filter_map(|&x| accepted_ref(lc, x))
+                .collect();
+            let group = &mut groups[g];
+            group.findings.push(Finding {
+                kind: FindingKind::KeyReusedAcrossIntents,
+                detail: format!(
+                    "idempotency key {key:?} also carried a different intent in {}",
+                    others.join(", ")
+                ),
+                evidence,
+            });
+            if Verdict::IdempotencyKeyConflict < group.verdict {
+                group.verdict = Verdict::IdempotencyKeyConflict;
+                group.cause = Cause::KeyConflict {
+                    key: key.to_string(),
+                    others,
+                };
+            }
+        }
+    }
+}
+
+/// One (MCP session, JSON-RPC id) used for two intents (research A2: ids
+/// identify messages, not actions).
+pub(super) fn jsonrpc_findings(
+    model: &Model,
+    lc: &[Lifecycle],
+    execution_group: &[usize],
+    groups: &mut [Group],
+) {
+    let mut by_id: HashMap<(String, String), BTreeSet<usize>> = HashMap::new();
+    for (x, ex) in model.executions.iter().enumerate() {
+        if let Some((Some(mcp), id)) = lc[x].correlation(ex) {
+            by_id
+                .entry((mcp.to_string(), id.to_string()))
+                .or_default()
+                .insert(execution_group[x]);
+        }
+    }
+    let mut ids: Vec<_> = by_id.into_iter().filter(|(_, g)| g.len() > 1).collect();
+    ids.sort();
+    for ((mcp, id), gs) in ids {
+        for &g in &gs {
+            let others: Vec<String> = gs
+                .iter()
+                .filter(|&&o| o != g)
+                .map(|&o| groups[o].id.clone())
+                .collect();
+            groups[g].findings.push(Finding {
+                kind: FindingKind::JsonrpcIdReuse,
+                detail: format!(
+                    "JSON-RPC id {id} on MCP session {mcp} also carried a different intent ({})",
+                    others.join(", ")
+                ),
+                evidence: vec![],
+            });
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! Judging a group: every execution's own status, every later call against
+//! the earlier executions it may repeat, the most severe verdict deciding.
+
+use super::verdict::{
+    self, Delivery, Dispatch, LaterCall, LaterFate, PairAnswers, Processes, Timing, Window,
+};
+use super::{
+    Draft, EvidenceRef, Finding, FindingKind, Severity, ToolContract, Verdict, accepted_ref,
+    group_id, questions,
+};
+use crate::journal::Capabilities;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// A pair (earlier execution, later call) or a single execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Basis {
+    /// The earlier execution (model index).
+    pub earlier: usize,
+    /// The later execution; equal to `earlier` for an attached call or a
+    /// single execution.
+    pub later: usize,
+    /// The answers for the pair, when there is a later call.
+    pub pair: Option<PairAnswers>,
+    /// The `attached` event on `earlier`, when the later call attached.
+    pub call: Option<usize>,
+}
+
+/// What gave a group its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum Cause {
+    /// A later call judged against the execution it repeats, or one
+    /// execution's own status.
+    Lifecycle(Basis),
+    /// One idempotency key carried this intent and others (group ids).
+    KeyConflict {
+        /// The key.
+        key: String,
+        /// The other groups.
+        others: Vec<String>,
+    },
+}
+
+/// All calls sharing (intent fingerprint, actor, intent scope), judged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    /// Stable id: `g` and 10 hex digits of SHA-256 over fingerprint, actor
+    /// and scope. Front ends accept any unique prefix.
+    pub id: String,
+    /// Recomputed intent fingerprint.
+    pub fingerprint: String,
+    /// Actor.
+    pub actor: String,
+    /// Intent scope.
+    pub intent_scope: String,
+    /// Tool name.
+    pub tool: String,
+    /// Target, when the action record names one.
+    pub target: Option<String>,
+    /// Execution indexes, in time order.
+    pub executions: Vec<usize>,
+    /// Calls: executions created plus calls attached.
+    pub calls: usize,
+    /// Dispatches to the target over all executions.
+    pub dispatches: usize,
+    /// First event.
+    pub first_at: Option<DateTime<Utc>>,
+    /// Last event.
+    pub last_at: Option<DateTime<Utc>>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// What gave the verdict; [`explain`] turns it into words.
+    pub cause: Cause,
+    /// The pair (or execution) the five questions are asked about: the one
+    /// that decided the verdict, or for a verdict about one execution, the
+    /// group's first later call.
+    pub asked: Basis,
+    /// Extra findings.
+    pub findings: Vec<Finding>,
+    /// Each execution's own status verdict (the DESIGN.md §5 rows about one
+    /// execution: rejected, pending verification, undelivered result, safe
+    /// retry, clean), aligned with `executions`; `None` when a later call
+    /// superseded it (an undelivered result that was retried, a pending
+    /// outcome that a later replay with the same key settled). The review
+    /// queue reads it.
+    pub statuses: Vec<Option<Verdict>>,
+    /// The tool contract applied.
+    pub contract: ToolContract,
+}
+
+impl Group {
+    /// The verdict's severity.
+    pub fn severity(&self) -> Severity {
+        self.verdict.severity()
+    }
+    /// Whether the group is worth listing by default (DESIGN.md §7: two or
+    /// more calls, or a verdict other than `clean`).
+    pub fn worth_a_look(&self) -> bool {
+        self.calls >= 2 || self.verdict != Verdict::Clean
+    }
+    /// Whether a finding of this kind is present.
+    pub fn has(&self, k: FindingKind) -> bool {
+        self.findings.iter().any(|f| f.kind == k)
+    }
+}
+
+/// Keeps the most severe candidate (the first one found among equals).
+fn consider(
+    best: &mut Option<Candidate>,
+    v: Verdict,
+    e: usize,
+    f: usize,
+    p: Option<PairAnswers>,
+    call: Option<usize>,
+) {
+    if best.as_ref().is_none_or(|b| v < b.0) {
+        *best = Some((v, e, f, p, call));
+    }
+}
+
+/// How many earlier executions of a group one later execution is compared
+/// with, most recent first (within the attach window).
+const PAIR_SCAN: usize = 64;
+
+/// A verdict with what gave it: (verdict, earlier execution, later
+/// execution, pair answers, attached-call event).
+type Candidate = (Verdict, usize, usize, Option<PairAnswers>, Option<usize>);
+
+/// Judges one group: every execution's own status, every later call against
+/// the execution it repeats, and the most severe of them decides.
+pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
+    let model = ctx.model;
+    let lc = ctx.lifecycles;
+    let xs = &d.executions;
+    let window = d.contract.attach_window;
+
+    // Candidate (verdict, earlier, later, pair answers) items.
+    let mut best: Option<Candidate> = None;
+    let mut statuses: Vec<Option<Verdict>> = Vec::with_capacity(xs.len());
+
+    for (j, &x) in xs.iter().enumerate() {
+        let caps = ctx.caps_of(x);
+        let v = verdict::status_verdict(&lc[x].status_answers(&model.executions[x], caps.delivery));
+        let later = &xs[j + 1..];
+        // "undelivered_result: ... no retry yet": once a later call came,
+        // the pairs judge what it did.
+        let retried = !lc[x].attached.is_empty() || !later.is_empty();
+        // A later attempt with the same key that the target answered with a
+        // replay shows this one was performed: it is no longer pending.
+        let replayed_later = lc[x].idempotency_key.is_some()
+            && later.iter().any(|&f| {
+                lc[f].idempotency_key == lc[x].idempotency_key
+                    && lc[f].answer == verdict::TargetAnswer::Replayed
+            });
+        let superseded = match v {
+            Verdict::UndeliveredResult => retried,
+            Verdict::PendingVerification => replayed_later,
+            _ => false,
+        };
+        if !superseded {
+            consider(&mut best, v, x, x, None, None);
+        }
+        // One execution dispatched more than once: each dispatch was an
+        // attempt at the target.
+        if let Some(v) = verdict::redispatch_verdict(&lc[x].redispatch(&model.executions[x])) {
+            consider(&mut best, v, x, x, None, None);
+        }
+        statuses.push((!superseded).then_some(v));
+        for &a in &lc[x].attached {
+            let p = ctx.pair_answers_attached(x, a);
+            if let Some(v) = verdict::pair_verdict(&p) {
+                consider(&mut best, v, x, x, Some(p), Some(a));
+            }
+        }
+    }
+    // Each later execution against the earlier ones it may repeat: the
+    // first, and every earlier one still inside the attach window, most
+    // recent first. The walk is bounded (PAIR_SCAN) so that a group of a
+    // hundred thousand calls stays linear; it stops early once the worst
+    // verdict is found.
+    'outer: for (j, &f) in xs.iter().enumerate().skip(1) {
+        let f_start = model.executions[f].started_at();
+        let mut earlier: Vec<usize> = vec![xs[0]];
+        for &e in xs[..j].iter().rev().take(PAIR_SCAN) {
+            let e_start = model.executions[e].started_at();
+            let outside = match (e_start, f_start) {
+                (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default() > window,
+                _ => false,
+            };
+            if outside && e != xs[j - 1] {
+                break;
+            }
+            earlier.push(e);
+        }
+        earlier.sort_unstable();
+        earlier.dedup();
+        for e in earlier {
+            let p = ctx.pair_answers(e, f, window);
+            if let Some(v) = verdict::pair_verdict(&p) {
+                consider(&mut best, v, e, f, Some(p), None);
+            }
+            if best
+                .as_ref()
+                .is_some_and(|b| b.0 == Verdict::DuplicateSideEffect)
+            {
+                break 'outer;
+            }
+        }
+    }
+
+    let calls: usize = xs
+        .iter()
+        .map(|&x| usize::from(lc[x].accepted.is_some()) + lc[x].attached.len())
+        .sum();
+    let dispatches = xs.iter().map(|&x| lc[x].dispatches).sum();
+    let first_at = xs
+        .iter()
+        .filter_map(|&x| model.executions[x].first_at())
+        .min();
+    let last_at = xs
+        .iter()
+        .filter_map(|&x| model.executions[x].last_at())
+        .max();
+
+    // When a status verdict decided but the group has later calls, the
+    // questions are still asked about the most telling pair.
+    let (verdict, e, f, pair, call) = best.unwrap_or((Verdict::Clean, xs[0], xs[0], None, None));
+    let basis = Basis {
+        earlier: e,
+        later: f,
+        pair,
+        call,
+    };
+    let asked = match pair {
+        Some(_) => basis,
+        None => first_pair(ctx, xs, window).unwrap_or(basis),
+    };
+
+    let mut findings = Vec::new();
+    if !d.contract.configured && !d.key.0.starts_with("orphan:") {
+        findings.push(Finding {
+            kind: FindingKind::NoReplayContract,
+            detail: format!(
+                "no replay contract for {}: treated as irreversible with a {} attach window",
+                d.tool,
+                humantime::format_duration(d.contract.attach_window)
+            ),
+            evidence: vec![],
+        });
+    }
+    for &x in xs {
+        let ex = &model.executions[x];
+        if let Some(i) = lc[x].late_response(ex) {
+            findings.push(Finding {
+                kind: FindingKind::LateResponse,
+                detail: format!("{}: the outcome arrived by a late response", ex.id),
+                evidence: vec![EvidenceRef::Event {
+                    execution: x,
+                    event: i,
+                }],
+            });
+        }
+        if let Some((a, b)) = lc[x].contradiction {
+            findings.push(Finding {
+                kind: FindingKind::OutcomeContradiction,
+                detail: format!(
+                    "{}: the outcome at {} and the one at {} disagree on whether the target acted; retrace reads it as acted",
+                    ex.id,
+                    ex.events[a].at.format("%H:%M:%S%.3f"),
+                    ex.events[b].at.format("%H:%M:%S%.3f"),
+                ),
+                evidence: vec![
+                    EvidenceRef::Event { execution: x, event: a },
+                    EvidenceRef::Event { execution: x, event: b },
+                ],
+            });
+        }
+        if let Some(i) = lc[x].cancel_after_completion(ex) {
+            findings.push(Finding {
+                kind: FindingKind::CancelAfterCompletion,
+                detail: format!(
+                    "{}: cancelled after the target had completed it; the effect stands",
+                    ex.id
+                ),
+                evidence: vec![EvidenceRef::Event {
+                    execution: x,
+                    event: i,
+                }],
+            });
+        }
+    }
+    // Readers say when their format does not record the arguments.
+    if let Some((x, what)) = xs.iter().find_map(|&x| {
+        let (e, _, _) = model.executions[x].accepted()?;
+        let v = e.extra.get(crate::journal::ARGUMENTS_LOGGED)?.as_str()?;
+        Some((x, v))
+    }) {
+        findings.push(Finding {
+            kind: FindingKind::ArgumentsNotLogged,
+            detail: format!(
+                "{what}: calls are grouped by what the journal does record, so distinct intents may look alike"
+            ),
+            evidence: accepted_ref(lc, x).into_iter().collect(),
+        });
+    }
+    let keys: Vec<(usize, &str)> = xs
+        .iter()
+        .filter_map(|&x| lc[x].idempotency_key.as_deref().map(|k| (x, k)))
+        .collect();
+    let distinct: BTreeSet<&str> = keys.iter().map(|(_, k)| *k).collect();
+    if keys.len() >= 2 && distinct.len() == keys.len() {
+        findings.push(Finding {
+            kind: FindingKind::KeyPerAttempt,
+            detail: format!(
+                "one intent, a new idempotency key on each of {} attempts: the target cannot deduplicate them",
+                keys.len()
+            ),
+            evidence: keys.iter().filter_map(|&(x, _)| accepted_ref(lc, x)).collect(),
+        });
+    }
+
+    Group {
+        id: group_id(&d.key.0, &d.key.1, &d.key.2),
+        fingerprint: d.key.0.clone(),
+        actor: d.key.1.clone(),
+        intent_scope: d.key.2.clone(),
+        tool: d.tool.clone(),
+        target: d.target.clone(),
+        executions: xs.clone(),
+        calls,
+        dispatches,
+        first_at,
+        last_at,
+        verdict,
+        cause: Cause::Lifecycle(basis),
+        asked,
+        findings,
+        statuses,
+        contract: d.contract,
+    }
+}
+
+/// The first later call of a group, for groups decided by a status verdict.
+fn first_pair(
+    ctx: &questions::Ctx<'_>,
+    xs: &[usize],
+    window: std::time::Duration,
+) -> Option<Basis> {
+    let first = xs[0];
+    if let Some(&a) = ctx.lifecycles[first].attached.first() {
+        return Some(Basis {
+            earlier: first,
+            later: first,
+            pair: Some(ctx.pair_answers_attached(first, a)),
+            call: Some(a),
+        });
+    }
+    let &second = xs.get(1)?;
+    Some(Basis {
+        earlier: first,
+        later: second,
+        pair: Some(ctx.pair_answers(first, second, window)),
+        call: None,
+    })
+}
+
+impl questions::Ctx<'_> {
+    fn caps_of(&self, x: usize) -> Capabilities {
+        let j = self.model.executions[x]
+            .events
+            .first()
+            .map_or(0, |e| e.source.journal);
+        self.journals.caps(j)
+    }
+
+    fn pair_answers_attached(&self, x: usize, _event: usize) -> PairAnswers {
+        let l = &self.lifecycles[x];
+        PairAnswers {
+            processes: Processes::One,
+            dispatch: l.dispatch(),
+            answer: l.answer,
+            timing: Timing::BeforeLater,
+            delivery: Delivery::NotApplicable,
+            later: LaterCall::Attached,
+            window: Window::Within,
+            fate: LaterFate::NotDispatched,
+        }
+    }
+
+    fn pair_answers(&self, e: usize, f: usize, window: std::time::Duration) -> PairAnswers {
+        let (xe, xf) = (&self.model.executions[e], &self.model.executions[f]);
+        let (le, lf) = (&self.lifecycles[e], &self.lifecycles[f]);
+        let t = lf.dispatch_time(xf);
+        let timing = match (le.outcome_time(xe), t) {
+            (Some(o), Some(t)) if o > t => Timing::AfterLater,
+            _ => Timing::BeforeLater,
+        };
+        let caps_e = self.caps_of(e);
+        let caps_f = self.caps_of(f);
+        let later = if !caps_f.execution_identity || !caps_e.execution_identity {
+            LaterCall::Unknown
+        } else {
+            match (&le.idempotency_key, &lf.idempotency_key) {
+                (Some(a), Some(b)) if a == b => LaterCall::SameKey,
+                (Some(_), Some(_)) => LaterCall::NewKey,
+                _ => LaterCall::NoKey,
+            }
+        };
+        let gap = match (xe.started_at(), xf.started_at()) {
+            (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default(),
+            _ => std::time::Duration::ZERO,
+        };
+        let window = if window.is_zero() || gap > window {
+            Window::Outside
+        } else {
+            Window::Within
+        };
+        let fate = match lf.dispatch() {
+            Dispatch::Rejected | Dispatch::NotDispatched => LaterFate::NotDispatched,
+            Dispatch::Dispatched | Dispatch::Unknown => LaterFate::Answered(lf.answer),
+        };
+        PairAnswers {
+            processes: self.processes_value(e, f),
+            dispatch: le.dispatch(),
+            answer: le.answer,
+            timing,
+            delivery: le.delivery_at(xe, t, caps_e.delivery).0,
+            later,
+            window,
+            fate,
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Where a journal's bytes come from: a file, bytes compiled into the
+//! binary, or a pipe read whole.
+
+use super::JournalError;
+use crate::model::SourceRef;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::PathBuf;
+
+/// Where a journal's bytes come from.
+#[derive(Debug, Clone)]
+pub enum SourceData {
+    /// A file on disk.
+    File(PathBuf),
+    /// Bytes compiled into the binary (the bundled sample incident).
+    Embedded(&'static [u8]),
+    /// Bytes read in full from something that cannot be read twice: a pipe,
+    /// `/dev/stdin`, a process substitution.
+    Memory(std::sync::Arc<[u8]>),
+}
+
+/// A journal to load: a display name and its bytes.
+#[derive(Debug, Clone)]
+pub struct JournalSource {
+    /// Name shown in messages and evidence (the path as given).
+    pub name: String,
+    /// The bytes.
+    pub data: SourceData,
+    /// Size and modification time of a file when it was opened, to tell
+    /// later whether it changed under retrace.
+    stamp: Option<(u64, Option<std::time::SystemTime>)>,
+}
+
+impl JournalSource {
+    /// A journal file.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        let stamp = std::fs::metadata(&path)
+            .ok()
+            .map(|m| (m.len(), m.modified().ok()));
+        JournalSource {
+            name: path.display().to_string(),
+            data: SourceData::File(path),
+            stamp,
+        }
+    }
+
+    /// Reads a journal that cannot be read twice (a pipe, `/dev/stdin`, a
+    /// process substitution) into memory, so that format detection does not
+    /// consume what the reader needs. Regular files are left as they are.
+    ///
+    /// # Errors
+    /// [`JournalError::Open`] or [`JournalError::Io`].
+    pub fn materialize(&mut self) -> Result<(), JournalError> {
+        let SourceData::File(p) = &self.data else {
+            return Ok(());
+        };
+        let meta = std::fs::metadata(p).map_err(|e| JournalError::Open {
+            journal: self.name.clone(),
+            source: e,
+        })?;
+        if meta.is_file() {
+            return Ok(());
+        }
+        let mut buf = Vec::new();
+        self.open()?
+            .read_to_end(&mut buf)
+            .map_err(|e| self.io_error(e))?;
+        self.data = SourceData::Memory(buf.into());
+        self.stamp = None;
+        Ok(())
+    }
+
+    /// A journal compiled into the binary.
+    pub fn embedded(name: &str, bytes: &'static [u8]) -> Self {
+        JournalSource {
+            name: name.to_string(),
+            data: SourceData::Embedded(bytes),
+            stamp: None,
+        }
+    }
+
+    /// Total size in bytes, when known.
+    pub fn size(&self) -> Option<u64> {
+        match &self.data {
+            SourceData::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            SourceData::Embedded(b) => Some(b.len() as u64),
+            SourceData::Memory(b) => Some(b.len() as u64),
+        }
+    }
+
+    /// Opens the bytes for sequential reading with a large buffer.
+    ///
+    /// # Errors
+    /// [`JournalError::Open`] when the file cannot be opened.
+    pub fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, JournalError> {
+        match &self.data {
+            SourceData::File(p) => {
+                let f = File::open(p).map_err(|e| JournalError::Open {
+                    journal: self.name.clone(),
+                    source: e,
+                })?;
+                Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
+            }
+            SourceData::Embedded(b) => Ok(Box::new(*b)),
+            SourceData::Memory(b) => Ok(Box::new(io::Cursor::new(b.clone()))),
+        }
+    }
+
+    /// Reads the first `max` bytes (for detection).
+    pub(super) fn head(&self, max: usize) -> Result<Vec<u8>, JournalError> {
+        let mut buf = Vec::new();
+        self.open()?
+            .take(max as u64)
+            .read_to_end(&mut buf)
+            .map_err(|e| self.io_error(e))?;
+        Ok(buf)
+    }
+
+    /// Reads the raw text of one line back (for the raw JSON view).
+    ///
+    /// # Errors
+    /// [`JournalError::Io`] when the file changed or cannot be read.
+    pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
+        let in_memory: Option<&[u8]> = match &self.data {
+            SourceData::Embedded(b) => Some(b),
+            SourceData::Memory(b) => Some(b),
+            SourceData::File(_) => None,
+        };
+        let bytes = match (&self.data, in_memory) {
+            (_, Some(b)) => {
+                let start = usize::try_from(at.offset).unwrap_or(usize::MAX);
+                b.get(start..start.saturating_add(at.len as usize))
+                    .map(<[u8]>::to_vec)
+                    .ok_or_else(|| {
+                        self.io_error(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "line lies past the end of the journal",
+                        ))
+                    })?
+            }
+            (SourceData::Embedded(_) | SourceData::Memory(_), None) => Vec::new(),
+            (SourceData::File(p), None) => {
+                // Evidence shown must be what was analysed: refuse a file
+                // that changed since it was read.
+                let now = std::fs::metadata(p)
+                    .ok()
+                    .map(|m| (m.len(), m.modified().ok()));
+                if self.stamp.is_some() && now != self.stamp {
+                    return Err(self.io_error(io::Error::other(
+                        "the journal changed on disk since retrace read it; reload to see what it holds now",
+                    )));
+                }
+                let mut f = File::open(p).map_err(|e| self.io_error(e))?;
+                f.seek(SeekFrom::Start(at.offset))
+                    .map_err(|e| self.io_error(e))?;
+                let mut buf = vec![0; at.len as usize];
+                f.read_exact(&mut buf).map_err(|e| self.io_error(e))?;
+                buf
+            }
+        };
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    pub(super) fn io_error(&self, e: io::Error) -> JournalError {
+        JournalError::Io {
+            journal: self.name.clone(),
+            source: e,
+        }
+    }
+}

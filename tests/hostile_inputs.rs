@@ -1,0 +1,288 @@
+//! Inputs an adversarial tester used to break retrace; each test would have
+//! caught the bug it names.
+
+use assert_cmd::Command;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+fn retrace() -> Command {
+    Command::cargo_bin("retrace").unwrap()
+}
+
+fn scenario(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-journals/scenarios")
+        .join(name)
+}
+
+fn write(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    p
+}
+
+fn lines_of(p: &Path) -> Vec<String> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn verify(p: &Path) -> (i32, String) {
+    let out = retrace().arg("verify").arg(p).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// One unchained line before a chain once made retrace treat the whole
+/// journal as unchained (and accept a tampered outcome after it).
+#[test]
+fn a_line_before_the_chain_does_not_switch_verification_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut l = lines_of(&scenario("possible-duplicate-ssh.jsonl"));
+    l[4] = l[4].replace(r#""outcome":"unknown""#, r#""outcome":"not_executed""#);
+    l.insert(0, r#"{"kind":"session","session_id":"ses_note"}"#.into());
+    let p = write(dir.path(), "prepended.jsonl", &l);
+    let (code, text) = verify(&p);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("BROKEN") && text.contains("at line 1"),
+        "{text}"
+    );
+
+    // Stripping the first line's chain fields is a break too.
+    let mut l = lines_of(&scenario("possible-duplicate-ssh.jsonl"));
+    let mut m: Map<String, Value> = serde_json::from_str(&l[0]).unwrap();
+    m.remove("hash");
+    m.remove("prev_hash");
+    l[0] = serde_json::to_string(&m).unwrap();
+    let p = write(dir.path(), "stripped.jsonl", &l);
+    let (code, text) = verify(&p);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("at line 1"), "{text}");
+}
+
+/// A rewritten line with a recomputed hash breaks the link of the next
+/// line; the rewritten line itself must not be shown as verified.
+#[test]
+fn the_line_before_a_broken_link_is_unverified() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut l = lines_of(&scenario("possible-duplicate-ssh.jsonl"));
+    let mut m: Map<String, Value> = serde_json::from_str(&l[4]).unwrap();
+    m.insert("outcome".into(), Value::String("not_executed".into()));
+    let prev = m.remove("prev_hash").unwrap();
+    m.remove("hash");
+    let hash = retrace::journal::native_chain_hash(prev.as_str().unwrap(), &m).unwrap();
+    m.insert("prev_hash".into(), prev);
+    m.insert("hash".into(), Value::String(hash));
+    l[4] = serde_json::to_string(&m).unwrap();
+    let p = write(dir.path(), "rehashed.jsonl", &l);
+    let (code, text) = verify(&p);
+    assert_eq!(code, 1);
+    assert!(
+        text.contains("at line 6") && text.contains("evidence from line 5 on is unverified"),
+        "{text}"
+    );
+
+    let g: Value = serde_json::from_slice(
+        &retrace()
+            .args(["groups", "--all", "--json"])
+            .arg(&p)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let id = g[0]["group_id"].as_str().unwrap().to_string();
+    let d: Value = serde_json::from_slice(
+        &retrace()
+            .args(["investigate", "--json", "--group", &id])
+            .arg(&p)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let q3 = &d["questions"][2]["evidence"];
+    let line5 = q3
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["line"] == 5)
+        .unwrap();
+    assert_eq!(line5["chain"], "unverified", "{d:#}");
+}
+
+/// Format detection once consumed the start of a pipe.
+#[test]
+fn a_piped_journal_is_read_whole() {
+    let text = std::fs::read_to_string(scenario("safe-retry.jsonl")).unwrap();
+    let out = retrace()
+        .args(["groups", "--all", "--json", "/dev/stdin"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["calls"], 2, "{v:#}");
+}
+
+/// A few bad lines at the top once hid the journal's format.
+#[test]
+fn bad_lines_at_the_top_do_not_hide_the_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut l = lines_of(&scenario("safe-retry.jsonl"));
+    for _ in 0..4 {
+        l.insert(0, "garbage".into());
+    }
+    let p = write(dir.path(), "lead.jsonl", &l);
+    let out = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("lead.jsonl:1: not valid JSON"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["calls"], 2);
+}
+
+/// A UTF-8 byte order mark once cost the first record.
+#[test]
+fn a_byte_order_mark_keeps_the_first_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = lines_of(&scenario("safe-retry.jsonl"));
+    let p = dir.path().join("bom.jsonl");
+    std::fs::write(&p, format!("\u{feff}{}\n", l.join("\n"))).unwrap();
+    let (code, text) = verify(&p);
+    assert_eq!(code, 0, "{text}");
+    let out = retrace()
+        .args(["groups", "--all"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("bom.jsonl:1"));
+}
+
+/// `4.0` is the integer 4 to JSON and to RFC 8785; it once made a bad line.
+#[test]
+fn whole_numbers_with_a_fraction_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let l: Vec<String> = lines_of(&scenario("safe-retry.jsonl"))
+        .into_iter()
+        .map(|x| {
+            x.replace(r#""seq":4,"#, r#""seq":4.0,"#)
+                .replace(r#""target_status":200"#, r#""target_status":200.0"#)
+        })
+        .collect();
+    let p = write(dir.path(), "floats.jsonl", &l);
+    let (code, text) = verify(&p);
+    assert_eq!(code, 0, "{text}");
+}
+
+/// A huge duration once panicked three readers (exit 101).
+#[test]
+fn an_absurd_duration_is_a_bad_line_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = r#"{"id":"a0","timestamp":"2026-07-22T14:00:00Z","previousHash":"genesis","method":"tools/call","toolName":"t","durationMs":5,"success":true}"#;
+    let bad = r#"{"id":"a1","timestamp":"2026-07-22T14:00:00Z","previousHash":"x","method":"tools/call","toolName":"t","durationMs":9000000000000000,"success":true}"#;
+    let p = write(dir.path(), "audit.jsonl", &[good.into(), bad.into()]);
+    let out = retrace()
+        .args(["groups", "--all"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(101));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("audit.jsonl:2: field `durationMs`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// JSON output once passed C1 controls and bidirectional overrides raw.
+#[test]
+fn json_output_escapes_terminal_controls() {
+    let dir = tempfile::tempdir().unwrap();
+    let l: Vec<String> = lines_of(&scenario("clean.jsonl"))
+        .into_iter()
+        .map(|x| x.replace("list_releases", "list\u{9b}31m\u{202e}releases\u{200b}"))
+        .collect();
+    let p = write(dir.path(), "c1.jsonl", &l);
+    let out = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\u{9b}') && !text.contains('\u{202e}') && !text.contains('\u{200b}'));
+    assert!(
+        text.contains(r"list\u009b31m\u202ereleases\u200b"),
+        "{text}"
+    );
+}
+
+/// A journal given twice once counted every event twice.
+#[test]
+fn a_journal_given_twice_is_read_once() {
+    let p = scenario("safe-retry.jsonl");
+    let out = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(&p)
+        .arg(&p)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["calls"], 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is given more than once"));
+}
+
+/// File names are journal-controlled text too.
+#[test]
+fn file_names_in_errors_are_escaped() {
+    let out = retrace()
+        .arg("groups")
+        .arg("nonexist\u{1b}]0;TITLE\u{7}.jsonl")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        !err.contains('\u{1b}') && err.contains(r"\x1b]0;TITLE\x07"),
+        "{err:?}"
+    );
+}
+
+/// The raw view must not show a line that changed after it was analysed.
+#[test]
+fn raw_lines_of_a_changed_file_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("j.jsonl");
+    std::fs::copy(scenario("clean.jsonl"), &p).unwrap();
+    let inv = retrace::query::Investigation::open(
+        vec![retrace::journal::JournalSource::file(&p)],
+        None,
+        &Default::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let at = inv.model.executions[0].events[0].source;
+    assert!(inv.raw_line(at).is_ok());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let mut text = std::fs::read_to_string(&p).unwrap();
+    text.push('\n');
+    std::fs::write(&p, text).unwrap();
+    let e = inv.raw_line(at).unwrap_err().to_string();
+    assert!(e.contains("changed on disk"), "{e}");
+}
