@@ -240,7 +240,7 @@ fn main() {
     // Key → frame.
     let mut step = |app: &mut App, a: Action, s: &mut Stats| {
         let t = Instant::now();
-        app.update(a);
+        app.update(a.clone());
         term.draw(|f| render::render(app, f)).unwrap();
         s.times.push(t.elapsed());
         s.actions.push(a);
@@ -429,7 +429,7 @@ fn main() {
             .times
             .iter()
             .copied()
-            .zip(s.actions.iter().copied())
+            .zip(s.actions.iter().cloned())
             .collect();
         slow.sort_by_key(|s| std::cmp::Reverse(s.0));
         let top: Vec<String> = slow

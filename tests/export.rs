@@ -150,7 +150,7 @@ fn originals(journals: &[std::path::PathBuf]) -> (BTreeSet<String>, BTreeSet<Str
                     "execution_id" | "call_id" | "session_id" | "mcp_session_id" | "actor"
                     | "target" | "credential_ref" | "intent_scope" | "idempotency_key"
                     | "result_reference" | "error" | "approver" | "jsonrpc_id" | "host_key"
-                    | "account" | "command" | "cwd",
+                    | "account" | "command" | "cwd" | "client",
                     Value::String(s),
                 ) => {
                     out.insert(s.clone());
@@ -269,6 +269,39 @@ fn anonymize_leaves_no_original_in_any_format() {
     let reviewer = ga["decisions"][0]["reviewer"].as_str().unwrap();
     assert!(reviewer.starts_with("person-"));
     assert!(ga["provenance"].as_str().unwrap().contains(reviewer));
+}
+
+/// Question 1 lists each session's process (`(pid 5151, rotator, started
+/// …)`): the process name is replaced there, as the pid is, while the same
+/// word in retrace's own sentences is kept.
+#[test]
+fn anonymize_replaces_process_and_client_names() {
+    let (d, j) = copy_fixture("pending-retry.jsonl");
+    let text = std::fs::read_to_string(&j)
+        .unwrap()
+        .replace("\"name\":\"rotator\"", "\"name\":\"SECRETPROC\"")
+        .replace("rotator-agent/2.0", "SECRETCLIENT/9.9");
+    std::fs::write(&j, text).unwrap();
+    let export = |format: &str, anonymize: bool| {
+        let mut args = vec!["export", "pending-retry.jsonl", "--all", "--format", format];
+        if anonymize {
+            args.push("--anonymize");
+        }
+        let o = run(d.path(), &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    // The plain export names the process in question 1.
+    assert!(export("markdown", false).contains("SECRETPROC"));
+    for format in ["markdown", "json", "csv"] {
+        let out = export(format, true);
+        for secret in ["SECRETPROC", "SECRETCLIENT"] {
+            assert!(!out.contains(secret), "{format}: {secret} leaked:\n{out}");
+        }
+    }
+    let md = export("markdown", true);
+    assert!(md.contains(", process-1, started "), "{md}");
+    assert!(md.contains("result delivered to the agent"), "{md}");
 }
 
 #[test]
@@ -404,4 +437,252 @@ fn real_journals_export_in_every_format() {
         }
     }
     assert!(seen > 0);
+}
+
+/// `-o` never writes over what the command reads (a journal, the case file,
+/// by any name) nor over a special file or a link; `-o -` is stdout.
+#[test]
+fn output_never_replaces_an_input_or_a_special_file() {
+    let (d, j) = copy_fixture("pending-retry.jsonl");
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            "pending-retry.jsonl",
+            "--decision",
+            "escalated",
+            "--note",
+            "asked the vault team",
+            "--reviewer",
+            "alice",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let case = d.path().join("retrace-case.sqlite");
+    let journal_before = std::fs::read(&j).unwrap();
+    let case_before = std::fs::read(&case).unwrap();
+    std::fs::hard_link(&j, d.path().join("hard.jsonl")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&case, d.path().join("case-link")).unwrap();
+    let export = |out: &str| {
+        run(
+            d.path(),
+            &[
+                "export",
+                "pending-retry.jsonl",
+                "--all",
+                "--format",
+                "markdown",
+                "-o",
+                out,
+            ],
+        )
+    };
+    let review_export = |out: &str| {
+        run(
+            d.path(),
+            &["review", "export", "pending-retry.jsonl", "-o", out],
+        )
+    };
+    let mut inputs = vec![
+        ("pending-retry.jsonl", "the journal"),
+        ("./pending-retry.jsonl", "the journal"),
+        ("hard.jsonl", "the journal"),
+        ("retrace-case.sqlite", "the case file"),
+    ];
+    if cfg!(unix) {
+        inputs.push(("case-link", "the case file"));
+    }
+    for (out, what) in inputs {
+        for o in [export(out), review_export(out)] {
+            assert_eq!(o.status.code(), Some(2), "-o {out}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains(what) && stderr(&o).contains("refusing"),
+                "-o {out}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    assert_eq!(std::fs::read(&j).unwrap(), journal_before);
+    assert_eq!(std::fs::read(&case).unwrap(), case_before);
+    assert!(
+        retrace::review::case::verify(&case)
+            .unwrap()
+            .chain
+            .is_intact()
+    );
+
+    #[cfg(unix)]
+    {
+        let fifo = d.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        std::fs::write(d.path().join("other.md"), "old").unwrap();
+        std::os::unix::fs::symlink("other.md", d.path().join("link.md")).unwrap();
+        for (out, kind) in [
+            ("fifo", "a FIFO"),
+            ("link.md", "a symbolic link"),
+            ("/dev/null", "a character device"),
+        ] {
+            for o in [export(out), review_export(out)] {
+                assert_eq!(o.status.code(), Some(1), "-o {out}: {}", stderr(&o));
+                assert!(stderr(&o).contains(kind), "-o {out}: {}", stderr(&o));
+            }
+        }
+        let ft = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        use std::os::unix::fs::FileTypeExt;
+        assert!(ft.is_fifo());
+        assert!(
+            std::fs::symlink_metadata(d.path().join("link.md"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("other.md")).unwrap(),
+            "old"
+        );
+    }
+
+    // `-o -` prints, and a plain new file is written.
+    let o = export("-");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("# Postmortem"));
+    assert!(!d.path().join("-").exists());
+    let o = export("post.md");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::read_to_string(d.path().join("post.md"))
+            .unwrap()
+            .starts_with("# Postmortem")
+    );
+}
+
+/// CSV goes to terminals too (`cat`): journal text in it is escaped.
+#[test]
+fn csv_holds_no_terminal_control_from_a_journal() {
+    for name in ["escape-sequences.jsonl", "hostile.jsonl"] {
+        let (d, _) = copy_fixture(name);
+        let o = run(d.path(), &["export", name, "--all", "--format", "csv"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = stdout(&o);
+        assert!(text.lines().count() > 1, "{name}: {text}");
+        for row in text.split("\r\n") {
+            assert!(
+                !row.chars().any(retrace::sanitize::is_unsafe),
+                "{name}: a raw control character in {row:?}"
+            );
+        }
+        assert!(
+            text.contains("\\x1b") || text.contains("\\u{202e}"),
+            "{name}: the escapes stay visible"
+        );
+    }
+}
+
+/// Markdown marks each piece of evidence past a chain break, as
+/// `retrace investigate` does.
+#[test]
+fn markdown_marks_unverified_evidence() {
+    let d = tempfile::tempdir().unwrap();
+    let name = "possible-duplicate-ssh.jsonl";
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-journals/scenarios")
+        .join(name);
+    // Change act_MIG2's authorization (line 8): the chain breaks there.
+    let lines: Vec<String> = std::fs::read_to_string(src)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 7 {
+                l.replace("per_use_approval", "session_grant")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(d.path().join(name), lines.join("\n") + "\n").unwrap();
+    let o = run(d.path(), &["export", name, "--all", "--format", "markdown"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    let mark = "\\[UNVERIFIED: at or after the chain break at line 8\\]";
+    let evidence: Vec<&str> = md
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- evidence:"))
+        .collect();
+    assert!(evidence.len() >= 5, "{md}");
+    for l in &evidence {
+        let line: u32 = l
+            .split(&format!("{name}:"))
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no citation in {l}"));
+        assert_eq!(l.contains(mark), line >= 8, "{l}");
+    }
+    // The timeline's evidence column too.
+    assert!(
+        md.lines()
+            .any(|l| l.contains("`authorized`") && l.contains("act\\_MIG2") && l.contains(mark)),
+        "{md}"
+    );
+}
+
+/// An unknown answer (`unknown: <what the journal lacks>`) says unknown once.
+#[test]
+fn markdown_says_unknown_once() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("mcpproxy/activity-export.jsonl"),
+        d.path().join("activity-export.jsonl"),
+    )
+    .unwrap();
+    let o = run(
+        d.path(),
+        &[
+            "export",
+            "activity-export.jsonl",
+            "--all",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.contains("   *Unknown:* "), "{md}");
+    assert!(!md.contains("*Unknown.* unknown"), "{md}");
+    assert!(!md.contains("*Unknown:* unknown"), "{md}");
+}
+
+/// Nothing worth a look: the export says so rather than print an empty
+/// summary table.
+#[test]
+fn an_empty_markdown_export_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let clean = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-journals/scenarios/clean.jsonl");
+    let o = run(
+        d.path(),
+        &[
+            "export",
+            clean.to_str().unwrap(),
+            "--all",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.contains("No group is worth a look"), "{md}");
+    assert!(
+        !md.contains("## Summary") && !md.contains("| Group |"),
+        "{md}"
+    );
 }

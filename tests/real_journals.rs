@@ -136,3 +136,45 @@ fn core_wire_log_pairs_requests_with_answers() {
         j[0].notes
     );
 }
+
+/// The gh-aw CI journal's group of three pull_request_read calls: at
+/// 80×24 its detail shows all three lanes, whichever pane has the focus.
+#[test]
+fn three_lanes_fit_at_80x24() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use retrace::tui::{Action, App, render, theme::Theme};
+    let Some(p) = real("gh-aw-mcpg/ci-failure-analysis-repeated-pr-reads.jsonl") else {
+        return;
+    };
+    let inv = retrace::query::Investigation::open(
+        vec![JournalSource::file(p)],
+        None,
+        &Default::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let mut a = App::ready(inv, Theme::dark(), ratatui::layout::Rect::new(0, 0, 80, 24));
+    a.update(Action::ShowGroups);
+    a.update(Action::Open);
+    let n = match a.view() {
+        retrace::tui::app::View::Detail(st) => st.detail.executions_detail.len(),
+        _ => panic!("not on the detail"),
+    };
+    assert_eq!(n, 3);
+    for _ in 0..2 {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        t.draw(|f| render::render(&a, f)).unwrap();
+        let s: String = t
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect();
+        for line in [":13 completed", ":17 completed", ":25 completed"] {
+            assert!(s.contains(line), "{line} hidden");
+        }
+        a.update(Action::FocusNext);
+    }
+}

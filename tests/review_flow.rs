@@ -125,6 +125,12 @@ fn confirmed_completed_turns_possible_duplicate_into_duplicate_side_effect() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("already decided confirmed_completed by alice"));
+    // It says what the reviewer can do instead.
+    assert!(
+        stderr(&o).contains("use another case file (--case FILE)"),
+        "{}",
+        stderr(&o)
+    );
 
     // The chain is intact and holds exactly one entry.
     let v = case::verify(&case_path).unwrap();
@@ -483,4 +489,111 @@ fn a_tampered_case_file_is_detected() {
     let o = run(d.path(), &["review", "export", J]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).is_empty());
+}
+
+/// Starts `n` `retrace review decide` processes at once in `dir` and
+/// returns their outputs.
+fn decide_at_once(dir: &std::path::Path, n: usize, decision: &str) -> Vec<std::process::Output> {
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            std::process::Command::new(BIN)
+                .args([
+                    "review",
+                    "decide",
+                    "act_R1",
+                    "pending-retry.jsonl",
+                    "--decision",
+                    decision,
+                    "--note",
+                    &format!("reviewer {i} checked the vault"),
+                    "--reviewer",
+                    &format!("r{i}"),
+                ])
+                .current_dir(dir)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect()
+}
+
+/// Twenty first decisions at once, while no case file exists: the file is
+/// created once, whole, and every escalation is recorded in one chain.
+#[test]
+fn concurrent_first_decisions_create_one_case_file() {
+    for _ in 0..3 {
+        let (d, _) = copy_fixture("pending-retry.jsonl");
+        let outs = decide_at_once(d.path(), 20, "escalated");
+        for o in &outs {
+            assert!(o.status.success(), "{}", stderr(o));
+        }
+        let v = retrace::review::case::verify(&d.path().join("retrace-case.sqlite")).unwrap();
+        assert_eq!(
+            v.chain,
+            match &v.chain {
+                retrace::review::ChainStatus::Intact { head, .. } =>
+                    retrace::review::ChainStatus::Intact {
+                        entries: 20,
+                        head: head.clone()
+                    },
+                other => panic!("{other:?}"),
+            }
+        );
+        assert!(v.append_only_guards);
+    }
+}
+
+/// Twenty confirmations at once: one is recorded, the others are refused
+/// as already decided (exit 2), saying what the reviewer can do.
+#[test]
+fn concurrent_confirmations_record_exactly_one() {
+    let (d, _) = copy_fixture("pending-retry.jsonl");
+    let outs = decide_at_once(d.path(), 20, "confirmed_completed");
+    let ok = outs.iter().filter(|o| o.status.success()).count();
+    assert_eq!(ok, 1, "{:?}", outs.iter().map(stderr).collect::<Vec<_>>());
+    for o in outs.iter().filter(|o| !o.status.success()) {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+        let e = stderr(o);
+        assert!(e.contains("was already decided confirmed_completed"), "{e}");
+        assert!(e.contains("another case file (--case FILE)"), "{e}");
+    }
+    let c = retrace::review::CaseFile::open(
+        &d.path().join("retrace-case.sqlite"),
+        retrace::review::Access::ReadOnly,
+    )
+    .unwrap();
+    let (decisions, chain) = c.decisions().unwrap();
+    assert!(chain.is_intact());
+    assert_eq!(decisions.len(), 1);
+}
+
+/// Before the first decision there is no case file: exporting decisions
+/// exports none, and says so, with exit 0.
+#[test]
+fn review_export_without_a_case_file_exports_nothing() {
+    let (d, _) = copy_fixture(J);
+    let o = run(d.path(), &["review", "export", J]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr(&o).contains("0 decisions exported"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(d.path(), &["review", "export", J, "-o", "decisions.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("decisions.jsonl")).unwrap(),
+        ""
+    );
+    assert!(!d.path().join(case::DEFAULT_FILE_NAME).exists());
+    // The bundled sample has none unless --case is given.
+    let o = run(d.path(), &["review", "export"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--case FILE"), "{}", stderr(&o));
 }

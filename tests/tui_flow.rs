@@ -206,3 +206,114 @@ fn sort_and_verdict_filter() {
     );
     assert!(!a.groups.rows.is_empty());
 }
+
+/// The execution screen's LINE column keeps the line number at every
+/// width: the file name gives way from the left (`…tivity.jsonl:10`).
+#[test]
+fn execution_lines_keep_their_line_numbers() {
+    for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+        let mut a = app(w, h);
+        a.update(Action::ShowGroups);
+        a.update(Action::Open);
+        a.update(Action::Down);
+        a.update(Action::Open);
+        let s = screen(&a, w, h);
+        let rows: Vec<&str> = s
+            .lines()
+            .filter(|l| {
+                l.contains("accepted  ") || l.contains("dispatched  ") || l.contains("delivered")
+            })
+            .filter(|l| {
+                l.trim_start_matches('│')
+                    .trim_start()
+                    .starts_with(char::is_numeric)
+            })
+            .collect();
+        assert!(!rows.is_empty(), "{w}x{h}:\n{s}");
+        for r in rows {
+            // The events pane is the first box on the line.
+            let cell = r.split('│').nth(1).unwrap().trim_end();
+            let last = cell.rsplit(' ').next().unwrap();
+            let (name, line) = last
+                .rsplit_once(':')
+                .unwrap_or_else(|| panic!("{w}x{h}: {r}"));
+            assert!(
+                line.parse::<u32>().is_ok() && name.ends_with("jsonl"),
+                "{w}x{h}: {r}"
+            );
+        }
+    }
+}
+
+/// At 80×24 the group detail shows the verdict's whole reason, and both
+/// executions whichever pane has the focus.
+#[test]
+fn detail_at_80x24_keeps_the_reason_and_every_lane() {
+    let mut a = app(80, 24);
+    a.update(Action::ShowGroups);
+    a.update(Action::Open);
+    let reason = match a.view() {
+        retrace::tui::app::View::Detail(st) => st.detail.reason.clone(),
+        _ => panic!("not on the detail"),
+    };
+    let s = screen(&a, 80, 24);
+    let header: String = s
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.starts_with('└'))
+        .map(|l| l.trim_matches('│').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(header.contains(&reason), "{reason:?} not whole in:\n{s}");
+    assert!(s.contains("acted on both"), "{s}");
+    for focus_questions in [false, true] {
+        if focus_questions {
+            a.update(Action::FocusNext);
+        }
+        let s = screen(&a, 80, 24);
+        for x in ["act_01J4K8J7DX7V", "act_01J4K8M3QF2Z"] {
+            assert!(
+                s.contains(x),
+                "{x} hidden (questions focused: {focus_questions}):\n{s}"
+            );
+        }
+        assert!(!s.contains("(1–1)"), "{s}");
+    }
+}
+
+/// The group detail heads with what `retrace investigate` shows about the
+/// group, and the groups table names each group's id at 80 columns.
+#[test]
+fn the_group_is_named_in_full() {
+    let mut a = app(160, 48);
+    a.update(Action::ShowGroups);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("gfc4a6c60d4"), "{s}");
+    a.update(Action::Open);
+    let s = screen(&a, 160, 48);
+    let header: Vec<&str> = s
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    let header = header.join("\n");
+    for part in [
+        "Group gfc4a6c60d4",
+        "actor signed-process:com.example.agent",
+        "intent scope run:5f8097",
+        "target deploy-api.internal.example/releases",
+        "fingerprint hmac-sha256:",
+        "contract recoverable_by_status · attach window 2h",
+    ] {
+        assert!(header.contains(part), "{part:?} not in:\n{header}");
+    }
+    let mut b = app(80, 24);
+    b.update(Action::ShowGroups);
+    b.update(Action::Open);
+    let s = screen(&b, 80, 24);
+    assert!(s.contains("Group gfc4a6c60d4"), "{s}");
+    assert!(
+        s.contains("actor signed-process:com.example.agent · scope run:5f8097"),
+        "{s}"
+    );
+}

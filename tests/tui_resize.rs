@@ -54,7 +54,7 @@ fn every_screen_survives_every_size() {
             for (w0, h0) in [(160, 48), (10, 3)] {
                 let mut a = app(&[fixture], Theme::dark(), w0, h0);
                 for act in &journey {
-                    a.update(*act);
+                    a.update(act.clone());
                 }
                 for (w, h) in SIZES {
                     a.update(Action::Resize(w, h));
@@ -110,7 +110,7 @@ fn the_review_screens_survive_every_size() {
             for (w0, h0) in [(160, 48), (10, 3)] {
                 let mut a = app_with_case(&[fixture], Theme::dark(), w0, h0);
                 for act in &journey {
-                    a.update(*act);
+                    a.update(act.clone());
                 }
                 for (w, h) in SIZES {
                     a.update(Action::Resize(w, h));

@@ -223,7 +223,14 @@ fn assert_verdict_with_provenance(a: &mut App) {
         s.contains("✎ act_R1: alice decided confirmed_completed at"),
         "{s}"
     );
-    assert!(s.contains("confirmed_completed by alice"), "{s}");
+    // The settled lane says so, with no unknown badge or dotted line.
+    let lane = s
+        .lines()
+        .find(|l| l.contains("act_R1 ") && l.contains('✎'))
+        .unwrap_or_default();
+    assert!(lane.contains("✎ confirmed completed by alice 20"), "{s}");
+    assert!(!s.contains("OUTCOME UNKNOWN"), "{s}");
+    assert!(!s.contains('┄'), "{s}");
     a.update(Action::Open);
     let s = screen(a);
     assert!(s.contains("execution act_R1"), "{s}");
@@ -469,4 +476,28 @@ fn the_job_thread_lets_go_of_the_data_before_its_last_message() {
         "{last}"
     );
     assert!(a.dialog.is_none() && a.job.is_none());
+}
+
+#[test]
+fn an_export_never_writes_over_the_journal() {
+    let (_d, journal) = folder();
+    let before = std::fs::read(&journal).unwrap();
+    let mut a = open_app(&journal, &common(Some("alice"), false, None));
+    a.update(Action::ShowGroups);
+    a.update(Action::Export);
+    for _ in 0.."retrace-groups.md".len() {
+        a.update(Action::TextBackspace);
+    }
+    type_text(&mut a, J);
+    a.update(Action::Submit);
+    // The file exists: Enter again would replace it.
+    a.update(Action::Submit);
+    run_jobs(&mut a);
+    let s = screen(&a);
+    let last = s.lines().last().unwrap();
+    assert!(
+        last.contains("which retrace reads: refusing to write over it"),
+        "{last}"
+    );
+    assert_eq!(std::fs::read(&journal).unwrap(), before);
 }

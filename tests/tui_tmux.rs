@@ -187,7 +187,7 @@ fn decide_and_export_through_the_real_binary() {
     start(&t, dir.path(), "pending-retry.jsonl --reviewer alice");
 
     // The overview points at the queue; 4 opens it.
-    t.wait_for(&["Review queue: 1 waiting", "4 opens it"], &[]);
+    t.wait_for(&["Review queue: 1 waiting", "[4] opens it"], &[]);
     t.keys(&["4"]);
     t.wait_for(
         &[
@@ -256,6 +256,108 @@ fn decide_and_export_through_the_real_binary() {
         ],
         &["possible_duplicate"],
     );
+    t.keys(&["q"]);
+    t.wait_gone();
+}
+
+/// Journals that cannot be loaded: the TUI says why, and after `q` the
+/// process exits 2 with the reason on stderr, as every command does for
+/// unreadable input (DESIGN.md §7).
+#[test]
+fn unreadable_journals_exit_2_after_quit() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("notice: tmux is not installed; skipping the end-to-end load-failure test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.jsonl"), "not a journal\n").unwrap();
+    let t = Tmux {
+        socket: format!("retrace-e2e-fail-{}", std::process::id()),
+        session: "fail",
+    };
+    let bin = env!("CARGO_BIN_EXE_retrace");
+    let run = format!("sh -c '{bin} notes.jsonl 2>err.txt; echo exit=$?; sleep 30'");
+    let out = t.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        t.session,
+        "-x",
+        "80",
+        "-y",
+        "24",
+        "-c",
+        &dir.path().display().to_string(),
+        &run,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    t.wait_for(&["Could not load the journals", "notes.jsonl:1"], &[]);
+    t.keys(&["q"]);
+    t.wait_for(&["exit=2"], &["Could not load the journals"]);
+    let err = std::fs::read_to_string(dir.path().join("err.txt")).unwrap();
+    assert!(
+        err.contains("could not load the journals: notes.jsonl:1"),
+        "{err}"
+    );
+}
+
+/// A 120,000-character bracketed paste into the groups filter, and a
+/// 2,000-character paste sent as plain keys (tmux hands a longer unbracketed
+/// paste to the pane only bit by bit): the filter is capped and says so,
+/// and Esc drops it.
+#[test]
+fn a_huge_paste_into_the_filter_does_not_stall() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("notice: tmux is not installed; skipping the end-to-end paste test");
+        return;
+    }
+    let t = Tmux {
+        socket: format!("retrace-e2e-paste-{}", std::process::id()),
+        session: "paste",
+    };
+    let bin = env!("CARGO_BIN_EXE_retrace");
+    let run = format!("{bin} tests/fixtures/tui-incident.jsonl");
+    let out = t.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        t.session,
+        "-x",
+        "80",
+        "-y",
+        "24",
+        &run,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    t.wait_for(&["Worst groups"], &[]);
+    t.keys(&["2"]);
+    t.wait_for(&["deploy_release"], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    // -p: as a bracketed paste (the TUI asks for it); without: as keys.
+    for (n, bracketed) in [(120_000, true), (2_000, false)] {
+        let file = dir.path().join(format!("paste-{n}.txt"));
+        std::fs::write(&file, "x".repeat(n)).unwrap();
+        let o = t.cmd(&["load-buffer", "-b", "big", &file.display().to_string()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        t.keys(&["/"]);
+        t.wait_for(&["Enter keeps"], &[]);
+        let mut args = vec!["paste-buffer", "-b", "big", "-t", t.session];
+        if bracketed {
+            args.push("-p");
+        }
+        t.cmd(&args);
+        t.wait_for(&["at most 256 characters", "No group matches"], &[]);
+        t.keys(&["Escape"]);
+        t.wait_for(&["deploy_release"], &["No group matches"]);
+    }
     t.keys(&["q"]);
     t.wait_gone();
 }

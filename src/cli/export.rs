@@ -3,15 +3,67 @@
 
 use super::{CliError, Common, ExportFormat, Inputs, open_keeping};
 use crate::export::{Format, Report, Request, atomic};
+use crate::journal::SourceData;
 use crate::query::GroupFilter;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// `retrace export (--group ID | --all) --format F [-o FILE] [--anonymize]`.
+/// The files a command reads, each with its description, which an output
+/// file must never replace: the journals, the case file (and the side files
+/// SQLite keeps beside it), the contracts and the key files.
+pub(super) fn read_files<'a>(
+    journals: impl IntoIterator<Item = &'a Path>,
+    case: Option<&Path>,
+    common: &Common,
+) -> Vec<(PathBuf, String)> {
+    let mut out = atomic::inputs(journals, case);
+    for (p, what) in [
+        (&common.contracts, "the contracts file"),
+        (&common.key_file, "the key file"),
+        (&common.signer_key, "the signer key"),
+        (&common.audit_identity, "the audit identity"),
+        (&common.attestation_key, "the attestation key"),
+    ] {
+        if let Some(p) = p {
+            out.push((p.clone(), format!("{what} {}", p.display())));
+        }
+    }
+    out
+}
+
+/// `-o -` means stdout, as no `-o` does.
+pub(super) fn output_file(output: Option<&Path>) -> Option<&Path> {
+    output.filter(|p| p.as_os_str() != "-")
+}
+
+/// Checks an output file before anything is read or written: never one of
+/// the command's inputs (exit 2), never a special file or a link (exit 1).
 ///
 /// # Errors
-/// [`CliError::Input`] for an unknown group; [`CliError::Write`] in
-/// read-only mode with `-o`, or when the file cannot be written (it is then
+/// [`CliError::Input`] for an input, [`CliError::Write`] for a special file.
+pub(super) fn check_output(path: &Path, inputs: &[(PathBuf, String)]) -> Result<(), CliError> {
+    atomic::check_not_input(path, inputs).map_err(|e| {
+        CliError::Input(format!(
+            "{e} (choose another file with -o, or leave out -o to print to stdout)"
+        ))
+    })?;
+    if let Some(kind) = atomic::not_regular(path) {
+        return Err(CliError::Write(format!(
+            "{} is {kind}, not a regular file; only a regular file is ever replaced (write to another file, or leave out -o to print to stdout)",
+            crate::sanitize::escape(&path.display().to_string())
+        )));
+    }
+    Ok(())
+}
+
+/// `retrace export (--group ID | --all) --format F [-o FILE] [--anonymize]`.
+/// `-o -` prints to stdout.
+///
+/// # Errors
+/// [`CliError::Input`] for an unknown group, or an output file that is one
+/// of the inputs (a journal, the case file, contracts, keys);
+/// [`CliError::Write`] in read-only mode with `-o`, for an output that is
+/// not a regular file, or when the file cannot be written (it is then
 /// untouched).
 pub fn export(
     inputs: Inputs,
@@ -22,11 +74,24 @@ pub fn export(
     anonymize: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let output = output_file(output);
     if common.read_only && output.is_some() {
         return Err(CliError::Write(
             "read-only mode (--read-only): not writing a file; leave out -o to print to stdout"
                 .into(),
         ));
+    }
+    if let Some(p) = output {
+        let journals = inputs.sources.iter().filter_map(|s| match &s.data {
+            SourceData::File(p) => Some(p.as_path()),
+            // Read whole from a pipe: its name is the path it came by.
+            SourceData::Memory(_) => Some(Path::new(s.name.as_str())),
+            SourceData::Embedded(_) => None,
+        });
+        check_output(
+            p,
+            &read_files(journals, inputs.case.path.as_deref(), common),
+        )?;
     }
     let (inv, _, case) = open_keeping(inputs, common)?;
     let groups = match group {

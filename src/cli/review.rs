@@ -279,6 +279,14 @@ pub fn review_decide(
         record = record.or(rec);
     }
     let (State::Recorded { .. }, Some(record)) = (&flow.state, record) else {
+        // Decided by someone else since the queue was read: a refused
+        // decision (exit 2), said as `review decide` says it up front.
+        if let Ok((decisions, _)) = file.decisions()
+            && let Err(e @ review::NotQueued::AlreadyDecided { .. }) =
+                queue::find(&inv, &decisions, &item.execution_id)
+        {
+            return Err(CliError::Input(escape(&e.to_string()).into_owned()));
+        }
         let why = match &flow.state {
             State::Confirming {
                 problem: Some(p), ..
@@ -346,6 +354,15 @@ fn note_on(inv: &Investigation, execution_id: &str) -> Option<String> {
         .map(|n| format!("note: {n}"))
 }
 
+fn write_output(p: &Path, text: &str) -> Result<(), CliError> {
+    atomic::write(p, text.as_bytes()).map_err(|e| {
+        CliError::Write(format!(
+            "cannot write {}: {e}; the file is untouched",
+            escape(&p.display().to_string())
+        ))
+    })
+}
+
 /// One JSONL line of `retrace review export`.
 #[derive(Debug, Serialize)]
 struct ExportLine<'a> {
@@ -374,17 +391,24 @@ struct ExportLine<'a> {
 /// `fingerprint`, `verdict_before`, `prev_hash`, `hash`), in case file
 /// order. `prev_hash`/`hash` are the case file chain, so a consumer can
 /// check that no decision is missing in between; the head hash is printed
-/// on stderr. A broken chain exports nothing.
+/// on stderr. A broken chain exports nothing. No case file (none created
+/// yet, or the bundled sample without `--case`) is an empty export: nothing
+/// on stdout (an empty file with `-o`), a note on stderr, exit 0.
+///
+/// `-o -` prints to stdout.
 ///
 /// # Errors
-/// [`CliError::Input`] without a case file; [`CliError::Write`] for a
-/// broken chain, read-only mode with `-o`, or a failed write.
+/// [`CliError::Input`] for a file that is not a case file, or for an
+/// output file that is one of the inputs (a journal, the case file); [`CliError::Write`] for a
+/// broken chain, read-only mode with `-o`, an output that is not a regular
+/// file, or a failed write.
 pub fn review_export(
     journals: &[std::path::PathBuf],
     common: &Common,
     output: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let output = super::export::output_file(output);
     if common.read_only && output.is_some() {
         return Err(CliError::Write(
             "read-only mode (--read-only): not writing a file; leave out -o to print to stdout"
@@ -393,10 +417,33 @@ pub fn review_export(
     }
     let ctx = review::CaseContext::load(common.case.as_deref(), journals, common.read_only)
         .map_err(|e| CliError::Input(e.to_string()))?;
-    let Some(name) = ctx.name() else {
-        return Err(CliError::Input(
-            "the bundled sample has no case file: give one with --case FILE".into(),
-        ));
+    if let Some(p) = output {
+        let inputs = super::export::read_files(
+            journals.iter().map(|j| j.as_path()),
+            ctx.path.as_deref(),
+            common,
+        );
+        super::export::check_output(p, &inputs)?;
+    }
+    // No case file yet: nothing was decided, which is an empty export.
+    let name = match ctx.name() {
+        Some(n) if ctx.exists => n,
+        missing => {
+            if let Some(p) = output {
+                write_output(p, "")?;
+            }
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}: 0 decisions exported",
+                match missing {
+                    Some(n) => format!("no case file {} yet", escape(&n)),
+                    None =>
+                        "no case file (the bundled sample has none unless --case FILE is given)"
+                            .into(),
+                }
+            );
+            return Ok(());
+        }
     };
     let access = if common.read_only {
         Access::ReadOnly
@@ -435,12 +482,7 @@ pub fn review_export(
         text.push('\n');
     }
     match output {
-        Some(p) => atomic::write(p, text.as_bytes()).map_err(|e| {
-            CliError::Write(format!(
-                "cannot write {}: {e}; the file is untouched",
-                p.display()
-            ))
-        })?,
+        Some(p) => write_output(p, &text)?,
         None => out.write_all(text.as_bytes())?,
     }
     let _ = writeln!(

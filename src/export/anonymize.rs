@@ -12,17 +12,19 @@
 //! argument values (recursively; object keys are kept), SSH host keys,
 //! accounts, commands and working directories, execution, call, session
 //! and MCP session ids, JSON-RPC ids, idempotency keys, result references,
-//! fingerprints, group ids, process ids, approver, reviewer and author
-//! names, journal-derived free text (error messages, reviewer notes) and
-//! file names. Kept: tool names, event and verdict vocabulary, times, HTTP
-//! statuses, process names and client versions (they name software, not
-//! a party or a target).
+//! fingerprints, group ids, process ids and process names, client names and
+//! versions, approver, reviewer and author names, journal-derived free text
+//! (error messages, reviewer notes) and file names. Kept: tool names, event
+//! and verdict vocabulary, times and HTTP statuses.
 //!
 //! Free text that retrace writes itself (answers, reasons, findings) embeds
 //! originals; [`Pseudonyms::text`] replaces every registered original in it
 //! in one left-to-right pass, longest match first, only where the match is
 //! not part of a longer word. Numeric ids are matched with their label
-//! (`JSON-RPC id 41`, `pid 4242`) so that times and counts are left alone.
+//! (`JSON-RPC id 41`, `pid 4242`) so that times and counts are left alone;
+//! process names, often a common word (`agent`), only where question 1
+//! lists them among a session's process details (`(pid 4242, agent,
+//! started …)`), so that the same word in retrace's own sentences stays.
 //! Originals shorter than two characters are not searched for in free text.
 
 use serde_json::Value;
@@ -61,6 +63,10 @@ pub enum Class {
     Group,
     /// Process id.
     Pid,
+    /// Process name.
+    Process,
+    /// Client name and version (`example-agent/1.4`).
+    Client,
     /// A person: approver, reviewer, author.
     Person,
     /// Journal-derived free text: error messages, notes.
@@ -87,6 +93,8 @@ impl Class {
             Class::Fingerprint => "fingerprint",
             Class::Group => "group",
             Class::Pid => "pid",
+            Class::Process => "process",
+            Class::Client => "client",
             Class::Person => "person",
             Class::Text => "text",
             Class::File => "file",
@@ -146,14 +154,21 @@ impl Pseudonyms {
 
     /// Registers an original and returns its pseudonym (the existing one if
     /// it was seen before, in any class).
+    ///
+    /// The phrases searched for in free text depend on the class, and are
+    /// added for every class an original is registered under: a process
+    /// name that is also an argument value is searched for everywhere.
     pub fn register(&mut self, class: Class, original: &str) -> String {
-        if let Some(p) = self.names.get(original) {
-            return p.clone();
-        }
-        let n = self.counters.entry(class.prefix()).or_insert(0);
-        *n += 1;
-        let p = format!("{}-{n}", class.prefix());
-        self.names.insert(original.to_string(), p.clone());
+        let p = match self.names.get(original) {
+            Some(p) => p.clone(),
+            None => {
+                let n = self.counters.entry(class.prefix()).or_insert(0);
+                *n += 1;
+                let p = format!("{}-{n}", class.prefix());
+                self.names.insert(original.to_string(), p.clone());
+                p
+            }
+        };
         match class {
             // Numbers are only searched for with their label.
             Class::JsonRpc if original.parse::<i64>().is_ok() => {
@@ -165,6 +180,16 @@ impl Pseudonyms {
             Class::Pid => {
                 self.phrase(&format!("pid {original}"), &format!("pid {p}"));
                 self.phrase(&format!("pid:{original}"), &format!("pid:{p}"));
+            }
+            // Where question 1 lists a session's process details:
+            // `(pid 4242, agent, started …)`, `(agent)`.
+            Class::Process => {
+                for (before, after) in [("(", ","), ("(", ")"), (", ", ","), (", ", ")")] {
+                    self.phrase(
+                        &format!("{before}{original}{after}"),
+                        &format!("{before}{p}{after}"),
+                    );
+                }
             }
             _ => {
                 if original.chars().count() >= 2 {
@@ -332,6 +357,22 @@ mod tests {
             p.text("JSON-RPC id 42 at 14:04:42 (pid 4242, 42 calls)"),
             "JSON-RPC id rpc-1 at 14:04:42 (pid pid-1, 42 calls)"
         );
+    }
+
+    #[test]
+    fn process_names_only_among_process_details() {
+        let mut p = Pseudonyms::new();
+        p.register(Class::Pid, "4242");
+        p.register(Class::Process, "agent");
+        p.register(Class::Process, "SECRETPROC");
+        assert_eq!(
+            p.text("session s (pid 4242, agent, started 2026) and session t (SECRETPROC); the agent retried"),
+            "session s (pid pid-1, process-1, started 2026) and session t (process-2); the agent retried"
+        );
+        assert_eq!(p.text("(pid 4242, SECRETPROC)"), "(pid pid-1, process-2)");
+        // Registered again as an argument value: searched for everywhere.
+        p.register(Class::Value, "SECRETPROC");
+        assert_eq!(p.text("SECRETPROC ran"), "process-2 ran");
     }
 
     #[test]

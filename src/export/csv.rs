@@ -4,7 +4,10 @@
 //! Columns: `group_id, verdict, severity, time_utc, offset_ms,
 //! execution_id, call_id, stage, detail, evidence`. Cells that a
 //! spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`,
-//! TAB or CR; OWASP "CSV Injection") are prefixed with `'`.
+//! TAB or CR; OWASP "CSV Injection") are prefixed with `'`. Every cell
+//! passes through [`crate::sanitize::escape`] first: journal text reaches
+//! whoever runs `cat` on the file, so control, escape and bidirectional
+//! characters are written as visible escapes (`\x1b`, `\u{202e}`).
 
 use super::Report;
 
@@ -22,8 +25,9 @@ pub const HEADER: [&str; 10] = [
     "evidence",
 ];
 
-/// One cell, quoted when needed.
+/// One cell: sanitized, defused, quoted when needed.
 pub fn cell(s: &str) -> String {
+    let s = crate::sanitize::escape(s);
     let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{s}")
     } else {
@@ -73,5 +77,13 @@ mod tests {
         assert_eq!(cell("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(cell("=cmd()"), "'=cmd()");
         assert_eq!(cell("-1,2"), "\"'-1,2\"");
+    }
+
+    #[test]
+    fn terminal_controls_are_escaped() {
+        assert_eq!(cell("a\x1b]0;pwned\x07b"), "a\\x1b]0;pwned\\x07b");
+        assert_eq!(cell("x\u{202e}y\u{9b}z"), "x\\u{202e}y\\x9bz");
+        assert_eq!(cell("two\nlines"), "two\\nlines");
+        assert_eq!(cell("\t=cmd()"), "\\t=cmd()");
     }
 }

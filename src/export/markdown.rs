@@ -107,6 +107,13 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(s, "- {}", text(n));
         }
     }
+    if r.groups.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nNo group is worth a look: no intent was called twice or more, and every call has the verdict `clean` (one call, one execution, completed and delivered). There is nothing to report; `retrace groups --all` lists every group."
+        );
+        return s;
+    }
     let _ = writeln!(s, "\n## Summary\n");
     let _ = writeln!(
         s,
@@ -218,12 +225,13 @@ fn group(s: &mut String, g: &GroupReport) {
     let _ = writeln!(s, "\n### The five questions\n");
     for q in &g.questions {
         let _ = writeln!(s, "{}. **{}**  ", q.question, text(q.asks));
-        let _ = writeln!(
-            s,
-            "   {}{}",
-            if q.unknown { "*Unknown.* " } else { "" },
-            text(&q.answer)
-        );
+        // An unknown answer reads `unknown: <what the journal lacks>`.
+        let answer = match q.answer.strip_prefix("unknown:") {
+            Some(rest) if q.unknown => format!("*Unknown:* {}", text(rest.trim_start())),
+            _ if q.unknown => format!("*Unknown:* {}", text(&q.answer)),
+            _ => text(&q.answer),
+        };
+        let _ = writeln!(s, "   {answer}");
         for e in &q.evidence {
             let _ = writeln!(s, "   - evidence: {}", text(e));
         }

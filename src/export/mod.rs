@@ -480,8 +480,16 @@ fn collect_call(p: &mut Pseudonyms, inv: &Investigation, c: &crate::model::CallR
             if let Some(m) = &sess.mcp_session_id {
                 p.register(Class::McpSession, m);
             }
-            if let Some(pid) = sess.process.as_ref().and_then(|pr| pr.pid) {
-                p.register(Class::Pid, &pid.to_string());
+            if let Some(pr) = &sess.process {
+                if let Some(pid) = pr.pid {
+                    p.register(Class::Pid, &pid.to_string());
+                }
+                if let Some(n) = &pr.name {
+                    p.register(Class::Process, n);
+                }
+            }
+            if let Some(c) = &sess.client {
+                p.register(Class::Client, c);
             }
         }
     }
@@ -577,6 +585,31 @@ fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: &Execution) {
     }
 }
 
+/// The mark after a citation of evidence that no verified chain covers
+/// (DESIGN.md §6: evidence from an unverified or broken span is marked as
+/// such everywhere it shows), as `retrace investigate` writes it:
+/// ` [UNVERIFIED: at or after the chain break at line 7]`, or, for a
+/// chain that could not be checked, ` [UNVERIFIED: chain not checked]`.
+/// Empty for verified or unchained evidence.
+pub fn unverified_mark(inv: &Investigation, v: &EvidenceView) -> String {
+    use crate::journal::chain::{ChainMark, ChainStatus};
+    if v.chain != ChainMark::Unverified {
+        return String::new();
+    }
+    match inv
+        .journals
+        .get(v.source.journal as usize)
+        .map(|j| &j.chain)
+    {
+        Some(ChainStatus::Broken { failure, .. }) => format!(
+            " [UNVERIFIED: at or after the chain break at line {}]",
+            failure.line
+        ),
+        Some(ChainStatus::NotChecked { .. }) => " [UNVERIFIED: chain not checked]".into(),
+        _ => " [UNVERIFIED]".into(),
+    }
+}
+
 struct Builder<'a, N: Namer> {
     inv: &'a Investigation,
     namer: N,
@@ -595,6 +628,7 @@ impl<N: Namer> Builder<'_, N> {
             s.push_str(&self.namer.id(Class::Execution, x));
         }
         s.push(')');
+        s.push_str(&unverified_mark(self.inv, v));
         s
     }
 

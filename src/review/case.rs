@@ -29,7 +29,12 @@
 //! WAL journal mode with `synchronous=FULL` (research notes §3.3: FULL where
 //! the durability of approvals matters), and exactly one `BEGIN IMMEDIATE`
 //! transaction per appended entry: an entry is either committed whole or
-//! absent, whatever happens to the process.
+//! absent, whatever happens to the process. The schema is created the same
+//! way, in one `BEGIN IMMEDIATE` transaction, so that processes deciding at
+//! once while no case file exists create it once; a reader that finds a
+//! database with no table yet reads it as an empty case. A confirmed
+//! decision is final: whether one exists is checked inside the appending
+//! transaction.
 //!
 //! # Test hook
 //!
@@ -63,6 +68,11 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 /// gateway-created execution ids, so journals sharing a folder can share
 /// one case file.
 pub const DEFAULT_FILE_NAME: &str = "retrace-case.sqlite";
+
+/// What a reviewer can do about an execution that already has a final
+/// decision (`confirmed_completed` or `confirmed_not_executed`): said
+/// wherever such a decision is refused.
+pub const FINAL_DECISION: &str = "A confirmed decision is final: the case file is append-only and keeps it as it was recorded. To record a different finding, use another case file (--case FILE) and keep this one as the record of what was decided; `retrace review list` shows what still waits.";
 
 /// Test hook: milliseconds to sleep between insert and commit (see the
 /// module documentation).
@@ -108,6 +118,26 @@ pub enum CaseError {
     /// The file was opened read-only.
     #[error("case file {0} is open read-only; nothing was written")]
     ReadOnly(String),
+    /// A final decision about the execution was recorded first (found
+    /// inside the appending transaction: another reviewer, or another
+    /// process, decided since the queue was read).
+    #[error(
+        "case file {path}: {execution_id} was already decided {decision} by {reviewer} at {at} (case entry {seq}); nothing was appended. {FINAL_DECISION}"
+    )]
+    AlreadyDecided {
+        /// The case file.
+        path: String,
+        /// The execution.
+        execution_id: String,
+        /// What was decided.
+        decision: Decision,
+        /// By whom.
+        reviewer: String,
+        /// When (RFC 3339).
+        at: String,
+        /// Its entry.
+        seq: u64,
+    },
     /// An entry could not be encoded.
     #[error("case file {path}: {message}")]
     Invalid {
@@ -393,6 +423,9 @@ pub struct CaseFile {
     conn: Connection,
     path: PathBuf,
     access: Access,
+    /// Opened for reading while it holds no table yet: another process is
+    /// creating it (or it is an empty file). It reads as an empty case.
+    empty: bool,
 }
 
 const SCHEMA: &str = "
@@ -596,11 +629,28 @@ fn read_rows(conn: &Connection) -> rusqlite::Result<Vec<RawRow>> {
     rows.collect()
 }
 
+/// Why the schema could not be made.
+enum Created {
+    Sqlite(rusqlite::Error),
+    /// Another database: never taken over.
+    Foreign,
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 impl CaseFile {
     /// Opens a case file. [`Access::ReadWrite`] creates a missing file with
-    /// its schema, sets WAL mode and `synchronous=FULL`; [`Access::ReadOnly`]
+    /// its schema in one transaction (safe when several processes create it
+    /// at once), sets WAL mode and `synchronous=FULL`; [`Access::ReadOnly`]
     /// never creates or changes anything and fails with
-    /// [`CaseError::Missing`] when the file does not exist.
+    /// [`CaseError::Missing`] when the file does not exist. A database with
+    /// no table yet (being created by another process, or an empty file)
+    /// reads as a case file with no entry.
     ///
     /// # Errors
     /// [`CaseError::Sqlite`] when SQLite cannot open it,
@@ -643,30 +693,23 @@ impl CaseFile {
             .map_err(sql)?,
         };
         conn.busy_timeout(Duration::from_secs(5)).map_err(sql)?;
-        let case = CaseFile {
+        let mut case = CaseFile {
             conn,
             path: path.to_path_buf(),
             access,
+            empty: false,
         };
-        let tables: i64 = case
-            .conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(sql)?;
         if access == Access::ReadWrite {
-            if tables > 0 && !case.has_meta().map_err(sql)? {
-                return Err(CaseError::NotACaseFile(name));
-            }
-            case.conn
-                .pragma_update(None, "journal_mode", "WAL")
-                .map_err(sql)?;
-            case.conn
-                .pragma_update(None, "synchronous", "FULL")
-                .map_err(sql)?;
-            case.conn.execute_batch(SCHEMA).map_err(sql)?;
+            case.create_schema().map_err(|e| match e {
+                Created::Sqlite(e) => sql(e),
+                Created::Foreign => CaseError::NotACaseFile(name.clone()),
+            })?;
+        } else if case.tables().map_err(sql)? == 0 {
+            // Nothing committed yet: a case file that another process is
+            // creating (its schema appears whole, in one transaction), or
+            // an empty file. Either way it holds no entry.
+            case.empty = true;
+            return Ok(case);
         }
         let format: Option<String> = if case.has_meta().map_err(sql)? {
             case.conn
@@ -682,6 +725,70 @@ impl CaseFile {
             return Err(CaseError::NotACaseFile(name));
         }
         Ok(case)
+    }
+
+    fn tables(&self) -> rusqlite::Result<i64> {
+        self.conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )
+    }
+
+    /// Sets WAL mode and `synchronous=FULL`, and creates the schema when
+    /// the database holds no table, inside one `BEGIN IMMEDIATE`
+    /// transaction: of several processes creating the file at once, one
+    /// creates it whole and the others wait (busy timeout) and then find
+    /// it; a reader sees either no table or the whole schema.
+    fn create_schema(&mut self) -> Result<(), Created> {
+        // Another database is left as it is, its journal mode too.
+        if self.tables().map_err(Created::Sqlite)? > 0
+            && !self.has_meta().map_err(Created::Sqlite)?
+        {
+            return Err(Created::Foreign);
+        }
+        // The journal mode cannot change inside a transaction; switching
+        // needs a moment alone with the file, so a busy answer is retried.
+        let mut tries = 0;
+        loop {
+            match self.conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(e) if is_busy(&e) && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => return Err(Created::Sqlite(e)),
+            }
+        }
+        self.conn
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(Created::Sqlite)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(Created::Sqlite)?;
+        let tables: i64 = tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(Created::Sqlite)?;
+        if tables == 0 {
+            tx.execute_batch(SCHEMA).map_err(Created::Sqlite)?;
+        } else {
+            let ours: i64 = tx
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'entries')",
+                    [],
+                    |r| r.get(0),
+                )
+                .map_err(Created::Sqlite)?;
+            if ours != 2 {
+                return Err(Created::Foreign);
+            }
+        }
+        tx.commit().map_err(Created::Sqlite)
     }
 
     fn has_meta(&self) -> rusqlite::Result<bool> {
@@ -718,6 +825,9 @@ impl CaseFile {
     /// # Errors
     /// [`CaseError::Sqlite`] when the file cannot be read.
     pub fn load(&self) -> Result<(Vec<Entry>, ChainStatus), CaseError> {
+        if self.empty {
+            return Ok(check_rows(Vec::new()));
+        }
         let rows = read_rows(&self.conn).map_err(|e| self.sql(e))?;
         Ok(check_rows(rows))
     }
@@ -728,6 +838,12 @@ impl CaseFile {
     /// [`CaseError::Sqlite`] when the file cannot be read.
     pub fn verify(&self) -> Result<Verification, CaseError> {
         let (_, chain) = self.load()?;
+        if self.empty {
+            return Ok(Verification {
+                chain,
+                append_only_guards: true,
+            });
+        }
         let mut guards = 0;
         for g in GUARDS {
             let n: i64 = self
@@ -769,6 +885,19 @@ impl CaseFile {
         kind: EntryKind,
         payload: &Value,
     ) -> Result<Entry, CaseError> {
+        self.append_checked(at, kind, payload, &|_| Ok(()))
+    }
+
+    /// As [`CaseFile::append`], after `check` accepted the verified
+    /// entries, inside the same transaction (so that what it checks cannot
+    /// change before the entry is committed).
+    fn append_checked(
+        &mut self,
+        at: DateTime<Utc>,
+        kind: EntryKind,
+        payload: &Value,
+        check: &dyn Fn(&[Entry]) -> Result<(), CaseError>,
+    ) -> Result<Entry, CaseError> {
         if self.access != Access::ReadWrite {
             return Err(CaseError::ReadOnly(self.name()));
         }
@@ -794,6 +923,7 @@ impl CaseFile {
                 return Err(CaseError::Broken { path: name, brk });
             }
         };
+        check(&entries)?;
         let seq = entries.len() as u64 + 1;
         let at_text = format_at(at);
         let hash = entry_hash(&prev, seq, &at_text, kind.as_str(), payload);
@@ -823,11 +953,15 @@ impl CaseFile {
         })
     }
 
-    /// Records a decision (one transaction).
+    /// Records a decision (one transaction). A confirmed decision
+    /// (anything but `escalated`) is final: once one is recorded for an
+    /// execution, no other decision about it is appended. This is checked
+    /// inside the appending transaction, so two reviewers (or processes)
+    /// deciding at once cannot both record one.
     ///
     /// # Errors
     /// As [`CaseFile::append`]; [`CaseError::Invalid`] for an empty note or
-    /// reviewer.
+    /// reviewer; [`CaseError::AlreadyDecided`].
     pub fn record_decision(
         &mut self,
         at: DateTime<Utc>,
@@ -843,7 +977,28 @@ impl CaseFile {
             path: self.name(),
             message: e.to_string(),
         })?;
-        let e = self.append(at, EntryKind::Decision, &payload)?;
+        let path = self.name();
+        let execution_id = d.execution_id.clone();
+        let e =
+            self.append_checked(
+                at,
+                EntryKind::Decision,
+                &payload,
+                &|entries| match decisions_of(entries).into_iter().find(|r| {
+                    r.payload.execution_id == execution_id
+                        && r.payload.decision != Decision::Escalated
+                }) {
+                    Some(r) => Err(CaseError::AlreadyDecided {
+                        path: path.clone(),
+                        execution_id: execution_id.clone(),
+                        decision: r.payload.decision,
+                        reviewer: r.payload.reviewer,
+                        at: format_at(r.at),
+                        seq: r.seq,
+                    }),
+                    None => Ok(()),
+                },
+            )?;
         Ok(DecisionRecord {
             seq: e.seq,
             at: e.at,
@@ -1203,6 +1358,52 @@ mod tests {
             .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn a_database_being_created_reads_as_an_empty_case() {
+        let (_d, p) = new_case();
+        std::fs::write(&p, b"").unwrap();
+        for access in [Access::ReadOnly, Access::Read] {
+            let c = CaseFile::open(&p, access).unwrap();
+            let (entries, chain) = c.load().unwrap();
+            assert!(entries.is_empty());
+            assert!(chain.is_intact());
+        }
+        // The first writer creates the schema in it.
+        let mut c = CaseFile::open(&p, Access::ReadWrite).unwrap();
+        c.record_decision(Utc::now(), &decision("act_1", Decision::Escalated))
+            .unwrap();
+        assert!(verify(&p).unwrap().append_only_guards);
+    }
+
+    #[test]
+    fn a_confirmed_decision_is_final_even_for_a_second_writer() {
+        let (_d, p) = new_case();
+        // Two reviewers who both read the case before either decided.
+        let mut first = CaseFile::open(&p, Access::ReadWrite).unwrap();
+        let mut second = CaseFile::open(&p, Access::ReadWrite).unwrap();
+        first
+            .record_decision(Utc::now(), &decision("act_1", Decision::Escalated))
+            .unwrap();
+        first
+            .record_decision(Utc::now(), &decision("act_1", Decision::ConfirmedCompleted))
+            .unwrap();
+        for d in Decision::ALL {
+            let e = second
+                .record_decision(Utc::now(), &decision("act_1", d))
+                .unwrap_err();
+            assert!(matches!(e, CaseError::AlreadyDecided { seq: 2, .. }), "{e}");
+            assert!(e.to_string().contains(FINAL_DECISION), "{e}");
+        }
+        // Another execution is still open.
+        second
+            .record_decision(
+                Utc::now(),
+                &decision("act_2", Decision::ConfirmedNotExecuted),
+            )
+            .unwrap();
+        assert_eq!(second.load().unwrap().0.len(), 3);
     }
 
     #[test]

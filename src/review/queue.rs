@@ -122,7 +122,8 @@ pub enum NotQueued {
     NoSuchExecution(String),
     /// A reviewer already settled it.
     #[error(
-        "{execution_id} was already decided {decision} by {reviewer} at {at} (case entry {seq}); the case file is append-only"
+        "{execution_id} was already decided {decision} by {reviewer} at {at} (case entry {seq}). {}",
+        super::case::FINAL_DECISION
     )]
     AlreadyDecided {
         /// Execution.

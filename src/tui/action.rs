@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Something the user (or a test) asks the TUI to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Leave the TUI.
@@ -64,6 +64,10 @@ pub enum Action {
     StartFilter,
     /// A character typed into the filter.
     FilterChar(char),
+    /// Text pasted (a bracketed paste, or keys typed faster than the
+    /// screen redraws, coalesced): into the filter or a dialog's text
+    /// field, as one edit.
+    Paste(String),
     /// Delete the last character of the filter.
     FilterBackspace,
     /// Keep the filter and leave typing.

@@ -356,6 +356,15 @@ impl App {
         }
     }
 
+    /// Why the journals could not be loaded, if they could not (the
+    /// message names file and line; the TUI exits 2 with it).
+    pub fn load_error(&self) -> Option<&str> {
+        match &self.load {
+            Load::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
+
     /// The loaded data for a background job to read.
     pub fn shared_data(&self) -> Option<Arc<Data>> {
         match &self.load {
@@ -474,7 +483,7 @@ impl App {
             }
             return;
         }
-        match (action, self.view()) {
+        match (&action, self.view()) {
             (Action::Decide, View::Review(st)) => {
                 let item = data.queue.get(st.cursor.selected);
                 match self.start_decision(item) {
@@ -534,8 +543,8 @@ impl App {
             Nav::Push(v) => self.stack.push(v),
             Nav::Copy(what, text) => {
                 self.status = Some(format!(
-                    "copied {what} ({} bytes) to the clipboard via OSC 52, where the terminal allows it",
-                    text.len()
+                    "copied {what} ({}) to the clipboard via OSC 52, where the terminal allows it",
+                    crate::tui::widgets::text::count(text.len(), "byte", "bytes")
                 ));
                 self.effects.push(Effect::Clipboard(text));
             }
@@ -658,10 +667,10 @@ impl App {
                 self.job = None;
                 self.status = Some(match res {
                     Ok(done) => format!(
-                        "wrote the Markdown postmortem of {} to {} ({} bytes)",
+                        "wrote the Markdown postmortem of {} to {} ({})",
                         done.what,
                         escape(&done.path.display().to_string()),
-                        done.bytes
+                        crate::tui::widgets::text::count(done.bytes, "byte", "bytes")
                     ),
                     Err(e) => escape(&e).into_owned(),
                 });

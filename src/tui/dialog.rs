@@ -197,6 +197,14 @@ pub fn update(d: &mut Dialog, action: Action, setup: &ReviewSetup) -> DialogNav 
 
 const CANCELLED: &str = "decision cancelled: nothing was recorded";
 
+/// Pasted text for a one-line field: line breaks and other controls
+/// become spaces.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 fn update_decide(d: &mut Decide, action: Action, setup: &ReviewSetup) -> DialogNav {
     let n = Decision::ALL.len();
     match (&d.flow.state, d.step, action) {
@@ -222,6 +230,11 @@ fn update_decide(d: &mut Decide, action: Action, setup: &ReviewSetup) -> DialogN
         }
         (State::Selecting { .. }, Step::Note, Action::TextChar(c)) => {
             d.flow.handle(Event::EditNote(NoteEdit::Insert(c)));
+            DialogNav::Stay
+        }
+        (State::Selecting { draft, .. }, Step::Note, Action::Paste(text)) => {
+            let note = format!("{}{}", draft.note, one_line(&text));
+            d.flow.handle(Event::EditNote(NoteEdit::Set(note)));
             DialogNav::Stay
         }
         (State::Selecting { .. }, Step::Note, Action::TextBackspace) => {
@@ -268,6 +281,12 @@ fn update_export(e: &mut Export, action: Action, setup: &ReviewSetup) -> DialogN
         Action::Cancel => DialogNav::Close(Some("export cancelled: nothing was written".into())),
         Action::TextChar(c) => {
             e.name.push(c);
+            e.problem = None;
+            e.replace = false;
+            DialogNav::Stay
+        }
+        Action::Paste(text) => {
+            e.name.push_str(&one_line(&text));
             e.problem = None;
             e.replace = false;
             DialogNav::Stay

@@ -298,6 +298,12 @@ fn export(job: &ExportJob, data: &Data, send: &mut dyn FnMut(JobMsg)) -> Result<
         },
     );
     let text = Format::Markdown.render(&report);
+    let inputs = atomic::inputs(
+        data.inv.journals.iter().map(|j| Path::new(j.name.as_str())),
+        job.case.path.as_deref(),
+    );
+    atomic::check_not_input(&job.path, &inputs)
+        .map_err(|e| format!("{e}; nothing was written: choose another file name"))?;
     // The error names the file.
     atomic::write(&job.path, text.as_bytes())
         .map_err(|e| format!("cannot write {e}; nothing was written"))?;

@@ -152,7 +152,7 @@ impl Key {
 
 /// One binding: keys, the action, what it does, and its short name on the
 /// key line (when it is shown there).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Binding {
     /// Keys that trigger it.
     pub keys: &'static [Key],
@@ -295,7 +295,7 @@ const GROUPS: &[Binding] = &[
     b(
         &[k('/')],
         Action::StartFilter,
-        "fuzzy filter over tool, actor, scope, target and ids",
+        "filter: tool, actor, scope, target, arguments, ids",
         Some("filter"),
     ),
     b(&[k('n')], Action::NextMatch, "next match", None),
@@ -654,7 +654,7 @@ pub fn map_key(ctx: Ctx, e: &KeyEvent) -> Option<Action> {
     let found = bindings(ctx)
         .into_iter()
         .find(|b| b.keys.iter().any(|k| k.matches(e)))
-        .map(|b| b.action);
+        .map(|b| b.action.clone());
     if found.is_none()
         && ctx.is_text_input()
         && let KeyCode::Char(c) = e.code

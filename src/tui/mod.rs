@@ -11,6 +11,7 @@ pub mod action;
 pub mod app;
 pub mod clipboard;
 pub mod dialog;
+pub mod input;
 pub mod jobs;
 pub mod keys;
 pub mod render;
@@ -25,10 +26,14 @@ use crate::cli::{Common, Inputs};
 use crate::journal::{self, Progress};
 use crate::query::Investigation;
 use app::{Data, LoadMsg};
-use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
+use ratatui::crossterm::execute;
 use ratatui::layout::Rect;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// The shortest time between two frames while input streams in.
+const FRAME: Duration = Duration::from_millis(16);
 
 enum Msg {
     Term(Event),
@@ -69,7 +74,10 @@ fn spawn_loader(
 /// recorded; `common` gives the reviewer name and read-only mode.
 ///
 /// # Errors
-/// Terminal or input errors.
+/// Terminal errors; and when the journals could not be loaded, the load
+/// error (naming file and line) once the user has read it on screen and
+/// quit, so that the process exits 2 as for any unreadable input
+/// (DESIGN.md §7).
 pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
     let names: Vec<String> = inputs.sources.iter().map(|s| s.name.clone()).collect();
     let review = app::ReviewSetup::new(inputs.case.clone(), common);
@@ -90,6 +98,9 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
     // `try_init` enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the panic is reported.
     let mut terminal = ratatui::try_init()?;
+    // A paste arrives as one event (not one key per character) where the
+    // terminal supports it.
+    let _ = execute!(std::io::stdout(), EnableBracketedPaste);
     let result = (|| {
         let size = terminal.size()?;
         let mut app = App::new(names, theme, Rect::new(0, 0, size.width, size.height));
@@ -108,26 +119,49 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
             }
         });
         terminal.draw(|f| render::render(&app, f))?;
+        let mut typed = input::Typed::default();
+        let mut last_draw = Instant::now();
         while let Ok(first) = rx.recv() {
-            // Apply everything that is waiting, then draw once.
+            // Apply everything that is waiting (characters typed into a
+            // field as one edit), then draw once. Input that streams in
+            // (a paste sent as keys) is drawn at most once a frame: what
+            // arrives before the next frame is due joins this batch.
             let mut next = Some(first);
-            while let Some(msg) = next {
-                match msg {
-                    Msg::Load(m) => app.on_load(m),
-                    Msg::Job(m) => app.on_job(m),
-                    Msg::Term(Event::Key(k)) if k.kind != KeyEventKind::Release => {
-                        if let Some(a) = keys::map_key(app.ctx(), &k) {
-                            app.update(a);
+            loop {
+                while let Some(msg) = next {
+                    match msg {
+                        Msg::Load(m) => {
+                            typed.flush(&mut app);
+                            app.on_load(m);
                         }
+                        Msg::Job(m) => {
+                            typed.flush(&mut app);
+                            app.on_job(m);
+                        }
+                        Msg::Term(ev) => typed.event(&mut app, ev),
                     }
-                    Msg::Term(Event::Resize(w, h)) => app.update(Action::Resize(w, h)),
-                    Msg::Term(_) => {}
+                    if app.quit {
+                        return match app.load_error() {
+                            Some(e) => Err(std::io::Error::other(format!(
+                                "could not load the journals: {}",
+                                crate::sanitize::escape(e)
+                            ))),
+                            None => Ok(()),
+                        };
+                    }
+                    next = rx.try_recv().ok();
                 }
-                if app.quit {
-                    return Ok(());
+                let due = last_draw + FRAME;
+                let now = Instant::now();
+                if now >= due {
+                    break;
                 }
-                next = rx.try_recv().ok();
+                match rx.recv_timeout(due - now) {
+                    Ok(m) => next = Some(m),
+                    Err(_) => break,
+                }
             }
+            typed.flush(&mut app);
             let effects: Vec<app::Effect> = app.effects.drain(..).collect();
             for effect in effects {
                 match effect {
@@ -149,9 +183,11 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
                 }
             }
             terminal.draw(|f| render::render(&app, f))?;
+            last_draw = Instant::now();
         }
         Ok(())
     })();
+    let _ = execute!(std::io::stdout(), DisableBracketedPaste);
     ratatui::restore();
     result
 }

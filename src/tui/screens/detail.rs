@@ -11,7 +11,9 @@ use crate::tui::screens::{execution, sessions};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
 use crate::tui::widgets::lanes::{self, Axis};
-use crate::tui::widgets::text::{delta, esc, flow, provenance, select_if, selected, time, wrap};
+use crate::tui::widgets::text::{
+    clip, delta, esc, flow, provenance, select_if, selected, time, wrap,
+};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -119,6 +121,18 @@ pub struct Areas {
 /// the time axis, and the stage times on up to two lines.
 pub const LANE_HEIGHT: usize = 4;
 
+/// Lines of a compact lane (id and state, the bar): used for the lanes
+/// other than the selected one when not every lane fits in full.
+pub const COMPACT_LANE: usize = 2;
+
+/// Most lines the verdict's reason takes in the header; it is cut (with
+/// `…`) only beyond this, and the questions pane's Group section holds it
+/// whole.
+const REASON_LINES: usize = 5;
+
+/// Fewest rows the questions pane keeps when the screen is stacked.
+const MIN_QUESTIONS: u16 = 6;
+
 fn reason_lines(d: &GroupDetail, width: u16) -> Vec<String> {
     wrap(&esc(&d.reason), usize::from(width.saturating_sub(2)).max(1))
 }
@@ -151,30 +165,136 @@ fn reviewed_lines(d: &GroupDetail, width: u16) -> Vec<String> {
     out
 }
 
-/// Splits the body: side by side from 120 columns, stacked below (the
-/// focused pane gets the larger share).
+/// What the group is, under the reason (as `retrace investigate` heads it):
+/// from 120 columns two lines, actor, intent scope and target, then the
+/// intent fingerprint and the contract applied; narrower one line, actor
+/// and intent scope. Each line is cut to `width`, its last value with `…`.
+fn identity_lines(d: &GroupDetail, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let s = &d.summary;
+    let w = usize::from(width.saturating_sub(2));
+    let contract = format!(
+        "{} · attach window {}{}",
+        d.contract.class.as_str(),
+        humantime::format_duration(d.contract.attach_window),
+        if d.contract.configured {
+            ""
+        } else {
+            " (default: no contract)"
+        }
+    );
+    let rows: Vec<Vec<(&str, String)>> = if width >= 120 {
+        let mut first = vec![
+            ("actor", esc(&s.actor).into_owned()),
+            ("intent scope", esc(&s.intent_scope).into_owned()),
+        ];
+        if let Some(t) = &d.target {
+            first.push(("target", esc(t).into_owned()));
+        }
+        vec![
+            first,
+            vec![
+                ("fingerprint", esc(&s.fingerprint).into_owned()),
+                ("contract", contract),
+            ],
+        ]
+    } else {
+        vec![vec![
+            ("actor", esc(&s.actor).into_owned()),
+            ("scope", esc(&s.intent_scope).into_owned()),
+        ]]
+    };
+    rows.into_iter()
+        .map(|pairs| {
+            let mut spans = Vec::new();
+            let mut used = 0usize;
+            for (i, (label, value)) in pairs.into_iter().enumerate() {
+                let label = if i == 0 {
+                    format!("{label} ")
+                } else {
+                    format!(" · {label} ")
+                };
+                let lw = label.chars().count();
+                if used + lw >= w {
+                    break;
+                }
+                used += lw;
+                let v = clip(&value, w - used).into_owned();
+                used += v.chars().count();
+                spans.push(Span::styled(label, theme.muted));
+                spans.push(Span::raw(v));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// Number of [`identity_lines`] at a width.
+fn identity_height(width: u16) -> u16 {
+    if width >= 120 { 2 } else { 1 }
+}
+
+/// How the lanes are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lanes {
+    /// Every lane with its stage times.
+    AllFull,
+    /// The selected lane with its stage times, the others compact.
+    SelectedFull,
+    /// Every lane compact (the questions have the focus).
+    AllCompact,
+}
+
+/// Rows the lanes pane needs to show `n` lanes drawn as `mode`: borders,
+/// the axis line and the lanes.
+fn lanes_rows(n: usize, mode: Lanes) -> u16 {
+    let lanes = match mode {
+        Lanes::AllFull => n * LANE_HEIGHT,
+        Lanes::SelectedFull => {
+            n.saturating_sub(1) * COMPACT_LANE + LANE_HEIGHT.min(n * LANE_HEIGHT)
+        }
+        Lanes::AllCompact => n * COMPACT_LANE,
+    };
+    u16::try_from(lanes + 3).unwrap_or(u16::MAX)
+}
+
+/// Splits the body: side by side from 120 columns, stacked below. Stacked,
+/// the lanes pane takes the rows that show every lane in full when they
+/// fit (beside at least a few rows of questions), else every lane compact
+/// but the selected one, else every lane compact, else what is left; with
+/// the questions focused it gives them more room (every lane compact), but
+/// never fewer lanes than fit.
 pub fn areas(st: &State, body: Rect) -> Areas {
     let d = &st.detail;
-    let reason = reason_lines(d, body.width)
-        .len()
-        .min(if body.width >= 120 { 3 } else { 2 }) as u16;
+    let reason = reason_lines(d, body.width).len().min(REASON_LINES) as u16;
     let reviewed = reviewed_lines(d, body.width).len() as u16;
     let [header, rest] = Layout::vertical([
-        Constraint::Length(3 + reason + reviewed),
+        Constraint::Length(3 + reason + reviewed + identity_height(body.width)),
         Constraint::Fill(1),
     ])
     .areas(body);
     let [lanes, questions] = if body.width >= 120 {
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(rest)
     } else {
-        let want = (d.executions_detail.len() * LANE_HEIGHT + 3) as u16;
-        let cap = if st.focus == Focus::Lanes {
-            rest.height * 2 / 3
-        } else {
-            rest.height * 2 / 5
+        let n = d.executions_detail.len();
+        let room = rest.height.saturating_sub(MIN_QUESTIONS);
+        let full = lanes_rows(n, Lanes::AllFull);
+        let h = match st.focus {
+            Focus::Lanes if full <= room => full,
+            Focus::Lanes if lanes_rows(n, Lanes::SelectedFull) <= room => {
+                lanes_rows(n, Lanes::SelectedFull)
+            }
+            Focus::Lanes => lanes_rows(n, Lanes::AllCompact).min(room),
+            Focus::Evidence => {
+                let compact = lanes_rows(n, Lanes::AllCompact);
+                if compact <= room {
+                    compact.max(full.min(rest.height * 2 / 5))
+                } else {
+                    room
+                }
+            }
         }
-        .max(7);
-        Layout::vertical([Constraint::Length(want.min(cap)), Constraint::Fill(1)]).areas(rest)
+        .max(lanes_rows(1, Lanes::AllCompact).min(rest.height));
+        Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(rest)
     };
     Areas {
         header,
@@ -183,9 +303,24 @@ pub fn areas(st: &State, body: Rect) -> Areas {
     }
 }
 
-/// The lanes' rows: the inner area less the axis line.
-fn lanes_page(a: &Areas) -> usize {
-    (usize::from(inner(a.lanes).height.saturating_sub(1)) / LANE_HEIGHT).max(1)
+/// How the lanes are drawn in the pane, and how many a page holds.
+fn lanes_fit(a: &Areas, n: usize, focus: Focus) -> (Lanes, usize) {
+    let rows = usize::from(inner(a.lanes).height.saturating_sub(1));
+    if rows >= n * LANE_HEIGHT {
+        return (Lanes::AllFull, n.max(1));
+    }
+    // The selected lane keeps its stage times only when every lane still
+    // fits: no lane is hidden for the sake of detail.
+    let selected_full = LANE_HEIGHT + n.saturating_sub(1) * COMPACT_LANE;
+    match focus {
+        Focus::Lanes if rows >= selected_full => (Lanes::SelectedFull, n.max(1)),
+        _ => (Lanes::AllCompact, (rows / COMPACT_LANE).max(1)),
+    }
+}
+
+/// The lanes a page holds.
+fn lanes_page(a: &Areas, n: usize, focus: Focus) -> usize {
+    lanes_fit(a, n, focus).1
 }
 
 fn inner(r: Rect) -> Rect {
@@ -297,12 +432,12 @@ fn evidence_line_of(lines: &[QLine], ev: usize) -> Option<usize> {
 /// Applies an action.
 pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     let a = areas(st, body);
-    let lanes_page = lanes_page(&a);
+    let n_lanes = st.detail.executions_detail.len();
+    let page = lanes_page(&a, n_lanes, st.focus);
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
-    let n_lanes = st.detail.executions_detail.len();
     let n_ev = st.evidence.len();
-    match (action, st.focus) {
+    match (&action, st.focus) {
         (Action::Back, _) => return Nav::Back,
         (Action::FocusNext, _) => {
             st.focus = match st.focus {
@@ -312,8 +447,8 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         (Action::Down, Focus::Lanes) => st.lanes.step(1, n_lanes),
         (Action::Up, Focus::Lanes) => st.lanes.step(-1, n_lanes),
-        (Action::PageDown, Focus::Lanes) => st.lanes.step(lanes_page as isize, n_lanes),
-        (Action::PageUp, Focus::Lanes) => st.lanes.step(-(lanes_page as isize), n_lanes),
+        (Action::PageDown, Focus::Lanes) => st.lanes.step(page as isize, n_lanes),
+        (Action::PageUp, Focus::Lanes) => st.lanes.step(-(page as isize), n_lanes),
         (Action::Top, Focus::Lanes) => st.lanes.select(0, n_lanes),
         (Action::Bottom, Focus::Lanes) => st.lanes.select(n_lanes.saturating_sub(1), n_lanes),
         (Action::Down, Focus::Evidence) => st.ev.step(1, n_ev),
@@ -363,9 +498,10 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         _ => {}
     }
-    st.lanes.settle(lanes_page, n_lanes);
-    // The layout depends on the focus; measure the questions pane again.
-    let qi = inner(areas(st, body).questions);
+    // The layout depends on the focus; measure the panes again.
+    let a = areas(st, body);
+    st.lanes.settle(lanes_page(&a, n_lanes, st.focus), n_lanes);
+    let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     // Keep the selected evidence on screen after a move; page keys scroll freely.
     let lines = qlines(st, qi.width);
@@ -453,6 +589,7 @@ fn lane_lines(
     st: &State,
     x: &ExecutionSummary,
     selected: bool,
+    full: bool,
     width: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -472,14 +609,16 @@ fn lane_lines(
         Span::raw(" "),
         Span::styled(x.state, state_style),
     ];
+    // A reviewer's decision, in words: it settles the outcome (no unknown
+    // badge, no dotted line) unless it is an escalation.
     if let Some(r) = &x.resolution {
         head.push(Span::raw(" "));
         head.push(Span::styled(
             format!(
                 "✎ {} by {} {}",
-                r.decision,
+                r.decision.as_str().replace('_', " "),
                 esc(&r.reviewer),
-                r.at.format("%m-%d %H:%MZ")
+                r.at.format("%Y-%m-%d %H:%MZ")
             ),
             theme.review,
         ));
@@ -515,6 +654,9 @@ fn lane_lines(
         }
         None => Line::raw(""),
     });
+    if !full {
+        return lines;
+    }
     let mut chain = flow(stage_units(x, st.records, theme), width, "  ");
     chain.truncate(LANE_HEIGHT - 2);
     lines.extend(chain);
@@ -589,8 +731,11 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     ])];
     let reason = reason_lines(d, body.width);
     let reviewed = reviewed_lines(d, body.width);
+    let identity = identity_lines(d, body.width, theme);
     let total = reason.len();
-    let shown = usize::from(a.header.height.saturating_sub(3)).saturating_sub(reviewed.len());
+    let shown = usize::from(a.header.height.saturating_sub(3))
+        .saturating_sub(reviewed.len() + identity.len())
+        .min(REASON_LINES);
     for (i, l) in reason.into_iter().take(shown).enumerate() {
         let l = if i + 1 == shown && shown < total {
             format!("{l}…")
@@ -602,6 +747,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     for l in reviewed {
         head.push(Line::styled(l, theme.review));
     }
+    head.extend(identity);
     frame.render_widget(
         Paragraph::new(head).block(
             Block::bordered()
@@ -617,7 +763,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     // Executions as lanes on one time axis.
     let n = d.executions_detail.len();
     let li = inner(a.lanes);
-    let page = lanes_page(&a);
+    let (mode, page) = lanes_fit(&a, n, st.focus);
     let window = st.lanes.window(page, n);
     let mut lines = vec![axis_line(st.axis.as_ref(), usize::from(li.width), theme)];
     for i in window.clone() {
@@ -625,6 +771,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             st,
             &d.executions_detail[i],
             i == st.lanes.selected,
+            mode == Lanes::AllFull || (mode == Lanes::SelectedFull && i == st.lanes.selected),
             usize::from(li.width),
             theme,
         );

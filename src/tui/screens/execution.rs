@@ -9,7 +9,7 @@ use crate::tui::app::{Data, Nav};
 use crate::tui::screens::detail::{records, stage_units};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{esc, flow, provenance, select_if, time};
+use crate::tui::widgets::text::{clip_left, esc, flow, provenance, select_if, time};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -238,10 +238,28 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ),
         head,
     );
-    // Events.
+    // Events. The LINE column takes what its citations need, up to a third
+    // of the room DETAIL shares with it; a citation that does not fit loses
+    // the start of its file name, never its line number.
     let len = st.events.len();
     let height = usize::from(list.height.saturating_sub(3));
     let window = st.cursor.window(height, len);
+    let cite = |e: &EventView| {
+        format!(
+            "{}:{}",
+            esc(crate::tui::screens::detail::file_name(&e.evidence.journal)),
+            e.evidence.line
+        )
+    };
+    // Inner width less SEQ, TIME, EVENT and the four column gaps.
+    let shared = usize::from(list.width.saturating_sub(2)).saturating_sub(5 + 12 + 15 + 4);
+    let needed = window
+        .clone()
+        .map(|i| cite(&st.events[i]).chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let line_w = needed.min((shared / 3).max(8));
     let rows = window.map(|i| {
         let e = &st.events[i];
         let sel = i == st.cursor.selected;
@@ -250,14 +268,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             Line::styled(e.evidence.at.map(time).unwrap_or_default(), theme.muted),
             Line::raw(e.event),
             Line::raw(esc(&e.summary).into_owned()),
-            Line::styled(
-                format!(
-                    "{}:{}",
-                    esc(crate::tui::screens::detail::file_name(&e.evidence.journal)),
-                    e.evidence.line
-                ),
-                theme.muted,
-            ),
+            Line::styled(clip_left(&cite(e), line_w).into_owned(), theme.muted),
         ];
         Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
     });
@@ -265,8 +276,8 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         Constraint::Length(5),
         Constraint::Length(12),
         Constraint::Length(15),
-        Constraint::Fill(3),
         Constraint::Fill(1),
+        Constraint::Length(u16::try_from(line_w).unwrap_or(u16::MAX)),
     ];
     frame.render_widget(
         Table::new(rows, widths)

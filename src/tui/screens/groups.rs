@@ -1,7 +1,14 @@
 //! The groups table: one row per group of calls that share an intent, worst
 //! first by default, sortable, filtered by verdict, tool and a fuzzy query
-//! (SkimMatcherV2) over tool, actor, scope, target and ids with the matched
+//! over tool, actor, scope, target, arguments and ids with the matched
 //! characters highlighted.
+//!
+//! The query's characters must appear in order within one field (the
+//! SkimMatcherV2 rule). Where some group holds them side by side (`cat` in
+//! `catalog`), only such groups are shown and counted: a match with the
+//! letters scattered (`c…a…t` in `com.example.agent`) is weaker, and is
+//! shown only when no group matches better (the filter line says how many
+//! weaker matches it leaves out). The table keeps its sort.
 //!
 //! The rows are index vectors kept in the state and rebuilt when a filter
 //! or the sort changes, never per frame; a frame builds only the rows on
@@ -14,7 +21,7 @@ use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{esc, highlighted, select_if};
+use crate::tui::widgets::text::{clip_left, esc, highlighted, select_if};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use ratatui::Frame;
@@ -30,17 +37,107 @@ pub fn matcher() -> &'static SkimMatcherV2 {
     M.get_or_init(SkimMatcherV2::default)
 }
 
+/// Number of fields the filter searches.
+pub const FIELDS: usize = 7;
+
 /// The fields the filter searches, sanitized, in haystack order: tool,
-/// actor, intent scope, target, group id, execution ids.
-pub fn fields(inv: &Investigation, g: &Group) -> [String; 6] {
+/// actor, intent scope, target, arguments (as the first execution's
+/// accepted record holds them, compact JSON), group id, execution ids.
+pub fn fields(inv: &Investigation, g: &Group) -> [String; FIELDS] {
+    let args = g
+        .executions
+        .first()
+        .and_then(|&x| inv.model.executions.get(x))
+        .and_then(|x| x.action())
+        .and_then(|a| a.0.get("arguments"))
+        .map(|a| a.to_string())
+        .unwrap_or_default();
     [
         esc(&g.tool).into_owned(),
         esc(&g.actor).into_owned(),
         esc(&g.intent_scope).into_owned(),
         esc(g.target.as_deref().unwrap_or("")).into_owned(),
+        esc(&args).into_owned(),
         g.id.clone(),
         esc(&inv.summary(g).execution_ids.join(" ")).into_owned(),
     ]
+}
+
+/// How well a query matches a field (or a group: its best field).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Fit {
+    /// The characters are not all there in order.
+    #[default]
+    None,
+    /// The characters appear in order, apart (`c…a…t`).
+    Scattered,
+    /// The characters appear side by side (`cat` in `catalog`).
+    Contiguous,
+}
+
+/// How well `query` fits `haystack` (fields joined by [`SEP`]): with the
+/// characters side by side within one field, apart within one field, or
+/// not at all. Smart case, as [`matches`].
+pub fn fit(haystack: &str, query: &str) -> Fit {
+    if query.is_empty() {
+        return Fit::Contiguous;
+    }
+    // The one-pass subsequence test first: most fields fail it, and a
+    // side-by-side match passes it too.
+    if !matches(haystack, query) {
+        Fit::None
+    } else if side_by_side(haystack, query) {
+        Fit::Contiguous
+    } else {
+        Fit::Scattered
+    }
+}
+
+/// Whether `query` occurs side by side in `haystack` ([`find`] without the
+/// position; on bytes when the query is ASCII, as UTF-8 never encodes
+/// another character with an ASCII byte).
+fn side_by_side(haystack: &str, query: &str) -> bool {
+    if !query.is_ascii() {
+        return find(haystack, query).is_some();
+    }
+    let (h, q) = (haystack.as_bytes(), query.as_bytes());
+    if q.len() > h.len() {
+        return false;
+    }
+    let case_sensitive = q.iter().any(u8::is_ascii_uppercase);
+    if case_sensitive {
+        h.windows(q.len()).any(|w| w == q)
+    } else {
+        h.windows(q.len()).any(|w| w.eq_ignore_ascii_case(q))
+    }
+}
+
+/// The character index where `query` occurs side by side in `haystack`
+/// (smart case: ASCII case is ignored unless the query holds an ASCII
+/// capital). A query holds no [`SEP`], so a hit never spans two fields.
+pub fn find(haystack: &str, query: &str) -> Option<usize> {
+    let case_sensitive = query.chars().any(|c| c.is_ascii_uppercase());
+    let eq = |a: char, b: char| {
+        if case_sensitive {
+            a == b
+        } else {
+            a.eq_ignore_ascii_case(&b)
+        }
+    };
+    let Some(first) = query.chars().next() else {
+        return Some(0);
+    };
+    // No allocation: this runs for every group on every key.
+    haystack
+        .char_indices()
+        .enumerate()
+        .find(|&(_, (at, c))| {
+            eq(c, first) && {
+                let mut h = haystack[at..].chars();
+                query.chars().all(|q| h.next().is_some_and(|x| eq(x, q)))
+            }
+        })
+        .map(|(n, _)| n)
 }
 
 /// Separates fields in a haystack (a control character, so it never
@@ -48,7 +145,7 @@ pub fn fields(inv: &Investigation, g: &Group) -> [String; 6] {
 const SEP: char = '\u{1f}';
 
 /// The fields joined by [`SEP`].
-pub fn haystack(fields: &[String; 6]) -> String {
+pub fn haystack(fields: &[String; FIELDS]) -> String {
     fields.join(&SEP.to_string())
 }
 
@@ -96,17 +193,18 @@ pub fn matches(haystack: &str, query: &str) -> bool {
     false
 }
 
-/// What the fuzzy filter searches, built once at load. Tool, actor, scope
-/// and target repeat across many groups, so each distinct value is stored
-/// and matched once per query; only the group and execution ids are
-/// matched group by group.
+/// What the fuzzy filter searches, built once at load. Tool, actor, scope,
+/// target and arguments repeat across many groups, so each distinct value
+/// is stored and matched once per query; only the group and execution ids
+/// are matched group by group.
 #[derive(Debug, Clone, Default)]
 pub struct SearchIndex {
-    /// Distinct sanitized values of tool, actor, scope and target.
+    /// Distinct sanitized values of tool, actor, scope, target and
+    /// arguments.
     pub values: Vec<String>,
     /// Per group (aligned with the analysis's groups): its tool, actor,
-    /// scope and target as indexes into `values`.
-    pub shared: Vec<[u32; 4]>,
+    /// scope, target and arguments as indexes into `values`.
+    pub shared: Vec<[u32; 5]>,
     /// Per group: its id and execution ids, joined by [`SEP`].
     pub ids: Vec<String>,
 }
@@ -118,11 +216,11 @@ impl SearchIndex {
         let mut interned: std::collections::HashMap<String, u32> = Default::default();
         for i in 0..n {
             let Some(g) = inv.group_at(i) else {
-                ix.shared.push([0; 4]);
+                ix.shared.push([0; 5]);
                 ix.ids.push(String::new());
                 continue;
             };
-            let [tool, actor, scope, target, id, execs] = fields(inv, g);
+            let [tool, actor, scope, target, args, id, execs] = fields(inv, g);
             let mut slot = |v: String| {
                 let next = u32::try_from(ix.values.len()).unwrap_or(u32::MAX);
                 *interned.entry(v).or_insert_with_key(|v| {
@@ -130,7 +228,13 @@ impl SearchIndex {
                     next
                 })
             };
-            let shared = [slot(tool), slot(actor), slot(scope), slot(target)];
+            let shared = [
+                slot(tool),
+                slot(actor),
+                slot(scope),
+                slot(target),
+                slot(args),
+            ];
             ix.shared.push(shared);
             ix.ids
                 .push(format!("{id}{SEP}{}", execs.replace(' ', &SEP.to_string())));
@@ -143,7 +247,7 @@ impl SearchIndex {
     pub fn reorder(&mut self, order: &[usize]) {
         self.shared = order
             .iter()
-            .map(|&o| self.shared.get(o).copied().unwrap_or([0; 4]))
+            .map(|&o| self.shared.get(o).copied().unwrap_or([0; 5]))
             .collect();
         let mut ids = std::mem::take(&mut self.ids);
         self.ids = order
@@ -162,17 +266,35 @@ impl SearchIndex {
         self.ids.is_empty()
     }
 
-    /// Which distinct values match `query`.
-    pub fn match_values(&self, query: &str) -> Vec<bool> {
-        self.values.iter().map(|v| matches(v, query)).collect()
+    /// How well `query` fits each distinct value.
+    pub fn match_values(&self, query: &str) -> Vec<Fit> {
+        self.values.iter().map(|v| fit(v, query)).collect()
     }
 
-    /// Whether group `i` matches, given [`SearchIndex::match_values`].
-    pub fn group_matches(&self, i: usize, values: &[bool], query: &str) -> bool {
-        self.shared
+    /// As [`SearchIndex::match_values`], given the fits of a query that
+    /// `query` extends: a value that did not match it cannot match now.
+    pub fn narrow_values(&self, query: &str, before: &mut [Fit]) {
+        for (f, v) in before.iter_mut().zip(&self.values) {
+            if *f != Fit::None {
+                *f = fit(v, query);
+            }
+        }
+    }
+
+    /// How well group `i` fits (its best field), given
+    /// [`SearchIndex::match_values`].
+    pub fn group_fit(&self, i: usize, values: &[Fit], query: &str) -> Fit {
+        let shared = self
+            .shared
             .get(i)
-            .is_some_and(|s| s.iter().any(|&v| values.get(v as usize) == Some(&true)))
-            || self.ids.get(i).is_some_and(|h| matches(h, query))
+            .and_then(|s| s.iter().filter_map(|&v| values.get(v as usize)).max())
+            .copied()
+            .unwrap_or_default();
+        if shared == Fit::Contiguous {
+            return shared;
+        }
+        let ids = self.ids.get(i).map_or(Fit::None, |h| fit(h, query));
+        shared.max(ids)
     }
 }
 
@@ -205,18 +327,53 @@ mod tests {
             "zzz",
             "EXAMPLE",
             "releases",
+            "cat",
+            "catalog",
+            "\"service\"",
         ] {
             let values = ix.match_values(q);
             for i in 0..ix.len() {
                 let g = inv.group_at(i).unwrap();
                 let f = fields(&inv, g);
-                let expected =
-                    f[..5].iter().any(|x| matches(x, q)) || f[5].split(' ').any(|x| matches(x, q));
+                let expected = f[..FIELDS - 1]
+                    .iter()
+                    .map(|x| fit(x, q))
+                    .chain(f[FIELDS - 1].split(' ').map(|x| fit(x, q)))
+                    .max()
+                    .unwrap();
                 assert_eq!(
-                    ix.group_matches(i, &values, q),
+                    ix.group_fit(i, &values, q),
                     expected,
                     "group {i} query {q:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn find_is_a_smart_case_substring_search() {
+        assert_eq!(find("deploy_release", "release"), Some(7));
+        assert_eq!(find("Ünïcödé_Tool", "cöd"), Some(3));
+        assert_eq!(find("{\"service\":\"catalog\"}", "CAT"), None);
+        assert_eq!(find("{\"service\":\"catalog\"}", "cat"), Some(12));
+        assert_eq!(find("com.example.agent", "cat"), None);
+        assert_eq!(find("ab", "abc"), None);
+        assert_eq!(find("x", ""), Some(0));
+        assert_eq!(fit("com.example.agent", "cat"), Fit::Scattered);
+        assert_eq!(fit("catalog", "CAT"), Fit::None);
+        assert_eq!(fit("catalog", "cat"), Fit::Contiguous);
+        // The byte path agrees with the character path.
+        for h in [
+            "deploy_release",
+            "Ünïcödé_Tool",
+            "wipe\\x1b[2Jdisk",
+            "aéb",
+            "CaTalog",
+        ] {
+            for q in [
+                "e", "re", "RE", "cöd", "x1b", "[2J", "[2j", "é", "ab", "cat", "CaT", "zz",
+            ] {
+                assert_eq!(side_by_side(h, q), find(h, q).is_some(), "{h:?} {q:?}");
             }
         }
     }
@@ -232,6 +389,7 @@ mod tests {
             "act_01J4K8J7DX7V act_01J4K8M3QF2Z",
             "Ünïcödé_Tool",
             "wipe\\x1b[2Jdisk",
+            "{\"service\":\"catalog\"}",
         ];
         let queries = [
             "d",
@@ -266,11 +424,35 @@ mod tests {
                 );
             }
             // Across fields: a match must lie within one field.
-            let h = haystack(&fields.map(String::from)[..6].to_vec().try_into().unwrap());
-            let any = fields[..6].iter().any(|f| m.fuzzy_match(f, q).is_some());
+            let h = haystack(
+                &fields.map(String::from)[..FIELDS]
+                    .to_vec()
+                    .try_into()
+                    .unwrap(),
+            );
+            let any = fields[..FIELDS]
+                .iter()
+                .any(|f| m.fuzzy_match(f, q).is_some());
             assert_eq!(matches(&h, q), any, "haystack, query {q:?}");
         }
     }
+}
+
+/// The longest filter, in characters: a longer paste is cut here (and the
+/// filter line says so), so that a pasted page cannot stall the table.
+pub const MAX_QUERY: usize = 256;
+
+/// Adds typed or pasted text to the query, up to [`MAX_QUERY`] characters;
+/// line breaks and other controls become spaces. Returns whether some of
+/// it did not fit.
+fn push_query(query: &mut String, text: &str) -> bool {
+    let room = MAX_QUERY.saturating_sub(query.chars().count());
+    query.extend(
+        text.chars()
+            .take(room)
+            .map(|c| if c.is_control() { ' ' } else { c }),
+    );
+    text.chars().nth(room).is_some()
 }
 
 /// Sortable columns.
@@ -329,11 +511,15 @@ pub struct State {
     /// Indexes into the analysis's groups after verdict/tool filters and
     /// sort, before the fuzzy query.
     pub base: Vec<usize>,
-    /// Whether each base row matches the query.
-    pub matched: Vec<bool>,
+    /// How well each base row fits the query.
+    pub fits: Vec<Fit>,
+    /// The best fit of any base row: rows that fit less well are left out.
+    pub best: Fit,
+    /// Rows that match, but less well than the best, and are left out.
+    pub looser: usize,
     /// Rows shown (indexes into the analysis's groups).
     pub rows: Vec<usize>,
-    /// Positions in `rows` that match the query.
+    /// Positions in `rows` that match the query as well as the best row.
     pub matches: Vec<usize>,
     /// Every group, not only those worth a look.
     pub all: bool,
@@ -353,8 +539,10 @@ pub struct State {
     pub hide_unmatched: bool,
     /// Selection.
     pub cursor: Cursor,
-    /// The query `matched` was computed for, to narrow instead of redo.
+    /// The query `fits` was computed for, to narrow instead of redo.
     matched_for: String,
+    /// How well `matched_for` fits each distinct value of the search index.
+    value_fits: Vec<Fit>,
 }
 
 impl State {
@@ -418,41 +606,62 @@ impl State {
         }
         self.base = base;
         self.matched_for.clear();
-        self.matched.clear();
+        self.fits.clear();
         self.refilter(data, keep);
     }
 
-    /// Recomputes which base rows match the query (narrowing the previous
-    /// match when the query only grew), then the shown rows.
+    /// Recomputes how well each base row fits the query (narrowing the
+    /// previous result when the query only grew: a longer query never fits
+    /// better), then the shown rows: those that fit as well as the best.
     pub fn refilter(&mut self, data: &Data, keep: Option<usize>) {
         let q = self.query.as_str();
         let ix = &data.search;
-        let values = ix.match_values(q);
         let narrowing = !self.matched_for.is_empty()
             && q.starts_with(self.matched_for.as_str())
-            && self.matched.len() == self.base.len();
+            && self.fits.len() == self.base.len()
+            && self.value_fits.len() == ix.values.len();
         if q.is_empty() {
-            self.matched = vec![true; self.base.len()];
-        } else if narrowing {
-            for (k, &i) in self.matched.iter_mut().zip(&self.base) {
-                if *k {
-                    *k = ix.group_matches(i, &values, q);
-                }
-            }
+            self.fits = vec![Fit::Contiguous; self.base.len()];
+            self.value_fits.clear();
         } else {
-            self.matched = self
-                .base
-                .iter()
-                .map(|&i| ix.group_matches(i, &values, q))
-                .collect();
+            if narrowing {
+                ix.narrow_values(q, &mut self.value_fits);
+            } else {
+                self.value_fits = ix.match_values(q);
+            }
+            let values = &self.value_fits;
+            if narrowing {
+                for (f, &i) in self.fits.iter_mut().zip(&self.base) {
+                    if *f != Fit::None {
+                        *f = ix.group_fit(i, values, q);
+                    }
+                }
+            } else {
+                self.fits = self
+                    .base
+                    .iter()
+                    .map(|&i| ix.group_fit(i, values, q))
+                    .collect();
+            }
         }
         self.matched_for = q.to_string();
+        self.best = self.fits.iter().copied().max().unwrap_or_default();
+        let best = self.best;
+        let kept = |f: &Fit| best != Fit::None && *f == best;
+        self.looser = if q.is_empty() {
+            0
+        } else {
+            self.fits
+                .iter()
+                .filter(|f| **f != Fit::None && !kept(f))
+                .count()
+        };
         if self.hide_unmatched && !q.is_empty() {
             self.rows = self
                 .base
                 .iter()
-                .zip(&self.matched)
-                .filter(|(_, k)| **k)
+                .zip(&self.fits)
+                .filter(|(_, f)| kept(f))
                 .map(|(&i, _)| i)
                 .collect();
             self.matches = (0..self.rows.len()).collect();
@@ -461,10 +670,10 @@ impl State {
             self.matches = if q.is_empty() {
                 Vec::new()
             } else {
-                self.matched
+                self.fits
                     .iter()
                     .enumerate()
-                    .filter(|(_, k)| **k)
+                    .filter(|(_, f)| kept(f))
                     .map(|(p, _)| p)
                     .collect()
             };
@@ -550,8 +759,22 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         Action::StartFilter => st.editing = true,
         Action::FilterChar(c) => {
-            st.query.push(c);
+            if push_query(&mut st.query, c.encode_utf8(&mut [0; 4])) {
+                nav = Nav::Say(format!(
+                    "the filter holds at most {MAX_QUERY} characters; the rest was dropped"
+                ));
+            } else {
+                st.refilter(data, keep);
+            }
+        }
+        Action::Paste(text) if st.editing => {
+            let cut = push_query(&mut st.query, &text);
             st.refilter(data, keep);
+            if cut {
+                nav = Nav::Say(format!(
+                    "the filter holds at most {MAX_QUERY} characters; the rest of the paste was dropped"
+                ));
+            }
         }
         Action::FilterBackspace => {
             st.query.pop();
@@ -658,7 +881,11 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         title.push_str(&format!(" · tool {}", esc(t)));
     }
     if !st.query.is_empty() {
-        title.push_str(&format!(" · {} match", st.matches.len()));
+        let n = st.matches.len();
+        title.push_str(&format!(
+            " · {n} {}",
+            if n == 1 { "match" } else { "matches" }
+        ));
     }
     if !inv.config.resolutions.is_empty() {
         title.push_str(" · ✎ reviewer decided");
@@ -666,14 +893,38 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     title.push(' ');
     let block = Block::bordered().title(title).border_style(theme.muted);
     if !st.query.is_empty() || st.editing || st.filtered() {
+        // A long query shows its end, where the typing happens, and leaves
+        // room for the note that it is at its longest.
+        let full = st.query.chars().count() >= MAX_QUERY;
+        let note = if full {
+            format!("  (at most {MAX_QUERY} characters)")
+        } else {
+            String::new()
+        };
+        let room = usize::from(filter_area.width).saturating_sub(4 + note.chars().count());
         let mut spans = vec![
             Span::styled(" / ", theme.accent),
-            Span::raw(esc(&st.query).into_owned()),
+            Span::raw(clip_left(&esc(&st.query), room).into_owned()),
         ];
+        let looser = (st.looser > 0).then(|| {
+            Span::styled(
+                format!(
+                    "  {} looser {} left out (letters apart)",
+                    st.looser,
+                    if st.looser == 1 { "match" } else { "matches" }
+                ),
+                theme.muted,
+            )
+        });
         if st.editing {
             spans.push(Span::styled("▏", theme.accent));
+            if full {
+                spans.push(Span::styled(note, theme.warn));
+            }
+            spans.extend(looser);
             spans.push(Span::styled("  Enter keeps · Esc drops", theme.muted));
         } else {
+            spans.extend(looser);
             spans.push(Span::styled(
                 if st.hide_unmatched {
                     "  n/N next/previous · f highlight only · Esc clears"
@@ -696,11 +947,26 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     }
     let wide = table_area.width >= 110;
     let widest = table_area.width >= 150;
+    // Below 96 columns the first time loses its date, so that the group id
+    // (what `retrace investigate --group` takes) fits beside the tool.
+    let dated = table_area.width >= 96;
     // A column saying which verdicts rest on a reviewer's decision, once
     // any decision was applied.
     let reviewed = !inv.config.resolutions.is_empty();
     let mut header = vec![String::new(), header_cell("VERDICT", st)];
-    let mut widths = vec![Constraint::Length(1), Constraint::Length(25)];
+    // As wide as the longest verdict present (and its header), so that
+    // narrow terminals leave the room to the tool.
+    let verdict_w = data
+        .verdict_counts
+        .iter()
+        .map(|(v, _)| v.as_str().len())
+        .max()
+        .unwrap_or(0)
+        .max("VERDICT▼".chars().count());
+    let mut widths = vec![
+        Constraint::Length(1),
+        Constraint::Length(u16::try_from(verdict_w + usize::from(wide)).unwrap_or(25)),
+    ];
     if reviewed {
         header.push(if wide { "REVIEWED BY" } else { "✎" }.into());
         widths.push(Constraint::Length(if wide { 14 } else { 1 }));
@@ -717,24 +983,35 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     ]);
     let first_fmt = if wide {
         "%Y-%m-%d %H:%M:%S"
-    } else {
+    } else if dated {
         "%m-%d %H:%M:%S"
+    } else {
+        "%H:%M:%S"
     };
     if wide {
         header.push(header_cell("DISP", st));
         widths.push(Constraint::Length(5));
     }
-    header.push(header_cell("FIRST (UTC)", st));
-    widths.push(Constraint::Length(if wide { 20 } else { 14 }));
-    if wide {
-        header.push(header_cell("GROUP", st));
-        widths.push(Constraint::Length(12));
-    }
+    let first = header_cell("FIRST (UTC)", st);
+    header.push(if dated {
+        first
+    } else {
+        first.replace(" (UTC)", "")
+    });
+    widths.push(Constraint::Length(if wide {
+        20
+    } else if dated {
+        14
+    } else {
+        8
+    }));
+    header.push(header_cell("GROUP", st));
+    widths.push(Constraint::Length(if wide { 12 } else { 11 }));
     if widest {
         header.push("SCOPE".into());
-        widths.push(Constraint::Fill(3));
-        header.push("ACTOR".into());
         widths.push(Constraint::Fill(2));
+        header.push("ACTOR".into());
+        widths.push(Constraint::Fill(3));
     }
     let height = usize::from(table_area.height.saturating_sub(3));
     let window = st.cursor.window(height, total);
@@ -752,17 +1029,21 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         let hl = theme.highlight;
         // Matched characters, by field (only for rows on screen).
         let f = fields(inv, g);
+        // Only the kind of match that keeps rows is highlighted: side by
+        // side where the best rows hold the query so.
         let cell = |field: usize| {
-            let idx: Vec<usize> = if q.is_empty() {
-                Vec::new()
-            } else {
-                matcher()
+            let idx: Vec<usize> = match st.best {
+                _ if q.is_empty() => Vec::new(),
+                Fit::Contiguous => find(&f[field], q)
+                    .map(|at| (at..at + q.chars().count()).collect())
+                    .unwrap_or_default(),
+                _ => matcher()
                     .fuzzy_indices(&f[field], q)
                     .map(|(_, mut v)| {
                         v.sort_unstable();
                         v
                     })
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
             };
             Cell::from(highlighted(&f[field], 0, &idx, base, hl))
         };
@@ -803,9 +1084,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
                 .map_or_else(|| "-".into(), |t| t.format(first_fmt).to_string()),
             theme.muted,
         )));
-        if wide {
-            cells.push(cell(4));
-        }
+        cells.push(cell(5));
         if widest {
             cells.push(cell(2));
             cells.push(cell(1));

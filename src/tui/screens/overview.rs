@@ -8,7 +8,7 @@ use crate::tui::app::{Data, Nav, ReviewSetup, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{datetime, esc, select_if};
+use crate::tui::widgets::text::{count, datetime, esc, select_if};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -154,7 +154,7 @@ fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static>
                 ),
                 theme.critical,
             ),
-            Span::styled(" · 4 opens the review queue", theme.muted),
+            Span::styled(" · [4] opens the review queue", theme.muted),
         ]);
     }
     let n = data.queue.len();
@@ -171,7 +171,7 @@ fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static>
                 format!("No execution waits for a reviewer{recorded}"),
                 theme.muted,
             ),
-            Span::styled(" · 4 opens the review queue", theme.muted),
+            Span::styled(" · [4] opens the review queue", theme.muted),
         ]);
     }
     let oldest = data.queue[0]
@@ -186,7 +186,7 @@ fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static>
             ),
             theme.review,
         ),
-        Span::styled(" · 4 opens it", theme.accent),
+        Span::styled(" · [4] opens it", theme.accent),
     ])
 }
 
@@ -311,9 +311,9 @@ pub fn draw(
             )),
             Span::styled(
                 format!(
-                    " {} calls · {} execs · {}",
-                    g.calls,
-                    g.executions.len(),
+                    " {} · {} · {}",
+                    count(g.calls, "call", "calls"),
+                    count(g.executions.len(), "exec", "execs"),
                     g.id
                 ),
                 theme.muted,

@@ -5,16 +5,18 @@ use crate::tui::keys::Binding;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 
-/// `j/↓ move · Enter open · ? help · q quit` for the bindings that have a
-/// short name, in table order, with up to two keys each; when that is
-/// wider than `width` columns, with one key each and narrower separators,
-/// so that the last bindings (help, quit) stay on screen.
+/// `[Enter] open · [2] groups · [j/↓] move · [?] help · [q/C-c] quit` for
+/// the bindings that have a short name, in table order, with up to two
+/// keys each; each key in brackets, so that `[2] groups` reads as a key and
+/// not as a count. When that is wider than `width` columns, with one key
+/// each and narrower spacing (`[2]groups [?]help`), so that the last
+/// bindings (help, quit) stay on screen.
 pub fn keyline(bindings: &[&Binding], theme: &Theme, width: u16) -> Line<'static> {
-    let full = build(bindings, theme, 2, " · ");
+    let full = build(bindings, theme, 2, " · ", " ");
     if full.width() <= usize::from(width) {
         return full;
     }
-    build(bindings, theme, 1, "  ")
+    build(bindings, theme, 1, " ", "")
 }
 
 fn build(
@@ -22,6 +24,7 @@ fn build(
     theme: &Theme,
     keys_each: usize,
     sep: &'static str,
+    gap: &'static str,
 ) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
     for b in bindings.iter().filter(|b| b.short.is_some()) {
@@ -29,8 +32,10 @@ fn build(
             spans.push(Span::styled(sep, theme.muted));
         }
         let keys: Vec<String> = b.keys.iter().take(keys_each).map(|k| k.label()).collect();
+        spans.push(Span::styled("[", theme.muted));
         spans.push(Span::styled(keys.join("/"), theme.accent));
-        spans.push(Span::raw(format!(" {}", b.short.unwrap_or_default())));
+        spans.push(Span::styled("]", theme.muted));
+        spans.push(Span::raw(format!("{gap}{}", b.short.unwrap_or_default())));
     }
     Line::from(spans)
 }
@@ -54,5 +59,16 @@ mod tests {
             // Every context's line fits 80 columns once narrowed.
             assert!(narrow.chars().count() <= 80, "{ctx:?}: {narrow}");
         }
+    }
+
+    #[test]
+    fn keys_read_as_keys_not_counts() {
+        let theme = Theme::dark();
+        let b = bindings(Ctx::Overview);
+        let wide = keyline(&b, &theme, 400).to_string();
+        assert!(wide.contains("[2] groups · [3] sessions"), "{wide}");
+        let narrow = keyline(&b, &theme, 60).to_string();
+        assert!(narrow.contains("[2]groups [3]sessions"), "{narrow}");
+        assert!(!narrow.contains(" 2 groups"), "{narrow}");
     }
 }

@@ -1,7 +1,10 @@
 //! Lifecycle lanes: one execution on a time axis shared by its group, with
 //! a mark per stage (accepted, authorized, dispatched, outcome, delivered),
 //! the calls that attached to it, and an unknown outcome drawn as a dotted
-//! line running to the end of the axis so it cannot be missed.
+//! line running to the end of the axis so it cannot be missed. An outcome
+//! a reviewer settled (`confirmed_completed`, `confirmed_not_executed`) is
+//! drawn as `✎` where the unknown mark was (or at the decision's time),
+//! with no dotted line: it is no longer unknown.
 
 use crate::query::{ExecutionSummary, StageStatus};
 use crate::tui::theme::Theme;
@@ -59,9 +62,20 @@ impl Axis {
     }
 }
 
+/// The reviewer decision that settled the execution's outcome, if one did
+/// (an escalation settles nothing).
+pub fn settled_by(x: &ExecutionSummary) -> Option<&crate::analysis::Resolution> {
+    x.resolution
+        .as_ref()
+        .filter(|r| r.decision != crate::analysis::Decision::Escalated)
+}
+
 /// Whether the outcome is unknown: dispatched with no outcome, or an
-/// outcome the target did not settle.
+/// outcome the target did not settle, and no reviewer settled it.
 pub fn outcome_unknown(x: &ExecutionSummary) -> bool {
+    if settled_by(x).is_some() {
+        return false;
+    }
     match (x.stages.dispatched, x.stages.outcome) {
         (_, Some(o)) => o.status == StageStatus::Unknown,
         (Some(d), None) => d.status == StageStatus::Done,
@@ -104,7 +118,8 @@ pub fn bar(x: &ExecutionSummary, axis: &Axis, width: usize, theme: &Theme) -> Li
         return Line::default();
     }
     let mut cells: Vec<(char, Style)> = vec![(' ', theme.muted); width];
-    let marks: Vec<(usize, char, Style)> = x
+    let settled = settled_by(x);
+    let mut marks: Vec<(usize, char, Style)> = x
         .stages
         .marks()
         .into_iter()
@@ -112,6 +127,7 @@ pub fn bar(x: &ExecutionSummary, axis: &Axis, width: usize, theme: &Theme) -> Li
         .filter_map(|((_, m), letter)| {
             let m = m?;
             let (c, s) = match m.status {
+                StageStatus::Unknown if settled.is_some() => ('✎', theme.review),
                 StageStatus::Done => (
                     letter,
                     if letter == 'A' {
@@ -126,6 +142,19 @@ pub fn bar(x: &ExecutionSummary, axis: &Axis, width: usize, theme: &Theme) -> Li
             Some((axis.col(m.at, width), c, s))
         })
         .collect();
+    // Settled with no outcome mark to stand in for: the decision's own
+    // mark, at its time (usually past the end of the axis: the last cell).
+    if let Some(r) = settled
+        && x.stages.outcome.is_none()
+        && x.stages.dispatched.is_some()
+    {
+        let col = if r.at > axis.end {
+            width - 1
+        } else {
+            axis.col(r.at, width)
+        };
+        marks.push((col, '✎', theme.review));
+    }
     let attached: Vec<usize> = x.attached.iter().map(|a| axis.col(a.at, width)).collect();
     let (Some(lo), Some(hi)) = (
         marks
@@ -181,10 +210,11 @@ pub fn bar(x: &ExecutionSummary, axis: &Axis, width: usize, theme: &Theme) -> Li
         .zip(&pos)
         .map(|(&(_, ch, s), &p)| (p.min(width - 1), ch, s))
         .collect();
-    for &(c, ch, s) in placed.iter().filter(|m| m.1 != '✗' && m.1 != '?') {
+    let strong = |ch: char| matches!(ch, '✗' | '?' | '✎');
+    for &(c, ch, s) in placed.iter().filter(|m| !strong(m.1)) {
         cells[c] = (ch, s);
     }
-    for &(c, ch, s) in placed.iter().filter(|m| m.1 == '✗' || m.1 == '?') {
+    for &(c, ch, s) in placed.iter().filter(|m| strong(m.1)) {
         cells[c] = (ch, s);
     }
     // Merge runs of one style into spans.
@@ -285,6 +315,42 @@ mod tests {
         let s = text(&bar(&x, &axis, 11, &Theme::dark()));
         assert_eq!(s, "AUD┄┄┄+┄┄┄?");
         assert!(gaps(&x, true, true).is_empty());
+    }
+
+    #[test]
+    fn a_settled_outcome_is_no_longer_unknown() {
+        let mut x = exec(Stages {
+            accepted: mark(0, StageStatus::Done, "accepted"),
+            authorized: mark(1, StageStatus::Done, "authorized"),
+            dispatched: mark(2, StageStatus::Done, "dispatched"),
+            outcome: mark(4, StageStatus::Unknown, "outcome"),
+            delivered: None,
+        });
+        let axis = Axis {
+            start: t(0),
+            end: t(10),
+        };
+        let theme = Theme::dark();
+        assert_eq!(text(&bar(&x, &axis, 11, &theme)), "AUD─?┄┄┄┄┄?");
+        let resolution = |d| crate::analysis::Resolution {
+            execution_id: "x".into(),
+            decision: d,
+            reviewer: "alice".into(),
+            at: t(100),
+            note: "seen".into(),
+            source: "case file c entry 1".into(),
+        };
+        // Escalated: still unknown.
+        x.resolution = Some(resolution(crate::analysis::Decision::Escalated));
+        assert!(outcome_unknown(&x));
+        assert_eq!(text(&bar(&x, &axis, 11, &theme)), "AUD─?┄┄┄┄┄?");
+        // Confirmed: settled where the unknown mark was, no dotted line.
+        x.resolution = Some(resolution(crate::analysis::Decision::ConfirmedCompleted));
+        assert!(!outcome_unknown(&x));
+        assert_eq!(text(&bar(&x, &axis, 11, &theme)), "AUD─✎      ");
+        // No outcome event: the decision's mark at the end of the axis.
+        x.stages.outcome = None;
+        assert_eq!(text(&bar(&x, &axis, 11, &theme)), "AUD───────✎");
     }
 
     #[test]

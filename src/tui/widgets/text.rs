@@ -26,6 +26,11 @@ pub fn provenance(r: &crate::analysis::Resolution) -> String {
     )
 }
 
+/// `n` and the noun in the right number: `1 call`, `2 calls`, `0 calls`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `HH:MM:SS.mmm` (UTC).
 pub fn time(t: DateTime<Utc>) -> String {
     t.format("%H:%M:%S%.3f").to_string()
@@ -70,6 +75,30 @@ pub fn clip(s: &str, width: usize) -> Cow<'_, str> {
     if width > 0 {
         out.push('…');
     }
+    Cow::Owned(out)
+}
+
+/// Cuts `s` to at most `width` columns from the left, starting with `…`
+/// when cut, so that its end stays: `…tivity.jsonl:10`.
+pub fn clip_left(s: &str, width: usize) -> Cow<'_, str> {
+    if s.width() <= width {
+        return Cow::Borrowed(s);
+    }
+    if width == 0 {
+        return Cow::Owned(String::new());
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut w = 0;
+    for c in s.chars().rev() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if w + cw + 1 > width {
+            break;
+        }
+        tail.push(c);
+        w += cw;
+    }
+    let mut out = String::from("…");
+    out.extend(tail.into_iter().rev());
     Cow::Owned(out)
 }
 
@@ -232,6 +261,13 @@ mod tests {
     fn clip_and_wrap() {
         assert_eq!(clip("deploy_release", 20), "deploy_release");
         assert_eq!(clip("deploy_release", 7), "deploy…");
+        assert_eq!(clip_left("activity.jsonl:10", 20), "activity.jsonl:10");
+        assert_eq!(clip_left("activity.jsonl:10", 16), "…tivity.jsonl:10");
+        assert_eq!(clip_left("activity.jsonl:10", 1), "…");
+        assert_eq!(clip_left("activity.jsonl:10", 0), "");
+        for w in 0..20 {
+            assert!(clip_left("activity.jsonl:10", w).width() <= w);
+        }
         assert_eq!(wrap("one two three", 7), vec!["one two", "three"]);
         assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
         assert_eq!(wrap("", 4), vec![""]);
@@ -240,6 +276,13 @@ mod tests {
                 assert!(l.width() <= w, "{l:?} wider than {w}");
             }
         }
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(1, "call", "calls"), "1 call");
+        assert_eq!(count(2, "exec", "execs"), "2 execs");
+        assert_eq!(count(0, "match", "matches"), "0 matches");
     }
 
     #[test]

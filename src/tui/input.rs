@@ -1,0 +1,58 @@
+//! Terminal input to actions, a burst at a time.
+//!
+//! Characters typed into a text field (the groups filter, a decision note,
+//! an export file name) are kept while more input is waiting and applied
+//! as one [`Action::Paste`] before anything else happens: a burst of keys
+//! (a paste into a terminal without bracketed paste arrives as one key
+//! event per character) changes the field once and recomputes the filter
+//! once, instead of once per character. A bracketed paste
+//! ([`Event::Paste`]) is one action too.
+
+use super::action::Action;
+use super::app::App;
+use super::keys;
+use ratatui::crossterm::event::{Event, KeyEventKind};
+
+/// Text typed into a field, not yet applied.
+#[derive(Debug, Default)]
+pub struct Typed {
+    text: String,
+}
+
+impl Typed {
+    /// Takes one terminal event. Characters for a text field (and pasted
+    /// text, where a field is being typed) are kept; any other event first
+    /// applies what was kept, then itself.
+    pub fn event(&mut self, app: &mut App, ev: Event) {
+        match ev {
+            Event::Key(k) if k.kind != KeyEventKind::Release => {
+                match keys::map_key(app.ctx(), &k) {
+                    Some(Action::FilterChar(c) | Action::TextChar(c)) => self.text.push(c),
+                    Some(a) => {
+                        self.flush(app);
+                        app.update(a);
+                    }
+                    None => {}
+                }
+            }
+            Event::Paste(s) if app.ctx().is_text_input() => self.text.push_str(&s),
+            Event::Resize(w, h) => {
+                self.flush(app);
+                app.update(Action::Resize(w, h));
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies what was kept, as one [`Action::Paste`].
+    pub fn flush(&mut self, app: &mut App) {
+        if !self.text.is_empty() {
+            app.update(Action::Paste(std::mem::take(&mut self.text)));
+        }
+    }
+
+    /// Whether nothing is kept.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
