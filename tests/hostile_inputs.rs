@@ -286,3 +286,30 @@ fn raw_lines_of_a_changed_file_are_refused() {
     let e = inv.raw_line(at).unwrap_err().to_string();
     assert!(e.contains("changed on disk"), "{e}");
 }
+
+/// The JSON postmortem once passed C1 controls and bidi overrides raw.
+#[test]
+fn json_export_escapes_terminal_controls() {
+    let dir = tempfile::tempdir().unwrap();
+    let l: Vec<String> = lines_of(&scenario("safe-retry.jsonl"))
+        .into_iter()
+        .map(|x| x.replace("post_message", "post\u{9b}31m\u{202e}message"))
+        .collect();
+    let p = write(dir.path(), "c1.jsonl", &l);
+    let out = retrace()
+        .args(["export", "--all", "--format", "json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.contains('\u{9b}') && !text.contains('\u{202e}'),
+        "{text}"
+    );
+    serde_json::from_str::<Value>(&text).unwrap();
+}
