@@ -313,3 +313,52 @@ fn json_export_escapes_terminal_controls() {
     );
     serde_json::from_str::<Value>(&text).unwrap();
 }
+
+/// Lines are parsed on several threads in batches; the chain must still be
+/// followed in journal order across batch and thread boundaries.
+#[test]
+fn a_break_deep_in_a_long_chained_journal_is_placed_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = retrace::journal::NativeChainWriter::new(Vec::new());
+    let mut lines = Vec::new();
+    for i in 0..20_000u32 {
+        let x = format!("x{}", i / 4);
+        let at = format!(
+            "2026-09-01T10:{:02}:{:02}.{:03}Z",
+            (i / 3600) % 60,
+            (i / 60) % 60,
+            i % 1000
+        );
+        let v = match i % 4 {
+            0 => {
+                serde_json::json!({"kind":"event","seq":i+1,"at":at,"execution_id":x,"event":"accepted",
+                "call":{"session_id":"s1"},"action":{"actor":"a","tool":"t","arguments":{"n":i/4},"intent_scope":"run:1"}})
+            }
+            1 => {
+                serde_json::json!({"kind":"event","seq":i+1,"at":at,"execution_id":x,"event":"dispatched"})
+            }
+            2 => {
+                serde_json::json!({"kind":"event","seq":i+1,"at":at,"execution_id":x,"event":"outcome","outcome":"success"})
+            }
+            _ => {
+                serde_json::json!({"kind":"event","seq":i+1,"at":at,"execution_id":x,"event":"delivered"})
+            }
+        };
+        lines.push(w.append(v.as_object().cloned().unwrap()).unwrap());
+    }
+    let p = write(dir.path(), "long.jsonl", &lines);
+    assert_eq!(verify(&p).0, 0);
+    let out = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 5000);
+
+    lines[15_322] = lines[15_322].replace(r#""outcome":"success""#, r#""outcome":"failure""#);
+    let p = write(dir.path(), "long.jsonl", &lines);
+    let (code, text) = verify(&p);
+    assert_eq!(code, 1);
+    assert!(text.contains("at line 15323"), "{text}");
+}

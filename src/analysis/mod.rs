@@ -114,6 +114,46 @@ pub trait JournalCaps {
     fn name(&self, id: JournalId) -> &str;
 }
 
+/// What one execution asked for, computed in parallel before grouping.
+struct Intent<'a> {
+    key: (String, String, String),
+    tool: &'a str,
+    contract: &'a ToolContract,
+    drift: String,
+    mismatch: Option<String>,
+    unkeyed: bool,
+}
+
+/// Maps `f` over `items` on every core (scoped threads over contiguous
+/// chunks); results keep the order of `items`.
+fn par_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(usize, &'a T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads <= 1 || items.len() < 1024 {
+        return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                s.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .map(|(i, x)| f(c * chunk + i, x))
+                        .collect::<Vec<R>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            // A panic in `f` is a bug; re-raise it here.
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
 pub(crate) struct Draft {
     key: (String, String, String),
     tool: String,
@@ -154,8 +194,56 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
     let mut mismatches: Vec<(usize, String)> = Vec::new();
 
     let unconfigured = ToolContract::unconfigured();
-    for (xi, x) in model.executions.iter().enumerate() {
-        let Some((_, call, action)) = x.accepted() else {
+    // Fingerprinting is per execution and independent: spread it over the
+    // cores, then group in order.
+    let intents = par_map(&model.executions, |_, x| {
+        let (_, call, action) = x.accepted()?;
+        let tool = action.tool().unwrap_or("?");
+        let contract = config.contracts.lookup(tool).unwrap_or(&unconfigured);
+        let mut unkeyed = false;
+        let canonical = fingerprint::canonical_record(action, contract, &config.key, &mut unkeyed);
+        let fp = fingerprint::fingerprint(&canonical, &config.key);
+        let mismatch = match written_fingerprint(x) {
+            Some(EvidenceWritten(w)) => {
+                match fingerprint::check_journal_fingerprint(Some(w), &canonical, &config.key) {
+                    JournalFingerprint::Mismatch { recomputed, .. } => {
+                        Some(format!("journal wrote {w}, recomputed {recomputed}"))
+                    }
+                    _ => None,
+                }
+            }
+            None => None,
+        };
+        // The drift key: the fingerprint of the record with known
+        // equivalents normalized; the fingerprint itself when normalizing
+        // changes nothing.
+        let drift = match fingerprint::drift_form(&canonical) {
+            Some(normal) => fingerprint::fingerprint(&normal, &config.key),
+            None => fp.clone(),
+        };
+        let actor = action
+            .actor()
+            .map(str::to_string)
+            .or_else(|| {
+                call.session_id
+                    .as_deref()
+                    .and_then(|s| model.session(s))
+                    .and_then(|s| s.actor.clone())
+            })
+            .unwrap_or_else(|| "unknown".into());
+        let scope = action.intent_scope().unwrap_or("unscoped").to_string();
+        Some(Intent {
+            key: (fp, actor, scope),
+            tool,
+            contract,
+            drift,
+            mismatch,
+            unkeyed,
+        })
+    });
+    for (xi, intent) in intents.into_iter().enumerate() {
+        let x = &model.executions[xi];
+        let Some(intent) = intent else {
             // Events with no accepted record: a group of their own, so that
             // nothing the journal holds is dropped.
             drafts.push(Draft {
@@ -172,46 +260,20 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
             });
             continue;
         };
-        let tool = action.tool().unwrap_or("?");
-        let contract = config.contracts.lookup(tool).unwrap_or(&unconfigured);
-        let canonical =
-            fingerprint::canonical_record(action, contract, &config.key, &mut secrets_unkeyed);
-        let fp = fingerprint::fingerprint(&canonical, &config.key);
-        if let Some(EvidenceWritten(w)) = written_fingerprint(x)
-            && let JournalFingerprint::Mismatch { recomputed, .. } =
-                fingerprint::check_journal_fingerprint(Some(w), &canonical, &config.key)
-        {
-            mismatches.push((xi, format!("journal wrote {w}, recomputed {recomputed}")));
+        secrets_unkeyed |= intent.unkeyed;
+        if let Some(m) = intent.mismatch {
+            mismatches.push((xi, m));
         }
-        let actor = action
-            .actor()
-            .map(str::to_string)
-            .or_else(|| {
-                call.session_id
-                    .as_deref()
-                    .and_then(|s| model.session(s))
-                    .and_then(|s| s.actor.clone())
-            })
-            .unwrap_or_else(|| "unknown".into());
-        let scope = action.intent_scope().unwrap_or("unscoped").to_string();
-        let key = (fp, actor, scope);
-        match by_key.get(&key) {
+        match by_key.get(&intent.key) {
             Some(&g) => drafts[g].executions.push(xi),
             None => {
-                // The drift key: the fingerprint of the record with known
-                // equivalents normalized; the fingerprint itself when
-                // normalizing changes nothing.
-                let drift = Some(match fingerprint::drift_form(&canonical) {
-                    Some(normal) => fingerprint::fingerprint(&normal, &config.key),
-                    None => key.0.clone(),
-                });
-                by_key.insert(key.clone(), drafts.len());
+                by_key.insert(intent.key.clone(), drafts.len());
                 drafts.push(Draft {
-                    key,
-                    tool: tool.to_string(),
-                    target: action.target().map(str::to_string),
-                    contract: contract.clone(),
-                    drift,
+                    key: intent.key,
+                    tool: intent.tool.to_string(),
+                    target: x.action().and_then(|a| a.target()).map(str::to_string),
+                    contract: intent.contract.clone(),
+                    drift: Some(intent.drift),
                     executions: vec![xi],
                 });
             }

@@ -570,13 +570,7 @@ pub(crate) fn for_each_line(
         }
         let no = line.source.line;
         if let Some(n) = line.too_long {
-            ctx.bad_line(
-                no,
-                format!(
-                    "line of {n} bytes is longer than the {} MiB retrace reads; skipped",
-                    lines::MAX_LINE >> 20
-                ),
-            );
+            ctx.bad_line(no, too_long_message(n));
             continue;
         }
         if lines::is_blank(line.bytes) {
@@ -584,6 +578,107 @@ pub(crate) fn for_each_line(
         }
         if let Err(msg) = f(ctx, line) {
             ctx.bad_line(no, msg);
+        }
+    }
+    (ctx.progress)(reader.offset());
+    Ok(())
+}
+
+fn too_long_message(n: u64) -> String {
+    format!(
+        "line of {n} bytes is longer than the {} MiB retrace reads; skipped",
+        lines::MAX_LINE >> 20
+    )
+}
+
+/// Where a line is, without its bytes: what [`for_each_line_parallel`]'s
+/// second step gets.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LineMeta {
+    /// Position.
+    pub source: SourceRef,
+    /// False for a final line with no newline.
+    pub terminated: bool,
+}
+
+/// Lines per batch handed to the parsing threads, and bytes at most.
+const BATCH_LINES: usize = 8192;
+const BATCH_BYTES: usize = 8 << 20;
+
+/// Like [`for_each_line`], in two steps: `parse` runs on every core over
+/// batches of lines (it sees only the line), then `apply` takes each result
+/// in journal order (it sees the context: it emits records, feeds the chain
+/// tracker). Parsing JSON is most of the cost of loading, and it needs
+/// nothing from the lines before.
+///
+/// # Errors
+/// I/O errors.
+pub(crate) fn for_each_line_parallel<T: Send>(
+    ctx: &mut ReadCtx<'_>,
+    parse: impl Fn(&[u8], LineMeta) -> T + Sync,
+    mut apply: impl FnMut(&mut ReadCtx<'_>, LineMeta, T) -> Result<(), String>,
+) -> Result<(), JournalError> {
+    let source = ctx.source;
+    let input = source.open()?;
+    let mut reader = lines::LineReader::new(input, ctx.journal);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let mut next_report = 0u64;
+    let mut arena: Vec<u8> = Vec::with_capacity(BATCH_BYTES + (64 << 10));
+    let mut spans: Vec<(usize, usize, LineMeta)> = Vec::with_capacity(BATCH_LINES);
+    let mut done = false;
+    while !done {
+        arena.clear();
+        spans.clear();
+        while spans.len() < BATCH_LINES && arena.len() < BATCH_BYTES {
+            let line = match reader.next_line() {
+                Ok(Some(l)) => l,
+                Ok(None) => {
+                    done = true;
+                    break;
+                }
+                Err(e) => return Err(source.io_error(e)),
+            };
+            ctx.count_line();
+            if line.source.offset >= next_report {
+                (ctx.progress)(line.source.offset);
+                next_report = line.source.offset + (4 << 20);
+            }
+            if let Some(n) = line.too_long {
+                ctx.bad_line(line.source.line, too_long_message(n));
+                continue;
+            }
+            if lines::is_blank(line.bytes) {
+                continue;
+            }
+            let start = arena.len();
+            arena.extend_from_slice(line.bytes);
+            let meta = LineMeta {
+                source: line.source,
+                terminated: line.terminated,
+            };
+            spans.push((start, arena.len(), meta));
+        }
+        let parse_span = |&(a, b, meta): &(usize, usize, LineMeta)| parse(&arena[a..b], meta);
+        let results: Vec<T> = if threads <= 1 || spans.len() < 256 {
+            spans.iter().map(parse_span).collect()
+        } else {
+            let chunk = spans.len().div_ceil(threads);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = spans
+                    .chunks(chunk)
+                    .map(|c| s.spawn(move || c.iter().map(parse_span).collect::<Vec<T>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    // A panicking parser is a bug; re-raise it here.
+                    .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            })
+        };
+        for (r, &(_, _, meta)) in results.into_iter().zip(spans.iter()) {
+            if let Err(msg) = apply(ctx, meta, r) {
+                ctx.bad_line(meta.source.line, msg);
+            }
         }
     }
     (ctx.progress)(reader.offset());

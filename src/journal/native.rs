@@ -8,7 +8,7 @@ use super::fields::{
     FieldMap, FieldResult, Fields, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64,
     parse_object, req_str, req_time,
 };
-use super::{JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{JournalError, JournalReader, LineMeta, ReadCtx, for_each_line_parallel};
 use crate::model::{
     ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
     Record, Recovery, Session, SourceRef,
@@ -94,22 +94,22 @@ impl JournalReader for NativeReader {
         // that is the first break.
         let mut chain: Option<ChainTracker> = None;
         let mut leading: Option<(u32, bool, String)> = None;
-        for_each_line(ctx, |ctx, line| {
-            let no = line.source.line;
-            let mut m = match Fields::parse(line.bytes, KNOWN) {
-                Ok(m) => m,
+        for_each_line_parallel(ctx, parse_line, |ctx, meta, parsed| {
+            let no = meta.source.line;
+            let line = match parsed {
+                Ok(line) => line,
                 Err(e) => {
                     match chain.as_mut() {
-                        Some(t) => t.unreadable(no, line.terminated, e.clone()),
+                        Some(t) => t.unreadable(no, meta.terminated, e.clone()),
                         None => {
-                            leading.get_or_insert((no, line.terminated, e.clone()));
+                            leading.get_or_insert((no, meta.terminated, e.clone()));
                         }
                     }
                     return Err(e);
                 }
             };
             if chain.is_none() {
-                if !m.contains_key("hash") {
+                if !line.has_hash {
                     leading.get_or_insert((no, true, String::new()));
                 } else {
                     let mut t = ChainTracker::new(native_rule());
@@ -124,9 +124,26 @@ impl JournalReader for NativeReader {
                 }
             }
             if let Some(t) = chain.as_mut() {
-                check_link(t, &mut m, line.source.line, line.terminated);
+                match &line.link {
+                    Link::Unchained => t.unchained(no, "no prev_hash and hash"),
+                    Link::Unreadable(e) => t.unreadable(no, meta.terminated, e.clone()),
+                    Link::Hashed {
+                        prev,
+                        stored,
+                        computed,
+                        seq,
+                    } => t.link(LinkInput {
+                        line: no,
+                        seq: *seq,
+                        prev,
+                        stored: Some(stored),
+                        computed,
+                        terminated: meta.terminated,
+                        sig: SigResult::NotChecked,
+                    }),
+                }
             }
-            for r in parse_record(m, line.source)? {
+            for r in line.records? {
                 ctx.emit(r);
             }
             Ok(())
@@ -136,6 +153,53 @@ impl JournalReader for NativeReader {
         }
         Ok(())
     }
+}
+
+/// What a parsing thread makes of one line: its records and its chain link,
+/// ready for the tracker, which must see lines in order.
+struct ParsedLine {
+    has_hash: bool,
+    link: Link,
+    records: FieldResult<Vec<Record>>,
+}
+
+/// A line's chain fields with its recomputed hash.
+enum Link {
+    Unchained,
+    Unreadable(String),
+    Hashed {
+        prev: String,
+        stored: String,
+        computed: String,
+        seq: Option<u64>,
+    },
+}
+
+/// Parses one line and recomputes its chain hash (the costly part, done in
+/// parallel by [`for_each_line_parallel`]).
+fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
+    let mut m = Fields::parse(bytes, KNOWN)?;
+    let has_hash = m.contains_key("hash");
+    let link = match (m.remove("prev_hash"), m.remove("hash")) {
+        (Some(Value::String(prev)), Some(Value::String(stored))) => {
+            match chain_hash_of(&prev, m.members()) {
+                Ok(computed) => Link::Hashed {
+                    prev,
+                    stored,
+                    computed,
+                    seq: m.seq(),
+                },
+                Err(e) => Link::Unreadable(e),
+            }
+        }
+        (None, None) => Link::Unchained,
+        _ => Link::Unreadable("prev_hash and hash must both be present and strings".into()),
+    };
+    Ok(ParsedLine {
+        has_hash,
+        link,
+        records: parse_record(m, meta.source),
+    })
 }
 
 /// The native chain rule's parameters (DESIGN.md §6).
