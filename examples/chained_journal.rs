@@ -1,5 +1,5 @@
 //! Writes a chained native journal (DESIGN.md §6) of N lines, for the
-//! verification benchmark (`scripts/bench-verify.sh`): executions of five
+//! verification benchmark (`benches/verify-1m.sh`): executions of five
 //! lifecycle events each (accepted, authorized, dispatched, outcome,
 //! delivered), chained with `NativeChainWriter`.
 //!

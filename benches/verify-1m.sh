@@ -5,7 +5,7 @@
 # both start from the page cache). The journal lives in a temporary directory
 # that is removed at exit.
 #
-# Usage: scripts/bench-verify.sh [LINES] [RUNS]
+# Usage: benches/verify-1m.sh [LINES] [RUNS]
 set -euo pipefail
 LINES=${1:-1000000}
 RUNS=${2:-3}
