@@ -730,6 +730,14 @@ impl Investigation {
     }
 }
 
+/// Why an outcome event's pairing with its request is uncertain, when the
+/// reader paired a response by position while several requests to the same
+/// server were in flight (gh-aw logs: responses reuse JSON-RPC ids, so the
+/// server may have answered out of order). `None` when the pairing is exact.
+pub fn positional_pairing(e: &Event) -> Option<&str> {
+    e.extra.get("pairing").and_then(serde_json::Value::as_str)
+}
+
 /// Key details of an event in one line.
 pub fn event_summary(e: &Event) -> String {
     match &e.kind {
@@ -799,6 +807,9 @@ pub fn event_summary(e: &Event) -> String {
                 s.push_str(" · replayed");
             }
             s.push_str(&format!(" · via {}", observed_via.as_str()));
+            if positional_pairing(e).is_some() {
+                s.push_str(" · paired by position");
+            }
             if let Some(r) = result_reference {
                 s.push_str(&format!(" · result {r}"));
             }

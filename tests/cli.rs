@@ -459,9 +459,34 @@ fn real_gh_aw_logs() {
     assert_eq!(ids(&g[0]), ["11", "13"]);
     assert_eq!(g[0]["verdict"], "safe_retry");
 
-    // No repeats in the others.
+    // daily-repo-status: no repeats, but five requests to github overlapped
+    // and one answer was the 403 of get_me (line 8, per the README), paired
+    // by position with list_releases (line 7). A failure that may be another
+    // call's cannot show the target did not act: pending_verification, not
+    // clean, and never the 403 presented as list_releases' own.
+    let p = v1.join("daily-repo-status-gateway-error.jsonl");
+    let g = json(&["groups", p.to_str().unwrap(), "--json"]);
+    let g = g.as_array().unwrap();
+    assert_eq!(g.len(), 1, "{g:#?}");
+    assert_eq!(g[0]["tool"], "list_releases");
+    assert_eq!(g[0]["verdict"], "pending_verification");
+    let d = json(&[
+        "investigate",
+        p.to_str().unwrap(),
+        "--group",
+        g[0]["group_id"].as_str().unwrap(),
+        "--json",
+    ]);
+    let q3 = d["questions"][2]["answer"].as_str().unwrap();
+    assert!(
+        q3.starts_with("Yes, but it does not tell whether the target acted")
+            && q3.contains("may be another call's"),
+        "{q3}"
+    );
+
+    // No repeats in the others; their answers, paired by position or not,
+    // do not differ within a burst.
     for f in [
-        "daily-repo-status-gateway-error.jsonl",
         "star-list-maintainer-403s.jsonl",
         "work-item-eval-missing-server.jsonl",
     ] {
@@ -525,5 +550,81 @@ fn concurrent_gh_aw_responses_are_marked_positional() {
             .as_str()
             .unwrap()
             .contains("paired by position")
+    );
+}
+
+/// gh-aw logs reuse JSON-RPC ids, so overlapping requests are paired with
+/// answers by position. Within a burst whose answers differ, a failure may be
+/// another call's and cannot clear its call; within a burst of like answers,
+/// the positional pairing cannot mislead. (A 403 of one call was once shown
+/// as another's own failure, and the call called clean.)
+#[test]
+fn gh_aw_failures_paired_by_position_among_differing_answers_are_ambiguous() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = |t: &str, tool: &str, n: u32| {
+        format!(
+            r#"{{"timestamp":"2026-05-21T21:36:{t}Z","direction":"OUT","type":"REQUEST","server_id":"github","method":"tools/call","payload":{{"jsonrpc":"2.0","method":"tools/call","params":{{"arguments":{{"n":{n}}},"name":"{tool}"}}}}}}"#
+        )
+    };
+    let resp = |t: &str, error: bool| {
+        format!(
+            r#"{{"timestamp":"2026-05-21T21:36:{t}Z","direction":"IN","type":"RESPONSE","server_id":"github","payload":{{"id":1,"jsonrpc":"2.0","result":{{"content":[{{"type":"text","text":"{}"}}],"isError":{error}}}}}}}"#,
+            if error { "403 Forbidden" } else { "[]" }
+        )
+    };
+    let lines = [
+        // Burst 1: answers differ.
+        req("01.000", "list_releases", 1),
+        req("01.100", "get_me", 2),
+        resp("01.200", true),
+        resp("01.300", false),
+        // Burst 2: both answers are failures.
+        req("05.000", "list_tags", 3),
+        req("05.100", "list_forks", 4),
+        resp("05.200", true),
+        resp("05.300", true),
+    ];
+    let path = dir.path().join("rpc-messages.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let all = json(&["groups", path.to_str().unwrap(), "--all", "--json"]);
+    let verdict = |tool: &str| {
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["tool"] == tool)
+            .unwrap_or_else(|| panic!("{tool}: {all:#}"))["verdict"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(verdict("list_releases"), "pending_verification");
+    // A success paired by position already reads as "the target acted".
+    assert_eq!(verdict("get_me"), "clean");
+    assert_eq!(verdict("list_tags"), "clean");
+    assert_eq!(verdict("list_forks"), "clean");
+    // Every positional pairing is visible in the execution's outcome line.
+    let g = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["tool"] == "list_tags")
+        .unwrap();
+    let out = retrace()
+        .args([
+            "investigate",
+            path.to_str().unwrap(),
+            "--group",
+            g["group_id"].as_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("outcome: failure · via response · paired by position"),
+        "{text}"
+    );
+    assert!(
+        text.contains("one call, one execution; the target did not act"),
+        "{text}"
     );
 }

@@ -97,6 +97,12 @@ pub fn target_answer(kind: &EventKind, key_sent: bool) -> TargetAnswer {
     }
 }
 
+/// Whether a reader marked this outcome's pairing with its request as
+/// uncertain (extra field `pairing_uncertain: true`).
+pub fn pairing_uncertain(e: &crate::model::Event) -> bool {
+    e.extra.get("pairing_uncertain") == Some(&serde_json::Value::Bool(true))
+}
+
 impl Lifecycle {
     /// Reads the lifecycle of an execution.
     pub fn of(x: &Execution) -> Lifecycle {
@@ -144,7 +150,13 @@ impl Lifecycle {
         // answer that contradicts it is kept as a finding; if either says
         // the target acted, retrace reads it as acted (the cautious side).
         for &i in &l.outcomes {
-            let a = target_answer(&x.events[i].kind, key_sent);
+            let mut a = target_answer(&x.events[i].kind, key_sent);
+            // A failure that a reader could only pair by position, among
+            // answers that differ, may be another call's: it cannot show that
+            // the target did not act (journal/gh_aw.rs).
+            if a == TargetAnswer::NotPerformed && pairing_uncertain(&x.events[i]) {
+                a = TargetAnswer::Ambiguous;
+            }
             if a == TargetAnswer::NoAnswer {
                 continue;
             }

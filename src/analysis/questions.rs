@@ -567,6 +567,38 @@ impl Ctx<'_> {
         ]
     }
 
+    /// Why a lone execution is `clean`, in words that match what the journal
+    /// shows: completed and delivered, completed with delivery not recorded
+    /// by the format, or refused or failed by the target (nothing repeated,
+    /// so nothing to investigate).
+    fn clean_reason(&self, e: usize, outcome: &str) -> String {
+        let x = self.x(e);
+        let l = &self.lifecycles[e];
+        let caps = self
+            .journals
+            .caps(x.events.first().map_or(0, |v| v.source.journal));
+        let detail = if outcome.is_empty() {
+            String::new()
+        } else {
+            format!(" ({outcome})")
+        };
+        match (l.answer, l.delivery_at(x, None, caps.delivery).0) {
+            (TargetAnswer::Performed | TargetAnswer::Replayed, Delivery::NotRecorded) => format!(
+                "one call, one execution, completed{detail}; {} does not record whether the result reached the agent",
+                self.format_name(e)
+            ),
+            (TargetAnswer::Performed | TargetAnswer::Replayed, _) => {
+                format!("one call, one execution, completed and delivered{detail}")
+            }
+            (TargetAnswer::NotPerformed | TargetAnswer::Conflict | TargetAnswer::KeyRefused, _) => {
+                format!(
+                    "one call, one execution; the target did not act{detail}, and nothing was repeated"
+                )
+            }
+            _ => format!("one call, one execution{detail}"),
+        }
+    }
+
     /// One sentence saying why the verdict was given.
     pub fn reason(&self, v: Verdict, e: usize, f: usize, p: Option<&PairAnswers>) -> String {
         let (xe, xf) = (self.x(e), self.x(f));
@@ -631,6 +663,10 @@ impl Ctx<'_> {
                 "{} reused the idempotency key of {} and the target refused it as a different request",
                 xf.id, xe.id
             ),
+            (Verdict::PendingVerification, _) if le.answer == TargetAnswer::Ambiguous => format!(
+                "{} was dispatched and its answer does not show whether the target acted; nothing has resolved it",
+                xe.id
+            ),
             (Verdict::PendingVerification, _) => format!(
                 "{} was dispatched and its outcome is unknown; nothing has resolved it",
                 xe.id
@@ -684,7 +720,7 @@ impl Ctx<'_> {
                 }
             }
             (Verdict::SafeRetry, None) => format!("{} never crossed the dispatch boundary", xe.id),
-            (Verdict::Clean, _) => "one call, one execution, completed".into(),
+            (Verdict::Clean, _) => self.clean_reason(e, &outcome),
             (Verdict::DistinctIntent, None) => "distinct intents".into(),
             (Verdict::DuplicateSideEffect, None) => "duplicate side effect".into(),
         }

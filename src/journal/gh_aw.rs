@@ -13,7 +13,12 @@
 //! paired with requests by position per `server_id` (first in, first out).
 //! When several requests to one server were in flight, the pairing is marked
 //! as positional on the outcome event, because the server may have answered
-//! out of order. A request with no response has an unknown outcome. A
+//! out of order. When the answers within such a burst differ (some failures,
+//! some successes), a failure paired by position is also marked
+//! `pairing_uncertain`: it may be another call's, so it cannot show that the
+//! target did not act (the analysis reads it as ambiguous, the cautious side;
+//! a success stays "acted", already the cautious reading). A request with
+//! no response has an unknown outcome. A
 //! response is a failure when it carries a JSON-RPC `error`, `result.isError`
 //! is true, the gateway envelope has an `error` field, or a safe-outputs text
 //! result says `{"result":"error"}`.
@@ -60,6 +65,7 @@ impl JournalReader for GhAwReader {
             pending: HashMap::new(),
             other_events: 0,
             positional: 0,
+            bursts: HashMap::new(),
         };
         for_each_line(ctx, |ctx, line| {
             let m = parse_object(line.bytes)?;
@@ -98,6 +104,59 @@ struct State {
     pending: HashMap<String, VecDeque<Pending>>,
     other_events: u64,
     positional: u64,
+    /// Per server, the responses of the current burst (a stretch in which
+    /// requests to that server were in flight without a break).
+    bursts: HashMap<String, Burst>,
+}
+
+/// The responses of one burst: outcome events are held until the burst
+/// ends, because whether a positional pairing can be trusted depends on
+/// whether the burst's answers differ.
+#[derive(Default)]
+struct Burst {
+    failures: usize,
+    successes: usize,
+    held: Vec<Held>,
+}
+
+/// An outcome event held until its burst ends.
+struct Held {
+    execution_id: String,
+    at: DateTime<Utc>,
+    kind: EventKind,
+    extra: Map<String, Value>,
+    source: SourceRef,
+}
+
+impl Burst {
+    /// Emits the held events, marking failures paired by position in a burst
+    /// whose answers differ as `pairing_uncertain`.
+    fn flush(self, ctx: &mut ReadCtx<'_>) {
+        let mixed = self.failures > 0 && self.successes > 0;
+        for mut h in self.held {
+            let failure = matches!(
+                h.kind,
+                EventKind::Outcome {
+                    outcome: OutcomeKind::Failure,
+                    ..
+                }
+            );
+            if mixed && failure && h.extra.contains_key("pairing") {
+                h.extra
+                    .insert("pairing_uncertain".into(), Value::Bool(true));
+                h.extra.insert(
+                    "pairing".into(),
+                    json!(format!(
+                        "the {} answers to overlapping requests differ ({} failed, {} succeeded): this failure may be another call's",
+                        self.failures + self.successes,
+                        self.failures,
+                        self.successes
+                    )),
+                );
+            }
+            ctx.event(&h.execution_id, h.at, h.kind, h.extra, h.source);
+        }
+    }
 }
 
 enum Kind {
@@ -254,35 +313,74 @@ impl State {
             ));
             return;
         };
-        let Some(execution_id) = p.execution_id else {
-            return;
-        };
+        let drained = queue.is_empty();
         let (outcome, error) = classify(m, payload);
-        let mut extra = Map::new();
-        extra.insert("request_line".into(), json!(p.line));
-        let in_flight = p.overlap;
-        if in_flight > 1 {
-            self.positional += 1;
-            extra.insert(
+        let burst = self.bursts.entry(server.to_string()).or_default();
+        if outcome == OutcomeKind::Failure {
+            burst.failures += 1;
+        } else {
+            burst.successes += 1;
+        }
+        if let Some(execution_id) = p.execution_id {
+            let (kind, extra) = outcome_event(outcome, error, p.line, p.overlap, server, &source);
+            if p.overlap > 1 {
+                self.positional += 1;
+            }
+            burst.held.push(Held {
+                execution_id,
+                at,
+                kind,
+                extra,
+                source,
+            });
+        }
+        if drained && let Some(b) = self.bursts.remove(server) {
+            b.flush(ctx);
+        }
+    }
+
+    fn finish(mut self, ctx: &mut ReadCtx<'_>) {
+        for (_, b) in self.bursts.drain() {
+            b.flush(ctx);
+        }
+        self.report(ctx);
+    }
+}
+
+/// The outcome event for a response paired with the request on `request_line`
+/// that waited while up to `in_flight` requests to `server` were pending.
+fn outcome_event(
+    outcome: OutcomeKind,
+    error: Option<String>,
+    request_line: u32,
+    in_flight: usize,
+    server: &str,
+    source: &SourceRef,
+) -> (EventKind, Map<String, Value>) {
+    let mut extra = Map::new();
+    extra.insert("request_line".into(), json!(request_line));
+    if in_flight > 1 {
+        extra.insert(
                 "pairing".into(),
                 json!(format!(
                     "{in_flight} requests to {server} were in flight; the server may have answered out of order"
                 )),
             );
-        }
-        let outcome = EventKind::Outcome {
-            outcome,
-            target_status: None,
-            exit_status: None,
-            error,
-            result_reference: Some(format!("line {}", source.line)),
-            replayed: false,
-            observed_via: ObservedVia::Response,
-        };
-        ctx.event(&execution_id, at, outcome, extra, source);
     }
+    let outcome = EventKind::Outcome {
+        outcome,
+        target_status: None,
+        exit_status: None,
+        error,
+        result_reference: Some(format!("line {}", source.line)),
+        replayed: false,
+        observed_via: ObservedVia::Response,
+    };
+    (outcome, extra)
+}
 
-    fn finish(self, ctx: &mut ReadCtx<'_>) {
+impl State {
+    fn report(self, ctx: &mut ReadCtx<'_>) {
         let open: Vec<u32> = self
             .pending
             .values()
