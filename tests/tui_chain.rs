@@ -55,7 +55,69 @@ fn broken_chain_in_the_journal_list_and_on_evidence() {
     let s = screen(&app, 160, 48);
     assert!(s.contains("chain: BROKEN at line 9"), "{s}");
     app.update(Action::ShowGroups);
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.lines().next().unwrap().contains("[chain BROKEN: 1 of 1]"),
+        "{s}"
+    );
+    app.update(Action::Open);
+    // Every screen's header says the chain broke, and evidence after the
+    // break is marked at the start of its line, where a narrow pane cannot
+    // cut it off (it once came last, and a long path hid it).
+    for (w, h) in [(160, 48), (80, 24)] {
+        app.update(Action::Resize(w, h));
+        let s = screen(&app, w, h);
+        assert!(
+            s.lines().next().unwrap().contains("[chain BROKEN: 1 of 1]"),
+            "{s}"
+        );
+    }
+    app.update(Action::Resize(160, 48));
+    let s = screen(&app, 160, 48);
+    let marked: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains("activity.jsonl:"))
+        .filter(|l| {
+            l.contains("│   unverified activity.jsonl:")
+                || l.contains("▶ unverified activity.jsonl:")
+        })
+        .collect();
+    assert!(!marked.is_empty(), "{s}");
+    // Evidence before the break is not marked: a broken link at line 9
+    // leaves line 8 in doubt too (either side may have changed), so line 7
+    // is the last verified line.
+    assert!(
+        s.lines()
+            .any(|l| l.contains("   activity.jsonl:7 ") && !l.contains("unverified")),
+        "{s}"
+    );
+    // The execution screen marks its events and the raw line.
     app.update(Action::Open);
     let s = screen(&app, 160, 48);
-    assert!(s.contains("unverified"), "{s}");
+    assert!(
+        s.lines().next().unwrap().contains("[chain BROKEN: 1 of 1]"),
+        "{s}"
+    );
+    // act_01J4K8J7DX7V has events on lines 6 to 10; lines 8 on are unverified.
+    assert!(
+        s.contains("Events (5) · ✗ 3 unverified (after a chain break)"),
+        "{s}"
+    );
+    // The LINE cell of an unverified event starts with ✗ (a narrow column
+    // loses the start of the file name, never the mark or the line number).
+    let cell = |n: u32| {
+        s.lines()
+            .find(|l| l.contains(&format!("jsonl:{n}│")))
+            .map(|l| l.split('│').nth(1).unwrap_or("").to_string())
+            .unwrap_or_default()
+    };
+    for n in [8, 9, 10] {
+        assert!(cell(n).contains(" ✗"), "line {n}: {s}");
+    }
+    for n in [6, 7] {
+        assert!(
+            !cell(n).is_empty() && !cell(n).contains('✗'),
+            "line {n}: {s}"
+        );
+    }
 }

@@ -33,7 +33,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     let theme = &app.theme;
     frame.render_widget(Block::default().style(theme.base), area);
     let [title, body, keys_area] = frame_areas(area);
-    frame.render_widget(Paragraph::new(title_line(app)), title);
+    frame.render_widget(Paragraph::new(title_line(app, title.width)), title);
     match &app.load {
         Load::Loading(lp) => loading(app, lp, frame, body),
         Load::Failed(msg) => {
@@ -86,15 +86,16 @@ fn message_line(app: &App, width: u16) -> Line<'static> {
     keyline(&keys::bindings(app.ctx()), theme, width)
 }
 
-fn title_line(app: &App) -> Line<'static> {
+/// The title line: `retrace`, the chain status, and the breadcrumbs. When
+/// the width runs short, the leading crumbs give way first (`…`), then a
+/// chain status that raises no alarm; the current place and a broken chain
+/// always show.
+fn title_line(app: &App, width: u16) -> Line<'static> {
     let theme = &app.theme;
-    let mut spans = vec![Span::styled(
-        " retrace ",
-        theme.accent.add_modifier(Modifier::REVERSED),
-    )];
+    let head = Span::styled(" retrace ", theme.accent.add_modifier(Modifier::REVERSED));
     let crumbs: Vec<String> = match app.data() {
         None => vec!["loading".into()],
-        Some(d) => app
+        Some(_) => app
             .stack
             .iter()
             .map(|v| match v {
@@ -103,18 +104,85 @@ fn title_line(app: &App) -> Line<'static> {
                 View::Review(_) => "review queue".into(),
                 View::Groups => "groups".into(),
                 View::Detail(st) => format!("group {}", st.detail.summary.group_id),
-                View::Execution(st) => {
-                    let _ = d;
-                    format!("execution {}", esc(&st.summary.execution_id))
-                }
+                View::Execution(st) => format!("execution {}", esc(&st.summary.execution_id)),
             })
             .collect(),
     };
-    for (i, c) in crumbs.into_iter().enumerate() {
+    // DESIGN.md §6: the chain status shows on every screen.
+    let badge = app.data().map(|d| chain_badge(d, &app.review, theme));
+    let alarm = badge.as_ref().is_some_and(|(_, _, broken)| *broken);
+    let room = usize::from(width);
+    let crumb_width = |from: usize| -> usize {
+        let shown: usize = crumbs
+            .iter()
+            .enumerate()
+            .skip(from)
+            .map(|(i, c)| c.chars().count() + if i == 0 { 1 } else { 3 })
+            .sum();
+        shown + if from > 0 { 2 } else { 0 }
+    };
+    let badge_width = badge.as_ref().map_or(0, |(t, _, _)| t.chars().count() + 1);
+    let fits = |from: usize, with_badge: bool| {
+        head.width() + crumb_width(from) + if with_badge { badge_width } else { 0 } <= room
+    };
+    let last = crumbs.len().saturating_sub(1);
+    let (from, with_badge) = (0..=last)
+        .map(|f| (f, true))
+        .find(|&(f, b)| fits(f, b))
+        .or_else(|| {
+            (!alarm)
+                .then(|| (0..=last).map(|f| (f, false)).find(|&(f, b)| fits(f, b)))
+                .flatten()
+        })
+        .unwrap_or((last, true));
+    let mut spans = vec![head];
+    if let (Some((text, style, _)), true) = (&badge, with_badge) {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            text.clone(),
+            style.add_modifier(Modifier::BOLD),
+        ));
+    }
+    if from > 0 {
+        spans.push(Span::styled(" …", theme.muted));
+    }
+    for (i, c) in crumbs.into_iter().enumerate().skip(from) {
         spans.push(Span::styled(if i == 0 { " " } else { " › " }, theme.muted));
         spans.push(Span::raw(c));
     }
     Line::from(spans)
+}
+
+/// The header's chain status: `chain BROKEN` (critical) when any journal's
+/// chain, or the case file's, broke; `chain intact` (ok) when every journal
+/// has a chain and all verified; `chain intact: n of m` when some journals
+/// have none; `no chain` (muted) when none has one.
+fn chain_badge(
+    d: &super::app::Data,
+    review: &super::app::ReviewSetup,
+    theme: &super::theme::Theme,
+) -> (String, ratatui::style::Style, bool) {
+    let js = &d.inv.journals;
+    let broken = js.iter().filter(|j| j.chain.is_broken()).count();
+    let intact = js.iter().filter(|j| j.chain.is_intact()).count();
+    let case_broken = review.case.chain.as_ref().is_some_and(|c| !c.is_intact());
+    let text = match (broken, case_broken) {
+        (0, true) => "[case file chain BROKEN]".to_string(),
+        (n, false) if n > 0 => format!("[chain BROKEN: {n} of {}]", js.len()),
+        (n, _) if n > 0 => format!("[chain BROKEN: {n} of {} + case file]", js.len()),
+        _ if intact > 0 && intact == js.len() => "[chain intact]".into(),
+        _ if intact > 0 => format!("[chain intact: {intact} of {}]", js.len()),
+        _ => "[no chain]".into(),
+    };
+    let alarm = broken > 0 || case_broken;
+    let style = if alarm {
+        theme.critical
+    } else if intact > 0 {
+        theme.ok
+    } else {
+        theme.muted
+    };
+    (text, style, alarm)
 }
 
 fn loading(app: &App, lp: &LoadProgress, frame: &mut Frame, area: Rect) {

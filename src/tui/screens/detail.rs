@@ -811,8 +811,13 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             QLine::Evidence(i) => {
                 let e = &st.evidence[*i];
                 let sel = *i == st.ev.selected && st.focus == Focus::Evidence;
-                let mut spans = vec![
-                    Span::styled(if sel { " ▶ " } else { "   " }, theme.accent),
+                let mut spans = vec![Span::styled(if sel { " ▶ " } else { "   " }, theme.accent)];
+                // DESIGN.md §6: evidence at or after a chain break is marked,
+                // first on the line so that a narrow pane cannot cut it off.
+                if e.chain == crate::journal::chain::ChainMark::Unverified {
+                    spans.push(Span::styled("unverified ", theme.critical));
+                }
+                spans.extend([
                     Span::styled(esc(&short_cite(e)).into_owned(), theme.info),
                     Span::styled(
                         format!(
@@ -825,11 +830,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
                         ),
                         theme.muted,
                     ),
-                ];
-                // DESIGN.md §6: evidence at or after a chain break is marked.
-                if e.chain == crate::journal::chain::ChainMark::Unverified {
-                    spans.push(Span::styled(" unverified", theme.critical));
-                }
+                ]);
                 let line = Line::from(spans);
                 select_if(line, sel, theme.selection)
             }

@@ -88,7 +88,13 @@ impl State {
         let cite = crate::tui::screens::detail::short_cite(&e.evidence);
         match data.inv.raw_line(e.evidence.source) {
             Ok(raw) => {
-                self.record.push(format!("── raw line {cite} ──"));
+                // DESIGN.md §6: evidence after a chain break is marked.
+                let mark = if e.evidence.chain == crate::journal::chain::ChainMark::Unverified {
+                    " · UNVERIFIED: at or after a chain break"
+                } else {
+                    ""
+                };
+                self.record.push(format!("── raw line {cite}{mark} ──"));
                 match serde_json::from_str::<serde_json::Value>(&raw) {
                     Ok(v) => self.record.extend(pretty(&v)),
                     Err(_) => self.record.push(raw.clone()),
@@ -255,7 +261,11 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     let shared = usize::from(list.width.saturating_sub(2)).saturating_sub(5 + 12 + 15 + 4);
     let needed = window
         .clone()
-        .map(|i| cite(&st.events[i]).chars().count())
+        .map(|i| {
+            let e = &st.events[i];
+            cite(e).chars().count()
+                + usize::from(e.evidence.chain == crate::journal::chain::ChainMark::Unverified)
+        })
         .max()
         .unwrap_or(4)
         .max(4);
@@ -268,7 +278,14 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             Line::styled(e.evidence.at.map(time).unwrap_or_default(), theme.muted),
             Line::raw(e.event),
             Line::raw(esc(&e.summary).into_owned()),
-            Line::styled(clip_left(&cite(e), line_w).into_owned(), theme.muted),
+            if e.evidence.chain == crate::journal::chain::ChainMark::Unverified {
+                Line::styled(
+                    format!("✗{}", clip_left(&cite(e), line_w.saturating_sub(1))),
+                    theme.critical,
+                )
+            } else {
+                Line::styled(clip_left(&cite(e), line_w).into_owned(), theme.muted)
+            },
         ];
         Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
     });
@@ -284,7 +301,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             .header(Row::new(["SEQ", "TIME (UTC)", "EVENT", "DETAIL", "LINE"]).style(theme.accent))
             .block(
                 Block::bordered()
-                    .title(format!(" Events ({len}) "))
+                    .title(events_title(&st.events))
                     .border_style(focus_style(theme, st.focus == Focus::Events)),
             ),
         list,
@@ -324,4 +341,21 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ),
         rec,
     );
+}
+
+/// The events pane title: the count, and a warning when any event lies at or
+/// after a chain break (its LINE cell then starts with `✗`).
+fn events_title(events: &[EventView]) -> String {
+    let unverified = events
+        .iter()
+        .filter(|e| e.evidence.chain == crate::journal::chain::ChainMark::Unverified)
+        .count();
+    if unverified > 0 {
+        format!(
+            " Events ({}) · ✗ {unverified} unverified (after a chain break) ",
+            events.len()
+        )
+    } else {
+        format!(" Events ({}) ", events.len())
+    }
 }
