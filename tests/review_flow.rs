@@ -493,6 +493,51 @@ fn a_tampered_case_file_is_detected() {
 
 /// Starts `n` `retrace review decide` processes at once in `dir` and
 /// returns their outputs.
+/// Deleting the latest decision leaves a valid chain (a cut tail), so the
+/// append-only triggers are what guards the tail: a case file without them
+/// does not verify. (It once verified "intact" with only a note, and the
+/// verdict quietly went back to what it was before the decision.)
+#[test]
+fn a_case_file_whose_latest_decision_was_deleted_does_not_verify() {
+    let (d, _) = copy_fixture(J);
+    for (decision, who) in [("escalated", "bob"), ("confirmed_completed", "alice")] {
+        let o = run(
+            d.path(),
+            &[
+                "review",
+                "decide",
+                "act_R1",
+                J,
+                "--decision",
+                decision,
+                "--note",
+                "checked",
+                "--reviewer",
+                who,
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let case_path = d.path().join(case::DEFAULT_FILE_NAME);
+    let conn = rusqlite::Connection::open(&case_path).unwrap();
+    conn.execute_batch(
+        "DROP TRIGGER entries_append_only_delete;
+         DELETE FROM entries WHERE seq = 2;",
+    )
+    .unwrap();
+    drop(conn);
+    let v = case::verify(&case_path).unwrap();
+    assert!(v.chain.is_intact() && !v.append_only_guards && !v.is_intact());
+    let o = run(d.path(), &["verify", J]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("BROKEN      retrace-case.sqlite (case file)")
+            && out.contains("latest entries may have been deleted"),
+        "{out}"
+    );
+}
+
 fn decide_at_once(dir: &std::path::Path, n: usize, decision: &str) -> Vec<std::process::Output> {
     let children: Vec<_> = (0..n)
         .map(|i| {

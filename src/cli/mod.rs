@@ -331,7 +331,7 @@ impl VerifyReport {
     /// (DESIGN.md §7).
     pub fn exit_code(&self) -> u8 {
         if let Some(c) = &self.case_file {
-            return if c.chain.is_intact() { 0 } else { 1 };
+            return if c.is_intact() { 0 } else { 1 };
         }
         match &self.chain {
             None => 2,
@@ -371,7 +371,7 @@ fn verify_case_file(journals: &[std::path::PathBuf], common: &Common) -> Option<
             let mut notes = Vec::new();
             if !v.append_only_guards {
                 notes.push(
-                    "the triggers that refuse UPDATE and DELETE are missing: someone removed them"
+                    "the triggers that refuse UPDATE and DELETE are missing: someone removed them, and the latest entries may have been deleted without a trace in the chain"
                         .into(),
                 );
             }

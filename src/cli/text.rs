@@ -47,7 +47,7 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
     for r in reports {
         let name = escape(&r.journal);
         if let Some(c) = &r.case_file {
-            let verdict = if c.chain.is_intact() { "OK" } else { "BROKEN" };
+            let verdict = if c.is_intact() { "OK" } else { "BROKEN" };
             writeln!(out, "{verdict:<11} {name} (case file)")?;
             writeln!(out, "            {}", escape(&c.chain.describe()))?;
             if let Some(rule) = r.rule {

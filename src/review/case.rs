@@ -401,6 +401,16 @@ pub struct Verification {
     pub append_only_guards: bool,
 }
 
+impl Verification {
+    /// Intact: the chain verifies and the append-only triggers are in place.
+    /// A case file whose triggers were removed counts as broken: with them
+    /// gone, the latest entries could have been deleted, which a hash chain
+    /// alone cannot show (a cut tail leaves a valid chain).
+    pub fn is_intact(&self) -> bool {
+        self.chain.is_intact() && self.append_only_guards
+    }
+}
+
 /// Whether a case file is opened for reading only or for appending.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
