@@ -317,3 +317,35 @@ fn the_group_is_named_in_full() {
         "{s}"
     );
 }
+
+/// With nothing worth a look, hiding clean groups says so and how to list
+/// them again (it once said the journals held no tool call).
+#[test]
+fn hiding_clean_groups_says_what_is_hidden() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-journals/scenarios/clean.jsonl"
+    );
+    let inv = Investigation::open(
+        vec![retrace::journal::JournalSource::file(std::path::Path::new(
+            path,
+        ))],
+        None,
+        &Default::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let mut a = App::ready(inv, Theme::default(), Rect::new(0, 0, 120, 24));
+    a.update(Action::ShowGroups);
+    let s = screen(&a, 120, 24);
+    assert!(s.contains("Groups: 1 (all)"), "{s}");
+    a.update(Action::ToggleAll);
+    let s = screen(&a, 120, 24);
+    assert!(
+        s.contains(
+            "No group worth a look: 1 group(s), each one call with a clean verdict. Press a"
+        ),
+        "{s}"
+    );
+    assert!(!s.contains("hold no tool call"), "{s}");
+}

@@ -937,10 +937,15 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         frame.render_widget(Paragraph::new(Line::from(spans)), filter_area);
     }
     if total == 0 {
+        let every = inv.analysis.groups.len();
         let msg = if st.filtered() {
-            "No group matches the filters. Esc clears them."
+            "No group matches the filters. Esc clears them.".to_string()
+        } else if every > 0 && !st.all {
+            format!(
+                "No group worth a look: {every} group(s), each one call with a clean verdict. Press a to list every group."
+            )
         } else {
-            "No group: the journals hold no tool call."
+            "No group: the journals hold no tool call.".to_string()
         };
         frame.render_widget(Paragraph::new(msg).block(block), table_area);
         return;
