@@ -628,3 +628,21 @@ fn gh_aw_failures_paired_by_position_among_differing_answers_are_ambiguous() {
         "{text}"
     );
 }
+
+/// A multi-line error (a TOML parse error with its caret) prints as lines,
+/// not with escaped `\n` (it once came out as one line full of `\n`).
+#[test]
+fn a_theme_syntax_error_prints_its_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let theme = dir.path().join("broken.toml");
+    std::fs::write(&theme, "[roles]\ncritical = \"red\n").unwrap();
+    let out = retrace()
+        .args(["--theme", theme.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("TOML parse error at line 2"), "{err}");
+    assert!(!err.contains("\\n"), "{err}");
+    assert!(err.lines().count() >= 3, "{err}");
+}
