@@ -538,6 +538,39 @@ fn a_case_file_whose_latest_decision_was_deleted_does_not_verify() {
     );
 }
 
+/// A case file named among the journals is verified as a case file, once
+/// (it was once read as a journal and reported unreadable, exit 2).
+#[test]
+fn a_case_file_given_to_verify_is_verified_as_one() {
+    let (d, _) = copy_fixture(J);
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "escalated",
+            "--note",
+            "n",
+            "--reviewer",
+            "a",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    for args in [
+        vec!["verify", J, case::DEFAULT_FILE_NAME],
+        vec!["verify", case::DEFAULT_FILE_NAME],
+    ] {
+        let o = run(d.path(), &args);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {out}");
+        assert_eq!(out.matches("(case file)").count(), 1, "{args:?}: {out}");
+        assert!(!out.contains("UNREADABLE"), "{args:?}: {out}");
+    }
+}
+
 fn decide_at_once(dir: &std::path::Path, n: usize, decision: &str) -> Vec<std::process::Output> {
     let children: Vec<_> = (0..n)
         .map(|i| {

@@ -341,17 +341,22 @@ impl VerifyReport {
     }
 }
 
-/// Verifies the case file that goes with these journals (`--case`, or the
-/// default beside the first journal), when it exists.
-fn verify_case_file(journals: &[std::path::PathBuf], common: &Common) -> Option<VerifyReport> {
+/// The case file that goes with these journals (`--case`, or the default
+/// beside the first journal), when it exists.
+fn default_case_file(
+    journals: &[std::path::PathBuf],
+    common: &Common,
+) -> Option<std::path::PathBuf> {
     let path = common.case.clone().or_else(|| {
         journals
             .first()
             .map(|j| crate::review::case::default_path(j))
     })?;
-    if !path.exists() {
-        return None;
-    }
+    path.exists().then_some(path)
+}
+
+/// Verifies one case file.
+fn verify_case_file(path: &std::path::Path) -> VerifyReport {
     let name = path.display().to_string();
     let blank = VerifyReport {
         journal: name,
@@ -366,7 +371,7 @@ fn verify_case_file(journals: &[std::path::PathBuf], common: &Common) -> Option<
         notes: Vec::new(),
         case_file: None,
     };
-    Some(match crate::review::case::verify(&path) {
+    match crate::review::case::verify(path) {
         Ok(v) => {
             let mut notes = Vec::new();
             if !v.append_only_guards {
@@ -389,7 +394,7 @@ fn verify_case_file(journals: &[std::path::PathBuf], common: &Common) -> Option<
             error: Some(e.to_string()),
             ..blank
         },
-    })
+    }
 }
 
 /// `retrace verify`: verifies each journal on its own (one unreadable
@@ -405,7 +410,21 @@ pub fn verify(
     out: &mut dyn Write,
 ) -> Result<u8, CliError> {
     let opts = load_options(common)?;
-    let sources = if journals.is_empty() {
+    // A case file given among the journals is verified as a case file
+    // (`retrace verify JOURNAL retrace-case.sqlite`), once.
+    let (cases, journals): (Vec<_>, Vec<_>) = journals
+        .iter()
+        .cloned()
+        .partition(|p| crate::review::case::is_case_file(p));
+    let canonical =
+        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut case_paths = cases;
+    if let Some(d) = default_case_file(&journals, common)
+        && !case_paths.iter().any(|c| canonical(c) == canonical(&d))
+    {
+        case_paths.push(d);
+    }
+    let sources = if journals.is_empty() && case_paths.is_empty() {
         crate::sample::sources()
     } else {
         journals.iter().map(JournalSource::file).collect()
@@ -445,7 +464,7 @@ pub fn verify(
                 },
             }
         })
-        .chain(verify_case_file(journals, common))
+        .chain(case_paths.iter().map(|p| verify_case_file(p)))
         .collect();
     let code = reports
         .iter()

@@ -427,6 +427,36 @@ pub enum Access {
     ReadWrite,
 }
 
+/// Whether `path` is a retrace case file: a SQLite database with the case
+/// file's `entries` table and no journal `events` table. Any error (not a
+/// file, not SQLite, unreadable) answers `false`; the caller then treats the
+/// path as a journal and reports what is wrong with it.
+pub fn is_case_file(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    let is_sqlite = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && &head == b"SQLite format 3\0";
+    if !is_sqlite {
+        return false;
+    }
+    let Ok(conn) = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    ) else {
+        return false;
+    };
+    let has = |table: &str| {
+        conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [table],
+            |r| r.get::<_, i64>(0),
+        )
+        .is_ok_and(|n| n > 0)
+    };
+    has("entries") && !has("events")
+}
+
 /// An open case file.
 #[derive(Debug)]
 pub struct CaseFile {
