@@ -313,6 +313,11 @@ pub struct EventView {
     pub event: &'static str,
     /// Key details in one line.
     pub summary: String,
+    /// Fields the journal line carried beyond what retrace reads (DESIGN.md
+    /// §3: unknown fields are kept and shown), and notes a reader attached
+    /// (`pairing`, `request_line`, ...). Omitted when empty.
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, Value>,
 }
 
 impl Investigation {
@@ -704,6 +709,7 @@ impl Investigation {
                 }),
                 event: e.kind.name(),
                 summary: event_summary(e),
+                extra: e.extra.clone(),
             })
             .collect()
     }

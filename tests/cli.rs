@@ -646,3 +646,53 @@ fn a_theme_syntax_error_prints_its_lines() {
     assert!(!err.contains("\\n"), "{err}");
     assert!(err.lines().count() >= 3, "{err}");
 }
+
+/// Unknown fields are kept and shown (DESIGN.md §3): `investigate --json`
+/// lists each execution's events with the fields retrace did not read, and
+/// JSON escapes any control characters in them.
+#[test]
+fn investigate_json_shows_unknown_fields_of_each_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = root().join("sample-journals/scenarios/pending-verification.jsonl");
+    let lines: Vec<String> = std::fs::read_to_string(src)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut o: serde_json::Map<String, Value> = serde_json::from_str(l).unwrap();
+            o.remove("hash");
+            o.remove("prev_hash");
+            if o.get("event").and_then(Value::as_str) == Some("accepted") {
+                o.insert(
+                    "zz_custom".into(),
+                    serde_json::json!({"ticket": "INC-42", "evil": "\u{1b}]0;pwned\u{7}"}),
+                );
+            }
+            serde_json::to_string(&o).unwrap()
+        })
+        .collect();
+    let path = dir.path().join("j.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let p = path.to_str().unwrap();
+    let groups = json(&["groups", p, "--json"]);
+    let id = groups[0]["group_id"].as_str().unwrap();
+    let out = retrace()
+        .args(["investigate", p, "--group", id, "--json"])
+        .output()
+        .unwrap();
+    assert!(!out.stdout.contains(&0x1b), "raw ESC in JSON output");
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let log = d["event_log"].as_object().unwrap();
+    assert!(!log.is_empty(), "{d:#}");
+    let accepted: Vec<&Value> = log
+        .values()
+        .flat_map(|v| v.as_array().unwrap())
+        .filter(|e| e["event"] == "accepted")
+        .collect();
+    assert!(!accepted.is_empty());
+    for e in accepted {
+        assert_eq!(e["extra"]["zz_custom"]["ticket"], "INC-42", "{e:#}");
+        assert_eq!(e["extra"]["zz_custom"]["evil"], "\u{1b}]0;pwned\u{7}");
+        assert!(e["evidence"]["line"].as_u64().is_some());
+    }
+}

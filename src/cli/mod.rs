@@ -295,11 +295,31 @@ pub fn investigate(
     let d = inv.detail(g);
     if json {
         text::chain_header(inv, &mut io::stderr().lock())?;
-        return write_json(out, &d);
+        return write_json(
+            out,
+            &InvestigateJson {
+                event_log: d
+                    .executions_detail
+                    .iter()
+                    .map(|x| (x.execution_id.as_str(), inv.events(x.index)))
+                    .collect(),
+                detail: &d,
+            },
+        );
     }
     text::chain_header(inv, out)?;
     text::investigate(&d, out)?;
     Ok(())
+}
+
+/// `retrace investigate --json`: the group detail, and every event of each
+/// execution (with its evidence and the fields retrace did not read).
+#[derive(serde::Serialize)]
+struct InvestigateJson<'a> {
+    #[serde(flatten)]
+    detail: &'a crate::query::GroupDetail,
+    /// Execution id → its events in time order.
+    event_log: std::collections::BTreeMap<&'a str, Vec<crate::query::EventView>>,
 }
 
 /// What `retrace verify` found for one journal (the `--json` element).
