@@ -362,3 +362,41 @@ fn a_break_deep_in_a_long_chained_journal_is_placed_exactly() {
     assert_eq!(code, 1);
     assert!(text.contains("at line 15323"), "{text}");
 }
+
+/// An empty journal (a gateway just started, a log just rotated) loads as an
+/// empty journal and does not stop the others; it once failed the whole run
+/// with "unknown journal format".
+#[test]
+fn an_empty_journal_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let blank = dir.path().join("blank.jsonl");
+    std::fs::write(&blank, "\n  \n\n").unwrap();
+    let o = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(&empty)
+        .arg(&blank)
+        .arg(scenario("pending-verification.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["verdict"] == "pending_verification")
+    );
+    let o = retrace().arg("groups").arg(&empty).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("No tool call in the journals"));
+    let (code, out) = verify(&empty);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("the journal is empty"), "{out}");
+}

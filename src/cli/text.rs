@@ -107,6 +107,10 @@ pub fn groups(
 ) -> io::Result<()> {
     if groups.is_empty() {
         let total = inv.analysis.groups.len();
+        if total == 0 {
+            writeln!(out, "No tool call in the journals: nothing to group.")?;
+            return Ok(());
+        }
         writeln!(
             out,
             "No group worth a look: {total} group(s), each one call with a clean verdict.{}",

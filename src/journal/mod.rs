@@ -326,6 +326,16 @@ pub(crate) fn started_before(
 /// bad lines at the top do not hide the journal's format.
 const SNIFF_LINES: usize = 32;
 
+/// Whether a journal holds nothing but blank lines (an empty file, a log
+/// just rotated). Only small files are looked at; a read error answers no.
+fn is_blank(source: &JournalSource) -> bool {
+    const LIMIT: usize = 64 * 1024;
+    source.size().is_some_and(|n| n <= LIMIT as u64)
+        && source
+            .head(LIMIT)
+            .is_ok_and(|h| h.split(|&b| b == b'\n').all(lines::is_blank))
+}
+
 /// Tells the format of a journal from its first lines.
 ///
 /// # Errors
@@ -347,6 +357,12 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
         if first.len() == SNIFF_LINES {
             break;
         }
+    }
+    // An empty journal (a gateway that just started, a log just rotated) is
+    // an empty native journal: it adds nothing, and does not stop the others
+    // from loading.
+    if first.is_empty() && is_blank(source) {
+        return Ok(Format::Native);
     }
     // The last piece may be cut by the 64 KiB limit; sniffers parse leniently.
     for &f in Format::ALL {
@@ -527,6 +543,15 @@ fn read_one(
             count: bad_count,
         });
     }
+    // An empty journal says so, rather than that its lines lack a chain.
+    let mut notes = notes;
+    let empty = records == 0 && bad_count == 0 && is_blank(&source);
+    let chain = if empty {
+        notes.push("the journal is empty: no record in it".into());
+        ChainStatus::no_chain("the journal is empty")
+    } else {
+        chain
+    };
     Ok(LoadedJournal {
         id,
         name: source.name.clone(),
