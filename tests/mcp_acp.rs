@@ -99,3 +99,33 @@ fn a_decisions_log_alone_holds_no_call() {
         journals[0].notes
     );
 }
+
+/// The operations log keeps no tool arguments: every group of its calls
+/// says so in plain words (the finding once read "arguments_not_logged: no: …").
+#[test]
+fn groups_of_an_operations_log_say_the_arguments_are_not_logged() {
+    let inv = retrace::query::Investigation::open(
+        vec![JournalSource::file(format!("{DIR}/operations.jsonl"))],
+        None,
+        &Default::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let groups = &inv.analysis.groups;
+    assert!(!groups.is_empty());
+    for g in groups {
+        let d = inv.detail(g);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "arguments_not_logged")
+            .unwrap_or_else(|| panic!("{:#?}", d.findings));
+        assert!(
+            f.detail.starts_with(
+                "the journal does not log tool arguments (the operations log keeps file paths only)"
+            ),
+            "{}",
+            f.detail
+        );
+    }
+}

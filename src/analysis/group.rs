@@ -297,6 +297,19 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
         let v = e.extra.get(crate::journal::ARGUMENTS_LOGGED)?.as_str()?;
         Some((x, v))
     }) {
+        // The reader's value starts with `no:` or `partly:` (journal/mod.rs).
+        let what = match what.split_once(':') {
+            Some(("no", rest)) => {
+                format!("the journal does not log tool arguments ({})", rest.trim())
+            }
+            Some(("partly", rest)) => {
+                format!(
+                    "the journal logs tool arguments only in part ({})",
+                    rest.trim()
+                )
+            }
+            _ => what.to_string(),
+        };
         findings.push(Finding {
             kind: FindingKind::ArgumentsNotLogged,
             detail: format!(
