@@ -527,15 +527,108 @@ fn a_case_file_whose_latest_decision_was_deleted_does_not_verify() {
     .unwrap();
     drop(conn);
     let v = case::verify(&case_path).unwrap();
-    assert!(v.chain.is_intact() && !v.append_only_guards && !v.is_intact());
+    assert!(!v.chain.is_intact() && !v.append_only_guards && !v.is_intact());
     let o = run(d.path(), &["verify", J]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let out = stdout(&o);
     assert!(
         out.contains("BROKEN      retrace-case.sqlite (case file)")
+            && out.contains("(guards_removed)")
             && out.contains("latest entries may have been deleted"),
         "{out}"
     );
+    // Every view says so, and nothing extends the file.
+    let o = run(d.path(), &["groups", J]);
+    assert!(stderr(&o).contains("guards_removed"), "{}", stderr(&o));
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "confirmed_completed",
+            "--note",
+            "n",
+            "--reviewer",
+            "c",
+        ],
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v = case::verify(&case_path).unwrap();
+    assert!(
+        !v.append_only_guards,
+        "the refused decision recreated the triggers"
+    );
+}
+
+/// Guards are checked by their definition, not only their names, and a case
+/// file stays a case file with an extra table in it (both once slipped by:
+/// a do-nothing trigger of the same name verified OK, and an added `events`
+/// table made `verify` read the case file as an empty journal, exit 0).
+#[test]
+fn a_harmless_trigger_of_the_same_name_is_no_guard() {
+    let (d, _) = copy_fixture(J);
+    for who in ["bob", "alice"] {
+        let o = run(
+            d.path(),
+            &[
+                "review",
+                "decide",
+                "act_R1",
+                J,
+                "--decision",
+                "escalated",
+                "--note",
+                "n",
+                "--reviewer",
+                who,
+            ],
+        );
+        assert!(o.status.success() || who == "alice", "{}", stderr(&o));
+    }
+    let case_path = d.path().join(case::DEFAULT_FILE_NAME);
+    let conn = rusqlite::Connection::open(&case_path).unwrap();
+    conn.execute_batch(
+        "DROP TRIGGER entries_append_only_delete;
+         CREATE TRIGGER entries_append_only_delete BEFORE DELETE ON entries WHEN 0 BEGIN SELECT 1; END;
+         CREATE TABLE events (x);",
+    )
+    .unwrap();
+    drop(conn);
+    assert!(case::is_case_file(&case_path));
+    let v = case::verify(&case_path).unwrap();
+    assert!(!v.append_only_guards && !v.is_intact(), "{v:?}");
+    for args in [vec!["verify", J], vec!["verify", case::DEFAULT_FILE_NAME]] {
+        let o = run(d.path(), &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stdout(&o));
+        assert!(stdout(&o).contains("(guards_removed)"), "{}", stdout(&o));
+    }
+    // Nothing extends it, with the default path or with --case.
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "confirmed_completed",
+            "--note",
+            "n",
+            "--reviewer",
+            "c",
+            "--case",
+            case::DEFAULT_FILE_NAME,
+        ],
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", stdout(&o));
+    let conn = rusqlite::Connection::open(&case_path).unwrap();
+    let n: i64 = conn
+        .query_row("SELECT count(*) FROM entries", [], |r| r.get(0))
+        .unwrap();
+    assert!(n <= 2, "{n} entries");
 }
 
 /// A case file named among the journals is verified as a case file, once

@@ -394,7 +394,13 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
     match crate::review::case::verify(path) {
         Ok(v) => {
             let mut notes = Vec::new();
-            if !v.append_only_guards {
+            // Said once: by the chain when that is its only fault.
+            let said = matches!(
+                &v.chain,
+                crate::review::case::ChainStatus::Broken { brk, .. }
+                    if brk.kind == crate::review::case::BreakKind::GuardsRemoved
+            );
+            if !v.append_only_guards && !said {
                 notes.push(
                     "the triggers that refuse UPDATE and DELETE are missing: someone removed them, and the latest entries may have been deleted without a trace in the chain"
                         .into(),

@@ -315,6 +315,11 @@ pub enum BreakKind {
     /// The entry cannot be read: unknown kind, bad time, payload that is not
     /// a JSON object, or a hash that is not 64 hex digits.
     BadEntry,
+    /// The triggers that refuse UPDATE and DELETE were removed. Every entry
+    /// may verify, but the latest ones could have been deleted without a
+    /// trace (a cut tail leaves a valid chain); the break is placed after
+    /// the last entry.
+    GuardsRemoved,
 }
 
 impl BreakKind {
@@ -325,6 +330,7 @@ impl BreakKind {
             BreakKind::BrokenLink => "broken_link",
             BreakKind::ChangedEntry => "changed_entry",
             BreakKind::BadEntry => "bad_entry",
+            BreakKind::GuardsRemoved => "guards_removed",
         }
     }
 }
@@ -427,8 +433,8 @@ pub enum Access {
     ReadWrite,
 }
 
-/// Whether `path` is a retrace case file: a SQLite database with the case
-/// file's `entries` table and no journal `events` table. Any error (not a
+/// Whether `path` is a retrace case file: a SQLite database whose `meta`
+/// table names the case file format ([`FORMAT`]). Any error (not a
 /// file, not SQLite, unreadable) answers `false`; the caller then treats the
 /// path as a journal and reports what is wrong with it.
 pub fn is_case_file(path: &Path) -> bool {
@@ -454,7 +460,13 @@ pub fn is_case_file(path: &Path) -> bool {
         )
         .is_ok_and(|n| n > 0)
     };
-    has("entries") && !has("events")
+    has("entries")
+        && has("meta")
+        && conn
+            .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .is_ok_and(|f| f == FORMAT)
 }
 
 /// An open case file.
@@ -478,23 +490,72 @@ CREATE TABLE IF NOT EXISTS entries (
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS entries_append_only_update BEFORE UPDATE ON entries
-    BEGIN SELECT RAISE(ABORT, 'the case file is append-only: entries cannot be changed'); END;
-CREATE TRIGGER IF NOT EXISTS entries_append_only_delete BEFORE DELETE ON entries
-    BEGIN SELECT RAISE(ABORT, 'the case file is append-only: entries cannot be deleted'); END;
-CREATE TRIGGER IF NOT EXISTS meta_append_only_update BEFORE UPDATE ON meta
-    BEGIN SELECT RAISE(ABORT, 'the case file is append-only: meta cannot be changed'); END;
-CREATE TRIGGER IF NOT EXISTS meta_append_only_delete BEFORE DELETE ON meta
-    BEGIN SELECT RAISE(ABORT, 'the case file is append-only: meta cannot be deleted'); END;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('format', 'retrace-case/1');
 ";
 
-const GUARDS: [&str; 4] = [
-    "entries_append_only_update",
-    "entries_append_only_delete",
-    "meta_append_only_update",
-    "meta_append_only_delete",
+/// The append-only guards: trigger name and definition (after the name).
+/// [`guards_ok`] checks that each is present with exactly this definition,
+/// so a trigger replaced by a harmless one of the same name is caught.
+const GUARDS: [(&str, &str); 4] = [
+    (
+        "entries_append_only_update",
+        "BEFORE UPDATE ON entries BEGIN SELECT RAISE(ABORT, 'the case file is append-only: entries cannot be changed'); END",
+    ),
+    (
+        "entries_append_only_delete",
+        "BEFORE DELETE ON entries BEGIN SELECT RAISE(ABORT, 'the case file is append-only: entries cannot be deleted'); END",
+    ),
+    (
+        "meta_append_only_update",
+        "BEFORE UPDATE ON meta BEGIN SELECT RAISE(ABORT, 'the case file is append-only: meta cannot be changed'); END",
+    ),
+    (
+        "meta_append_only_delete",
+        "BEFORE DELETE ON meta BEGIN SELECT RAISE(ABORT, 'the case file is append-only: meta cannot be deleted'); END",
+    ),
 ];
+
+/// The whole schema of a new case file: [`SCHEMA`]'s tables and meta row,
+/// and the [`GUARDS`].
+fn schema() -> String {
+    let mut s = SCHEMA.to_string();
+    for (name, body) in GUARDS {
+        s.push_str(&format!("CREATE TRIGGER IF NOT EXISTS {name} {body};\n"));
+    }
+    s
+}
+
+/// Whether every guard is present with its exact definition (SQLite keeps
+/// a trigger's `CREATE TRIGGER` text; whitespace is not compared).
+fn guards_ok(conn: &Connection) -> rusqlite::Result<bool> {
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (name, body) in GUARDS {
+        let sql: Option<String> = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let expected = squash(&format!("CREATE TRIGGER {name} {body}"));
+        if sql.map(|s| squash(&s)) != Some(expected) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The break a case file without its guards reads as: after its last entry.
+fn guards_removed(entries: u64) -> ChainStatus {
+    ChainStatus::Broken {
+        verified: entries,
+        brk: ChainBreak {
+            seq: entries + 1,
+            kind: BreakKind::GuardsRemoved,
+            detail: "the triggers that refuse UPDATE and DELETE were removed or changed: the latest entries may have been deleted without a trace".into(),
+        },
+    }
+}
 
 /// The hash of an entry: `hex(SHA-256(ascii(prev_hash) ‖ JCS(body)))` with
 /// `body = {"seq","at","kind","payload"}` (DESIGN.md §6 rule).
@@ -815,7 +876,7 @@ impl CaseFile {
             )
             .map_err(Created::Sqlite)?;
         if tables == 0 {
-            tx.execute_batch(SCHEMA).map_err(Created::Sqlite)?;
+            tx.execute_batch(&schema()).map_err(Created::Sqlite)?;
         } else {
             let ours: i64 = tx
                 .query_row(
@@ -877,29 +938,36 @@ impl CaseFile {
     /// # Errors
     /// [`CaseError::Sqlite`] when the file cannot be read.
     pub fn verify(&self) -> Result<Verification, CaseError> {
-        let (_, chain) = self.load()?;
-        if self.empty {
-            return Ok(Verification {
-                chain,
-                append_only_guards: true,
-            });
-        }
-        let mut guards = 0;
-        for g in GUARDS {
-            let n: i64 = self
-                .conn
-                .query_row(
-                    "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = ?1",
-                    [g],
-                    |r| r.get(0),
-                )
-                .map_err(|e| self.sql(e))?;
-            guards += n;
-        }
+        let (_, chain) = self.load_guarded()?;
         Ok(Verification {
+            append_only_guards: self.guards_present()?,
             chain,
-            append_only_guards: guards == GUARDS.len() as i64,
         })
+    }
+
+    /// [`CaseFile::load`], and a file whose append-only triggers were
+    /// removed reads as broken after its last entry
+    /// ([`BreakKind::GuardsRemoved`]): its entries still count, but nothing
+    /// may extend it and every view says it is broken.
+    ///
+    /// # Errors
+    /// [`CaseError::Sqlite`] when the file cannot be read.
+    pub fn load_guarded(&self) -> Result<(Vec<Entry>, ChainStatus), CaseError> {
+        let (entries, chain) = self.load()?;
+        let chain = match chain {
+            ChainStatus::Intact { entries: n, .. } if !self.guards_present()? => guards_removed(n),
+            other => other,
+        };
+        Ok((entries, chain))
+    }
+
+    /// Whether the triggers refusing UPDATE and DELETE are all present (an
+    /// empty file, still being created, has none and needs none).
+    fn guards_present(&self) -> Result<bool, CaseError> {
+        if self.empty {
+            return Ok(true);
+        }
+        guards_ok(&self.conn).map_err(|e| self.sql(e))
     }
 
     /// The decisions among the verified entries, in seq order.
@@ -957,6 +1025,12 @@ impl CaseFile {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
         let (entries, status) = check_rows(read_rows(&tx).map_err(sql)?);
+        let status = match status {
+            ChainStatus::Intact { entries: n, .. } if !guards_ok(&tx).map_err(sql)? => {
+                guards_removed(n)
+            }
+            other => other,
+        };
         let prev = match status {
             ChainStatus::Intact { head, .. } => head,
             ChainStatus::Broken { brk, .. } => {

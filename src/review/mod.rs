@@ -99,7 +99,7 @@ impl CaseContext {
             Access::Read
         };
         let c = CaseFile::open(&p, access)?;
-        let (entries, chain) = c.load()?;
+        let (entries, chain) = c.load_guarded()?;
         ctx.exists = true;
         ctx.decisions = case::decisions_of(&entries);
         ctx.entries = entries;
