@@ -697,8 +697,13 @@ impl Investigation {
     }
 
     /// The events of an execution, for display.
+    /// Arguments named secret by the group's tool contract are redacted.
     pub fn events(&self, xi: usize) -> Vec<EventView> {
         let x = &self.model.executions[xi];
+        let secrets: &[String] = self
+            .execution_group(xi)
+            .and_then(|g| self.analysis.groups.get(g))
+            .map_or(&[], |g| g.contract.secret_fields.as_slice());
         x.events
             .iter()
             .enumerate()
@@ -708,7 +713,7 @@ impl Investigation {
                     event: i,
                 }),
                 event: e.kind.name(),
-                summary: event_summary(e),
+                summary: event_summary_redacted(e, secrets),
                 extra: e.extra.clone(),
             })
             .collect()
@@ -746,6 +751,30 @@ pub fn positional_pairing(e: &Event) -> Option<&str> {
 
 /// Key details of an event in one line.
 pub fn event_summary(e: &Event) -> String {
+    event_summary_redacted(e, &[])
+}
+
+/// Replaces the values of the tool contract's secret fields (DESIGN.md §4:
+/// `secret_fields`) in journal arguments with `[secret field]`.
+pub fn redact_secrets(args: &Value, secret_fields: &[String]) -> Value {
+    match args {
+        Value::Object(m) if !secret_fields.is_empty() => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    if secret_fields.contains(k) {
+                        (k.clone(), Value::String("[secret field]".into()))
+                    } else {
+                        (k.clone(), v.clone())
+                    }
+                })
+                .collect(),
+        ),
+        v => v.clone(),
+    }
+}
+
+/// [`event_summary`] with the arguments' secret fields redacted.
+pub fn event_summary_redacted(e: &Event, secret_fields: &[String]) -> String {
     match &e.kind {
         EventKind::Accepted {
             call,
@@ -758,7 +787,7 @@ pub fn event_summary(e: &Event) -> String {
                 action.tool().unwrap_or("?"),
                 action
                     .arguments()
-                    .map(|a| Value::Object(a.clone()).to_string())
+                    .map(|a| redact_secrets(&Value::Object(a.clone()), secret_fields).to_string())
                     .unwrap_or_default()
             );
             if let Some(id) = &call.jsonrpc_id {

@@ -696,3 +696,36 @@ fn investigate_json_shows_unknown_fields_of_each_event() {
         assert!(e["evidence"]["line"].as_u64().is_some());
     }
 }
+
+/// Secret fields of a tool contract never show in `investigate --json`'s
+/// event log (it once printed a card token the canonical action redacted).
+#[test]
+fn investigate_json_redacts_secret_fields_in_the_event_log() {
+    let j = root().join("sample-journals/scenarios/idempotency-key-conflict.jsonl");
+    let c = root().join("sample-journals/contracts.toml");
+    let raw = std::fs::read_to_string(&j).unwrap();
+    assert!(raw.contains("tok_live_4f2a9c"), "fixture changed");
+    let groups = json(&[
+        "groups",
+        j.to_str().unwrap(),
+        "--contracts",
+        c.to_str().unwrap(),
+        "--json",
+    ]);
+    for g in groups.as_array().unwrap() {
+        let out = retrace()
+            .args([
+                "investigate",
+                j.to_str().unwrap(),
+                "--contracts",
+                c.to_str().unwrap(),
+            ])
+            .args(["--group", g["group_id"].as_str().unwrap(), "--json"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\"event_log\""), "{text}");
+        assert!(!text.contains("tok_live_4f2a9c"), "{text}");
+        assert!(text.contains("[secret field]"), "{text}");
+    }
+}

@@ -390,23 +390,7 @@ pub(crate) fn hms(t: DateTime<Utc>) -> String {
     t.format("%H:%M:%S%.3f").to_string()
 }
 
-/// Redacts the tool contract's secret fields in journal arguments.
-fn redact_secrets(args: &Value, secret_fields: &[String]) -> Value {
-    match args {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    if secret_fields.contains(k) {
-                        (k.clone(), Value::String("[secret field]".into()))
-                    } else {
-                        (k.clone(), v.clone())
-                    }
-                })
-                .collect(),
-        ),
-        v => v.clone(),
-    }
-}
+use crate::query::redact_secrets;
 
 const PLACEHOLDERS: [&str; 2] = ["unknown", "unscoped"];
 
