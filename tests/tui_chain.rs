@@ -72,6 +72,17 @@ fn broken_chain_in_the_journal_list_and_on_evidence() {
             "{s}"
         );
     }
+    // Narrower still, the badge shrinks but never goes (it was once cut to
+    // `[chain BRO`).
+    for w in [40, 30, 20] {
+        app.update(Action::Resize(w, 24));
+        let s = screen(&app, w, 24);
+        let first = s.lines().next().unwrap();
+        assert!(
+            first.contains("[BROKEN]") || first.contains("[chain BROKEN: 1 of 1]"),
+            "{first}"
+        );
+    }
     app.update(Action::Resize(160, 48));
     let s = screen(&app, 160, 48);
     let marked: Vec<&str> = s

@@ -349,3 +349,18 @@ fn hiding_clean_groups_says_what_is_hidden() {
     );
     assert!(!s.contains("hold no tool call"), "{s}");
 }
+
+/// On a narrow terminal the header keeps the current place before a chain
+/// status that raises no alarm (it once cut `overview` to `ov`).
+#[test]
+fn a_narrow_header_keeps_the_current_place() {
+    let mut a = app(36, 24);
+    let s = screen(&a, 36, 24);
+    assert!(s.lines().next().unwrap().contains("overview"), "{s}");
+    a.update(Action::ShowGroups);
+    a.update(Action::Open);
+    let s = screen(&a, 36, 24);
+    let first = s.lines().next().unwrap();
+    assert!(first.contains("group g"), "{first}");
+    assert!(!first.contains("[chain"), "{first}");
+}

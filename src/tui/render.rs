@@ -87,9 +87,9 @@ fn message_line(app: &App, width: u16) -> Line<'static> {
 }
 
 /// The title line: `retrace`, the chain status, and the breadcrumbs. When
-/// the width runs short, the leading crumbs give way first (`…`), then a
-/// chain status that raises no alarm; the current place and a broken chain
-/// always show.
+/// the width runs short, the leading crumbs give way first (`…`), then the
+/// chain status: a broken chain shrinks to `[BROKEN]` and always shows,
+/// any other status is left out; the current place keeps what is left.
 fn title_line(app: &App, width: u16) -> Line<'static> {
     let theme = &app.theme;
     let head = Span::styled(" retrace ", theme.accent.add_modifier(Modifier::REVERSED));
@@ -121,27 +121,28 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
             .sum();
         shown + if from > 0 { 2 } else { 0 }
     };
-    let badge_width = badge.as_ref().map_or(0, |(t, _, _)| t.chars().count() + 1);
-    let fits = |from: usize, with_badge: bool| {
-        head.width() + crumb_width(from) + if with_badge { badge_width } else { 0 } <= room
-    };
+    // The badge in full, then (a broken chain only) as `[BROKEN]`, then
+    // (anything else) left out.
+    let full = badge.as_ref().map(|(t, s, _)| (t.clone(), *s));
+    let short = badge
+        .as_ref()
+        .filter(|_| alarm)
+        .map(|(_, s, _)| ("[BROKEN]".to_string(), *s));
+    let fallback = if alarm { short.clone() } else { None };
+    let choices = [full, short, fallback.clone()];
     let last = crumbs.len().saturating_sub(1);
-    let (from, with_badge) = (0..=last)
-        .map(|f| (f, true))
-        .find(|&(f, b)| fits(f, b))
-        .or_else(|| {
-            (!alarm)
-                .then(|| (0..=last).map(|f| (f, false)).find(|&(f, b)| fits(f, b)))
-                .flatten()
-        })
-        .unwrap_or((last, true));
+    let fits = |from: usize, b: &Option<(String, ratatui::style::Style)>| {
+        let bw = b.as_ref().map_or(0, |(t, _)| t.chars().count() + 1);
+        head.width() + bw + crumb_width(from) <= room
+    };
+    let (from, shown) = choices
+        .iter()
+        .find_map(|b| (0..=last).find(|&f| fits(f, b)).map(|f| (f, b.clone())))
+        .unwrap_or((last, fallback));
     let mut spans = vec![head];
-    if let (Some((text, style, _)), true) = (&badge, with_badge) {
+    if let Some((text, style)) = shown {
         spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            text.clone(),
-            style.add_modifier(Modifier::BOLD),
-        ));
+        spans.push(Span::styled(text, style.add_modifier(Modifier::BOLD)));
     }
     if from > 0 {
         spans.push(Span::styled(" …", theme.muted));
