@@ -24,11 +24,13 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            // Each line on its own: a multi-line message (a TOML parse error
-            // with its caret) keeps its shape, and no line carries controls.
-            let msg = e.to_string();
-            let lines: Vec<_> = msg.lines().map(retrace::sanitize::escape).collect();
-            let _ = writeln!(io::stderr(), "retrace: {}", lines.join("\n"));
+            // One line, controls and newlines escaped: a file name cannot
+            // forge a line of its own.
+            let _ = writeln!(
+                io::stderr(),
+                "retrace: {}",
+                retrace::sanitize::escape(&e.to_string())
+            );
             ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(1))
         }
     }

@@ -629,10 +629,11 @@ fn gh_aw_failures_paired_by_position_among_differing_answers_are_ambiguous() {
     );
 }
 
-/// A multi-line error (a TOML parse error with its caret) prints as lines,
-/// not with escaped `\n` (it once came out as one line full of `\n`).
+/// A TOML syntax error is one readable line with its position (it once came
+/// out as the parser's multi-line report full of escaped `\n`), and a file
+/// name with a newline cannot forge a second error line.
 #[test]
-fn a_theme_syntax_error_prints_its_lines() {
+fn a_theme_syntax_error_is_one_line_with_its_position() {
     let dir = tempfile::tempdir().unwrap();
     let theme = dir.path().join("broken.toml");
     std::fs::write(&theme, "[roles]\ncritical = \"red\n").unwrap();
@@ -642,9 +643,23 @@ fn a_theme_syntax_error_prints_its_lines() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("TOML parse error at line 2"), "{err}");
-    assert!(!err.contains("\\n"), "{err}");
-    assert!(err.lines().count() >= 3, "{err}");
+    assert!(
+        err.contains("line 2, column 16: invalid basic string"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let forged = dir.path().join("bad\nretrace: fake line.jsonl");
+    std::fs::write(&forged, "not json\n").unwrap();
+    let out = retrace()
+        .args(["groups", forged.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        !err.lines().any(|l| l.starts_with("retrace: fake line")),
+        "{err}"
+    );
 }
 
 /// Unknown fields are kept and shown (DESIGN.md §3): `investigate --json`

@@ -161,7 +161,7 @@ impl Contracts {
             message,
         };
         let file: ContractsFile =
-            toml::from_str(text).map_err(|e| invalid(e.to_string().trim_end().to_string()))?;
+            toml::from_str(text).map_err(|e| invalid(toml_error(text, &e)))?;
         let mut tools = BTreeMap::new();
         for (tool, raw) in file.tools {
             let attach_window = match (&raw.attach_window, raw.class) {
@@ -276,5 +276,24 @@ attach_window = "1h"
         .unwrap_err()
         .to_string();
         assert!(e.contains("tools.x.attach_window"), "{e}");
+    }
+}
+
+/// A TOML error in one line: `line L, column C: message` (1-based, from the
+/// error's byte span), so that it prints on one line after the file name.
+pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    match e.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
     }
 }

@@ -158,7 +158,7 @@ impl Theme {
         };
         let table: toml::Table = text
             .parse()
-            .map_err(|e: toml::de::Error| err(e.to_string().trim_end().to_string()))?;
+            .map_err(|e: toml::de::Error| err(crate::analysis::contracts::toml_error(text, &e)))?;
         let mut name = None;
         let mut base: Option<Theme> = None;
         let mut roles = None;
