@@ -586,6 +586,30 @@ fn gh_aw_failures_paired_by_position_among_differing_answers_are_ambiguous() {
     ];
     let path = dir.path().join("rpc-messages.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    // Two failures, then one answer too many, then the first call again:
+    // the pairing is off by one, so the first failure cannot clear the call
+    // (it once made the repeat a safe_retry).
+    let off = [
+        req("20.000", "create_branch", 7),
+        req("20.100", "create_branch", 8),
+        resp("20.200", true),
+        resp("20.300", true),
+        resp("20.400", false),
+        req("30.000", "create_branch", 7),
+        resp("30.100", false),
+    ];
+    let off_path = dir.path().join("off-by-one.jsonl");
+    std::fs::write(&off_path, off.join("\n") + "\n").unwrap();
+    let g = json(&["groups", off_path.to_str().unwrap(), "--json"]);
+    let repeat = g
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["calls"] == 2)
+        .unwrap_or_else(|| panic!("{g:#}"));
+    assert_eq!(repeat["verdict"], "possible_duplicate", "{g:#}");
+
     let all = json(&["groups", path.to_str().unwrap(), "--all", "--json"]);
     let verdict = |tool: &str| {
         all.as_array()

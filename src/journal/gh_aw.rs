@@ -17,7 +17,10 @@
 //! some successes), a failure paired by position is also marked
 //! `pairing_uncertain`: it may be another call's, so it cannot show that the
 //! target did not act (the analysis reads it as ambiguous, the cautious side;
-//! a success stays "acted", already the cautious reading). A request with
+//! a success stays "acted", already the cautious reading); so is every
+//! failure of a burst that got an answer with no request in flight (its
+//! pairings are off by one). A burst ends when the next request finds the
+//! server idle. A request with
 //! no response has an unknown outcome. A
 //! response is a failure when it carries a JSON-RPC `error`, `result.isError`
 //! is true, the gateway envelope has an `error` field, or a safe-outputs text
@@ -116,6 +119,8 @@ struct State {
 struct Burst {
     failures: usize,
     successes: usize,
+    /// Answers that came with no request in flight.
+    orphans: usize,
     held: Vec<Held>,
 }
 
@@ -129,8 +134,9 @@ struct Held {
 }
 
 impl Burst {
-    /// Emits the held events, marking failures paired by position in a burst
-    /// whose answers differ as `pairing_uncertain`.
+    /// Emits the held events, marking as `pairing_uncertain` the failures
+    /// paired by position in a burst whose answers differ, and every failure
+    /// of a burst that had an answer with no request (its pairings are off).
     fn flush(self, ctx: &mut ReadCtx<'_>) {
         let mixed = self.failures > 0 && self.successes > 0;
         for mut h in self.held {
@@ -141,7 +147,17 @@ impl Burst {
                     ..
                 }
             );
-            if mixed && failure && h.extra.contains_key("pairing") {
+            if failure && self.orphans > 0 {
+                h.extra
+                    .insert("pairing_uncertain".into(), Value::Bool(true));
+                h.extra.insert(
+                    "pairing".into(),
+                    json!(format!(
+                        "{} answer(s) to this server came with no request in flight: the pairing is off, and this failure may be another call's",
+                        self.orphans
+                    )),
+                );
+            } else if mixed && failure && h.extra.contains_key("pairing") {
                 h.extra
                     .insert("pairing_uncertain".into(), Value::Bool(true));
                 h.extra.insert(
@@ -231,6 +247,13 @@ impl State {
             .or_else(|| payload.get("method").and_then(Value::as_str))
             .unwrap_or("")
             .to_string();
+        // A request to an idle server starts a new burst: the last one is
+        // complete (an answer with no request in flight still joins it).
+        if self.pending.get(&server).is_none_or(VecDeque::is_empty)
+            && let Some(b) = self.bursts.remove(&server)
+        {
+            b.flush(ctx);
+        }
         let queue = self.pending.entry(server.clone()).or_default();
         if method != "tools/call" {
             push(queue, None, source.line);
@@ -306,14 +329,7 @@ impl State {
         source: SourceRef,
     ) {
         let queue = self.pending.entry(server.to_string()).or_default();
-        let Some(p) = queue.pop_front() else {
-            ctx.note(format!(
-                "line {}: response from {server:?} with no request in flight",
-                source.line
-            ));
-            return;
-        };
-        let drained = queue.is_empty();
+        let popped = queue.pop_front();
         let (outcome, error) = classify(m, payload);
         let burst = self.bursts.entry(server.to_string()).or_default();
         if outcome == OutcomeKind::Failure {
@@ -321,6 +337,15 @@ impl State {
         } else {
             burst.successes += 1;
         }
+        let Some(p) = popped else {
+            // One answer too many: the burst's pairings are off by one.
+            burst.orphans += 1;
+            ctx.note(format!(
+                "line {}: response from {server:?} with no request in flight; the failures answered to {server:?} just before it are read as ambiguous",
+                source.line
+            ));
+            return;
+        };
         if let Some(execution_id) = p.execution_id {
             let (kind, extra) = outcome_event(outcome, error, p.line, p.overlap, server, &source);
             if p.overlap > 1 {
@@ -333,9 +358,6 @@ impl State {
                 extra,
                 source,
             });
-        }
-        if drained && let Some(b) = self.bursts.remove(server) {
-            b.flush(ctx);
         }
     }
 
