@@ -221,6 +221,25 @@ impl Contracts {
     }
 }
 
+/// A TOML error in one line: `line L, column C: message` (1-based, from the
+/// error's byte span), so that it prints on one line after the file name.
+pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    match e.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,24 +295,5 @@ attach_window = "1h"
         .unwrap_err()
         .to_string();
         assert!(e.contains("tools.x.attach_window"), "{e}");
-    }
-}
-
-/// A TOML error in one line: `line L, column C: message` (1-based, from the
-/// error's byte span), so that it prints on one line after the file name.
-pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
-    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-    match e.span() {
-        Some(span) => {
-            let before = &text.as_bytes()[..span.start.min(text.len())];
-            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-            let start = before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-            format!("line {line}, column {column}: {message}")
-        }
-        None => message,
     }
 }
