@@ -82,29 +82,37 @@ impl JournalReader for GhAwReader {
 struct Pending {
     execution_id: Option<String>,
     line: u32,
-    /// The most requests to this server in flight together at any moment
-    /// while this one waited: above 1, its response may be another's.
-    overlap: usize,
 }
 
-/// Queues a request, noting on every waiting request how many were in
-/// flight together.
-fn push(queue: &mut VecDeque<Pending>, execution_id: Option<String>, line: u32) {
-    let together = queue.len() + 1;
-    for p in queue.iter_mut() {
-        p.overlap = p.overlap.max(together);
+/// The requests to one server waiting for their answers, oldest first.
+#[derive(Default)]
+struct Waiting {
+    queue: VecDeque<Pending>,
+    /// The most requests in flight together since the queue was last empty.
+    /// When a request is answered, this is the most that were in flight
+    /// together while it waited: a request queued behind others saw at
+    /// least 2, and the one that found the queue empty started the count.
+    /// Above 1, its response may be another's. (Kept in O(1) per request:
+    /// updating every waiting request on each push took quadratic time for
+    /// large bursts.)
+    peak: usize,
+}
+
+impl Waiting {
+    /// Queues a request.
+    fn push(&mut self, execution_id: Option<String>, line: u32) {
+        if self.queue.is_empty() {
+            self.peak = 0;
+        }
+        self.queue.push_back(Pending { execution_id, line });
+        self.peak = self.peak.max(self.queue.len());
     }
-    queue.push_back(Pending {
-        execution_id,
-        line,
-        overlap: together,
-    });
 }
 
 struct State {
     label: String,
     scope: String,
-    pending: HashMap<String, VecDeque<Pending>>,
+    pending: HashMap<String, Waiting>,
     other_events: u64,
     positional: u64,
     /// Per server, the responses of the current burst (a stretch in which
@@ -249,20 +257,20 @@ impl State {
             .to_string();
         // A request to an idle server starts a new burst: the last one is
         // complete (an answer with no request in flight still joins it).
-        if self.pending.get(&server).is_none_or(VecDeque::is_empty)
+        if self.pending.get(&server).is_none_or(|w| w.queue.is_empty())
             && let Some(b) = self.bursts.remove(&server)
         {
             b.flush(ctx);
         }
         let queue = self.pending.entry(server.clone()).or_default();
         if method != "tools/call" {
-            push(queue, None, source.line);
+            queue.push(None, source.line);
             return Ok(());
         }
         let params = payload.get("params").cloned().unwrap_or(Value::Null);
         let Some(tool) = params.get("name").and_then(Value::as_str) else {
             // Keep the queue aligned: the server will still answer it.
-            push(queue, None, source.line);
+            queue.push(None, source.line);
             return Err("tools/call request without `payload.params.name`".into());
         };
         let arguments = match params.get("arguments") {
@@ -315,7 +323,7 @@ impl State {
             },
             Map::new(),
         );
-        push(queue, Some(execution_id), source.line);
+        queue.push(Some(execution_id), source.line);
         Ok(())
     }
 
@@ -329,7 +337,8 @@ impl State {
         source: SourceRef,
     ) {
         let queue = self.pending.entry(server.to_string()).or_default();
-        let popped = queue.pop_front();
+        let in_flight = queue.peak;
+        let popped = queue.queue.pop_front();
         let (outcome, error) = classify(m, payload);
         let burst = self.bursts.entry(server.to_string()).or_default();
         if outcome == OutcomeKind::Failure {
@@ -347,8 +356,8 @@ impl State {
             return;
         };
         if let Some(execution_id) = p.execution_id {
-            let (kind, extra) = outcome_event(outcome, error, p.line, p.overlap, server, &source);
-            if p.overlap > 1 {
+            let (kind, extra) = outcome_event(outcome, error, p.line, in_flight, server, &source);
+            if in_flight > 1 {
                 self.positional += 1;
             }
             burst.held.push(Held {
@@ -406,7 +415,7 @@ impl State {
         let open: Vec<u32> = self
             .pending
             .values()
-            .flatten()
+            .flat_map(|w| &w.queue)
             .filter(|p| p.execution_id.is_some())
             .map(|p| p.line)
             .collect();
