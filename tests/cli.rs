@@ -622,6 +622,18 @@ fn gh_aw_failures_paired_by_position_among_differing_answers_are_ambiguous() {
             .to_string()
     };
     assert_eq!(verdict("list_releases"), "pending_verification");
+    // The reviewer sees the call that created it, with no empty "()" where
+    // the log names no session or JSON-RPC id.
+    let out = retrace()
+        .args(["review", "list", path.to_str().unwrap(), "--read-only"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let calls = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("calls"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(calls.trim_end().ends_with("created call line 1"), "{calls}");
     // A success paired by position already reads as "the target acted".
     assert_eq!(verdict("get_me"), "clean");
     assert_eq!(verdict("list_tags"), "clean");

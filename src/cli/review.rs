@@ -95,7 +95,7 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
         }
         writeln!(
             out,
-            "  {}{} {} call {} ({})",
+            "  {}{} {} call {}{}",
             if i == 0 {
                 "calls           "
             } else {
@@ -104,7 +104,11 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
             utc(Some(c.at)),
             c.role,
             e(c.call_id.as_deref().unwrap_or("-")),
-            bits.join(", ")
+            if bits.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", bits.join(", "))
+            }
         )?;
     }
     for a in &it.later_attempts {

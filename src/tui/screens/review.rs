@@ -263,11 +263,15 @@ pub fn record_lines(
                     &mut out,
                     if i == 0 { "calls" } else { "" },
                     &format!(
-                        "{} {} call {} ({})",
+                        "{} {} call {}{}",
                         utc(Some(c.at)),
                         c.role,
                         esc(c.call_id.as_deref().unwrap_or("-")),
-                        bits.join(", ")
+                        if bits.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", bits.join(", "))
+                        }
                     ),
                     w,
                     b,
