@@ -680,7 +680,7 @@ fn a_theme_syntax_error_is_one_line_with_its_position() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("line 2, column 16: invalid basic string"),
+        err.contains("line 2, column 16 (`critical = \"red`): invalid basic string"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");

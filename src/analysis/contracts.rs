@@ -221,8 +221,9 @@ impl Contracts {
     }
 }
 
-/// A TOML error in one line: `line L, column C: message` (1-based, from the
-/// error's byte span), so that it prints on one line after the file name.
+/// A TOML error in one line: ``line L, column C (`source line`): message``
+/// (1-based, from the error's byte span; the source line names the key), so
+/// that it prints on one line after the file name.
 pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
     let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
     match e.span() {
@@ -234,7 +235,16 @@ pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
                 .rposition(|&b| b == b'\n')
                 .map_or(0, |i| i + 1);
             let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-            format!("line {line}, column {column}: {message}")
+            // The line itself names the key (`class = "sometimes"`).
+            let source: String = text
+                .lines()
+                .nth(line - 1)
+                .unwrap_or("")
+                .trim()
+                .chars()
+                .take(80)
+                .collect();
+            format!("line {line}, column {column} (`{source}`): {message}")
         }
         None => message,
     }
