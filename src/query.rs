@@ -626,7 +626,7 @@ impl Investigation {
                     | EventKind::DispatchFailed { .. }
                     | EventKind::DeliveryFailed { .. } => StageStatus::Failed,
                     EventKind::Outcome { .. } => {
-                        match lifecycle::target_answer(&e.kind, l.idempotency_key.is_some()) {
+                        match lifecycle::target_answer(e, l.idempotency_key.is_some()) {
                             TargetAnswer::NoAnswer | TargetAnswer::Ambiguous => {
                                 StageStatus::Unknown
                             }
@@ -741,14 +741,6 @@ impl Investigation {
     }
 }
 
-/// Why an outcome event's pairing with its request is uncertain, when the
-/// reader paired a response by position while several requests to the same
-/// server were in flight (gh-aw logs: responses reuse JSON-RPC ids, so the
-/// server may have answered out of order). `None` when the pairing is exact.
-pub fn positional_pairing(e: &Event) -> Option<&str> {
-    e.extra.get("pairing").and_then(serde_json::Value::as_str)
-}
-
 /// Key details of an event in one line.
 pub fn event_summary(e: &Event) -> String {
     event_summary_redacted(e, &[])
@@ -842,7 +834,7 @@ pub fn event_summary_redacted(e: &Event, secret_fields: &[String]) -> String {
                 s.push_str(" · replayed");
             }
             s.push_str(&format!(" · via {}", observed_via.as_str()));
-            if positional_pairing(e).is_some() {
+            if crate::journal::positional_pairing(e).is_some() {
                 s.push_str(" · paired by position");
             }
             if let Some(r) = result_reference {

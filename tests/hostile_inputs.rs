@@ -373,10 +373,13 @@ fn an_empty_journal_does_not_stop_the_others() {
     std::fs::write(&empty, "").unwrap();
     let blank = dir.path().join("blank.jsonl");
     std::fs::write(&blank, "\n  \n\n").unwrap();
+    let bom = dir.path().join("bom.jsonl");
+    std::fs::write(&bom, "\u{feff}\n").unwrap();
     let o = retrace()
         .args(["groups", "--all", "--json"])
         .arg(&empty)
         .arg(&blank)
+        .arg(&bom)
         .arg(scenario("pending-verification.jsonl"))
         .output()
         .unwrap();

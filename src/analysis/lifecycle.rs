@@ -67,15 +67,18 @@ fn contradicts(a: TargetAnswer, b: TargetAnswer) -> bool {
 /// * failure with an ambiguous status ([`AMBIGUOUS_STATUSES`]) or a non-zero
 ///   SSH exit status (the command ran) → ambiguous; other failures → not
 ///   performed
+/// * a failure whose pairing with its request a reader marked uncertain
+///   ([`crate::journal::PAIRING_UNCERTAIN`]: it may be another call's) →
+///   ambiguous
 /// * unknown → no answer
-pub fn target_answer(kind: &EventKind, key_sent: bool) -> TargetAnswer {
+pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
     let EventKind::Outcome {
         outcome,
         target_status,
         exit_status,
         replayed,
         ..
-    } = kind
+    } = &e.kind
     else {
         return TargetAnswer::NoAnswer;
     };
@@ -93,14 +96,11 @@ pub fn target_answer(kind: &EventKind, key_sent: bool) -> TargetAnswer {
         (OutcomeKind::Failure, None) if exit_status.is_some_and(|x| x != 0) => {
             TargetAnswer::Ambiguous
         }
+        (OutcomeKind::Failure, _) if crate::journal::pairing_uncertain(e) => {
+            TargetAnswer::Ambiguous
+        }
         (OutcomeKind::Failure, _) => TargetAnswer::NotPerformed,
     }
-}
-
-/// Whether a reader marked this outcome's pairing with its request as
-/// uncertain (extra field `pairing_uncertain: true`).
-pub fn pairing_uncertain(e: &crate::model::Event) -> bool {
-    e.extra.get("pairing_uncertain") == Some(&serde_json::Value::Bool(true))
 }
 
 impl Lifecycle {
@@ -150,13 +150,7 @@ impl Lifecycle {
         // answer that contradicts it is kept as a finding; if either says
         // the target acted, retrace reads it as acted (the cautious side).
         for &i in &l.outcomes {
-            let mut a = target_answer(&x.events[i].kind, key_sent);
-            // A failure that a reader could only pair by position, among
-            // answers that differ, may be another call's: it cannot show that
-            // the target did not act (journal/gh_aw.rs).
-            if a == TargetAnswer::NotPerformed && pairing_uncertain(&x.events[i]) {
-                a = TargetAnswer::Ambiguous;
-            }
+            let a = target_answer(&x.events[i], key_sent);
             if a == TargetAnswer::NoAnswer {
                 continue;
             }
@@ -314,7 +308,7 @@ impl Lifecycle {
         let answers: Vec<(usize, TargetAnswer)> = self
             .outcomes
             .iter()
-            .map(|&i| (i, target_answer(&x.events[i].kind, key_sent)))
+            .map(|&i| (i, target_answer(&x.events[i], key_sent)))
             .collect();
         let last_dispatch = x
             .events

@@ -367,10 +367,7 @@ impl Ctx<'_> {
                     _ => "Yes",
                 };
                 // Readers that pair responses by position say so on the event.
-                let pairing = x.events[i]
-                    .extra
-                    .get("pairing")
-                    .and_then(serde_json::Value::as_str)
+                let pairing = crate::journal::positional_pairing(&x.events[i])
                     .map(|p| format!(" (response paired by position: {p})"))
                     .unwrap_or_default();
                 format!("{lead}: {words}.{pairing}")

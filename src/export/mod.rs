@@ -19,7 +19,7 @@ pub mod mermaid;
 use crate::analysis::{Decision, EvidenceRef, Group, Severity, Verdict};
 use crate::journal::Format as JournalFormat;
 use crate::model::{EventKind, Execution, JournalId, SourceRef};
-use crate::query::{EvidenceView, Investigation};
+use crate::query::{EvidenceView, Investigation, redact_secrets};
 use crate::review::{CaseContext, DecisionRecord};
 use anonymize::{Class, Namer, Pseudonyms};
 use chrono::{DateTime, Utc};
@@ -390,8 +390,6 @@ pub(crate) fn hms(t: DateTime<Utc>) -> String {
     t.format("%H:%M:%S%.3f").to_string()
 }
 
-use crate::query::redact_secrets;
-
 const PLACEHOLDERS: [&str; 2] = ["unknown", "unscoped"];
 
 /// A gateway's reason code (`vault_locked`, `denied`, `approval_timeout`,
@@ -713,7 +711,7 @@ impl<N: Namer> Builder<'_, N> {
                     s.push_str(" · replayed");
                 }
                 s.push_str(&format!(" · via {}", observed_via.as_str()));
-                if crate::query::positional_pairing(e).is_some() {
+                if crate::journal::positional_pairing(e).is_some() {
                     s.push_str(" · paired by position");
                 }
                 if let Some(r) = result_reference {

@@ -13,21 +13,19 @@
 //! paired with requests by position per `server_id` (first in, first out).
 //! When several requests to one server were in flight, the pairing is marked
 //! as positional on the outcome event, because the server may have answered
-//! out of order. When the answers within such a burst differ (some failures,
-//! some successes), a failure paired by position is also marked
-//! `pairing_uncertain`: it may be another call's, so it cannot show that the
-//! target did not act (the analysis reads it as ambiguous, the cautious side;
-//! a success stays "acted", already the cautious reading); so is every
-//! failure of a burst that got an answer with no request in flight (its
-//! pairings are off by one). A burst ends when the next request finds the
-//! server idle. A request with
-//! no response has an unknown outcome. A
+//! out of order. Outcomes are held per burst (a burst ends when the next
+//! request finds the server idle). A failure is marked `pairing_uncertain`
+//! when it was paired by position in a burst whose answers differ, or when
+//! its burst got an answer with no request in flight (its pairings are off
+//! by one): it may be another call's, so analysis reads it as ambiguous, the
+//! cautious side (a success already reads as "acted"). A request with no
+//! response has an unknown outcome. A
 //! response is a failure when it carries a JSON-RPC `error`, `result.isError`
 //! is true, the gateway envelope has an `error` field, or a safe-outputs text
 //! result says `{"result":"error"}`.
 
 use super::fields::{parse_object, parse_time, type_name};
-use super::{JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{JournalError, JournalReader, PAIRING, PAIRING_UNCERTAIN, ReadCtx, for_each_line};
 use crate::model::{
     ActionRecord, CallRef, EventKind, JsonRpcId, ObservedVia, OutcomeKind, SourceRef,
 };
@@ -155,28 +153,26 @@ impl Burst {
                     ..
                 }
             );
-            if failure && self.orphans > 0 {
-                h.extra
-                    .insert("pairing_uncertain".into(), Value::Bool(true));
-                h.extra.insert(
-                    "pairing".into(),
-                    json!(format!(
-                        "{} answer(s) to this server came with no request in flight: the pairing is off, and this failure may be another call's",
-                        self.orphans
-                    )),
-                );
-            } else if mixed && failure && h.extra.contains_key("pairing") {
-                h.extra
-                    .insert("pairing_uncertain".into(), Value::Bool(true));
-                h.extra.insert(
-                    "pairing".into(),
-                    json!(format!(
-                        "the {} answers to overlapping requests differ ({} failed, {} succeeded): this failure may be another call's",
-                        self.failures + self.successes,
-                        self.failures,
-                        self.successes
-                    )),
-                );
+            let why = if !failure {
+                None
+            } else if self.orphans > 0 {
+                Some(format!(
+                    "{} answer(s) to this server came with no request in flight: the pairing is off, and this failure may be another call's",
+                    self.orphans
+                ))
+            } else if mixed && h.extra.contains_key(PAIRING) {
+                Some(format!(
+                    "the {} answers to overlapping requests differ ({} failed, {} succeeded): this failure may be another call's",
+                    self.failures + self.successes,
+                    self.failures,
+                    self.successes
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                h.extra.insert(PAIRING_UNCERTAIN.into(), Value::Bool(true));
+                h.extra.insert(PAIRING.into(), Value::String(why));
             }
             ctx.event(&h.execution_id, h.at, h.kind, h.extra, h.source);
         }
@@ -370,48 +366,13 @@ impl State {
         }
     }
 
-    fn finish(mut self, ctx: &mut ReadCtx<'_>) {
-        for (_, b) in self.bursts.drain() {
+    fn finish(self, ctx: &mut ReadCtx<'_>) {
+        // In server order, so that a load is the same every time.
+        let mut bursts: Vec<_> = self.bursts.into_iter().collect();
+        bursts.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, b) in bursts {
             b.flush(ctx);
         }
-        self.report(ctx);
-    }
-}
-
-/// The outcome event for a response paired with the request on `request_line`
-/// that waited while up to `in_flight` requests to `server` were pending.
-fn outcome_event(
-    outcome: OutcomeKind,
-    error: Option<String>,
-    request_line: u32,
-    in_flight: usize,
-    server: &str,
-    source: &SourceRef,
-) -> (EventKind, Map<String, Value>) {
-    let mut extra = Map::new();
-    extra.insert("request_line".into(), json!(request_line));
-    if in_flight > 1 {
-        extra.insert(
-                "pairing".into(),
-                json!(format!(
-                    "{in_flight} requests to {server} were in flight; the server may have answered out of order"
-                )),
-            );
-    }
-    let outcome = EventKind::Outcome {
-        outcome,
-        target_status: None,
-        exit_status: None,
-        error,
-        result_reference: Some(format!("line {}", source.line)),
-        replayed: false,
-        observed_via: ObservedVia::Response,
-    };
-    (outcome, extra)
-}
-
-impl State {
-    fn report(self, ctx: &mut ReadCtx<'_>) {
         let open: Vec<u32> = self
             .pending
             .values()
@@ -442,6 +403,38 @@ impl State {
             ));
         }
     }
+}
+
+/// The outcome event for a response paired with the request on `request_line`
+/// that waited while up to `in_flight` requests to `server` were pending.
+fn outcome_event(
+    outcome: OutcomeKind,
+    error: Option<String>,
+    request_line: u32,
+    in_flight: usize,
+    server: &str,
+    source: &SourceRef,
+) -> (EventKind, Map<String, Value>) {
+    let mut extra = Map::new();
+    extra.insert("request_line".into(), json!(request_line));
+    if in_flight > 1 {
+        extra.insert(
+            PAIRING.into(),
+            json!(format!(
+                "{in_flight} requests to {server} were in flight; the server may have answered out of order"
+            )),
+        );
+    }
+    let outcome = EventKind::Outcome {
+        outcome,
+        target_status: None,
+        exit_status: None,
+        error,
+        result_reference: Some(format!("line {}", source.line)),
+        replayed: false,
+        observed_via: ObservedVia::Response,
+    };
+    (outcome, extra)
 }
 
 /// Success or failure of a response, with the error text when it failed.

@@ -41,6 +41,29 @@ pub use fields::parse_time;
 /// reports it as the `arguments_not_logged` finding.
 pub const ARGUMENTS_LOGGED: &str = "arguments_logged";
 
+/// Name of the field a reader puts among an `outcome` event's unknown fields
+/// when it could only pair the response with its request by position (gh-aw
+/// logs reuse JSON-RPC ids): the value says why, in words.
+pub const PAIRING: &str = "pairing";
+
+/// Name of the field (value `true`) a reader adds beside [`PAIRING`] when the
+/// positional pairing of a failure cannot be trusted (the answers around it
+/// differ, or one came with no request): analysis then reads the failure as
+/// ambiguous, never as proof that the target did not act.
+pub const PAIRING_UNCERTAIN: &str = "pairing_uncertain";
+
+/// Why an outcome was paired with its request by position ([`PAIRING`]),
+/// when it was.
+pub fn positional_pairing(e: &crate::model::Event) -> Option<&str> {
+    e.extra.get(PAIRING).and_then(serde_json::Value::as_str)
+}
+
+/// Whether a reader marked an outcome's pairing as untrustworthy
+/// ([`PAIRING_UNCERTAIN`]).
+pub fn pairing_uncertain(e: &crate::model::Event) -> bool {
+    e.extra.get(PAIRING_UNCERTAIN) == Some(&serde_json::Value::Bool(true))
+}
+
 /// A line that could not be read, with where it is and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LineError {
@@ -326,14 +349,26 @@ pub(crate) fn started_before(
 /// bad lines at the top do not hide the journal's format.
 const SNIFF_LINES: usize = 32;
 
-/// Whether a journal holds nothing but blank lines (an empty file, a log
-/// just rotated). Only small files are looked at; a read error answers no.
+/// How much of a journal format detection reads.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Whether `head`, the first [`SNIFF_BYTES`] of a journal of `size` bytes,
+/// is the whole journal and holds nothing but blank lines and a byte order
+/// mark (an empty file, a log just rotated).
+fn all_blank(head: &[u8], size: Option<u64>) -> bool {
+    size.is_some_and(|n| n <= head.len() as u64)
+        && head
+            .strip_prefix(b"\xEF\xBB\xBF")
+            .unwrap_or(head)
+            .split(|&b| b == b'\n')
+            .all(lines::is_blank)
+}
+
+/// [`all_blank`] for a journal that has been read (a read error answers no).
 fn is_blank(source: &JournalSource) -> bool {
-    const LIMIT: usize = 64 * 1024;
-    source.size().is_some_and(|n| n <= LIMIT as u64)
-        && source
-            .head(LIMIT)
-            .is_ok_and(|h| h.split(|&b| b == b'\n').all(lines::is_blank))
+    source
+        .head(SNIFF_BYTES)
+        .is_ok_and(|h| all_blank(&h, source.size()))
 }
 
 /// Tells the format of a journal from its first lines.
@@ -342,8 +377,8 @@ fn is_blank(source: &JournalSource) -> bool {
 /// [`JournalError::UnknownFormat`] naming the first line and the formats
 /// retrace reads.
 pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
-    let head = source.head(64 * 1024)?;
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    let raw = source.head(SNIFF_BYTES)?;
+    let head = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
     let mut first: Vec<&[u8]> = Vec::new();
     let mut first_line_no = 0u32;
     for (i, l) in head.split(|&b| b == b'\n').enumerate() {
@@ -361,7 +396,7 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
     // An empty journal (a gateway that just started, a log just rotated) is
     // an empty native journal: it adds nothing, and does not stop the others
     // from loading.
-    if first.is_empty() && is_blank(source) {
+    if first.is_empty() && all_blank(&raw, source.size()) {
         return Ok(Format::Native);
     }
     // The last piece may be cut by the 64 KiB limit; sniffers parse leniently.

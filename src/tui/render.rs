@@ -121,15 +121,14 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
             .sum();
         shown + if from > 0 { 2 } else { 0 }
     };
-    // The badge in full, then (a broken chain only) as `[BROKEN]`, then
-    // (anything else) left out.
+    // The badge in full; else a broken chain as `[BROKEN]`, anything else
+    // left out.
     let full = badge.as_ref().map(|(t, s, _)| (t.clone(), *s));
     let short = badge
         .as_ref()
         .filter(|_| alarm)
         .map(|(_, s, _)| ("[BROKEN]".to_string(), *s));
-    let fallback = if alarm { short.clone() } else { None };
-    let choices = [full, short, fallback.clone()];
+    let choices = [full, short];
     let last = crumbs.len().saturating_sub(1);
     let fits = |from: usize, b: &Option<(String, ratatui::style::Style)>| {
         let bw = b.as_ref().map_or(0, |(t, _)| t.chars().count() + 1);
@@ -138,7 +137,7 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
     let (from, shown) = choices
         .iter()
         .find_map(|b| (0..=last).find(|&f| fits(f, b)).map(|f| (f, b.clone())))
-        .unwrap_or((last, fallback));
+        .unwrap_or_else(|| (last, choices[1].clone()));
     let mut spans = vec![head];
     if let Some((text, style)) = shown {
         spans.push(Span::raw(" "));
