@@ -12,6 +12,30 @@ use serde_json::Value;
 
 const J: &str = "pending-retry.jsonl";
 
+/// `retrace review decide act_R1` on the fixture journal in `dir`.
+fn decide(
+    dir: &std::path::Path,
+    decision: &str,
+    note: &str,
+    reviewer: &str,
+) -> std::process::Output {
+    run(
+        dir,
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            decision,
+            "--note",
+            note,
+            "--reviewer",
+            reviewer,
+        ],
+    )
+}
+
 fn group_verdict(dir: &std::path::Path) -> String {
     let v = json(&run(dir, &["groups", J, "--json"]));
     v[0]["verdict"].as_str().unwrap().to_string()
@@ -50,20 +74,11 @@ fn pending_execution_is_queued_with_its_activity_record() {
 #[test]
 fn confirmed_completed_turns_possible_duplicate_into_duplicate_side_effect() {
     let (d, _) = copy_fixture(J);
-    let o = run(
+    let o = decide(
         d.path(),
-        &[
-            "review",
-            "decide",
-            "act_R1",
-            J,
-            "--decision",
-            "confirmed_completed",
-            "--note",
-            "vault audit log shows the rotation at 09:02:07",
-            "--reviewer",
-            "alice",
-        ],
+        "confirmed_completed",
+        "vault audit log shows the rotation at 09:02:07",
+        "alice",
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
@@ -108,21 +123,7 @@ fn confirmed_completed_turns_possible_duplicate_into_duplicate_side_effect() {
     // The queue is empty and a second decision is refused.
     let q = json(&run(d.path(), &["review", "list", J, "--json"]));
     assert_eq!(q.as_array().unwrap().len(), 0);
-    let o = run(
-        d.path(),
-        &[
-            "review",
-            "decide",
-            "act_R1",
-            J,
-            "--decision",
-            "escalated",
-            "--note",
-            "again",
-            "--reviewer",
-            "bob",
-        ],
-    );
+    let o = decide(d.path(), "escalated", "again", "bob");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("already decided confirmed_completed by alice"));
     // It says what the reviewer can do instead.
@@ -151,20 +152,11 @@ fn confirmed_completed_turns_possible_duplicate_into_duplicate_side_effect() {
 #[test]
 fn confirmed_not_executed_makes_the_retry_safe() {
     let (d, _) = copy_fixture(J);
-    let o = run(
+    let o = decide(
         d.path(),
-        &[
-            "review",
-            "decide",
-            "act_R1",
-            J,
-            "--decision",
-            "confirmed_not_executed",
-            "--note",
-            "vault has no rotation before 09:04",
-            "--reviewer",
-            "carol",
-        ],
+        "confirmed_not_executed",
+        "vault has no rotation before 09:04",
+        "carol",
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(group_verdict(d.path()), "safe_retry");
@@ -173,23 +165,7 @@ fn confirmed_not_executed_makes_the_retry_safe() {
 #[test]
 fn escalation_keeps_the_item_queued_and_a_later_decision_settles_it() {
     let (d, _) = copy_fixture(J);
-    let decide = |decision: &str, who: &str| {
-        run(
-            d.path(),
-            &[
-                "review",
-                "decide",
-                "act_R1",
-                J,
-                "--decision",
-                decision,
-                "--note",
-                "looked at it",
-                "--reviewer",
-                who,
-            ],
-        )
-    };
+    let decide = |decision: &str, who: &str| decide(d.path(), decision, "looked at it", who);
     let o = decide("escalated", "bob");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("possible_duplicate (unchanged)"));
@@ -375,21 +351,7 @@ fn a_read_only_folder_is_said_clearly() {
     use std::os::unix::fs::PermissionsExt;
     let (d, _) = copy_fixture(J);
     std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
-    let o = run(
-        d.path(),
-        &[
-            "review",
-            "decide",
-            "act_R1",
-            J,
-            "--decision",
-            "escalated",
-            "--note",
-            "n",
-            "--reviewer",
-            "a",
-        ],
-    );
+    let o = decide(d.path(), "escalated", "n", "a");
     std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let e = stderr(&o);
@@ -401,21 +363,7 @@ fn a_read_only_folder_is_said_clearly() {
 fn a_tampered_case_file_is_detected() {
     let (d, _) = copy_fixture(J);
     for (decision, who) in [("escalated", "bob"), ("confirmed_completed", "alice")] {
-        let o = run(
-            d.path(),
-            &[
-                "review",
-                "decide",
-                "act_R1",
-                J,
-                "--decision",
-                decision,
-                "--note",
-                "audit log checked",
-                "--reviewer",
-                who,
-            ],
-        );
+        let o = decide(d.path(), decision, "audit log checked", who);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let case_path = d.path().join(case::DEFAULT_FILE_NAME);
@@ -470,21 +418,7 @@ fn a_tampered_case_file_is_detected() {
     );
     assert_eq!(json(&o)[0]["verdict"], "possible_duplicate");
     // A broken chain is never extended, nor exported to a gateway.
-    let o = run(
-        d.path(),
-        &[
-            "review",
-            "decide",
-            "act_R1",
-            J,
-            "--decision",
-            "escalated",
-            "--note",
-            "n",
-            "--reviewer",
-            "a",
-        ],
-    );
+    let o = decide(d.path(), "escalated", "n", "a");
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let o = run(d.path(), &["review", "export", J]);
     assert_eq!(o.status.code(), Some(1));
@@ -501,21 +435,7 @@ fn a_tampered_case_file_is_detected() {
 fn a_case_file_whose_latest_decision_was_deleted_does_not_verify() {
     let (d, _) = copy_fixture(J);
     for (decision, who) in [("escalated", "bob"), ("confirmed_completed", "alice")] {
-        let o = run(
-            d.path(),
-            &[
-                "review",
-                "decide",
-                "act_R1",
-                J,
-                "--decision",
-                decision,
-                "--note",
-                "checked",
-                "--reviewer",
-                who,
-            ],
-        );
+        let o = decide(d.path(), decision, "checked", who);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let case_path = d.path().join(case::DEFAULT_FILE_NAME);
@@ -540,21 +460,7 @@ fn a_case_file_whose_latest_decision_was_deleted_does_not_verify() {
     // Every view says so, and nothing extends the file.
     let o = run(d.path(), &["groups", J]);
     assert!(stderr(&o).contains("guards_removed"), "{}", stderr(&o));
-    let o = run(
-        d.path(),
-        &[
-            "review",
-            "decide",
-            "act_R1",
-            J,
-            "--decision",
-            "confirmed_completed",
-            "--note",
-            "n",
-            "--reviewer",
-            "c",
-        ],
-    );
+    let o = decide(d.path(), "confirmed_completed", "n", "c");
     assert_ne!(o.status.code(), Some(0), "{}", stdout(&o));
     let v = case::verify(&case_path).unwrap();
     assert!(
@@ -571,21 +477,7 @@ fn a_case_file_whose_latest_decision_was_deleted_does_not_verify() {
 fn a_harmless_trigger_of_the_same_name_is_no_guard() {
     let (d, _) = copy_fixture(J);
     for who in ["bob", "alice"] {
-        let o = run(
-            d.path(),
-            &[
-                "review",
-                "decide",
-                "act_R1",
-                J,
-                "--decision",
-                "escalated",
-                "--note",
-                "n",
-                "--reviewer",
-                who,
-            ],
-        );
+        let o = decide(d.path(), "escalated", "n", who);
         assert!(o.status.success() || who == "alice", "{}", stderr(&o));
     }
     let case_path = d.path().join(case::DEFAULT_FILE_NAME);
@@ -636,21 +528,7 @@ fn a_harmless_trigger_of_the_same_name_is_no_guard() {
 #[test]
 fn a_case_file_given_to_verify_is_verified_as_one() {
     let (d, _) = copy_fixture(J);
-    let o = run(
-        d.path(),
-        &[
-            "review",
-            "decide",
-            "act_R1",
-            J,
-            "--decision",
-            "escalated",
-            "--note",
-            "n",
-            "--reviewer",
-            "a",
-        ],
-    );
+    let o = decide(d.path(), "escalated", "n", "a");
     assert!(o.status.success(), "{}", stderr(&o));
     for args in [
         vec!["verify", J, case::DEFAULT_FILE_NAME],
