@@ -26,9 +26,7 @@
 
 use super::fields::{parse_object, parse_time, type_name};
 use super::{JournalError, JournalReader, PAIRING, PAIRING_UNCERTAIN, ReadCtx, for_each_line};
-use crate::model::{
-    ActionRecord, CallRef, EventKind, JsonRpcId, ObservedVia, OutcomeKind, SourceRef,
-};
+use crate::model::{ActionRecord, CallRef, EventKind, JsonRpcId, OutcomeKind, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, VecDeque};
@@ -425,15 +423,8 @@ fn outcome_event(
             )),
         );
     }
-    let outcome = EventKind::Outcome {
-        outcome,
-        target_status: None,
-        exit_status: None,
-        error,
-        result_reference: Some(format!("line {}", source.line)),
-        replayed: false,
-        observed_via: ObservedVia::Response,
-    };
+    let outcome =
+        EventKind::response_outcome(outcome, error, Some(format!("line {}", source.line)));
     (outcome, extra)
 }
 

@@ -34,9 +34,7 @@ use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, Si
 use super::fields::{parse_object, parse_time};
 use super::rawjson;
 use super::{Capabilities, JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{
-    ActionRecord, CallRef, EventKind, JsonRpcId, ObservedVia, OutcomeKind, SourceRef,
-};
+use crate::model::{ActionRecord, CallRef, EventKind, JsonRpcId, OutcomeKind, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -403,15 +401,7 @@ impl State {
             ctx.event(
                 &id,
                 at,
-                EventKind::Outcome {
-                    outcome: OutcomeKind::Success,
-                    target_status: None,
-                    exit_status: None,
-                    error: None,
-                    result_reference: body,
-                    replayed: false,
-                    observed_via: ObservedVia::Response,
-                },
+                EventKind::response_outcome(OutcomeKind::Success, None, body),
                 Map::new(),
                 source,
             );
@@ -447,15 +437,7 @@ impl State {
             ctx.event(
                 &id,
                 at,
-                EventKind::Outcome {
-                    outcome: OutcomeKind::Failure,
-                    target_status: None,
-                    exit_status: None,
-                    error: Some(msg),
-                    result_reference: None,
-                    replayed: false,
-                    observed_via: ObservedVia::Response,
-                },
+                EventKind::response_outcome(OutcomeKind::Failure, Some(msg), None),
                 extra,
                 source,
             );
@@ -632,15 +614,11 @@ impl State {
                     ctx.event(
                         &p.execution_id,
                         at,
-                        EventKind::Outcome {
-                            outcome: OutcomeKind::Success,
-                            target_status: None,
-                            exit_status: None,
-                            error: None,
-                            result_reference: Some(format!("line {}", source.line)),
-                            replayed: false,
-                            observed_via: ObservedVia::Response,
-                        },
+                        EventKind::response_outcome(
+                            OutcomeKind::Success,
+                            None,
+                            Some(format!("line {}", source.line)),
+                        ),
                         extra,
                         source,
                     );
@@ -690,15 +668,11 @@ impl State {
                     ctx.event(
                         &p.execution_id,
                         at,
-                        EventKind::Outcome {
-                            outcome: OutcomeKind::Failure,
-                            target_status: None,
-                            exit_status: None,
-                            error: Some(msg),
-                            result_reference: Some(format!("line {}", source.line)),
-                            replayed: false,
-                            observed_via: ObservedVia::Response,
-                        },
+                        EventKind::response_outcome(
+                            OutcomeKind::Failure,
+                            Some(msg),
+                            Some(format!("line {}", source.line)),
+                        ),
                         extra,
                         source,
                     );

@@ -29,7 +29,7 @@ use super::fields::{parse_object, parse_time};
 use super::keys::KeyFile;
 use super::rawjson::{self, Raw, js_number, js_str};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, SourceRef};
+use crate::model::{ActionRecord, CallRef, EventKind, OutcomeKind, SourceRef};
 use ed25519_dalek::Verifier;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value, json};
@@ -265,15 +265,7 @@ fn emit_call(
 }
 
 fn outcome(outcome: OutcomeKind, error: Option<String>) -> EventKind {
-    EventKind::Outcome {
-        outcome,
-        target_status: None,
-        exit_status: None,
-        error,
-        result_reference: None,
-        replayed: false,
-        observed_via: ObservedVia::Response,
-    }
+    EventKind::response_outcome(outcome, error, None)
 }
 
 /// The attestation key: an HMAC secret and, when it is 32 bytes, also the

@@ -313,6 +313,26 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// An `outcome` seen in the target's response, with no HTTP or exit
+    /// status and no replay: what readers of MCP-level logs record (a
+    /// `tools/call` result or error). `result_reference` says where the
+    /// response is (`line 12`).
+    pub fn response_outcome(
+        outcome: OutcomeKind,
+        error: Option<String>,
+        result_reference: Option<String>,
+    ) -> EventKind {
+        EventKind::Outcome {
+            outcome,
+            target_status: None,
+            exit_status: None,
+            error,
+            result_reference,
+            replayed: false,
+            observed_via: ObservedVia::Response,
+        }
+    }
+
     /// The journal spelling of the event name.
     pub fn name(&self) -> &'static str {
         match self {
