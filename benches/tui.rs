@@ -15,8 +15,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use ratatui::widgets::Block;
-use retrace::journal::{self, JournalSource};
-use retrace::query::Investigation;
+use retrace::query::{Investigation, LoadStage, Setup};
 use retrace::tui::app::{Data, LoadMsg};
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App, render};
@@ -220,13 +219,24 @@ fn main() {
     let first_frame = start.elapsed();
 
     // Loading and analysis (what the loader thread does), then the overview.
+    // The case file does not exist yet: the first decision creates it.
+    let case_dir = tempfile::tempdir().expect("a temporary folder");
+    let setup = Setup {
+        case: Some(case_dir.path().join("bench-case.sqlite")),
+        reviewer: Some("bench".into()),
+        ..Setup::new(vec![path.clone()])
+    };
     let t = Instant::now();
-    let (journals, model) =
-        journal::load(vec![JournalSource::file(&path)], None, &mut |_| {}).expect("load");
-    let loaded = t.elapsed();
-    let t = Instant::now();
-    let inv = Investigation::analyze(journals, model, &Default::default());
-    let analysed = t.elapsed();
+    let mut read_done = None;
+    let inv = Investigation::open(&setup, &mut |s| {
+        if s == LoadStage::Analysing {
+            read_done = Some(t.elapsed());
+        }
+    })
+    .expect("load");
+    let total = t.elapsed();
+    let loaded = read_done.unwrap_or(total);
+    let analysed = total - loaded;
     let t = Instant::now();
     let data = Data::new(inv);
     let prepared = t.elapsed();
@@ -343,14 +353,6 @@ fn main() {
     }
     step(&mut app, Action::FocusNext, &mut review);
     let queued = app.data().map_or(0, |d| d.queue.len());
-    let case_dir = tempfile::tempdir().expect("a temporary folder");
-    app.review.case = retrace::review::CaseContext::load(
-        Some(&case_dir.path().join("bench-case.sqlite")),
-        &[],
-        false,
-    )
-    .expect("no case file yet");
-    app.review.reviewer = Some("bench".into());
     for a in [Action::Decide, Action::Submit] {
         app.update(a);
     }

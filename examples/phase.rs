@@ -21,12 +21,12 @@ fn main() -> anyhow::Result<()> {
         model.executions.len()
     );
     let t = Instant::now();
-    let inv = retrace::query::Investigation::analyze(journals, model, &Default::default());
+    let analysis = retrace::analysis::analyze(&model, &journals, &Default::default());
     eprintln!(
         "analyze  {:>8.3} s  {} groups",
         t.elapsed().as_secs_f64(),
-        inv.analysis.groups.len()
+        analysis.groups.len()
     );
-    std::mem::forget(inv);
+    std::mem::forget((journals, model, analysis));
     Ok(())
 }

@@ -39,19 +39,18 @@ fn main() -> ExitCode {
 fn run(args: Cli) -> Result<u8, CliError> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
+    let common = &args.common;
     match args.command {
         None => {
-            let inputs = cli::inputs(&args.journals, &args.common)?;
-            retrace::tui::run(inputs, &args.common)
-                .map(|()| 0)
-                .map_err(|e| CliError::Input(format!("{e:#}")))
+            retrace::tui::run(&cli::setup(&args.journals, common), common.theme.as_deref())?;
+            Ok(0)
         }
         Some(Command::Groups {
             journals,
             all,
             json,
         }) => {
-            let inv = cli::open(cli::inputs(&journals, &args.common)?, &args.common)?;
+            let inv = cli::open(&cli::setup(&journals, common))?;
             cli::groups(&inv, all, json, &mut out)?;
             out.flush()?;
             // The process ends here: freeing a million events one by one
@@ -64,7 +63,7 @@ fn run(args: Cli) -> Result<u8, CliError> {
             group,
             json,
         }) => {
-            let inv = cli::open(cli::inputs(&journals, &args.common)?, &args.common)?;
+            let inv = cli::open(&cli::setup(&journals, common))?;
             cli::investigate(&inv, &group, json, &mut out)?;
             out.flush()?;
             std::mem::forget(inv);
@@ -73,8 +72,7 @@ fn run(args: Cli) -> Result<u8, CliError> {
         Some(Command::Review { command }) => {
             match command {
                 ReviewCommand::List { journals, json } => {
-                    let inputs = cli::inputs(&journals, &args.common)?;
-                    cli::review_list(inputs, &args.common, json, &mut out)?;
+                    cli::review_list(&cli::setup(&journals, common), json, &mut out)?;
                 }
                 ReviewCommand::Decide {
                     execution_id,
@@ -82,10 +80,8 @@ fn run(args: Cli) -> Result<u8, CliError> {
                     decision,
                     note,
                 } => {
-                    let inputs = cli::inputs(&journals, &args.common)?;
                     cli::review_decide(
-                        inputs,
-                        &args.common,
+                        &cli::setup(&journals, common),
                         &execution_id,
                         decision,
                         &note,
@@ -93,7 +89,11 @@ fn run(args: Cli) -> Result<u8, CliError> {
                     )?;
                 }
                 ReviewCommand::Export { journals, output } => {
-                    cli::review_export(&journals, &args.common, output.as_deref(), &mut out)?;
+                    cli::review_export(
+                        &cli::setup(&journals, common),
+                        output.as_deref(),
+                        &mut out,
+                    )?;
                 }
             }
             out.flush()?;
@@ -107,10 +107,8 @@ fn run(args: Cli) -> Result<u8, CliError> {
             output,
             anonymize,
         }) => {
-            let inputs = cli::inputs(&journals, &args.common)?;
             cli::export(
-                inputs,
-                &args.common,
+                &cli::setup(&journals, common),
                 group.as_deref(),
                 format,
                 output.as_deref(),
@@ -121,7 +119,7 @@ fn run(args: Cli) -> Result<u8, CliError> {
             Ok(0)
         }
         Some(Command::Verify { journals, json }) => {
-            let code = cli::verify(&journals, &args.common, json, &mut out)?;
+            let code = cli::verify(&journals, common, json, &mut out)?;
             out.flush()?;
             Ok(code)
         }

@@ -271,13 +271,14 @@ fn raw_lines_of_a_changed_file_are_refused() {
     let p = dir.path().join("j.jsonl");
     std::fs::copy(scenario("clean.jsonl"), &p).unwrap();
     let inv = retrace::query::Investigation::open(
-        vec![retrace::journal::JournalSource::file(&p)],
-        None,
-        &Default::default(),
+        &retrace::query::Setup::new(vec![p.clone()]),
         &mut |_| {},
     )
     .unwrap();
-    let at = inv.model.executions[0].events[0].source;
+    let x = inv
+        .execution(inv.execution_id(retrace::query::ExecIdx::new(0)))
+        .unwrap();
+    let at = inv.events(x)[0].evidence.source;
     assert!(inv.raw_line(at).is_ok());
     std::thread::sleep(std::time::Duration::from_millis(20));
     let mut text = std::fs::read_to_string(&p).unwrap();

@@ -105,16 +105,13 @@ fn a_decisions_log_alone_holds_no_call() {
 #[test]
 fn groups_of_an_operations_log_say_the_arguments_are_not_logged() {
     let inv = retrace::query::Investigation::open(
-        vec![JournalSource::file(format!("{DIR}/operations.jsonl"))],
-        None,
-        &Default::default(),
+        &retrace::query::Setup::new(vec![format!("{DIR}/operations.jsonl").into()]),
         &mut |_| {},
     )
     .unwrap();
-    let groups = &inv.analysis.groups;
-    assert!(!groups.is_empty());
-    for g in groups {
-        let d = inv.detail(g);
+    assert!(inv.group_count() > 0);
+    for g in inv.all_groups() {
+        let d = g.detail();
         let f = d
             .findings
             .iter()

@@ -147,13 +147,9 @@ fn three_lanes_fit_at_80x24() {
     let Some(p) = real("gh-aw-mcpg/ci-failure-analysis-repeated-pr-reads.jsonl") else {
         return;
     };
-    let inv = retrace::query::Investigation::open(
-        vec![JournalSource::file(p)],
-        None,
-        &Default::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let inv =
+        retrace::query::Investigation::open(&retrace::query::Setup::new(vec![p]), &mut |_| {})
+            .unwrap();
     let mut a = App::ready(inv, Theme::dark(), ratatui::layout::Rect::new(0, 0, 80, 24));
     a.update(Action::ShowGroups);
     a.update(Action::Open);

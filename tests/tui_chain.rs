@@ -4,7 +4,7 @@
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
-use retrace::journal::{JournalSource, NativeChainWriter};
+use retrace::journal::NativeChainWriter;
 use retrace::query::Investigation;
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App, render};
@@ -44,13 +44,8 @@ fn broken_chain_in_the_journal_list_and_on_evidence() {
     let path = dir.path().join("activity.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
 
-    let inv = Investigation::open(
-        vec![JournalSource::file(&path)],
-        None,
-        &Default::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let inv =
+        Investigation::open(&retrace::query::Setup::new(vec![path.clone()]), &mut |_| {}).unwrap();
     let mut app = App::ready(inv, Theme::default(), Rect::new(0, 0, 160, 48));
     let s = screen(&app, 160, 48);
     assert!(s.contains("chain: BROKEN at line 9"), "{s}");
@@ -131,4 +126,40 @@ fn broken_chain_in_the_journal_list_and_on_evidence() {
             "line {n}: {s}"
         );
     }
+}
+
+const SALLYPORT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sallyport");
+
+/// The TUI loads through the same setup as the CLI: with the audit
+/// identity and the signer key, a Sallyport journal's sealed events are
+/// decrypted and read, and its row signatures checked (the TUI once dropped
+/// both keys and showed an empty journal).
+#[test]
+fn a_sallyport_journal_opens_with_its_keys() {
+    let journal = std::path::PathBuf::from(format!("{SALLYPORT}/audit-000001.jsonl"));
+    let with_keys = retrace::query::Setup {
+        signer_key: Some(format!("{SALLYPORT}/signer.pub.hex").into()),
+        audit_identity: Some(format!("{SALLYPORT}/audit-identity.hex").into()),
+        ..retrace::query::Setup::new(vec![journal.clone()])
+    };
+    let inv = Investigation::open(&with_keys, &mut |_| {}).unwrap();
+    let mut app = App::ready(inv, Theme::default(), Rect::new(0, 0, 160, 48));
+    let s = screen(&app, 160, 48);
+    assert!(s.contains("chain: intact, signed"), "{s}");
+    app.update(Action::ShowGroups);
+    app.update(Action::ToggleAll);
+    let s = screen(&app, 160, 48);
+    assert!(
+        s.contains("github.create_issue") && s.contains("ssh.exec"),
+        "{s}"
+    );
+
+    // Without them, the chain is checked but nothing can be read.
+    let inv = Investigation::open(&retrace::query::Setup::new(vec![journal]), &mut |_| {}).unwrap();
+    let app = App::ready(inv, Theme::default(), Rect::new(0, 0, 160, 48));
+    let s = screen(&app, 160, 48);
+    assert!(
+        !s.contains("intact, signed") && !s.contains("github.create_issue"),
+        "{s}"
+    );
 }

@@ -3,18 +3,12 @@
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
-use retrace::query::Investigation;
+use retrace::query::{Investigation, Setup};
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App, render};
 
 fn sample() -> Investigation {
-    Investigation::open(
-        retrace::sample::sources(),
-        None,
-        &retrace::sample::config(),
-        &mut |_| {},
-    )
-    .unwrap()
+    Investigation::open(&Setup::default(), &mut |_| {}).unwrap()
 }
 
 fn screen(app: &App, w: u16, h: u16) -> String {
@@ -183,7 +177,7 @@ fn sort_and_verdict_filter() {
         .groups
         .rows
         .iter()
-        .map(|&i| inv.group_at(i).unwrap().calls)
+        .map(|&i| inv.group_at(i).unwrap().calls())
         .collect();
     assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
     a.update(Action::SortReverse);
@@ -192,7 +186,7 @@ fn sort_and_verdict_filter() {
         .groups
         .rows
         .iter()
-        .map(|&i| inv.group_at(i).unwrap().calls)
+        .map(|&i| inv.group_at(i).unwrap().calls())
         .collect();
     assert!(calls.windows(2).all(|w| w[0] <= w[1]), "{calls:?}");
     a.update(Action::CycleVerdict);
@@ -202,7 +196,7 @@ fn sort_and_verdict_filter() {
         a.groups
             .rows
             .iter()
-            .all(|&i| inv.group_at(i).unwrap().verdict == v)
+            .all(|&i| inv.group_at(i).unwrap().verdict() == v)
     );
     assert!(!a.groups.rows.is_empty());
 }
@@ -326,15 +320,7 @@ fn hiding_clean_groups_says_what_is_hidden() {
         env!("CARGO_MANIFEST_DIR"),
         "/sample-journals/scenarios/clean.jsonl"
     );
-    let inv = Investigation::open(
-        vec![retrace::journal::JournalSource::file(std::path::Path::new(
-            path,
-        ))],
-        None,
-        &Default::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let inv = Investigation::open(&Setup::new(vec![path.into()]), &mut |_| {}).unwrap();
     let mut a = App::ready(inv, Theme::default(), Rect::new(0, 0, 120, 24));
     a.update(Action::ShowGroups);
     let s = screen(&a, 120, 24);

@@ -116,7 +116,7 @@ fn the_filter_prefers_letters_side_by_side() {
         .groups
         .rows
         .iter()
-        .map(|&g| inv.group_at(g).unwrap().tool.as_str())
+        .map(|&g| inv.group_at(g).unwrap().tool())
         .collect();
     assert_eq!(tools, vec!["deploy_release"]);
     let buf = draw(&a, 160, 48);
@@ -144,7 +144,7 @@ fn the_filter_prefers_letters_side_by_side() {
     a.update(Action::NextMatch);
     let g = a.groups.selected_group().unwrap();
     assert_eq!(
-        a.data().unwrap().inv.group_at(g).unwrap().tool,
+        a.data().unwrap().inv.group_at(g).unwrap().tool(),
         "deploy_release"
     );
 

@@ -8,10 +8,9 @@
 mod tui_support;
 
 use ratatui::layout::Rect;
-use retrace::cli::{self, Common};
-use retrace::query::Investigation;
+use retrace::query::{Investigation, Setup};
 use retrace::review::case::{self, ChainStatus};
-use retrace::tui::app::{Effect, ReviewSetup};
+use retrace::tui::app::Effect;
 use retrace::tui::dialog::Dialog;
 use retrace::tui::jobs;
 use retrace::tui::theme::Theme;
@@ -23,18 +22,12 @@ const J: &str = "pending-retry.jsonl";
 const W: u16 = 160;
 const H: u16 = 48;
 
-fn common(reviewer: Option<&str>, read_only: bool, case: Option<PathBuf>) -> Common {
-    Common {
-        contracts: None,
-        key_file: None,
-        input_format: None,
-        theme: None,
+fn common(reviewer: Option<&str>, read_only: bool, case: Option<PathBuf>) -> Setup {
+    Setup {
         case,
         reviewer: reviewer.map(str::to_string),
         read_only,
-        signer_key: None,
-        audit_identity: None,
-        attestation_key: None,
+        ..Setup::default()
     }
 }
 
@@ -46,15 +39,18 @@ fn folder() -> (tempfile::TempDir, PathBuf) {
     (d, j)
 }
 
-/// The App as `retrace JOURNAL` builds it: inputs (case file beside the
-/// journal, its decisions applied), analysis, review setup; exports go to
-/// the journal's folder.
-fn open_app(journal: &Path, c: &Common) -> App {
-    let inputs = cli::inputs(&[journal.to_path_buf()], c).unwrap();
-    let inv = Investigation::open(inputs.sources, None, &inputs.config, &mut |_| {}).unwrap();
-    let mut review = ReviewSetup::new(inputs.case, c);
-    review.export_dir = journal.parent().unwrap().to_path_buf();
-    App::ready_with(inv, Theme::dark(), Rect::new(0, 0, W, H), review)
+/// The App as `retrace JOURNAL` builds it: the setup (case file beside the
+/// journal, its decisions applied), analysis; exports go to the journal's
+/// folder.
+fn open_app(journal: &Path, c: &Setup) -> App {
+    let setup = Setup {
+        journals: vec![journal.to_path_buf()],
+        ..c.clone()
+    };
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let mut a = App::ready(inv, Theme::dark(), Rect::new(0, 0, W, H));
+    a.export_dir = journal.parent().unwrap().to_path_buf();
+    a
 }
 
 fn screen(a: &App) -> String {
@@ -302,7 +298,6 @@ fn cancel_and_refusals_write_nothing() {
 
     // Without a reviewer name, the key says what to do.
     let mut b = open_app(&journal, &common(None, false, None));
-    b.review.reviewer = None;
     b.update(Action::ShowReview);
     b.update(Action::Decide);
     assert!(b.dialog.is_none());
@@ -337,16 +332,28 @@ fn a_case_file_that_cannot_be_written_is_a_message_not_a_crash() {
 
 #[test]
 fn a_broken_case_file_chain_refuses_decisions() {
-    let (_d, journal) = folder();
+    let (d, journal) = folder();
+    // An escalation recorded, then rewritten around the triggers.
+    let setup = Setup {
+        journals: vec![journal.clone()],
+        ..common(Some("alice"), false, None)
+    };
+    let mut inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let id = inv.review_queue()[0].execution_id.clone();
+    let request = retrace::query::DecisionRequest {
+        execution_id: id,
+        decision: retrace::query::Decision::Escalated,
+        note: "ask the vault team".into(),
+    };
+    inv.decide(&request, chrono::Utc::now()).unwrap();
+    let conn = rusqlite::Connection::open(d.path().join(case::DEFAULT_FILE_NAME)).unwrap();
+    conn.execute_batch(
+        "DROP TRIGGER entries_append_only_update;
+         UPDATE entries SET payload = replace(payload, 'vault', 'other') WHERE seq = 1;",
+    )
+    .unwrap();
+    drop(conn);
     let mut a = open_app(&journal, &common(Some("alice"), false, None));
-    a.review.case.chain = Some(ChainStatus::Broken {
-        verified: 0,
-        brk: case::ChainBreak {
-            seq: 1,
-            kind: case::BreakKind::ChangedEntry,
-            detail: "hash differs".into(),
-        },
-    });
     let s = screen(&a);
     assert!(
         s.contains("Case file chain broken at entry 1 (changed_entry)"),

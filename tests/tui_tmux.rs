@@ -361,3 +361,32 @@ fn a_huge_paste_into_the_filter_does_not_stall() {
     t.keys(&["q"]);
     t.wait_gone();
 }
+
+/// The real binary honours the chain keys in the TUI: a Sallyport journal
+/// opened with its audit identity and signer key shows decrypted calls and
+/// checked signatures.
+#[test]
+fn a_sallyport_journal_opens_with_its_keys_in_the_real_binary() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("notice: tmux is not installed; skipping the end-to-end Sallyport test");
+        return;
+    }
+    let t = Tmux {
+        socket: format!("retrace-e2e-sallyport-{}", std::process::id()),
+        session: "sallyport",
+    };
+    let dir = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sallyport"
+    ));
+    start(
+        &t,
+        dir,
+        "--signer-key signer.pub.hex --audit-identity audit-identity.hex audit-000001.jsonl",
+    );
+    t.wait_for(&["chain: intact, signed", "github.create_iss"], &[]);
+    t.keys(&["2", "a"]);
+    t.wait_for(&["github.create_issue", "ssh.exec"], &[]);
+    t.keys(&["q"]);
+    t.wait_gone();
+}

@@ -2,8 +2,7 @@
 //! provenance, and robustness against odd input.
 
 use super::*;
-use crate::journal::JournalSource;
-use crate::query::Investigation;
+use crate::journal::{JournalSource, LoadOptions, LoadedJournal};
 use chrono::{TimeZone, Utc};
 
 const CONTRACTS: &str = r#"
@@ -38,20 +37,42 @@ fn session(id: &str, pid: u32) -> String {
     )
 }
 
+/// A journal read and analysed, without the query layer.
+struct Investigation {
+    journals: Vec<LoadedJournal>,
+    model: Model,
+    analysis: Analysis,
+}
+
+impl Investigation {
+    fn open(lines: &[String], config: &Config) -> Investigation {
+        let text: &'static [u8] = Box::leak(lines.join("\n").into_bytes().into_boxed_slice());
+        let (journals, model) = crate::journal::load_with(
+            vec![JournalSource::embedded("t.jsonl", text)],
+            &LoadOptions::default(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let analysis = analyze(&model, &journals, config);
+        Investigation {
+            journals,
+            model,
+            analysis,
+        }
+    }
+
+    fn explain(&self, g: &Group) -> Explanation {
+        explain(&self.model, &self.analysis, &self.journals, g)
+    }
+}
+
 fn investigate(lines: &[String], resolutions: Vec<Resolution>) -> Investigation {
-    let text: &'static [u8] = Box::leak(lines.join("\n").into_bytes().into_boxed_slice());
     let config = Config {
         contracts: Contracts::parse(CONTRACTS, "test").unwrap(),
         key: FingerprintKey::none(),
         resolutions,
     };
-    Investigation::open(
-        vec![JournalSource::embedded("t.jsonl", text)],
-        None,
-        &config,
-        &mut |_| {},
-    )
-    .unwrap()
+    Investigation::open(lines, &config)
 }
 
 /// An unknown outcome, then a fresh retry that the target performed.
@@ -398,22 +419,11 @@ fn a_left_out_default_shows_as_drift() {
 
 #[test]
 fn notes_say_when_contracts_or_key_are_missing() {
-    let text: &'static [u8] = Box::leak(
-        [accepted(1, "10:00:00", "x1", "deploy", "s1").replace(
-            r#""event":"accepted""#,
-            r#""event":"accepted","fingerprint":"hmac-sha256:00""#,
-        )]
-        .join("\n")
-        .into_bytes()
-        .into_boxed_slice(),
-    );
-    let inv = Investigation::open(
-        vec![JournalSource::embedded("t.jsonl", text)],
-        None,
-        &Config::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let lines = [accepted(1, "10:00:00", "x1", "deploy", "s1").replace(
+        r#""event":"accepted""#,
+        r#""event":"accepted","fingerprint":"hmac-sha256:00""#,
+    )];
+    let inv = Investigation::open(&lines, &Config::default());
     let notes = inv.analysis.notes.join("\n");
     assert!(notes.contains("no tool contracts"), "{notes}");
     assert!(
@@ -430,13 +440,7 @@ fn notes_say_when_contracts_or_key_are_missing() {
         .unwrap(),
         ..Config::default()
     };
-    let inv = Investigation::open(
-        vec![JournalSource::embedded("t.jsonl", text)],
-        None,
-        &config,
-        &mut |_| {},
-    )
-    .unwrap();
+    let inv = Investigation::open(&lines, &config);
     let notes = inv.analysis.notes.join("\n");
     assert!(
         notes.contains("fingerprint field(s) regoin that no call of deploy carries"),

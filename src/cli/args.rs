@@ -1,7 +1,6 @@
 //! Command-line arguments (DESIGN.md §7).
 
-use crate::analysis::Decision;
-use crate::journal::Format;
+use crate::query::{Decision, Format};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 

@@ -1,35 +1,11 @@
 //! `retrace export`: the postmortem in Markdown, JSON or CSV, to stdout or
 //! atomically to a file.
 
-use super::{CliError, Common, ExportFormat, Inputs, open_keeping};
+use super::{CliError, ExportFormat};
 use crate::export::{Format, Report, Request, atomic};
-use crate::journal::SourceData;
-use crate::query::GroupFilter;
+use crate::query::{GroupFilter, Investigation, QueryError, Setup};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// The files a command reads, each with its description, which an output
-/// file must never replace: the journals, the case file (and the side files
-/// SQLite keeps beside it), the contracts and the key files.
-pub(super) fn read_files<'a>(
-    journals: impl IntoIterator<Item = &'a Path>,
-    case: Option<&Path>,
-    common: &Common,
-) -> Vec<(PathBuf, String)> {
-    let mut out = atomic::inputs(journals, case);
-    for (p, what) in [
-        (&common.contracts, "the contracts file"),
-        (&common.key_file, "the key file"),
-        (&common.signer_key, "the signer key"),
-        (&common.audit_identity, "the audit identity"),
-        (&common.attestation_key, "the attestation key"),
-    ] {
-        if let Some(p) = p {
-            out.push((p.clone(), format!("{what} {}", p.display())));
-        }
-    }
-    out
-}
 
 /// `-o -` means stdout, as no `-o` does.
 pub(super) fn output_file(output: Option<&Path>) -> Option<&Path> {
@@ -66,8 +42,7 @@ pub(super) fn check_output(path: &Path, inputs: &[(PathBuf, String)]) -> Result<
 /// not a regular file, or when the file cannot be written (it is then
 /// untouched).
 pub fn export(
-    inputs: Inputs,
-    common: &Common,
+    setup: &Setup,
     group: Option<&str>,
     format: ExportFormat,
     output: Option<&Path>,
@@ -75,34 +50,28 @@ pub fn export(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let output = output_file(output);
-    if common.read_only && output.is_some() {
+    if setup.read_only && output.is_some() {
         return Err(CliError::Write(
             "read-only mode (--read-only): not writing a file; leave out -o to print to stdout"
                 .into(),
         ));
     }
+    let prepared = setup.prepare().map_err(QueryError::from)?;
     if let Some(p) = output {
-        let journals = inputs.sources.iter().filter_map(|s| match &s.data {
-            SourceData::File(p) => Some(p.as_path()),
-            // Read whole from a pipe: its name is the path it came by.
-            SourceData::Memory(_) => Some(Path::new(s.name.as_str())),
-            SourceData::Embedded(_) => None,
-        });
-        check_output(
-            p,
-            &read_files(journals, inputs.case.path.as_deref(), common),
-        )?;
+        check_output(p, prepared.input_files())?;
     }
-    let (inv, _, case) = open_keeping(inputs, common)?;
+    super::warn(&prepared.warnings);
+    let inv = Investigation::load(prepared, &mut |_| {})?;
+    super::report_load(&inv);
     let groups = match group {
-        Some(id) => vec![inv.group(id).map_err(|e| CliError::Input(e.to_string()))?],
+        Some(id) => vec![inv.group(id)?],
         None => inv.groups(&GroupFilter::default()),
     };
     let report = Report::build(
         &inv,
         &Request {
             groups,
-            case: &case,
+            case: inv.case(),
             anonymize,
             chain_check: None,
         },

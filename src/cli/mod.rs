@@ -10,215 +10,93 @@ pub use args::{Cli, Command, Common, ExportFormat, ReviewCommand};
 pub use export::export;
 pub use review::{review_decide, review_export, review_list};
 
-use crate::analysis::{Config, Contracts, FingerprintKey};
-use crate::journal::chain::ChainStatus;
-use crate::journal::{ChainKeys, Format, JournalSource, KeyFile, LoadOptions, Progress};
-use crate::query::{GroupFilter, Investigation};
+use crate::query::{DecisionError, GroupFilter, Investigation, QueryError, Setup, VerifyReport};
 use crate::sanitize::escape;
 use std::io::{self, Write};
 
-/// What went wrong, and the process exit code it maps to.
+/// What went wrong; [`CliError::exit_code`] is the one place an error
+/// becomes a process exit code (0 success, 1 a write refused or failed, 2
+/// bad input or bad arguments; docs/design.md §7).
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    /// Unreadable input (a journal, contracts, key): exit 2.
+    /// A journal, contracts, key or case file could not be used, or an
+    /// unknown group or execution was asked for.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// A reviewer decision was refused or could not be written.
+    #[error(transparent)]
+    Decision(#[from] DecisionError),
+    /// The TUI could not start or its journals could not be loaded.
+    #[error(transparent)]
+    Tui(#[from] crate::tui::TuiError),
+    /// Other bad input (an output file that is one of the inputs).
     #[error("{0}")]
     Input(String),
     /// Writing output failed (a closed pipe is not an error).
     #[error("cannot write output: {0}")]
     Output(#[from] io::Error),
-    /// A write was refused (read-only mode, a broken case file) or failed
-    /// (the case file or an export file could not be written): exit 1.
-    /// Nothing was half-written.
+    /// A write was refused (read-only mode, a broken case file, an output
+    /// that is not a regular file) or failed; nothing was half-written.
     #[error("{0}")]
     Write(String),
 }
 
 impl CliError {
-    /// The process exit code (DESIGN.md §7: 2 on unreadable input).
+    /// The process exit code.
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Input(_) => 2,
-            CliError::Output(_) | CliError::Write(_) => 1,
+            CliError::Query(_) | CliError::Input(_) | CliError::Tui(_) => 2,
+            CliError::Decision(d) if d.is_refusal() => 2,
+            CliError::Decision(_) | CliError::Output(_) | CliError::Write(_) => 1,
         }
     }
 }
 
-/// Journals and configuration resolved from the command line. With no
-/// journal, the bundled sample incident with its own contracts and key.
-pub struct Inputs {
-    /// Journals to load.
-    pub sources: Vec<JournalSource>,
-    /// Contracts and key.
-    pub config: Config,
-    /// True when the bundled sample is used.
-    pub sample: bool,
-    /// The case file and the decisions read from it.
-    pub case: crate::review::CaseContext,
+/// The front-end-neutral setup of a command: its journals and the common
+/// options. The TUI gets the same value.
+pub fn setup(journals: &[std::path::PathBuf], common: &Common) -> Setup {
+    Setup {
+        journals: journals.to_vec(),
+        input_format: common.input_format,
+        contracts: common.contracts.clone(),
+        key_file: common.key_file.clone(),
+        signer_key: common.signer_key.clone(),
+        audit_identity: common.audit_identity.clone(),
+        attestation_key: common.attestation_key.clone(),
+        case: common.case.clone(),
+        // The login name when none is given (the environment is read here,
+        // at the edge).
+        reviewer: crate::review::reviewer(common.reviewer.as_deref()),
+        read_only: common.read_only,
+    }
 }
 
-/// Resolves journals, contracts and key from the common options, and reads
-/// the case file (`--case`, else `retrace-case.sqlite` beside the first
-/// journal, else none for the bundled sample): its decisions become
-/// [`Config::resolutions`]. A broken case chain is reported on stderr and
-/// only the entries before the break are used.
+/// Prints the setup's warnings (a journal given twice, a broken case file
+/// chain) on stderr.
+pub fn warn(warnings: &[String]) {
+    let mut err = io::stderr().lock();
+    for w in warnings {
+        let _ = writeln!(err, "warning: {}", escape(w));
+    }
+}
+
+/// Loads and analyses, reporting warnings, bad lines and notes on stderr.
 ///
 /// # Errors
-/// [`CliError::Input`] naming the file that cannot be read.
-pub fn inputs(journals: &[std::path::PathBuf], common: &Common) -> Result<Inputs, CliError> {
-    check_journal_paths(journals)?;
-    // The same file twice would count every event twice.
-    let mut seen = std::collections::HashSet::new();
-    let mut unique = Vec::with_capacity(journals.len());
-    for p in journals {
-        let id = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-        if seen.insert(id) {
-            unique.push(p.clone());
-        } else {
-            let _ = writeln!(
-                io::stderr(),
-                "warning: {} is given more than once; it is read once",
-                escape(&p.display().to_string())
-            );
-        }
-    }
-    let journals = unique.as_slice();
-    let sample = journals.is_empty();
-    let sources = if sample {
-        crate::sample::sources()
-    } else {
-        journals.iter().map(JournalSource::file).collect()
-    };
-    let contracts = match &common.contracts {
-        Some(p) => Contracts::load(p).map_err(|e| CliError::Input(e.to_string()))?,
-        None if sample => crate::sample::contracts(),
-        None => Contracts::none(),
-    };
-    let key = match &common.key_file {
-        Some(p) => FingerprintKey::load(p).map_err(|e| CliError::Input(e.to_string()))?,
-        None if sample => crate::sample::key(),
-        None => FingerprintKey::none(),
-    };
-    let case = crate::review::CaseContext::load(common.case.as_deref(), journals, common.read_only)
-        .map_err(|e| CliError::Input(e.to_string()))?;
-    if let (Some(status), Some(name)) = (&case.chain, case.name())
-        && !status.is_intact()
-    {
-        let _ = writeln!(
-            io::stderr(),
-            "warning: case file {}: chain {}; later entries are ignored (run `retrace verify`)",
-            escape(&name),
-            escape(&status.describe())
-        );
-    }
-    let resolutions = case.resolutions();
-    Ok(Inputs {
-        sources,
-        config: Config {
-            contracts,
-            key,
-            resolutions,
-        },
-        sample,
-        case,
-    })
-}
-
-/// Load options from the common options: the forced format and the key
-/// files for chain checks and decryption.
-///
-/// # Errors
-/// [`CliError::Input`] naming a key file that cannot be read.
-pub fn load_options(common: &Common) -> Result<LoadOptions, CliError> {
-    let key = |p: &Option<std::path::PathBuf>| -> Result<Option<KeyFile>, CliError> {
-        p.as_deref()
-            .map(KeyFile::load)
-            .transpose()
-            .map_err(|e| CliError::Input(e.to_string()))
-    };
-    Ok(LoadOptions {
-        forced: common.input_format,
-        keys: ChainKeys {
-            signer_key: key(&common.signer_key)?,
-            audit_identity: key(&common.audit_identity)?,
-            attestation_key: key(&common.attestation_key)?,
-        },
-    })
-}
-
-/// The subcommands, for "did you mean" when a journal path is a typo of one.
-const COMMANDS: [&str; 5] = ["groups", "investigate", "verify", "review", "export"];
-
-/// Says clearly what is wrong with a journal path before anything is read:
-/// a missing file that looks like a mistyped command, or a directory.
-fn check_journal_paths(journals: &[std::path::PathBuf]) -> Result<(), CliError> {
-    for p in journals {
-        let shown = escape(&p.display().to_string()).into_owned();
-        if p.is_dir() {
-            return Err(CliError::Input(format!(
-                "{shown}: is a directory; pass the journal files in it (for example {shown}/*.jsonl)"
-            )));
-        }
-        if !p.exists() {
-            let name = p.to_string_lossy();
-            let hint = COMMANDS
-                .iter()
-                .find(|c| !name.contains(['/', '.']) && edit_distance(c, &name) <= 2)
-                .map(|c| format!(" (did you mean the command `retrace {c}`?)"))
-                .unwrap_or_default();
-            return Err(CliError::Input(format!(
-                "{shown}: no such journal file{hint}"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Levenshtein distance, for command suggestions.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-/// Loads and analyses, reporting bad lines on stderr.
-///
-/// # Errors
-/// [`CliError::Input`] with a one-line message naming file and line.
-pub fn open(inputs: Inputs, common: &Common) -> Result<Investigation, CliError> {
-    open_keeping(inputs, common).map(|(inv, _, _)| inv)
-}
-
-/// As [`open`], and gives back the configuration and the case file for
-/// commands that re-analyse after a decision or cite the case file.
-///
-/// # Errors
-/// As [`open`].
-pub fn open_keeping(
-    inputs: Inputs,
-    common: &Common,
-) -> Result<(Investigation, Config, crate::review::CaseContext), CliError> {
-    let mut ignore = |_: Progress| {};
-    let opts = load_options(common)?;
-    let inv = Investigation::open_with(inputs.sources, &opts, &inputs.config, &mut ignore)
-        .map_err(|e| CliError::Input(e.to_string()))?;
+/// [`CliError::Query`] with a one-line message naming file and line.
+pub fn open(setup: &Setup) -> Result<Investigation, CliError> {
+    let prepared = setup.prepare().map_err(QueryError::from)?;
+    warn(&prepared.warnings);
+    let inv = Investigation::load(prepared, &mut |_| {})?;
     report_load(&inv);
-    Ok((inv, inputs.config, inputs.case))
+    Ok(inv)
 }
 
 /// Prints bad-line warnings and journal notes to stderr (at most ten bad
 /// lines per journal, then a count).
 fn report_load(inv: &Investigation) {
     let mut err = io::stderr().lock();
-    for j in &inv.journals {
+    for j in inv.journals() {
         for b in j.bad_lines.iter().take(10) {
             let _ = writeln!(err, "warning: {}", escape(&b.to_string()));
         }
@@ -240,12 +118,12 @@ fn report_load(inv: &Investigation) {
             );
         }
     }
-    for j in &inv.journals {
+    for j in inv.journals() {
         for n in &j.notes {
             let _ = writeln!(err, "note: {}: {}", escape(&j.name), escape(n));
         }
     }
-    for n in &inv.analysis.notes {
+    for n in inv.notes() {
         let _ = writeln!(err, "note: {}", escape(n));
     }
 }
@@ -273,7 +151,7 @@ pub fn groups(
     let groups = inv.groups(&filter);
     if json {
         text::chain_header(inv, &mut io::stderr().lock())?;
-        let v: Vec<_> = groups.iter().map(|g| inv.summary(g)).collect();
+        let v: Vec<_> = groups.iter().map(|g| g.summary()).collect();
         return write_json(out, &v);
     }
     text::chain_header(inv, out)?;
@@ -291,8 +169,8 @@ pub fn investigate(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let g = inv.group(id).map_err(|e| CliError::Input(e.to_string()))?;
-    let d = inv.detail(g);
+    let g = inv.group(id)?;
+    let d = g.detail();
     if json {
         text::chain_header(inv, &mut io::stderr().lock())?;
         return write_json(
@@ -322,110 +200,9 @@ struct InvestigateJson<'a> {
     event_log: std::collections::BTreeMap<&'a str, Vec<crate::query::EventView>>,
 }
 
-/// What `retrace verify` found for one journal (the `--json` element).
-#[derive(Debug, serde::Serialize)]
-pub struct VerifyReport {
-    /// Journal name as given.
-    pub journal: String,
-    /// Format read, when the journal could be read.
-    pub format: Option<Format>,
-    /// Lines read.
-    pub lines: u64,
-    /// Lines that could not be read as records.
-    pub bad_lines: u64,
-    /// The chain rule's formula, when the journal is chained.
-    pub rule: Option<&'static str>,
-    /// The chain status; absent when the journal is unreadable.
-    pub chain: Option<ChainStatus>,
-    /// Why the journal is unreadable.
-    pub error: Option<String>,
-    /// Reader notes.
-    pub notes: Vec<String>,
-    /// For the case file (not a journal): its chain, by the native rule.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub case_file: Option<crate::review::case::Verification>,
-}
-
-impl VerifyReport {
-    /// 0 intact or no chain, 1 broken or not checked, 2 unreadable
-    /// (DESIGN.md §7).
-    pub fn exit_code(&self) -> u8 {
-        if let Some(c) = &self.case_file {
-            return if c.is_intact() { 0 } else { 1 };
-        }
-        match &self.chain {
-            None => 2,
-            Some(ChainStatus::Intact { .. } | ChainStatus::NoChain { .. }) => 0,
-            Some(_) => 1,
-        }
-    }
-}
-
-/// The case file that goes with these journals (`--case`, or the default
-/// beside the first journal), when it exists.
-fn default_case_file(
-    journals: &[std::path::PathBuf],
-    common: &Common,
-) -> Option<std::path::PathBuf> {
-    let path = common.case.clone().or_else(|| {
-        journals
-            .first()
-            .map(|j| crate::review::case::default_path(j))
-    })?;
-    path.exists().then_some(path)
-}
-
-/// Verifies one case file.
-fn verify_case_file(path: &std::path::Path) -> VerifyReport {
-    let name = path.display().to_string();
-    let blank = VerifyReport {
-        journal: name,
-        format: None,
-        lines: 0,
-        bad_lines: 0,
-        rule: Some(
-            "hash = sha256(prev_hash ‖ JCS(entry without prev_hash and hash)), genesis 64 zeros (the native rule)",
-        ),
-        chain: None,
-        error: None,
-        notes: Vec::new(),
-        case_file: None,
-    };
-    match crate::review::case::verify(path) {
-        Ok(v) => {
-            let mut notes = Vec::new();
-            // Said once: by the chain when that is its only fault.
-            let said = matches!(
-                &v.chain,
-                crate::review::case::ChainStatus::Broken { brk, .. }
-                    if brk.kind == crate::review::case::BreakKind::GuardsRemoved
-            );
-            if !v.append_only_guards && !said {
-                notes.push(
-                    "the triggers that refuse UPDATE and DELETE are missing: someone removed them, and the latest entries may have been deleted without a trace in the chain"
-                        .into(),
-                );
-            }
-            VerifyReport {
-                lines: match &v.chain {
-                    crate::review::case::ChainStatus::Intact { entries, .. } => *entries,
-                    crate::review::case::ChainStatus::Broken { verified, .. } => *verified,
-                },
-                notes,
-                case_file: Some(v),
-                ..blank
-            }
-        }
-        Err(e) => VerifyReport {
-            error: Some(e.to_string()),
-            ..blank
-        },
-    }
-}
-
 /// `retrace verify`: verifies each journal on its own (one unreadable
-/// journal does not stop the others) and returns the exit code: the worst
-/// of the journals' codes.
+/// journal does not stop the others), and the case file; returns the exit
+/// code: the worst of the journals' codes.
 ///
 /// # Errors
 /// Unreadable key files, or output errors.
@@ -435,63 +212,7 @@ pub fn verify(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<u8, CliError> {
-    let opts = load_options(common)?;
-    // A case file given among the journals is verified as a case file
-    // (`retrace verify JOURNAL retrace-case.sqlite`), once.
-    let (cases, journals): (Vec<_>, Vec<_>) = journals
-        .iter()
-        .cloned()
-        .partition(|p| crate::review::case::is_case_file(p));
-    let canonical =
-        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut case_paths = cases;
-    if let Some(d) = default_case_file(&journals, common)
-        && !case_paths.iter().any(|c| canonical(c) == canonical(&d))
-    {
-        case_paths.push(d);
-    }
-    let sources = if journals.is_empty() && case_paths.is_empty() {
-        crate::sample::sources()
-    } else {
-        journals.iter().map(JournalSource::file).collect()
-    };
-    let reports: Vec<VerifyReport> = sources
-        .into_iter()
-        .map(|src| {
-            let name = src.name.clone();
-            match crate::journal::verify(src, &opts) {
-                Ok(j) => VerifyReport {
-                    journal: name,
-                    format: Some(j.format),
-                    lines: j.lines,
-                    bad_lines: j.bad_line_count,
-                    rule: match &j.chain {
-                        ChainStatus::Intact { rule, .. } | ChainStatus::Broken { rule, .. } => {
-                            Some(rule.formula())
-                        }
-                        ChainStatus::NotChecked { rule, .. } => rule.map(|r| r.formula()),
-                        ChainStatus::NoChain { .. } => None,
-                    },
-                    chain: Some(j.chain),
-                    error: None,
-                    notes: j.notes,
-                    case_file: None,
-                },
-                Err(e) => VerifyReport {
-                    journal: name,
-                    format: None,
-                    lines: 0,
-                    bad_lines: 0,
-                    rule: None,
-                    chain: None,
-                    error: Some(e.to_string()),
-                    notes: Vec::new(),
-                    case_file: None,
-                },
-            }
-        })
-        .chain(case_paths.iter().map(|p| verify_case_file(p)))
-        .collect();
+    let reports = crate::query::verify(&setup(journals, common))?;
     let code = reports
         .iter()
         .map(VerifyReport::exit_code)

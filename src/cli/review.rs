@@ -2,13 +2,11 @@
 //! queue screen. Journal strings pass through [`escape`] before they are
 //! written.
 
-use super::{CliError, Common, Inputs, open_keeping, write_json};
-use crate::analysis::{self, Decision};
+use super::{CliError, open, write_json};
 use crate::export::atomic;
-use crate::query::Investigation;
-use crate::review::{
-    self, Access, CaseFile, CaseOrigin, Event, Flow, QueueItem, State, Subject, case, queue,
-};
+use crate::query::words::{Plain, call_words};
+use crate::query::{Decision, DecisionRequest, QueueItem, Setup};
+use crate::review::{self, Access, CaseFile, case};
 use crate::sanitize::escape;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -34,14 +32,9 @@ fn case_line(ctx: &review::CaseContext) -> String {
 ///
 /// # Errors
 /// Input or output errors.
-pub fn review_list(
-    inputs: Inputs,
-    common: &Common,
-    json: bool,
-    out: &mut dyn Write,
-) -> Result<(), CliError> {
-    let (inv, _, ctx) = open_keeping(inputs, common)?;
-    let items = queue::queue(&inv, &ctx.decisions);
+pub fn review_list(setup: &Setup, json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let inv = open(setup)?;
+    let items = inv.review_queue();
     if json {
         return write_json(out, &items);
     }
@@ -49,7 +42,7 @@ pub fn review_list(
         out,
         "Review queue: {} execution(s) wait for a reviewer, oldest first. {}.",
         items.len(),
-        case_line(&ctx)
+        case_line(inv.case())
     )?;
     for it in &items {
         write_item(out, it)?;
@@ -83,16 +76,7 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
     writeln!(out, "  state           {}", it.state)?;
     writeln!(out, "  known outcome   {}", e(&it.known_outcome))?;
     for (i, c) in it.calls.iter().enumerate() {
-        let mut bits = Vec::new();
-        if let Some(s) = &c.session_id {
-            bits.push(format!("session {}", e(s)));
-        }
-        if let Some(j) = &c.jsonrpc_id {
-            bits.push(format!("JSON-RPC id {}", e(j)));
-        }
-        if let Some(m) = &c.mcp_session_id {
-            bits.push(format!("MCP session {}", e(m)));
-        }
+        let bits = e(&call_words(&c.call, &mut Plain));
         writeln!(
             out,
             "  {}{} {} call {}{}",
@@ -103,11 +87,11 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
             },
             utc(Some(c.at)),
             c.role,
-            e(c.call_id.as_deref().unwrap_or("-")),
+            e(c.call.call_id.as_deref().unwrap_or("-")),
             if bits.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", bits.join(", "))
+                format!(" ({bits})")
             }
         )?;
     }
@@ -149,213 +133,62 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
     Ok(())
 }
 
-/// What `retrace review decide` reports, also as the shape of a future
-/// `--json`.
-#[derive(Debug, Serialize)]
-struct Decided {
-    execution_id: String,
-    decision: Decision,
-    reviewer: String,
-    at: DateTime<Utc>,
-    case_file: String,
-    entry: u64,
-    hash: String,
-    group_id: String,
-    verdict_before: analysis::Verdict,
-    verdict_after: analysis::Verdict,
-}
-
-/// Whether the folder a new case file would go into can be written; the
-/// message says what to do when not.
-fn check_writable_place(path: &Path, origin: CaseOrigin) -> Result<(), CliError> {
-    if path.exists() {
-        let ro = std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly());
-        if ro {
-            return Err(CliError::Write(format!(
-                "case file {} is read-only; nothing was recorded (choose another with --case FILE)",
-                path.display()
-            )));
-        }
-        return Ok(());
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let ro = std::fs::metadata(dir).map(|m| m.permissions().readonly());
-    let why = match ro {
-        Err(e) => Some(format!("its folder {} cannot be used: {e}", dir.display())),
-        Ok(true) => Some(format!("its folder {} is read-only", dir.display())),
-        Ok(false) => None,
-    };
-    match why {
-        Some(why) => Err(CliError::Write(format!(
-            "cannot create the case file {}{}: {why}; nothing was recorded (choose a case file with --case FILE)",
-            path.display(),
-            if origin == CaseOrigin::BesideJournal {
-                " beside the journals"
-            } else {
-                ""
-            }
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// `retrace review decide EXECUTION_ID --decision D --note N`: drives the
-/// decision state machine (a headless decision is confirmed by the command
-/// itself), appends one case file entry in one transaction, then analyses
-/// again and prints the verdict change with its provenance.
+/// `retrace review decide EXECUTION_ID --decision D --note N`: one case
+/// file entry in one transaction through the query layer's decision
+/// service, then the verdict change with its provenance.
 ///
 /// # Errors
-/// [`CliError::Input`] when the execution cannot be decided (unknown, not
-/// waiting for review, already decided, a decision that contradicts the
-/// journal); [`CliError::Write`] in read-only mode or when the case file
-/// cannot be written.
+/// [`CliError::Decision`]: a refused request (unknown execution, not
+/// waiting for review, already decided, a decision the journal
+/// contradicts, no note or reviewer) exits 2; read-only mode, a broken case
+/// file or a failed write exits 1.
 pub fn review_decide(
-    inputs: Inputs,
-    common: &Common,
+    setup: &Setup,
     execution_id: &str,
     decision: Decision,
     note: &str,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    if common.read_only {
-        return Err(CliError::Write(
-            "read-only mode (--read-only): no decision was recorded".into(),
-        ));
+    if setup.read_only {
+        return Err(crate::query::DecisionError::ReadOnly.into());
     }
-    let (mut inv, mut config, ctx) = open_keeping(inputs, common)?;
-    let Some(path) = ctx.path.clone() else {
-        return Err(CliError::Input(
-            "the bundled sample has no case file: give one with --case FILE to record decisions about it"
-                .into(),
-        ));
-    };
-    if let Some(c) = &ctx.chain
-        && !c.is_intact()
-    {
-        return Err(CliError::Write(format!(
-            "case file {}: chain {}; a broken chain is never extended, nothing was recorded",
-            path.display(),
-            c.describe()
-        )));
-    }
-    let item = queue::find(&inv, &ctx.decisions, execution_id)
-        .map_err(|e| CliError::Input(escape(&e.to_string()).into_owned()))?;
-    let Some(reviewer) = review::reviewer(common.reviewer.as_deref()) else {
-        return Err(CliError::Input(
-            "no reviewer name: give one with --reviewer NAME (no login name in USER or LOGNAME)"
-                .into(),
-        ));
-    };
-    let group = &inv.analysis.groups[inv.analysis.execution_group[item.execution_index]];
-    let (group_id, verdict_before, fingerprint) =
-        (group.id.clone(), group.verdict, group.fingerprint.clone());
-
-    let mut flow = Flow::new(Subject {
-        execution_id: item.execution_id.clone(),
-        group_id: group_id.clone(),
-        allowed: item.allowed.clone(),
-        reviewer: reviewer.clone(),
-        read_only: common.read_only,
-    });
-    flow.handle(Event::Choose(decision));
-    flow.handle(Event::EditNote(review::fsm::NoteEdit::Set(
-        note.to_string(),
-    )));
-    flow.handle(Event::Submit);
-    if let State::Selecting {
-        problem: Some(p), ..
-    } = &flow.state
-    {
-        return Err(CliError::Input(p.clone()));
-    }
-    let effects = flow.handle(Event::Confirm);
-
-    check_writable_place(&path, ctx.origin)?;
-    let mut file = CaseFile::open(&path, Access::ReadWrite)
-        .map_err(|e| CliError::Write(format!("{e}; nothing was recorded")))?;
-    let mut record = None;
-    for fx in &effects {
-        let (ev, rec) = review::perform(&mut file, &item, Some(&fingerprint), fx, Utc::now());
-        flow.handle(ev);
-        record = record.or(rec);
-    }
-    let (State::Recorded { .. }, Some(record)) = (&flow.state, record) else {
-        // Decided by someone else since the queue was read: a refused
-        // decision (exit 2), said as `review decide` says it up front.
-        if let Ok((decisions, _)) = file.decisions()
-            && let Err(e @ review::NotQueued::AlreadyDecided { .. }) =
-                queue::find(&inv, &decisions, &item.execution_id)
-        {
-            return Err(CliError::Input(escape(&e.to_string()).into_owned()));
-        }
-        let why = match &flow.state {
-            State::Confirming {
-                problem: Some(p), ..
-            } => p.clone(),
-            s => format!("the decision flow stopped in {s:?}"),
-        };
-        return Err(CliError::Write(why));
-    };
-
-    // Analyse again with the new decision.
-    config
-        .resolutions
-        .push(record.resolution(&path.display().to_string()));
-    inv.analysis = analysis::analyze(&inv.model, &inv.journals, &config);
-    let verdict_after = inv
-        .group(&group_id)
-        .map(|g| g.verdict)
-        .unwrap_or(verdict_before);
-    let done = Decided {
-        execution_id: item.execution_id.clone(),
-        decision,
-        reviewer: reviewer.clone(),
-        at: record.at,
-        case_file: path.display().to_string(),
-        entry: record.seq,
-        hash: record.hash.clone(),
-        group_id: group_id.clone(),
-        verdict_before,
-        verdict_after,
-    };
+    let mut inv = open(setup)?;
+    let done = inv.decide(
+        &DecisionRequest {
+            execution_id: execution_id.to_string(),
+            decision,
+            note: note.to_string(),
+        },
+        Utc::now(),
+    )?;
+    let r = &done.record;
     writeln!(
         out,
         "recorded: {} {} by {} at {} (case file {} entry {}, hash {}…)",
-        escape(&done.execution_id),
-        done.decision,
-        escape(&done.reviewer),
-        utc(Some(done.at)),
+        escape(&r.payload.execution_id),
+        r.payload.decision,
+        escape(&r.payload.reviewer),
+        utc(Some(r.at)),
         escape(&done.case_file),
-        done.entry,
-        &done.hash[..12]
+        r.seq,
+        &r.hash[..12.min(r.hash.len())]
     )?;
-    let change = if verdict_before == verdict_after {
-        format!("{verdict_after} (unchanged)")
+    let change = if done.verdict_before == done.verdict_after {
+        format!("{} (unchanged)", done.verdict_after)
     } else {
-        format!("{verdict_before} → {verdict_after}")
+        format!("{} → {}", done.verdict_before, done.verdict_after)
     };
     writeln!(
         out,
-        "group {group_id}: {change}; the resolution comes from reviewer {} at {}, not from the journal",
-        escape(&reviewer),
-        utc(Some(done.at))
+        "group {}: {change}; the resolution comes from reviewer {} at {}, not from the journal",
+        done.group_id,
+        escape(&r.payload.reviewer),
+        utc(Some(r.at))
     )?;
-    if let Some(n) = note_on(&inv, &done.execution_id) {
-        writeln!(out, "{}", escape(&n))?;
+    if let Some(n) = &done.note {
+        writeln!(out, "note: {}", escape(n))?;
     }
     Ok(())
-}
-
-/// The analysis note about a decision that did not apply, if any.
-fn note_on(inv: &Investigation, execution_id: &str) -> Option<String> {
-    inv.analysis
-        .notes
-        .iter()
-        .find(|n| n.contains(execution_id))
-        .map(|n| format!("note: {n}"))
 }
 
 fn write_output(p: &Path, text: &str) -> Result<(), CliError> {
@@ -407,28 +240,22 @@ struct ExportLine<'a> {
 /// broken chain, read-only mode with `-o`, an output that is not a regular
 /// file, or a failed write.
 pub fn review_export(
-    journals: &[std::path::PathBuf],
-    common: &Common,
+    setup: &Setup,
     output: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let output = super::export::output_file(output);
-    if common.read_only && output.is_some() {
+    if setup.read_only && output.is_some() {
         return Err(CliError::Write(
             "read-only mode (--read-only): not writing a file; leave out -o to print to stdout"
                 .into(),
         ));
     }
-    let ctx = review::CaseContext::load(common.case.as_deref(), journals, common.read_only)
-        .map_err(|e| CliError::Input(e.to_string()))?;
+    let prepared = setup.prepare().map_err(crate::query::QueryError::from)?;
     if let Some(p) = output {
-        let inputs = super::export::read_files(
-            journals.iter().map(|j| j.as_path()),
-            ctx.path.as_deref(),
-            common,
-        );
-        super::export::check_output(p, &inputs)?;
+        super::export::check_output(p, prepared.input_files())?;
     }
+    let ctx = &prepared.case;
     // No case file yet: nothing was decided, which is an empty export.
     let name = match ctx.name() {
         Some(n) if ctx.exists => n,
@@ -449,7 +276,7 @@ pub fn review_export(
             return Ok(());
         }
     };
-    let access = if common.read_only {
+    let access = if setup.read_only {
         Access::ReadOnly
     } else {
         Access::Read

@@ -1,10 +1,10 @@
 //! Plain-text renderings of the headless commands. Journal strings pass
 //! through [`escape`] before they are written.
 
-use super::VerifyReport;
-use crate::analysis::Group;
-use crate::journal::chain::{ChainMark, ChainStatus};
-use crate::query::{EvidenceView, GroupDetail, Investigation};
+use crate::query::{
+    ChainMark, ChainStatus, EvidenceView, FindingKind, GroupDetail, GroupRef, Investigation,
+    VerifyReport,
+};
 use crate::sanitize::escape;
 use chrono::{DateTime, Utc};
 use std::io::{self, Write};
@@ -25,10 +25,10 @@ fn clip(s: &str, n: usize) -> String {
 
 /// One line per journal with its chain status (DESIGN.md §6).
 pub fn chain_header(inv: &Investigation, out: &mut dyn Write) -> io::Result<()> {
-    for j in &inv.journals {
+    for j in inv.journals() {
         writeln!(out, "{}: {}", escape(&j.name), escape(&j.chain.summary()))?;
     }
-    if !inv.journals.is_empty() {
+    if !inv.journals().is_empty() {
         writeln!(out)?;
     }
     Ok(())
@@ -101,12 +101,12 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
 
 pub fn groups(
     inv: &Investigation,
-    groups: &[&Group],
+    groups: &[GroupRef<'_>],
     all: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     if groups.is_empty() {
-        let total = inv.analysis.groups.len();
+        let total = inv.group_count();
         if total == 0 {
             writeln!(out, "No tool call in the journals: nothing to group.")?;
             return Ok(());
@@ -128,43 +128,32 @@ pub fn groups(
         "GROUP", "VERDICT", "SEVERITY", "TOOL", "CALLS", "EXECS", "DISP", "FIRST (UTC)"
     )?;
     for g in groups {
-        let mut flags: Vec<String> = g
-            .findings
-            .iter()
-            .map(|f| f.kind.as_str())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .map(str::to_string)
-            .collect();
+        let mut flags: Vec<String> = g.flags().into_iter().map(str::to_string).collect();
         // A verdict that rests on a reviewer's decision says whose.
-        for &x in &g.executions {
-            if let Some(r) = &inv.analysis.lifecycles[x].resolution {
-                flags.push(format!("reviewed:{}", escape(&r.reviewer)));
-            }
+        for r in g.resolutions() {
+            flags.push(format!("reviewed:{}", escape(&r.reviewer)));
         }
         writeln!(
             out,
             "{:<12} {:<24} {:<8} {:<26} {:>5} {:>5} {:>5}  {:<19}  {}",
-            g.id,
-            g.verdict.as_str(),
+            g.id(),
+            g.verdict().as_str(),
             g.severity().as_str(),
-            clip(&escape(&g.tool), 26),
-            g.calls,
-            g.executions.len(),
-            g.dispatches,
-            t(g.first_at),
+            clip(&escape(g.tool()), 26),
+            g.calls(),
+            g.execution_count(),
+            g.dispatches(),
+            t(g.first_at()),
             flags.join(",")
         )?;
     }
-    let hidden = inv.analysis.groups.len() - groups.len();
+    let hidden = inv.group_count() - groups.len();
     if hidden > 0 && !all {
         // A clean single call can still be half of a repeat written
         // differently; say so rather than hide it silently.
         let drifted = inv
-            .analysis
-            .groups
-            .iter()
-            .filter(|g| !g.worth_a_look() && g.has(crate::analysis::FindingKind::FingerprintDrift))
+            .all_groups()
+            .filter(|g| !g.worth_a_look() && g.has(FindingKind::FingerprintDrift))
             .count();
         let drift = if drifted > 0 {
             format!(

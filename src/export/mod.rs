@@ -16,10 +16,12 @@ pub mod json;
 pub mod markdown;
 pub mod mermaid;
 
-use crate::analysis::{Decision, EvidenceRef, Group, Severity, Verdict};
-use crate::journal::Format as JournalFormat;
-use crate::model::{EventKind, Execution, JournalId, SourceRef};
-use crate::query::{EvidenceView, Investigation, redact_secrets};
+use crate::model::{CallRef, EventKind, JournalId, JsonRpcId, SourceRef};
+use crate::query::words::{event_detail, is_vocabulary};
+use crate::query::{
+    ChainMark, ChainStatus, Decision, EventView, EvidenceView, ExecIdx, Format as JournalFormat,
+    GroupRef, Investigation, Severity, Verdict,
+};
 use crate::review::{CaseContext, DecisionRecord};
 use anonymize::{Class, Namer, Pseudonyms};
 use chrono::{DateTime, Utc};
@@ -268,8 +270,7 @@ pub fn evidence_chain_verified(
     journal: JournalId,
     lines: &[SourceRef],
 ) -> (ChainState, String) {
-    use crate::journal::chain::{ChainMark, ChainStatus};
-    let Some(j) = inv.journals.get(journal as usize) else {
+    let Some(j) = inv.journals().get(journal as usize) else {
         return (ChainState::Unchained, "unknown journal".into());
     };
     match &j.chain {
@@ -331,7 +332,7 @@ pub fn evidence_chain_fields(
     journal: JournalId,
     lines: &[SourceRef],
 ) -> (ChainState, String) {
-    let Some(j) = inv.journals.get(journal as usize) else {
+    let Some(j) = inv.journals().get(journal as usize) else {
         return (ChainState::Unchained, "unknown journal".into());
     };
     if j.format != JournalFormat::Native {
@@ -377,7 +378,7 @@ pub fn evidence_chain_fields(
 /// What to export and how.
 pub struct Request<'a> {
     /// Groups, in order.
-    pub groups: Vec<&'a Group>,
+    pub groups: Vec<GroupRef<'a>>,
     /// The case file and its decisions.
     pub case: &'a CaseContext,
     /// Replace identities consistently.
@@ -392,17 +393,11 @@ pub(crate) fn hms(t: DateTime<Utc>) -> String {
 
 const PLACEHOLDERS: [&str; 2] = ["unknown", "unscoped"];
 
-/// A gateway's reason code (`vault_locked`, `denied`, `approval_timeout`,
-/// DESIGN.md §3) rather than free text: kept when anonymizing.
-fn is_vocabulary(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 40 && s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
-}
-
 /// Registers every original a report about `groups` may show, in a fixed
 /// order, so that pseudonyms are numbered the same way on every run.
-fn collect(inv: &Investigation, groups: &[&Group], case: &CaseContext) -> Pseudonyms {
+fn collect(inv: &Investigation, groups: &[GroupRef<'_>], case: &CaseContext) -> Pseudonyms {
     let mut p = Pseudonyms::new();
-    for j in &inv.journals {
+    for j in inv.journals() {
         p.register(Class::File, &j.name);
         if let Some(base) = std::path::Path::new(&j.name).file_name() {
             p.register(Class::File, &base.to_string_lossy());
@@ -411,22 +406,22 @@ fn collect(inv: &Investigation, groups: &[&Group], case: &CaseContext) -> Pseudo
     if let Some(n) = case.name() {
         p.register(Class::File, &n);
     }
-    let mut all_groups: Vec<&Group> = groups.to_vec();
-    all_groups.extend(inv.analysis.groups.iter());
+    let mut all_groups: Vec<GroupRef<'_>> = groups.to_vec();
+    all_groups.extend(inv.all_groups());
     for g in all_groups {
-        p.register(Class::Group, &g.id);
-        p.register(Class::Fingerprint, &g.fingerprint);
-        if !PLACEHOLDERS.contains(&g.actor.as_str()) {
-            p.register(Class::Actor, &g.actor);
+        p.register(Class::Group, g.id());
+        p.register(Class::Fingerprint, g.fingerprint());
+        if !PLACEHOLDERS.contains(&g.actor()) {
+            p.register(Class::Actor, g.actor());
         }
-        if !PLACEHOLDERS.contains(&g.intent_scope.as_str()) {
-            p.register(Class::Scope, &g.intent_scope);
+        if !PLACEHOLDERS.contains(&g.intent_scope()) {
+            p.register(Class::Scope, g.intent_scope());
         }
-        if let Some(t) = &g.target {
+        if let Some(t) = g.target() {
             p.register(Class::Target, t);
         }
-        for &x in &g.executions {
-            collect_execution(&mut p, inv, &inv.model.executions[x]);
+        for x in g.executions() {
+            collect_execution(&mut p, inv, x);
         }
     }
     for d in &case.decisions {
@@ -449,13 +444,13 @@ fn collect(inv: &Investigation, groups: &[&Group], case: &CaseContext) -> Pseudo
     p
 }
 
-fn collect_call(p: &mut Pseudonyms, inv: &Investigation, c: &crate::model::CallRef) {
+fn collect_call(p: &mut Pseudonyms, inv: &Investigation, c: &CallRef) {
     if let Some(s) = &c.call_id {
         p.register(Class::Call, s);
     }
     if let Some(s) = &c.session_id {
         p.register(Class::Session, s);
-        if let Some(sess) = inv.model.session(s) {
+        if let Some(sess) = inv.session_by_id(s) {
             if let Some(a) = &sess.actor {
                 p.register(Class::Actor, a);
             }
@@ -480,15 +475,14 @@ fn collect_call(p: &mut Pseudonyms, inv: &Investigation, c: &crate::model::CallR
     }
     if let Some(id) = &c.jsonrpc_id {
         let s = match id {
-            crate::model::JsonRpcId::Num(n) => n.to_string(),
-            crate::model::JsonRpcId::Str(s) => s.clone(),
+            JsonRpcId::Num(n) => n.to_string(),
+            JsonRpcId::Str(s) => s.clone(),
         };
         p.register(Class::JsonRpc, &s);
     }
 }
 
-/// Registers an error text, and the 90-character prefix the analysis
-/// quotes in answers (`analysis::questions::outcome_words`).
+/// Registers an error text, and the prefix the analysis quotes in answers.
 fn collect_error(p: &mut Pseudonyms, err: &str) {
     let name = p.register(Class::Text, err);
     if err.chars().count() > 90 {
@@ -497,10 +491,10 @@ fn collect_error(p: &mut Pseudonyms, err: &str) {
     }
 }
 
-fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: &Execution) {
-    p.register(Class::Execution, &x.id);
-    for e in &x.events {
-        match &e.kind {
+fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: ExecIdx) {
+    p.register(Class::Execution, inv.execution_id(x));
+    for v in inv.events(x) {
+        match &v.record.kind {
             EventKind::Accepted {
                 call,
                 action,
@@ -574,15 +568,10 @@ fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: &Execution) {
 /// chain that could not be checked, ` [UNVERIFIED: chain not checked]`.
 /// Empty for verified or unchained evidence.
 pub fn unverified_mark(inv: &Investigation, v: &EvidenceView) -> String {
-    use crate::journal::chain::{ChainMark, ChainStatus};
     if v.chain != ChainMark::Unverified {
         return String::new();
     }
-    match inv
-        .journals
-        .get(v.source.journal as usize)
-        .map(|j| &j.chain)
-    {
+    match inv.chain_of(v.source) {
         Some(ChainStatus::Broken { failure, .. }) => format!(
             " [UNVERIFIED: at or after the chain break at line {}]",
             failure.line
@@ -614,162 +603,47 @@ impl<N: Namer> Builder<'_, N> {
         s
     }
 
-    fn call_words(&mut self, c: &crate::model::CallRef) -> String {
-        let mut bits = Vec::new();
-        if let Some(id) = &c.jsonrpc_id {
-            bits.push(match id {
-                crate::model::JsonRpcId::Num(n) => {
-                    format!(
-                        "JSON-RPC id {}",
-                        self.namer.id(Class::JsonRpc, &n.to_string())
-                    )
-                }
-                crate::model::JsonRpcId::Str(s) => {
-                    format!("JSON-RPC id {:?}", self.namer.id(Class::JsonRpc, s))
-                }
-            });
-        }
-        if let Some(s) = &c.session_id {
-            bits.push(format!("session {}", self.namer.id(Class::Session, s)));
-        }
-        if let Some(s) = &c.mcp_session_id {
-            bits.push(format!(
-                "MCP session {}",
-                self.namer.id(Class::McpSession, s)
-            ));
-        }
-        bits.join(" · ")
-    }
-
-    /// Key details of an event, each piece through the namer.
-    fn detail(&mut self, e: &crate::model::Event, secret_fields: &[String]) -> String {
-        match &e.kind {
-            EventKind::Accepted {
-                call,
-                action,
-                idempotency_key,
-                ..
-            } => {
-                let args = action
-                    .0
-                    .get("arguments")
-                    .map(|a| redact_secrets(a, secret_fields))
-                    .unwrap_or(Value::Null);
-                let mut s = format!(
-                    "{} {}",
-                    action.tool().unwrap_or("?"),
-                    self.namer.value(&args)
-                );
-                let cw = self.call_words(call);
-                if !cw.is_empty() {
-                    s.push_str(" · ");
-                    s.push_str(&cw);
-                }
-                if let Some(k) = idempotency_key {
-                    s.push_str(&format!(" · key {}", self.namer.id(Class::Key, k)));
-                }
-                s
-            }
-            EventKind::Attached { call, recovery } => {
-                let cw = self.call_words(call);
-                format!(
-                    "recovery {}{}{cw}",
-                    recovery.as_str(),
-                    if cw.is_empty() { "" } else { " · " }
-                )
-            }
-            EventKind::Authorized { decision, approver } => match approver {
-                Some(a) => format!("{decision} by {}", self.namer.id(Class::Person, a)),
-                None => decision.clone(),
-            },
-            EventKind::Rejected { reason } if is_vocabulary(reason) => reason.clone(),
-            EventKind::Rejected { reason } => self.namer.id(Class::Text, reason),
-            EventKind::Dispatched { idempotency_key } => idempotency_key
-                .as_deref()
-                .map(|k| format!("Idempotency-Key {}", self.namer.id(Class::Key, k)))
-                .unwrap_or_default(),
-            EventKind::DispatchFailed { error } | EventKind::DeliveryFailed { error } => {
-                self.namer.id(Class::Text, error)
-            }
-            EventKind::Outcome {
-                outcome,
-                target_status,
-                exit_status,
-                error,
-                result_reference,
-                replayed,
-                observed_via,
-            } => {
-                let mut s = outcome.as_str().to_string();
-                if let Some(t) = target_status {
-                    s.push_str(&format!(" · HTTP {t}"));
-                }
-                if let Some(x) = exit_status {
-                    s.push_str(&format!(" · exit {x}"));
-                }
-                if *replayed {
-                    s.push_str(" · replayed");
-                }
-                s.push_str(&format!(" · via {}", observed_via.as_str()));
-                if crate::journal::positional_pairing(e).is_some() {
-                    s.push_str(" · paired by position");
-                }
-                if let Some(r) = result_reference {
-                    s.push_str(&format!(" · result {}", self.namer.id(Class::Result, r)));
-                }
-                if let Some(er) = error {
-                    s.push_str(&format!(" · {}", self.namer.id(Class::Text, er)));
-                }
-                s
-            }
-            EventKind::Delivered => "result delivered to the agent".into(),
-            EventKind::Cancelled { by } => format!("by {by}"),
-        }
-    }
-
-    fn group(&mut self, g: &Group, case: &CaseContext, check: &ChainCheck<'_>) -> GroupReport {
+    fn group(
+        &mut self,
+        g: &GroupRef<'_>,
+        case: &CaseContext,
+        check: &ChainCheck<'_>,
+    ) -> GroupReport {
         let inv = self.inv;
-        let detail = inv.detail(g);
-        let secret_fields = g.contract.secret_fields.clone();
+        let detail = g.detail();
 
         // Timeline.
-        let mut rows: Vec<(DateTime<Utc>, SourceRef, usize, usize)> = Vec::new();
-        for &xi in &g.executions {
-            for (ei, e) in inv.model.executions[xi].events.iter().enumerate() {
-                rows.push((e.at, e.source, xi, ei));
+        let mut rows: Vec<(DateTime<Utc>, SourceRef, ExecIdx, EventView)> = Vec::new();
+        for x in g.executions() {
+            for v in inv.events(x) {
+                rows.push((v.record.at, v.record.source, x, v));
             }
         }
-        rows.sort();
-        let t0 = g.first_at.or(rows.first().map(|r| r.0)).unwrap_or_default();
+        rows.sort_by_key(|r| (r.0, r.1, r.2));
+        let t0 = g
+            .first_at()
+            .or(rows.first().map(|r| r.0))
+            .unwrap_or_default();
         let mut timeline = Vec::new();
-        for &(at, _, xi, ei) in &rows {
-            let x = &inv.model.executions[xi];
-            let e = &x.events[ei];
+        for (at, _, x, v) in &rows {
+            let e = &v.record;
             let call_id = match &e.kind {
                 EventKind::Accepted { call, .. } | EventKind::Attached { call, .. } => {
                     call.call_id.clone()
                 }
                 _ => None,
             };
-            let v = inv.evidence(EvidenceRef::Event {
-                execution: xi,
-                event: ei,
-            });
             timeline.push(TimelineRow {
-                at,
-                offset_ms: (at - t0).num_milliseconds(),
-                execution_id: Some(self.namer.id(Class::Execution, &x.id)),
+                at: *at,
+                offset_ms: (*at - t0).num_milliseconds(),
+                execution_id: Some(self.namer.id(Class::Execution, inv.execution_id(*x))),
                 call_id: call_id.map(|c| self.namer.id(Class::Call, &c)),
                 stage: e.kind.name().to_string(),
-                detail: self.detail(e, &secret_fields),
-                source: self.cite(&v),
+                detail: event_detail(e, &[], &mut self.namer),
+                source: self.cite(&v.evidence),
             });
         }
-        let ids: BTreeSet<&str> = g
-            .executions
-            .iter()
-            .map(|&x| inv.model.executions[x].id.as_str())
-            .collect();
+        let ids: BTreeSet<&str> = g.execution_ids().collect();
         let case_name = case.name().unwrap_or_default();
         let decisions: Vec<&DecisionRecord> = case
             .decisions
@@ -779,9 +653,11 @@ impl<N: Namer> Builder<'_, N> {
         let mut decision_reports = Vec::new();
         let mut provenance = Vec::new();
         for d in &decisions {
-            let xi = inv.model.execution_index(&d.payload.execution_id);
             let source = d.resolution(&case_name).source;
-            let applied = xi.and_then(|x| inv.analysis.lifecycles[x].resolution.as_ref());
+            let applied = inv
+                .execution(&d.payload.execution_id)
+                .ok()
+                .and_then(|x| inv.resolution(x));
             let effect = match (d.payload.decision, applied) {
                 (Decision::Escalated, _) => "escalated: the outcome stays unknown".to_string(),
                 (_, Some(r)) if r.source == source => {
@@ -869,7 +745,7 @@ impl<N: Namer> Builder<'_, N> {
             lines.dedup();
             let (status, words) = check(inv, j, &lines);
             let name = inv
-                .journals
+                .journals()
                 .get(j as usize)
                 .map_or_else(|| format!("journal#{j}"), |lj| lj.name.clone());
             chain.push(ChainLine {
@@ -899,30 +775,30 @@ impl<N: Namer> Builder<'_, N> {
             .get("arguments")
             .map(|a| self.namer.value(a))
             .unwrap_or(Value::Null);
+        let contract = g.contract();
         let mut report = GroupReport {
-            group_id: self.namer.id(Class::Group, &g.id),
-            verdict: g.verdict,
+            group_id: self.namer.id(Class::Group, g.id()),
+            verdict: g.verdict(),
             severity: g.severity(),
             reason: self.namer.text(&detail.reason),
             provenance: (!provenance.is_empty()).then(|| provenance.join("; ")),
-            tool: g.tool.clone(),
-            target: g.target.as_ref().map(|t| self.namer.id(Class::Target, t)),
-            actor: self.name_or_placeholder(Class::Actor, &g.actor),
-            intent_scope: self.name_or_placeholder(Class::Scope, &g.intent_scope),
-            fingerprint: self.namer.id(Class::Fingerprint, &g.fingerprint),
+            tool: g.tool().to_string(),
+            target: g.target().map(|t| self.namer.id(Class::Target, t)),
+            actor: self.name_or_placeholder(Class::Actor, g.actor()),
+            intent_scope: self.name_or_placeholder(Class::Scope, g.intent_scope()),
+            fingerprint: self.namer.id(Class::Fingerprint, g.fingerprint()),
             arguments,
-            contract_class: g.contract.class.as_str().to_string(),
-            attach_window: humantime::format_duration(g.contract.attach_window).to_string(),
-            contract_configured: g.contract.configured,
-            calls: g.calls,
+            contract_class: contract.class.as_str().to_string(),
+            attach_window: humantime::format_duration(contract.attach_window).to_string(),
+            contract_configured: contract.configured,
+            calls: g.calls(),
             executions: g
-                .executions
-                .iter()
-                .map(|&x| self.namer.id(Class::Execution, &inv.model.executions[x].id))
+                .execution_ids()
+                .map(|x| self.namer.id(Class::Execution, x))
                 .collect(),
-            dispatches: g.dispatches,
-            first_at: g.first_at,
-            last_at: g.last_at,
+            dispatches: g.dispatches(),
+            first_at: g.first_at(),
+            last_at: g.last_at(),
             timeline,
             questions,
             findings,
@@ -964,7 +840,7 @@ impl Report {
             .map(|g| b.group(g, req.case, check))
             .collect();
         let journals = inv
-            .journals
+            .journals()
             .iter()
             .map(|j| JournalInfo {
                 name: b.namer.id(Class::File, &j.name),
@@ -983,7 +859,7 @@ impl Report {
                 .map_or_else(|| "no case file yet".into(), |c| c.describe()),
             intact: req.case.chain.as_ref().is_none_or(|c| c.is_intact()),
         });
-        let notes = inv.analysis.notes.iter().map(|n| b.namer.text(n)).collect();
+        let notes = inv.notes().iter().map(|n| b.namer.text(n)).collect();
         Report {
             generator: format!("retrace {}", env!("CARGO_PKG_VERSION")),
             anonymized: b.namer.anonymizes(),

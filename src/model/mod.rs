@@ -7,8 +7,10 @@
 //! execution id, and an *event* is one lifecycle transition of an execution.
 
 mod builder;
+mod index;
 
 pub use builder::{Model, ModelBuilder, Record};
+pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;

@@ -1,31 +1,27 @@
-//! Reviewer decisions (DESIGN.md §5, the seed's "Approval is evidence, not
-//! an idempotency mechanism"): the review queue over the query layer, a
-//! pure decision state machine, and the case file (SQLite, append-only,
+//! The reviewer's storage and state machine (docs/design.md §5): a pure
+//! decision flow ([`fsm::Flow`]), and the case file (SQLite, append-only,
 //! hash-chained) that records decisions, notes and bookmarks.
 //!
-//! How a front end uses it:
+//! How it is used (through [`crate::query`]'s decision service):
 //!
 //! 1. [`CaseContext::load`] finds and reads the case file; its
-//!    [`CaseContext::resolutions`] go into [`crate::analysis::Config`] so
-//!    that verdicts reflect earlier decisions.
-//! 2. [`queue::queue`] lists what waits for a reviewer, oldest first.
-//! 3. [`fsm::Flow`] walks one decision from selecting to confirming to
-//!    recorded; its [`fsm::Effect::Append`] is performed by [`perform`],
-//!    which writes one case file entry in one transaction and answers with
-//!    the event to feed back.
-//! 4. Re-run the analysis with the new resolution to show the verdict
-//!    change and its provenance.
+//!    [`CaseContext::resolutions`] become analysis inputs, so that verdicts
+//!    reflect earlier decisions.
+//! 2. The query layer lists what waits for a reviewer and starts a
+//!    [`fsm::Flow`] for one item; the flow walks one decision from
+//!    selecting to confirming to recorded.
+//! 3. Its [`fsm::Effect::Append`] is performed by [`perform`], which writes
+//!    one case file entry in one transaction and answers with the event to
+//!    feed back; the query layer then analyses again.
 
 pub mod case;
 pub mod fsm;
-pub mod queue;
 
 pub use case::{
     Access, CaseError, CaseFile, ChainStatus, DecisionPayload, DecisionRecord, Entry, EntryKind,
     Verification,
 };
 pub use fsm::{Effect, Event, Flow, State, Subject};
-pub use queue::{NotQueued, QueueItem};
 
 use crate::analysis::Resolution;
 use chrono::{DateTime, Utc};
@@ -61,6 +57,18 @@ pub struct CaseContext {
 }
 
 impl CaseContext {
+    /// No case file (a program that loads journals itself).
+    pub fn none() -> CaseContext {
+        CaseContext {
+            path: None,
+            origin: CaseOrigin::None,
+            exists: false,
+            decisions: Vec::new(),
+            entries: Vec::new(),
+            chain: None,
+        }
+    }
+
     /// Finds the case file (`--case`, else beside the first journal, else
     /// none for the bundled sample) and reads it without appending
     /// ([`Access::Read`], or [`Access::ReadOnly`] in read-only mode). A
@@ -132,14 +140,25 @@ pub fn reviewer(flag: Option<&str>) -> Option<String> {
         .find(|v| !v.is_empty())
 }
 
+/// The group a decision is about, stored with it so that a gateway reading
+/// the export knows the context.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupContext<'a> {
+    /// Group id.
+    pub group_id: &'a str,
+    /// The group's verdict before the decision.
+    pub verdict_before: crate::analysis::Verdict,
+    /// The group's intent fingerprint.
+    pub fingerprint: Option<&'a str>,
+}
+
 /// Performs a flow effect against the case file: appends the decision in
-/// one transaction, with the queue item's group context, and returns the
-/// event to feed back into the flow ([`Event::Recorded`] or
-/// [`Event::WriteFailed`]) together with the stored record.
+/// one transaction, with its group's context, and returns the event to feed
+/// back into the flow ([`Event::Recorded`] or [`Event::WriteFailed`])
+/// together with the stored record.
 pub fn perform(
     case: &mut CaseFile,
-    item: &QueueItem,
-    fingerprint: Option<&str>,
+    group: GroupContext<'_>,
     effect: &Effect,
     at: DateTime<Utc>,
 ) -> (Event, Option<DecisionRecord>) {
@@ -154,9 +173,9 @@ pub fn perform(
         decision: *decision,
         reviewer: reviewer.clone(),
         note: note.clone(),
-        group_id: Some(item.group_id.clone()),
-        verdict_before: Some(item.group_verdict.as_str().to_string()),
-        fingerprint: fingerprint.map(str::to_string),
+        group_id: Some(group.group_id.to_string()),
+        verdict_before: Some(group.verdict_before.as_str().to_string()),
+        fingerprint: group.fingerprint.map(str::to_string),
     };
     match case.record_decision(at, &payload) {
         Ok(r) => (Event::Recorded { seq: r.seq }, Some(r)),

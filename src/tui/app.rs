@@ -3,13 +3,14 @@
 
 use super::action::Action;
 use super::dialog::{self, Dialog, DialogNav};
-use super::jobs::{Job, JobMsg, Reanalysis};
+use super::jobs::{Job, JobMsg};
 use super::keys::Ctx;
 use super::screens::{detail, execution, groups, overview, review, sessions};
 use super::theme::Theme;
-use crate::journal::Progress;
-use crate::query::{CallRate, GroupFilter, Investigation};
-use crate::review::{CaseContext, CaseOrigin, DecisionRecord, QueueItem, case, queue};
+use crate::query::{
+    CallRate, ExecIdx, GroupFilter, GroupIdx, Investigation, Progress, QueueItem, Reanalysis,
+    Verdict,
+};
 use crate::sanitize::escape;
 use ratatui::layout::Rect;
 use std::path::PathBuf;
@@ -30,64 +31,52 @@ pub struct Data {
     /// Tool names, most groups first, for the tool filter.
     pub tools: Vec<String>,
     /// Groups worth a look, worst first.
-    pub worst: Vec<usize>,
+    pub worst: Vec<GroupIdx>,
     /// Calls over time.
     pub rate: CallRate,
     /// Per session, its executions.
-    pub session_execs: Vec<Vec<usize>>,
+    pub session_execs: Vec<Vec<ExecIdx>>,
     /// Groups per verdict, most severe first.
-    pub verdict_counts: Vec<(crate::analysis::Verdict, usize)>,
-    /// The review queue, oldest first ([`queue::queue`]).
+    pub verdict_counts: Vec<(Verdict, usize)>,
+    /// The review queue, oldest first.
     pub queue: Vec<QueueItem>,
 }
 
 impl Data {
-    /// Prepares what the screens need once, with no case file decisions.
+    /// Prepares what the screens need once.
     pub fn new(inv: Investigation) -> Data {
-        Data::with_decisions(inv, &[])
-    }
-
-    /// Prepares what the screens need once; `decisions` are the case
-    /// file's (they take decided executions out of the review queue).
-    pub fn with_decisions(inv: Investigation, decisions: &[DecisionRecord]) -> Data {
         let mut d = Data::views(inv);
-        d.queue = queue::queue(&d.inv, decisions);
+        d.queue = d.inv.review_queue();
         d
     }
 
     /// Takes a new analysis of the same journals (after a decision): the
     /// verdict-dependent views are rebuilt, the search index is reordered
     /// to the new group order ([`Reanalysis::order`]), and the review
-    /// queue is asked again with `decisions`.
-    pub fn reanalysed(&mut self, r: Reanalysis, decisions: &[DecisionRecord]) {
+    /// queue is asked again.
+    pub fn reanalysed(&mut self, r: Reanalysis) {
         let n_old = self.search.len();
-        let old = std::mem::replace(&mut self.inv.analysis, r.analysis);
+        let order: Option<Vec<GroupIdx>> = r.order.iter().copied().collect();
+        let old = self.inv.apply(r);
         // Freeing a large analysis (an allocation per group, lifecycle and
         // finding) took a quarter of a second on a million events: not
         // the UI thread's work.
         std::thread::spawn(move || drop(old));
-        self.inv.config = r.config;
-        let n = self.inv.analysis.groups.len();
-        match r.order.iter().copied().collect::<Option<Vec<usize>>>() {
+        let n = self.inv.group_count();
+        match order {
             Some(order) if order.len() == n && n == n_old => self.search.reorder(&order),
             _ => self.search = groups::SearchIndex::build(&self.inv, n),
         }
         self.worst = self.inv.group_indices(&GroupFilter::default());
         self.verdict_counts = self.inv.verdict_counts();
-        self.queue = queue::queue(&self.inv, decisions);
+        self.queue = self.inv.review_queue();
     }
 
     fn views(inv: Investigation) -> Data {
-        let all = inv.group_indices(&GroupFilter {
-            all: true,
-            ..GroupFilter::default()
-        });
-        let search = groups::SearchIndex::build(&inv, all.len());
+        let search = groups::SearchIndex::build(&inv, inv.group_count());
         let mut counts: std::collections::HashMap<&str, usize> = Default::default();
-        for &i in &all {
-            if let Some(g) = inv.group_at(i) {
-                *counts.entry(g.tool.as_str()).or_default() += 1;
-            }
+        for g in inv.all_groups() {
+            *counts.entry(g.tool()).or_default() += 1;
         }
         let mut tools: Vec<(&str, usize)> = counts.into_iter().collect();
         tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -105,98 +94,6 @@ impl Data {
             rate,
             session_execs,
             queue: Vec::new(),
-        }
-    }
-}
-
-/// What the review queue, the decision dialog and the export need from
-/// the command line: the case file, who decides, whether anything may be
-/// written, and where exports go.
-#[derive(Debug, Clone)]
-pub struct ReviewSetup {
-    /// The case file and the decisions read from it (kept up to date as
-    /// decisions are recorded).
-    pub case: CaseContext,
-    /// The reviewer name (`--reviewer`, else the login name).
-    pub reviewer: Option<String>,
-    /// `--read-only`: no decision and no export file is written.
-    pub read_only: bool,
-    /// The folder export file names are relative to (the current one,
-    /// absolute so that the dialog can say where).
-    pub export_dir: PathBuf,
-}
-
-impl Default for ReviewSetup {
-    /// No case file, no reviewer, writable, exports in the current folder.
-    fn default() -> ReviewSetup {
-        ReviewSetup {
-            case: CaseContext {
-                path: None,
-                origin: CaseOrigin::None,
-                exists: false,
-                decisions: Vec::new(),
-                entries: Vec::new(),
-                chain: None,
-            },
-            reviewer: None,
-            read_only: false,
-            export_dir: PathBuf::from("."),
-        }
-    }
-}
-
-impl ReviewSetup {
-    /// From the case file loaded by `cli::inputs` and the common options.
-    pub fn new(case: CaseContext, common: &crate::cli::Common) -> ReviewSetup {
-        ReviewSetup {
-            case,
-            reviewer: crate::review::reviewer(common.reviewer.as_deref()),
-            read_only: common.read_only,
-            export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-        }
-    }
-
-    /// Why no decision can be recorded now, if none can: read-only mode,
-    /// no case file, a broken case chain, no reviewer name.
-    pub fn cannot_decide(&self) -> Option<String> {
-        if self.read_only {
-            return Some(
-                "read-only mode (--read-only): decisions are disabled; nothing can be recorded"
-                    .into(),
-            );
-        }
-        let Some(name) = self.case.name() else {
-            return Some(
-                "no case file (the bundled sample): start retrace with --case FILE to record decisions"
-                    .into(),
-            );
-        };
-        if let Some(c) = &self.case.chain
-            && !c.is_intact()
-        {
-            return Some(format!(
-                "decisions disabled: a broken case file chain is never extended (run `retrace verify`); case file {}: chain {}",
-                escape(&name),
-                escape(&c.describe())
-            ));
-        }
-        if self.reviewer.is_none() {
-            return Some(
-                "no reviewer name: start retrace with --reviewer NAME (no login name in USER or LOGNAME)"
-                    .into(),
-            );
-        }
-        None
-    }
-
-    /// The case file and its chain in one line, escaped.
-    pub fn case_line(&self) -> String {
-        match (self.case.name(), &self.case.chain) {
-            (None, _) => {
-                "no case file (the bundled sample; start with --case FILE to decide)".into()
-            }
-            (Some(n), None) => format!("case file {} (created by the first decision)", escape(&n)),
-            (Some(n), Some(c)) => format!("case file {}: {}", escape(&n), escape(&c.describe())),
         }
     }
 }
@@ -285,8 +182,9 @@ pub struct App {
     pub status: Option<String>,
     /// Work for the event loop (clipboard writes, background jobs).
     pub effects: Vec<Effect>,
-    /// The case file, the reviewer, read-only mode.
-    pub review: ReviewSetup,
+    /// The folder export file names are relative to (the current one,
+    /// absolute so that the dialog can say where).
+    pub export_dir: PathBuf,
     /// A dialog over the screen (a decision, an export), if open.
     pub dialog: Option<Dialog>,
     /// What the background job is doing, while one runs (one at a time).
@@ -326,7 +224,7 @@ impl App {
             area,
             status: None,
             effects: Vec::new(),
-            review: ReviewSetup::default(),
+            export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             dialog: None,
             job: None,
             quit: false,
@@ -335,16 +233,8 @@ impl App {
 
     /// A ready app over an investigation (tests and benches use this).
     pub fn ready(inv: Investigation, theme: Theme, area: Rect) -> App {
-        App::ready_with(inv, theme, area, ReviewSetup::default())
-    }
-
-    /// A ready app over an investigation analysed with `review`'s case
-    /// file decisions.
-    pub fn ready_with(inv: Investigation, theme: Theme, area: Rect, review: ReviewSetup) -> App {
         let mut app = App::new(Vec::new(), theme, area);
-        let data = Data::with_decisions(inv, &review.case.decisions);
-        app.review = review;
-        app.on_load(LoadMsg::Done(Ok(Box::new(data))));
+        app.on_load(LoadMsg::Done(Ok(Box::new(Data::new(inv)))));
         app
     }
 
@@ -465,7 +355,7 @@ impl App {
             return;
         };
         if let Some(d) = &mut self.dialog {
-            match dialog::update(d, action, &self.review) {
+            match dialog::update(d, action) {
                 DialogNav::Stay => {}
                 DialogNav::Close(msg) => {
                     self.dialog = None;
@@ -531,7 +421,7 @@ impl App {
             View::Detail(st) => detail::update(data, st, action, body),
             View::Execution(st) => execution::update(data, st, action, body),
             View::Sessions(st) => sessions::update(data, st, action, body),
-            View::Review(st) => review::update(data, st, action, body, &self.review, &self.theme),
+            View::Review(st) => review::update(data, st, action, body, &self.theme),
         };
         match nav {
             Nav::Stay => {}
@@ -555,37 +445,27 @@ impl App {
     /// The decision dialog for a queue item, or why no decision can be
     /// made now (the message for the key line).
     fn start_decision(&self, item: Option<&QueueItem>) -> Result<Dialog, String> {
-        let (Some(item), Some(data)) = (item, self.data()) else {
-            return Err(self
-                .review
-                .cannot_decide()
-                .filter(|_| self.review.read_only)
-                .unwrap_or_else(|| "nothing waits for a reviewer".into()));
+        let Some(data) = self.data() else {
+            return Err("nothing loaded".into());
         };
-        if let Some(why) = self.review.cannot_decide() {
-            return Err(why);
-        }
+        let Some(item) = item else {
+            return Err(match data.inv.cannot_decide() {
+                Some(e @ crate::query::DecisionError::ReadOnly) => e.to_string(),
+                _ => "nothing waits for a reviewer".into(),
+            });
+        };
         if let Some(j) = &self.job {
             return Err(format!("busy: {j}; wait for it to finish"));
         }
-        let fingerprint = data
-            .inv
-            .group(&item.group_id)
-            .map(|g| g.fingerprint.clone())
-            .map_err(|e| e.to_string())?;
-        let reviewer = self.review.reviewer.clone().unwrap_or_default();
-        Ok(Dialog::decide(
-            item.clone(),
-            fingerprint,
-            reviewer,
-            self.review.read_only,
-        ))
+        let flow = data.inv.decision_flow(item).map_err(|e| e.to_string())?;
+        let case_name = data.inv.case().name().unwrap_or_default();
+        Ok(Dialog::decide(item.clone(), flow, case_name))
     }
 
     /// The export dialog for the current screen's group (detail) or listed
     /// groups (groups table), or why nothing can be exported now.
     fn start_export(&self) -> Result<Dialog, String> {
-        if self.review.read_only {
+        if self.data().is_some_and(|d| d.inv.read_only()) {
             return Err(
                 "read-only mode (--read-only): exports are disabled; nothing is written".into(),
             );
@@ -602,7 +482,7 @@ impl App {
                 .groups
                 .rows
                 .iter()
-                .filter_map(|&g| data.inv.group_at(g).map(|g| g.id.clone()))
+                .filter_map(|&g| data.inv.group_at(g).map(|g| g.id().to_string()))
                 .collect(),
             _ => Vec::new(),
         };
@@ -610,7 +490,7 @@ impl App {
             return Err("no group is listed: nothing to export".into());
         }
         let single = matches!(self.view(), View::Detail(_));
-        Ok(Dialog::export(ids, single))
+        Ok(Dialog::export(ids, single, self.export_dir.clone()))
     }
 
     /// Applies a background job's message: progress, a decision written
@@ -624,17 +504,7 @@ impl App {
                 self.job = Some(p);
             }
             JobMsg::Written(w) => {
-                let super::jobs::Written {
-                    event,
-                    record,
-                    case,
-                } = *w;
-                if let Some((entries, chain)) = case {
-                    self.review.case.decisions = case::decisions_of(&entries);
-                    self.review.case.entries = entries;
-                    self.review.case.chain = Some(chain);
-                    self.review.case.exists = true;
-                }
+                let super::jobs::Written { event, record } = *w;
                 let failed = match &event {
                     crate::review::Event::WriteFailed(e) => Some(e.clone()),
                     _ => None,
@@ -685,26 +555,28 @@ impl App {
             return "the journals are not loaded".into();
         };
         // Ids of what is selected, before the group order changes.
-        let id_of =
-            |d: &Data, g: Option<usize>| g.and_then(|g| d.inv.group_at(g)).map(|g| g.id.clone());
+        let id_of = |d: &Data, g: Option<GroupIdx>| {
+            g.and_then(|g| d.inv.group_at(g))
+                .map(|g| g.id().to_string())
+        };
         let groups_sel = id_of(arc, self.groups.selected_group());
         let worst_sel = id_of(arc, arc.worst.get(self.overview.cursor.selected).copied());
         let Some(data) = Arc::get_mut(arc) else {
             return "the new verdicts could not be shown (the data is still in use); reopen retrace to see them"
                 .into();
         };
-        data.reanalysed(r, &self.review.case.decisions);
+        data.reanalysed(r);
         let data: &Data = data;
         // Screens.
         self.groups.rebuild(data);
         if let Some(pos) = groups_sel
-            .and_then(|id| data.inv.group_index(&id))
+            .and_then(|id| data.inv.group(&id).ok().map(|g| g.index()))
             .and_then(|g| self.groups.rows.iter().position(|&r| r == g))
         {
             self.groups.cursor.select(pos, self.groups.rows.len());
         }
         let worst_pos = worst_sel
-            .and_then(|id| data.inv.group_index(&id))
+            .and_then(|id| data.inv.group(&id).ok().map(|g| g.index()))
             .and_then(|g| data.worst.iter().position(|&w| w == g))
             .unwrap_or(self.overview.cursor.selected);
         self.overview.cursor.select(worst_pos, data.worst.len());
@@ -713,7 +585,9 @@ impl App {
                 View::Detail(st) => {
                     if let Some(n) = data
                         .inv
-                        .group_index(&st.detail.summary.group_id)
+                        .group(&st.detail.summary.group_id)
+                        .ok()
+                        .map(|g| g.index())
                         .and_then(|g| detail::State::new(data, g))
                     {
                         st.refresh(n);
@@ -732,7 +606,7 @@ impl App {
         let after = data
             .inv
             .group(&item.group_id)
-            .map(|g| g.verdict)
+            .map(|g| g.verdict())
             .unwrap_or(item.group_verdict);
         let change = if after == item.group_verdict {
             format!("{after} (unchanged)")
@@ -755,8 +629,7 @@ impl App {
         }
         if let Some(n) = data
             .inv
-            .analysis
-            .notes
+            .notes()
             .iter()
             .find(|n| n.contains(item.execution_id.as_str()))
         {

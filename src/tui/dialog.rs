@@ -12,14 +12,13 @@
 //! Drawing is pure: [`draw`] reads the dialog and changes nothing.
 
 use super::action::Action;
-use super::app::ReviewSetup;
 use super::jobs::{ExportJob, Job, RecordJob};
 use super::keys::Ctx;
 use super::theme::Theme;
 use super::widgets::text::{esc, wrap};
-use crate::analysis::Decision;
+use crate::query::{Decision, DecisionRecord, Flow, QueueItem};
 use crate::review::fsm::{NoteEdit, consequence};
-use crate::review::{DecisionRecord, Event, Flow, QueueItem, State, Subject};
+use crate::review::{Event, State};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -52,8 +51,8 @@ pub struct Decide {
     pub flow: Flow,
     /// The queue item decided about, as it was when the dialog opened.
     pub item: QueueItem,
-    /// Its group's intent fingerprint (stored with the decision).
-    pub fingerprint: String,
+    /// The case file the decision goes to, for the confirmation.
+    pub case_name: String,
     /// Choosing or typing, while the flow is selecting.
     pub step: Step,
     /// The highlighted decision, an index into [`Decision::ALL`].
@@ -78,8 +77,10 @@ pub enum ExportScope {
 pub struct Export {
     /// What is exported.
     pub scope: ExportScope,
-    /// The file name (relative names are under [`ReviewSetup::export_dir`]).
+    /// The file name (relative names are under `dir`).
     pub name: String,
+    /// The folder relative names are under.
+    pub dir: PathBuf,
     /// Why the last Enter did not write, if it did not.
     pub problem: Option<String>,
     /// The named file exists and the user has been told; Enter replaces it.
@@ -98,21 +99,9 @@ pub enum DialogNav {
 }
 
 impl Dialog {
-    /// A decision dialog for `item` (the caller checked that a decision
-    /// can be recorded: [`ReviewSetup::cannot_decide`]).
-    pub fn decide(
-        item: QueueItem,
-        fingerprint: String,
-        reviewer: String,
-        read_only: bool,
-    ) -> Dialog {
-        let flow = Flow::new(Subject {
-            execution_id: item.execution_id.clone(),
-            group_id: item.group_id.clone(),
-            allowed: item.allowed.clone(),
-            reviewer,
-            read_only,
-        });
+    /// A decision dialog for `item`, driving `flow` (from the query
+    /// layer's decision service), recording into the case file `case_name`.
+    pub fn decide(item: QueueItem, flow: Flow, case_name: String) -> Dialog {
         let choice = Decision::ALL
             .iter()
             .position(|d| item.allowed.contains(d))
@@ -120,7 +109,7 @@ impl Dialog {
         Dialog::Decide(Box::new(Decide {
             flow,
             item,
-            fingerprint,
+            case_name,
             step: Step::Choose,
             choice,
             progress: None,
@@ -131,7 +120,7 @@ impl Dialog {
     /// An export dialog for the groups `ids` (one group when `single`),
     /// with a default file name: `retrace-<group>.md` or
     /// `retrace-groups.md`.
-    pub fn export(ids: Vec<String>, single: bool) -> Dialog {
+    pub fn export(ids: Vec<String>, single: bool, dir: PathBuf) -> Dialog {
         let (scope, name) = match (single, ids.as_slice()) {
             (true, [id]) => (ExportScope::Group(id.clone()), format!("retrace-{id}.md")),
             _ => (ExportScope::Listed(ids), "retrace-groups.md".to_string()),
@@ -139,6 +128,7 @@ impl Dialog {
         Dialog::Export(Export {
             scope,
             name,
+            dir,
             problem: None,
             replace: false,
         })
@@ -188,10 +178,10 @@ pub fn export_path(dir: &Path, name: &str) -> PathBuf {
 }
 
 /// Applies an action to the open dialog.
-pub fn update(d: &mut Dialog, action: Action, setup: &ReviewSetup) -> DialogNav {
+pub fn update(d: &mut Dialog, action: Action) -> DialogNav {
     match d {
-        Dialog::Decide(d) => update_decide(d, action, setup),
-        Dialog::Export(e) => update_export(e, action, setup),
+        Dialog::Decide(d) => update_decide(d, action),
+        Dialog::Export(e) => update_export(e, action),
     }
 }
 
@@ -205,7 +195,7 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
-fn update_decide(d: &mut Decide, action: Action, setup: &ReviewSetup) -> DialogNav {
+fn update_decide(d: &mut Decide, action: Action) -> DialogNav {
     let n = Decision::ALL.len();
     match (&d.flow.state, d.step, action) {
         (State::Selecting { .. } | State::Confirming { .. }, _, Action::Cancel) => {
@@ -259,16 +249,9 @@ fn update_decide(d: &mut Decide, action: Action, setup: &ReviewSetup) -> DialogN
                 // Refused (read-only): the flow says why.
                 return DialogNav::Stay;
             };
-            let Some(case_path) = setup.case.path.clone() else {
-                d.flow
-                    .handle(Event::WriteFailed("there is no case file".into()));
-                return DialogNav::Stay;
-            };
             d.progress = Some("writing the case file…".into());
             DialogNav::Start(Job::Record(Box::new(RecordJob {
-                case_path,
                 item: d.item.clone(),
-                fingerprint: d.fingerprint.clone(),
                 effect,
             })))
         }
@@ -276,7 +259,7 @@ fn update_decide(d: &mut Decide, action: Action, setup: &ReviewSetup) -> DialogN
     }
 }
 
-fn update_export(e: &mut Export, action: Action, setup: &ReviewSetup) -> DialogNav {
+fn update_export(e: &mut Export, action: Action) -> DialogNav {
     match action {
         Action::Cancel => DialogNav::Close(Some("export cancelled: nothing was written".into())),
         Action::TextChar(c) => {
@@ -302,7 +285,7 @@ fn update_export(e: &mut Export, action: Action, setup: &ReviewSetup) -> DialogN
                 e.problem = Some("type a file name".into());
                 return DialogNav::Stay;
             }
-            let path = export_path(&setup.export_dir, &e.name);
+            let path = export_path(&e.dir, &e.name);
             if path.is_dir() {
                 e.problem = Some("that is a folder: type a file name".into());
                 return DialogNav::Stay;
@@ -316,7 +299,6 @@ fn update_export(e: &mut Export, action: Action, setup: &ReviewSetup) -> DialogN
                 path,
                 groups: e.scope.ids(),
                 what: e.scope.describe(),
-                case: setup.case.clone(),
             })))
         }
         _ => DialogNav::Stay,
@@ -338,10 +320,10 @@ fn popup(frame: &mut Frame, area: Rect, w: u16, h: u16) -> Rect {
 }
 
 /// Draws the dialog over `area` (the screen body).
-pub fn draw(d: &Dialog, setup: &ReviewSetup, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub fn draw(d: &Dialog, theme: &Theme, frame: &mut Frame, area: Rect) {
     match d {
-        Dialog::Decide(d) => draw_decide(d, setup, theme, frame, area),
-        Dialog::Export(e) => draw_export(e, setup, theme, frame, area),
+        Dialog::Decide(d) => draw_decide(d, theme, frame, area),
+        Dialog::Export(e) => draw_export(e, theme, frame, area),
     }
 }
 
@@ -366,12 +348,7 @@ fn labelled(
 }
 
 /// The decision dialog's lines for an inner width (pure).
-pub fn decide_lines(
-    d: &Decide,
-    setup: &ReviewSetup,
-    theme: &Theme,
-    width: usize,
-) -> Vec<Line<'static>> {
+pub fn decide_lines(d: &Decide, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let it = &d.item;
     let mut lines = vec![Line::from(vec![
         Span::styled(esc(&it.execution_id).into_owned(), theme.accent),
@@ -404,7 +381,7 @@ pub fn decide_lines(
             "case file",
             &format!(
                 "{} (append-only: a recorded decision stays)",
-                esc(&setup.case.name().unwrap_or_default())
+                esc(&d.case_name)
             ),
             width,
             theme.muted,
@@ -521,10 +498,10 @@ pub fn decide_lines(
     lines
 }
 
-fn draw_decide(d: &Decide, setup: &ReviewSetup, theme: &Theme, frame: &mut Frame, area: Rect) {
+fn draw_decide(d: &Decide, theme: &Theme, frame: &mut Frame, area: Rect) {
     let w = area.width.min(84);
     let inner_w = usize::from(w.saturating_sub(2));
-    let lines = decide_lines(d, setup, theme, inner_w);
+    let lines = decide_lines(d, theme, inner_w);
     let h = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let r = popup(frame, area, w, h);
     let title = if d.flow.confirmation().is_some() {
@@ -540,7 +517,7 @@ fn draw_decide(d: &Decide, setup: &ReviewSetup, theme: &Theme, frame: &mut Frame
     );
 }
 
-fn draw_export(e: &Export, setup: &ReviewSetup, theme: &Theme, frame: &mut Frame, area: Rect) {
+fn draw_export(e: &Export, theme: &Theme, frame: &mut Frame, area: Rect) {
     let w = area.width.min(84);
     let width = usize::from(w.saturating_sub(2)).max(1);
     let mut lines: Vec<Line<'static>> = wrap(
@@ -563,7 +540,7 @@ fn draw_export(e: &Export, setup: &ReviewSetup, theme: &Theme, frame: &mut Frame
             Span::raw(l),
         ]));
     }
-    let dir = esc(&setup.export_dir.display().to_string()).into_owned();
+    let dir = esc(&e.dir.display().to_string()).into_owned();
     for l in wrap(&format!("in {dir}; written whole or not at all"), width) {
         lines.push(Line::styled(l, theme.muted));
     }

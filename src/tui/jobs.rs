@@ -11,14 +11,10 @@
 //! time ([`super::App::job`]).
 
 use super::app::Data;
-use crate::analysis::{self, Analysis, Config};
 use crate::export::{Format, Report, Request, atomic};
-use crate::review::{
-    self, Access, CaseContext, CaseFile, ChainStatus, DecisionRecord, Entry, Event, NotQueued,
-    QueueItem, case, queue,
-};
+use crate::query::{DecisionRecord, QueueItem, Reanalysis};
+use crate::review::{self, Event};
 use chrono::Utc;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -47,15 +43,12 @@ impl Job {
     }
 }
 
-/// Recording one decision ([`review::Effect::Append`] from the flow).
+/// Recording one decision ([`review::Effect::Append`] from the flow) in
+/// the investigation's case file (created by the first decision).
 #[derive(Debug, Clone)]
 pub struct RecordJob {
-    /// The case file (created by the first decision).
-    pub case_path: PathBuf,
     /// The queue item decided about.
     pub item: QueueItem,
-    /// Its group's intent fingerprint.
-    pub fingerprint: String,
     /// What the flow asks to append.
     pub effect: review::Effect,
 }
@@ -69,20 +62,6 @@ pub struct ExportJob {
     pub groups: Vec<String>,
     /// `group g…` or `3 groups`, for the message.
     pub what: String,
-    /// The case file and its decisions, for the report's decisions.
-    pub case: CaseContext,
-}
-
-/// A new analysis of the same journals after a decision.
-#[derive(Debug)]
-pub struct Reanalysis {
-    /// The analysis with every case file decision applied.
-    pub analysis: Analysis,
-    /// The configuration it was made with.
-    pub config: Config,
-    /// For each group of the new analysis, its index in the old one
-    /// (`None` if it had none): reorders the views kept per group.
-    pub order: Vec<Option<usize>>,
 }
 
 /// A written export.
@@ -97,16 +76,13 @@ pub struct Exported {
 }
 
 /// A decision written ([`Event::Recorded`]) or not ([`Event::WriteFailed`]):
-/// the event to feed back into the flow, the stored entry, and the case
-/// file's verified entries and chain after the write.
+/// the event to feed back into the flow, and the stored entry.
 #[derive(Debug)]
 pub struct Written {
     /// For the flow.
     pub event: Event,
     /// The entry as stored.
     pub record: Option<DecisionRecord>,
-    /// Entries and chain status read back after the write.
-    pub case: Option<(Vec<Entry>, ChainStatus)>,
 }
 
 /// What a job reports.
@@ -166,116 +142,36 @@ fn failed(why: String) -> Option<JobMsg> {
     Some(JobMsg::Written(Box::new(Written {
         event: Event::WriteFailed(why),
         record: None,
-        case: None,
     })))
 }
 
-/// Appends the decision (one transaction), reads the case file back, and
-/// analyses again with every decision it holds (as a new start would).
+/// Records the decision through the query layer's decision service (one
+/// case file transaction, checked against the case file as it is now),
+/// then analyses again with every decision the case file holds.
 fn record(job: &RecordJob, data: &Data, send: &mut dyn FnMut(JobMsg)) -> Option<JobMsg> {
-    let path = &job.case_path;
+    let path = data.inv.case().name().unwrap_or_default();
     send(JobMsg::Progress(format!(
         "writing the decision to case file {}…",
-        crate::sanitize::escape(&path.display().to_string())
+        crate::sanitize::escape(&path)
     )));
-    let mut file = match CaseFile::open(path, Access::ReadWrite) {
-        Ok(f) => f,
-        Err(e) => return failed(format!("{}; nothing was recorded", open_error(path, &e))),
+    let recorded = match data.inv.record(&job.item, &job.effect, Utc::now()) {
+        Ok(r) => r,
+        // Decided by someone else in the meantime, or the write failed:
+        // the flow shows it and lets the reviewer retry or go back.
+        Err(e) => return failed(e.to_string()),
     };
-    // Someone may have decided since the queue was read (another reviewer
-    // on the same case file).
-    match file.decisions() {
-        Ok((decisions, _)) => {
-            if let Err(e @ NotQueued::AlreadyDecided { .. }) =
-                queue::find(&data.inv, &decisions, &job.item.execution_id)
-            {
-                return failed(e.to_string());
-            }
-        }
-        Err(e) => return failed(format!("{e}; nothing was recorded")),
-    }
-    let (event, record) = review::perform(
-        &mut file,
-        &job.item,
-        Some(&job.fingerprint),
-        &job.effect,
-        Utc::now(),
-    );
-    let Some(record) = record else {
-        return Some(JobMsg::Written(Box::new(Written {
-            event,
-            record: None,
-            case: None,
-        })));
-    };
-    let loaded = file.load().ok();
-    let name = file.name();
-    drop(file);
-    let decisions = loaded
-        .as_ref()
-        .map(|(entries, _)| case::decisions_of(entries))
-        .unwrap_or_else(|| vec![record.clone()]);
     send(JobMsg::Written(Box::new(Written {
-        event,
-        record: Some(record),
-        case: loaded,
+        event: Event::Recorded {
+            seq: recorded.record.seq,
+        },
+        record: Some(recorded.record.clone()),
     })));
     send(JobMsg::Progress(
         "analysing again with the decision…".into(),
     ));
-    let mut config = data.inv.config.clone();
-    config.resolutions = decisions.iter().map(|d| d.resolution(&name)).collect();
-    let analysis = analysis::analyze(&data.inv.model, &data.inv.journals, &config);
-    let order = order(&data.inv.analysis, &analysis);
-    Some(JobMsg::Reanalysed(Box::new(Reanalysis {
-        analysis,
-        config,
-        order,
-    })))
-}
-
-/// For each group of `new`, its index in `old` (matched by group id).
-pub fn order(old: &Analysis, new: &Analysis) -> Vec<Option<usize>> {
-    let at: HashMap<&str, usize> = old
-        .groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| (g.id.as_str(), i))
-        .collect();
-    new.groups
-        .iter()
-        .map(|g| at.get(g.id.as_str()).copied())
-        .collect()
-}
-
-/// A case file that cannot be opened for writing, in words that say
-/// what to do: SQLite's own message ("unable to open database file") does
-/// not say that the folder is read-only.
-fn open_error(path: &Path, e: &review::CaseError) -> String {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !path.exists() {
-        match std::fs::metadata(dir) {
-            Err(err) => {
-                return format!(
-                    "cannot create case file {}: its folder {} cannot be used: {err}",
-                    path.display(),
-                    dir.display()
-                );
-            }
-            Ok(m) if m.permissions().readonly() => {
-                return format!(
-                    "cannot create case file {}: its folder {} is read-only (start retrace with --case FILE elsewhere)",
-                    path.display(),
-                    dir.display()
-                );
-            }
-            Ok(_) => {}
-        }
-    }
-    e.to_string()
+    Some(JobMsg::Reanalysed(Box::new(
+        data.inv.reanalysis(recorded.case),
+    )))
 }
 
 fn export(job: &ExportJob, data: &Data, send: &mut dyn FnMut(JobMsg)) -> Result<Exported, String> {
@@ -292,15 +188,18 @@ fn export(job: &ExportJob, data: &Data, send: &mut dyn FnMut(JobMsg)) -> Result<
         &data.inv,
         &Request {
             groups,
-            case: &job.case,
+            case: data.inv.case(),
             anonymize: false,
             chain_check: None,
         },
     );
     let text = Format::Markdown.render(&report);
     let inputs = atomic::inputs(
-        data.inv.journals.iter().map(|j| Path::new(j.name.as_str())),
-        job.case.path.as_deref(),
+        data.inv
+            .journals()
+            .iter()
+            .map(|j| Path::new(j.name.as_str())),
+        data.inv.case().path.as_deref(),
     );
     atomic::check_not_input(&job.path, &inputs)
         .map_err(|e| format!("{e}; nothing was written: choose another file name"))?;

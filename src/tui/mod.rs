@@ -22,9 +22,7 @@ pub mod widgets;
 pub use action::Action;
 pub use app::App;
 
-use crate::cli::{Common, Inputs};
-use crate::journal::{self, Progress};
-use crate::query::Investigation;
+use crate::query::{Investigation, LoadStage, Prepared, Setup, SetupError};
 use app::{Data, LoadMsg};
 use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
 use ratatui::crossterm::execute;
@@ -41,74 +39,86 @@ enum Msg {
     Job(jobs::JobMsg),
 }
 
-/// Starts loading `inputs` on a background thread; progress and the result
-/// arrive through `send`.
-fn spawn_loader(
-    inputs: Inputs,
-    forced: Option<journal::Format>,
-    send: impl Fn(LoadMsg) + Send + 'static,
-) {
+/// Why the TUI could not run; the binary maps it to an exit code (2 for
+/// input that could not be used, 1 for a terminal that failed).
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// A file the setup names could not be used (said before the screen is
+    /// taken over).
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The theme could not be read.
+    #[error("{0}")]
+    Theme(String),
+    /// The journals could not be loaded (said on screen first).
+    #[error("could not load the journals: {0}")]
+    Load(String),
+    /// No terminal, or the terminal failed.
+    #[error("{0}")]
+    Terminal(#[from] std::io::Error),
+}
+
+/// Starts loading on a background thread; progress and the result arrive
+/// through `send`.
+fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
     std::thread::spawn(move || {
         let mut last = Instant::now() - Duration::from_secs(1);
-        let mut progress = |p: Progress| {
+        let mut progress = |s: LoadStage| match s {
             // At most ~30 reports a second: the UI redraws on each.
-            if last.elapsed() >= Duration::from_millis(33) {
+            LoadStage::Reading(p) if last.elapsed() >= Duration::from_millis(33) => {
                 last = Instant::now();
                 send(LoadMsg::Progress(p));
             }
+            LoadStage::Reading(_) => {}
+            LoadStage::Analysing => send(LoadMsg::Analysing),
         };
-        let loaded = journal::load(inputs.sources, forced, &mut progress);
-        let result = loaded.map(|(journals, model)| {
-            send(LoadMsg::Analysing);
-            Box::new(Data::with_decisions(
-                Investigation::analyze(journals, model, &inputs.config),
-                &inputs.case.decisions,
-            ))
-        });
-        send(LoadMsg::Done(result.map_err(|e| e.to_string())));
+        let result = Investigation::load(prepared, &mut progress)
+            .map(|inv| Box::new(Data::new(inv)))
+            .map_err(|e| e.to_string());
+        send(LoadMsg::Done(result));
     });
 }
 
-/// Runs the TUI until the user quits. The case file in `inputs` (its
-/// decisions already in the configuration) is where decisions are
-/// recorded; `common` gives the reviewer name and read-only mode.
+/// Runs the TUI until the user quits: prepares the setup (contracts, keys,
+/// the case file, read here so that a bad one is said before the screen is
+/// taken over), loads the journals off the UI thread, and draws. `theme`
+/// is a name from `themes/` or a theme file.
 ///
 /// # Errors
-/// Terminal errors; and when the journals could not be loaded, the load
-/// error (naming file and line) once the user has read it on screen and
-/// quit, so that the process exits 2 as for any unreadable input
-/// (DESIGN.md §7).
-pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
-    let names: Vec<String> = inputs.sources.iter().map(|s| s.name.clone()).collect();
-    let review = app::ReviewSetup::new(inputs.case.clone(), common);
+/// [`TuiError`]; when the journals could not be loaded, the load error
+/// (naming file and line) once the user has read it on screen and quit, so
+/// that the process exits 2 as for any unreadable input (docs/design.md §7).
+pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
     // A bad theme is reported before the screen is taken over.
-    let theme = match &common.theme {
-        Some(t) => theme::Theme::load(t).map_err(std::io::Error::other)?,
+    let theme = match theme {
+        Some(t) => theme::Theme::load(t).map_err(|e| TuiError::Theme(e.to_string()))?,
         None => theme::Theme::default(),
     };
+    let prepared = setup.prepare()?;
     {
         use std::io::IsTerminal;
         if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-            return Err(std::io::Error::other(
+            return Err(TuiError::Terminal(std::io::Error::other(
                 "the TUI needs a terminal; for output to a pipe or a file use a headless command: \
                  retrace groups, investigate, verify, review or export (retrace --help)",
-            ));
+            )));
         }
     }
+    crate::cli::warn(&prepared.warnings);
+    let names = prepared.journal_names();
     // `try_init` enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the panic is reported.
     let mut terminal = ratatui::try_init()?;
     // A paste arrives as one event (not one key per character) where the
     // terminal supports it.
     let _ = execute!(std::io::stdout(), EnableBracketedPaste);
-    let result = (|| {
+    let result = (|| -> Result<(), TuiError> {
         let size = terminal.size()?;
         let mut app = App::new(names, theme, Rect::new(0, 0, size.width, size.height));
-        app.review = review;
         let (tx, rx) = mpsc::channel::<Msg>();
         let load_tx = tx.clone();
         let job_tx = tx.clone();
-        spawn_loader(inputs, common.input_format, move |m| {
+        spawn_loader(prepared, move |m| {
             let _ = load_tx.send(Msg::Load(m));
         });
         std::thread::spawn(move || {
@@ -142,10 +152,7 @@ pub fn run(inputs: Inputs, common: &Common) -> Result<(), std::io::Error> {
                     }
                     if app.quit {
                         return match app.load_error() {
-                            Some(e) => Err(std::io::Error::other(format!(
-                                "could not load the journals: {}",
-                                crate::sanitize::escape(e)
-                            ))),
+                            Some(e) => Err(TuiError::Load(e.to_string())),
                             None => Ok(()),
                         };
                     }

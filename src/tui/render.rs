@@ -47,8 +47,8 @@ pub fn render(app: &App, frame: &mut Frame) {
             frame.render_widget(p, body);
         }
         Load::Ready(data) => match app.view() {
-            View::Overview => overview::draw(data, &app.overview, &app.review, theme, frame, body),
-            View::Review(st) => review::draw(data, st, &app.review, theme, frame, body),
+            View::Overview => overview::draw(data, &app.overview, theme, frame, body),
+            View::Review(st) => review::draw(data, st, theme, frame, body),
             View::Sessions(st) => sessions::draw(data, st, theme, frame, body),
             View::Groups => groups::draw(data, &app.groups, theme, frame, body),
             View::Detail(st) => detail::draw(data, st, theme, frame, body),
@@ -56,7 +56,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         },
     }
     if let (Some(d), Load::Ready(_)) = (&app.dialog, &app.load) {
-        dialog::draw(d, &app.review, theme, frame, body);
+        dialog::draw(d, theme, frame, body);
     }
     frame.render_widget(
         Paragraph::new(message_line(app, keys_area.width)),
@@ -109,7 +109,7 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
             .collect(),
     };
     // DESIGN.md §6: the chain status shows on every screen.
-    let badge = app.data().map(|d| chain_badge(d, &app.review, theme));
+    let badge = app.data().map(|d| chain_badge(d, theme));
     let alarm = badge.as_ref().is_some_and(|(_, _, broken)| *broken);
     let room = usize::from(width);
     let crumb_width = |from: usize| -> usize {
@@ -159,13 +159,12 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
 /// have none; `no chain` (muted) when none has one.
 fn chain_badge(
     d: &super::app::Data,
-    review: &super::app::ReviewSetup,
     theme: &super::theme::Theme,
 ) -> (String, ratatui::style::Style, bool) {
-    let js = &d.inv.journals;
+    let js = d.inv.journals();
     let broken = js.iter().filter(|j| j.chain.is_broken()).count();
     let intact = js.iter().filter(|j| j.chain.is_intact()).count();
-    let case_broken = review.case.chain.as_ref().is_some_and(|c| !c.is_intact());
+    let case_broken = d.inv.case().chain.as_ref().is_some_and(|c| !c.is_intact());
     let text = match (broken, case_broken) {
         (0, true) => "[case file chain BROKEN]".to_string(),
         (n, false) if n > 0 => format!("[chain BROKEN: {n} of {}]", js.len()),

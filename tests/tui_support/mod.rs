@@ -9,8 +9,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use retrace::journal::JournalSource;
-use retrace::query::Investigation;
+use retrace::query::{Investigation, Setup};
 use retrace::tui::theme::Theme;
 use retrace::tui::{App, render};
 use std::fmt::Write;
@@ -24,11 +23,12 @@ pub fn fixture(name: &str) -> String {
 
 /// Loads and analyses fixture journals (no contracts, no key).
 pub fn open(names: &[&str]) -> Investigation {
-    let sources = names
-        .iter()
-        .map(|n| JournalSource::file(fixture(n)))
-        .collect();
-    Investigation::open(sources, None, &Default::default(), &mut |_| {}).unwrap()
+    Investigation::open(&setup(names), &mut |_| {}).unwrap()
+}
+
+/// The setup of fixture journals (no contracts, no key).
+pub fn setup(names: &[&str]) -> Setup {
+    Setup::new(names.iter().map(|n| fixture(n).into()).collect())
 }
 
 /// A ready App over the fixture.
@@ -41,15 +41,13 @@ pub fn app(names: &[&str], theme: Theme, w: u16, h: u16) -> App {
 /// folder) and reviewer `alice`: decisions can be started, and the first
 /// one would create the file.
 pub fn app_with_case(names: &[&str], theme: Theme, w: u16, h: u16) -> App {
-    let mut review = retrace::tui::app::ReviewSetup::default();
-    review.case = retrace::review::CaseContext::load(
-        Some(std::path::Path::new("does-not-exist/case.sqlite")),
-        &[],
-        false,
-    )
-    .unwrap();
-    review.reviewer = Some("alice".into());
-    App::ready_with(open(names), theme, Rect::new(0, 0, w, h), review)
+    let setup = Setup {
+        case: Some("does-not-exist/case.sqlite".into()),
+        reviewer: Some("alice".into()),
+        ..setup(names)
+    };
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    App::ready(inv, theme, Rect::new(0, 0, w, h))
 }
 
 /// Draws the app into a fresh TestBackend of `w`×`h`.

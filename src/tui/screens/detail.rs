@@ -3,8 +3,10 @@
 //! and evidence. Enter on an execution opens it; Enter on evidence jumps to
 //! the event it cites.
 
-use crate::analysis::EvidenceRef;
-use crate::query::{EvidenceView, ExecutionSummary, GroupDetail, StageStatus};
+use crate::query::{
+    Capabilities, ChainMark, EvidenceTarget, EvidenceView, ExecutionSummary, GroupDetail, GroupIdx,
+    StageStatus,
+};
 use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::{execution, sessions};
@@ -33,8 +35,8 @@ pub enum Focus {
 /// State of the group detail screen.
 #[derive(Debug, Clone)]
 pub struct State {
-    /// Index of the group.
-    pub group: usize,
+    /// The group.
+    pub group: GroupIdx,
     /// Everything the query layer says about it.
     pub detail: GroupDetail,
     /// Focused pane.
@@ -56,8 +58,8 @@ pub struct State {
 
 impl State {
     /// Opens group `g`; `None` when there is no such group.
-    pub fn new(data: &Data, g: usize) -> Option<State> {
-        let detail = data.inv.detail(data.inv.group_at(g)?);
+    pub fn new(data: &Data, g: GroupIdx) -> Option<State> {
+        let detail = data.inv.group_at(g)?.detail();
         let evidence = detail
             .questions
             .iter()
@@ -101,9 +103,7 @@ impl State {
 /// Whether any loaded journal can record authorization and delivery; a
 /// missing stage is only a gap where it could have been recorded.
 pub fn records(data: &Data) -> (bool, bool) {
-    let any = |f: fn(&crate::journal::Capabilities) -> bool| {
-        data.inv.journals.iter().any(|j| f(&j.capabilities))
-    };
+    let any = |f: fn(&Capabilities) -> bool| data.inv.journals().iter().any(|j| f(&j.capabilities));
     (any(|c| c.authorization), any(|c| c.delivery))
 }
 
@@ -469,15 +469,15 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         (Action::Open, Focus::Evidence) => {
             if let Some(e) = st.evidence.get(st.ev.selected) {
-                match e.pointer {
-                    EvidenceRef::Event { execution, event } => {
+                match e.target() {
+                    EvidenceTarget::Event { execution, event } => {
                         return Nav::Push(View::Execution(Box::new(execution::State::new(
                             data,
                             execution,
                             Some(event),
                         ))));
                     }
-                    EvidenceRef::Session { index } => {
+                    EvidenceTarget::Session(index) => {
                         return Nav::Push(View::Sessions(Box::new(sessions::State::new(
                             data,
                             Some(index),
@@ -814,7 +814,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
                 let mut spans = vec![Span::styled(if sel { " ▶ " } else { "   " }, theme.accent)];
                 // DESIGN.md §6: evidence at or after a chain break is marked,
                 // first on the line so that a narrow pane cannot cut it off.
-                if e.chain == crate::journal::chain::ChainMark::Unverified {
+                if e.chain == ChainMark::Unverified {
                     spans.push(Span::styled("unverified ", theme.critical));
                 }
                 spans.extend([

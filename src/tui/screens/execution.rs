@@ -3,7 +3,7 @@
 //! action record, pretty-printed and scrollable. `y` copies the raw line
 //! (OSC 52).
 
-use crate::query::{EventView, ExecutionSummary};
+use crate::query::{ChainMark, EventIdx, EventView, ExecIdx, ExecutionSummary, GroupIdx};
 use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav};
 use crate::tui::screens::detail::{records, stage_units};
@@ -29,8 +29,8 @@ pub enum Focus {
 /// State of the execution screen.
 #[derive(Debug, Clone)]
 pub struct State {
-    /// Execution index.
-    pub xi: usize,
+    /// The execution.
+    pub xi: ExecIdx,
     /// Its summary.
     pub summary: ExecutionSummary,
     /// Its events.
@@ -38,7 +38,7 @@ pub struct State {
     /// Selected event.
     pub cursor: Cursor,
     /// The group it belongs to.
-    pub group: Option<usize>,
+    pub group: Option<GroupIdx>,
     /// Focused pane.
     pub focus: Focus,
     /// The selected event's raw line as written.
@@ -52,16 +52,16 @@ pub struct State {
 
 impl State {
     /// Opens execution `xi`, with event `event` selected.
-    pub fn new(data: &Data, xi: usize, event: Option<usize>) -> State {
+    pub fn new(data: &Data, xi: ExecIdx, event: Option<EventIdx>) -> State {
         let events = data.inv.events(xi);
         let mut cursor = Cursor::default();
-        cursor.select(event.unwrap_or(0), events.len());
+        cursor.select(event.map_or(0, EventIdx::get), events.len());
         let mut st = State {
             xi,
             summary: data.inv.execution_summary(xi),
             events,
             cursor,
-            group: data.inv.execution_group(xi),
+            group: data.inv.group_of(xi).map(|g| g.index()),
             focus: Focus::Events,
             raw: String::new(),
             record: Vec::new(),
@@ -75,7 +75,7 @@ impl State {
     /// a decision); events and their lines do not change.
     pub fn refresh(&mut self, data: &Data) {
         self.summary = data.inv.execution_summary(self.xi);
-        self.group = data.inv.execution_group(self.xi);
+        self.group = data.inv.group_of(self.xi).map(|g| g.index());
     }
 
     /// Reads the selected event's line back and lays out the record pane.
@@ -89,7 +89,7 @@ impl State {
         match data.inv.raw_line(e.evidence.source) {
             Ok(raw) => {
                 // DESIGN.md §6: evidence after a chain break is marked.
-                let mark = if e.evidence.chain == crate::journal::chain::ChainMark::Unverified {
+                let mark = if e.evidence.chain == ChainMark::Unverified {
                     " · UNVERIFIED: at or after a chain break"
                 } else {
                     ""
@@ -111,9 +111,9 @@ impl State {
             self.record.push(String::new());
             self.record.push(format!(
                 "── canonical action record of group {} (what was fingerprinted) ──",
-                g.id
+                g.id()
             ));
-            self.record.extend(pretty(&data.inv.canonical_action(g)));
+            self.record.extend(pretty(&g.canonical_action()));
         }
     }
 }
@@ -213,13 +213,13 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     ];
     if let Some(g) = group {
         first.push(Span::styled("  group ", theme.muted));
-        first.push(Span::raw(g.id.clone()));
+        first.push(Span::raw(g.id().to_string()));
         first.push(Span::raw(" "));
         first.push(Span::styled(
-            g.verdict.as_str(),
+            g.verdict().as_str(),
             theme.severity(g.severity()),
         ));
-        first.push(Span::raw(format!(" · {}", esc(&g.tool))));
+        first.push(Span::raw(format!(" · {}", esc(g.tool()))));
     }
     if let Some(k) = &x.idempotency_key {
         first.push(Span::styled(format!("  key {}", esc(k)), theme.muted));
@@ -263,8 +263,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         .clone()
         .map(|i| {
             let e = &st.events[i];
-            cite(e).chars().count()
-                + usize::from(e.evidence.chain == crate::journal::chain::ChainMark::Unverified)
+            cite(e).chars().count() + usize::from(e.evidence.chain == ChainMark::Unverified)
         })
         .max()
         .unwrap_or(4)
@@ -278,7 +277,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
             Line::styled(e.evidence.at.map(time).unwrap_or_default(), theme.muted),
             Line::raw(e.event),
             Line::raw(esc(&e.summary).into_owned()),
-            if e.evidence.chain == crate::journal::chain::ChainMark::Unverified {
+            if e.evidence.chain == ChainMark::Unverified {
                 Line::styled(
                     format!("✗{}", clip_left(&cite(e), line_w.saturating_sub(1))),
                     theme.critical,
@@ -348,7 +347,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
 fn events_title(events: &[EventView]) -> String {
     let unverified = events
         .iter()
-        .filter(|e| e.evidence.chain == crate::journal::chain::ChainMark::Unverified)
+        .filter(|e| e.evidence.chain == ChainMark::Unverified)
         .count();
     if unverified > 0 {
         format!(

@@ -14,8 +14,7 @@
 //! or the sort changes, never per frame; a frame builds only the rows on
 //! screen.
 
-use crate::analysis::{Group, Verdict};
-use crate::query::{GroupFilter, Investigation};
+use crate::query::{GroupFilter, GroupIdx, GroupRef, Investigation, Verdict};
 use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;
@@ -43,23 +42,16 @@ pub const FIELDS: usize = 7;
 /// The fields the filter searches, sanitized, in haystack order: tool,
 /// actor, intent scope, target, arguments (as the first execution's
 /// accepted record holds them, compact JSON), group id, execution ids.
-pub fn fields(inv: &Investigation, g: &Group) -> [String; FIELDS] {
-    let args = g
-        .executions
-        .first()
-        .and_then(|&x| inv.model.executions.get(x))
-        .and_then(|x| x.action())
-        .and_then(|a| a.0.get("arguments"))
-        .map(|a| a.to_string())
-        .unwrap_or_default();
+pub fn fields(g: &GroupRef<'_>) -> [String; FIELDS] {
+    let args = g.arguments().map(|a| a.to_string()).unwrap_or_default();
     [
-        esc(&g.tool).into_owned(),
-        esc(&g.actor).into_owned(),
-        esc(&g.intent_scope).into_owned(),
-        esc(g.target.as_deref().unwrap_or("")).into_owned(),
+        esc(g.tool()).into_owned(),
+        esc(g.actor()).into_owned(),
+        esc(g.intent_scope()).into_owned(),
+        esc(g.target().unwrap_or("")).into_owned(),
         esc(&args).into_owned(),
-        g.id.clone(),
-        esc(&inv.summary(g).execution_ids.join(" ")).into_owned(),
+        g.id().to_string(),
+        esc(&g.execution_ids().collect::<Vec<_>>().join(" ")).into_owned(),
     ]
 }
 
@@ -215,12 +207,12 @@ impl SearchIndex {
         let mut ix = SearchIndex::default();
         let mut interned: std::collections::HashMap<String, u32> = Default::default();
         for i in 0..n {
-            let Some(g) = inv.group_at(i) else {
+            let Some(g) = inv.group_at(GroupIdx::new(i)) else {
                 ix.shared.push([0; 5]);
                 ix.ids.push(String::new());
                 continue;
             };
-            let [tool, actor, scope, target, args, id, execs] = fields(inv, g);
+            let [tool, actor, scope, target, args, id, execs] = fields(&g);
             let mut slot = |v: String| {
                 let next = u32::try_from(ix.values.len()).unwrap_or(u32::MAX);
                 *interned.entry(v).or_insert_with_key(|v| {
@@ -244,15 +236,15 @@ impl SearchIndex {
 
     /// Follows a new group order: `order[new] = old` index (a permutation
     /// of every group).
-    pub fn reorder(&mut self, order: &[usize]) {
+    pub fn reorder(&mut self, order: &[GroupIdx]) {
         self.shared = order
             .iter()
-            .map(|&o| self.shared.get(o).copied().unwrap_or([0; 5]))
+            .map(|&o| self.shared.get(o.get()).copied().unwrap_or([0; 5]))
             .collect();
         let mut ids = std::mem::take(&mut self.ids);
         self.ids = order
             .iter()
-            .map(|&o| ids.get_mut(o).map(std::mem::take).unwrap_or_default())
+            .map(|&o| ids.get_mut(o.get()).map(std::mem::take).unwrap_or_default())
             .collect();
     }
 
@@ -283,7 +275,8 @@ impl SearchIndex {
 
     /// How well group `i` fits (its best field), given
     /// [`SearchIndex::match_values`].
-    pub fn group_fit(&self, i: usize, values: &[Fit], query: &str) -> Fit {
+    pub fn group_fit(&self, i: GroupIdx, values: &[Fit], query: &str) -> Fit {
+        let i = i.get();
         let shared = self
             .shared
             .get(i)
@@ -304,13 +297,8 @@ mod tests {
 
     #[test]
     fn the_search_index_matches_like_the_fields() {
-        let inv = crate::query::Investigation::open(
-            crate::sample::sources(),
-            None,
-            &crate::sample::config(),
-            &mut |_| {},
-        )
-        .unwrap();
+        let inv = crate::query::Investigation::open(&crate::query::Setup::default(), &mut |_| {})
+            .unwrap();
         let n = inv.group_indices(&GroupFilter {
             all: true,
             ..GroupFilter::default()
@@ -332,9 +320,9 @@ mod tests {
             "\"service\"",
         ] {
             let values = ix.match_values(q);
-            for i in 0..ix.len() {
+            for i in (0..ix.len()).map(GroupIdx::new) {
                 let g = inv.group_at(i).unwrap();
-                let f = fields(&inv, g);
+                let f = fields(&g);
                 let expected = f[..FIELDS - 1]
                     .iter()
                     .map(|x| fit(x, q))
@@ -510,7 +498,7 @@ impl SortKey {
 pub struct State {
     /// Indexes into the analysis's groups after verdict/tool filters and
     /// sort, before the fuzzy query.
-    pub base: Vec<usize>,
+    pub base: Vec<GroupIdx>,
     /// How well each base row fits the query.
     pub fits: Vec<Fit>,
     /// The best fit of any base row: rows that fit less well are left out.
@@ -518,7 +506,7 @@ pub struct State {
     /// Rows that match, but less well than the best, and are left out.
     pub looser: usize,
     /// Rows shown (indexes into the analysis's groups).
-    pub rows: Vec<usize>,
+    pub rows: Vec<GroupIdx>,
     /// Positions in `rows` that match the query as well as the best row.
     pub matches: Vec<usize>,
     /// Every group, not only those worth a look.
@@ -558,7 +546,7 @@ impl State {
     }
 
     /// The selected group's index, if any.
-    pub fn selected_group(&self) -> Option<usize> {
+    pub fn selected_group(&self) -> Option<GroupIdx> {
         self.rows.get(self.cursor.selected).copied()
     }
 
@@ -577,29 +565,25 @@ impl State {
             tool: self.tool.clone(),
         });
         if let Some(t) = &self.tool {
-            base.retain(|&i| inv.group_at(i).is_some_and(|g| &g.tool == t));
+            base.retain(|&i| inv.group_at(i).is_some_and(|g| g.tool() == t));
         }
-        let key = |i: usize| inv.group_at(i);
+        let key = |i: GroupIdx| inv.group_at(i);
         match self.sort {
             SortKey::Severity => {}
-            SortKey::Calls => base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.calls))),
+            SortKey::Calls => base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.calls()))),
             SortKey::Executions => {
-                base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.executions.len())))
+                base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.execution_count())))
             }
             SortKey::Dispatches => {
-                base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.dispatches)))
+                base.sort_by_key(|&i| std::cmp::Reverse(key(i).map(|g| g.dispatches())))
             }
-            SortKey::First => base.sort_by_key(|&i| key(i).and_then(|g| g.first_at)),
-            SortKey::Tool => base.sort_by(|&a, &b| {
-                key(a)
-                    .map(|g| g.tool.as_str())
-                    .cmp(&key(b).map(|g| g.tool.as_str()))
-            }),
-            SortKey::Group => base.sort_by(|&a, &b| {
-                key(a)
-                    .map(|g| g.id.as_str())
-                    .cmp(&key(b).map(|g| g.id.as_str()))
-            }),
+            SortKey::First => base.sort_by_key(|&i| key(i).and_then(|g| g.first_at())),
+            SortKey::Tool => {
+                base.sort_by(|&a, &b| key(a).map(|g| g.tool()).cmp(&key(b).map(|g| g.tool())))
+            }
+            SortKey::Group => {
+                base.sort_by(|&a, &b| key(a).map(|g| g.id()).cmp(&key(b).map(|g| g.id())))
+            }
         }
         if self.reverse {
             base.reverse();
@@ -613,7 +597,7 @@ impl State {
     /// Recomputes how well each base row fits the query (narrowing the
     /// previous result when the query only grew: a longer query never fits
     /// better), then the shown rows: those that fit as well as the best.
-    pub fn refilter(&mut self, data: &Data, keep: Option<usize>) {
+    pub fn refilter(&mut self, data: &Data, keep: Option<GroupIdx>) {
         let q = self.query.as_str();
         let ix = &data.search;
         let narrowing = !self.matched_for.is_empty()
@@ -845,7 +829,7 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         Action::Copy => {
             if let Some(g) = st.selected_group().and_then(|g| data.inv.group_at(g)) {
-                nav = Nav::Copy("the group id", g.id.clone());
+                nav = Nav::Copy("the group id", g.id().to_string());
             }
         }
         _ => {}
@@ -887,7 +871,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
             if n == 1 { "match" } else { "matches" }
         ));
     }
-    if !inv.config.resolutions.is_empty() {
+    if inv.has_resolutions() {
         title.push_str(" · ✎ reviewer decided");
     }
     title.push(' ');
@@ -937,7 +921,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         frame.render_widget(Paragraph::new(Line::from(spans)), filter_area);
     }
     if total == 0 {
-        let every = inv.analysis.groups.len();
+        let every = inv.group_count();
         let msg = if st.filtered() {
             "No group matches the filters. Esc clears them.".to_string()
         } else if every > 0 && !st.all {
@@ -957,7 +941,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
     let dated = table_area.width >= 96;
     // A column saying which verdicts rest on a reviewer's decision, once
     // any decision was applied.
-    let reviewed = !inv.config.resolutions.is_empty();
+    let reviewed = inv.has_resolutions();
     let mut header = vec![String::new(), header_cell("VERDICT", st)];
     // As wide as the longest verdict present (and its header), so that
     // narrow terminals leave the room to the tool.
@@ -1033,7 +1017,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         };
         let hl = theme.highlight;
         // Matched characters, by field (only for rows on screen).
-        let f = fields(inv, g);
+        let f = fields(&g);
         // Only the kind of match that keeps rows is highlighted: side by
         // side where the best rows hold the query so.
         let cell = |field: usize| {
@@ -1056,12 +1040,11 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         let plain = |l: Line<'static>| Cell::from(select_if(l, selected, theme.selection));
         let mut cells = vec![
             Cell::from(Span::styled("▌", sev)),
-            plain(Line::styled(g.verdict.as_str(), sev)),
+            plain(Line::styled(g.verdict().as_str(), sev)),
         ];
         if reviewed {
-            let who = inv
-                .summary(g)
-                .resolutions
+            let who = g
+                .resolutions()
                 .last()
                 .map(|r| {
                     if wide {
@@ -1078,14 +1061,16 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rec
         }
         cells.extend([
             cell(0),
-            plain(Line::from(g.calls.to_string()).right_aligned()),
-            plain(Line::from(g.executions.len().to_string()).right_aligned()),
+            plain(Line::from(g.calls().to_string()).right_aligned()),
+            plain(Line::from(g.execution_count().to_string()).right_aligned()),
         ]);
         if wide {
-            cells.push(plain(Line::from(g.dispatches.to_string()).right_aligned()));
+            cells.push(plain(
+                Line::from(g.dispatches().to_string()).right_aligned(),
+            ));
         }
         cells.push(plain(Line::styled(
-            g.first_at
+            g.first_at()
                 .map_or_else(|| "-".into(), |t| t.format(first_fmt).to_string()),
             theme.muted,
         )));

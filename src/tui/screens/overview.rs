@@ -4,7 +4,7 @@
 
 use crate::journal::LoadedJournal;
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, ReviewSetup, View};
+use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::Cursor;
@@ -29,22 +29,23 @@ pub fn chain_status(journal: &LoadedJournal) -> String {
 
 /// Whether the overview has a line about the review queue: when something
 /// waits, or a case file holds decisions or is broken.
-fn has_review_line(data: &Data, setup: &ReviewSetup) -> bool {
+fn has_review_line(data: &Data) -> bool {
+    let case = data.inv.case();
     !data.queue.is_empty()
-        || !setup.case.decisions.is_empty()
-        || setup.case.chain.as_ref().is_some_and(|c| !c.is_intact())
+        || !case.decisions.is_empty()
+        || case.chain.as_ref().is_some_and(|c| !c.is_intact())
 }
 
 /// Areas: journals, verdict counts, sparkline, review line, worst groups.
 fn areas(data: &Data, body: Rect, review_line: bool) -> [Rect; 5] {
     let notes: usize = data
         .inv
-        .journals
+        .journals()
         .iter()
         .take(6)
         .map(|j| j.notes.len().min(2))
         .sum();
-    let journals = ((data.inv.journals.len().min(6) + notes).min(10) as u16) + 2;
+    let journals = ((data.inv.journals().len().min(6) + notes).min(10) as u16) + 2;
     let counts = (data.verdict_counts.len().max(3) as u16 + 2).min(8);
     let review = u16::from(review_line);
     let [j, mid, r, worst] = Layout::vertical([
@@ -141,8 +142,9 @@ pub fn fold(counts: &[u64], width: usize) -> Vec<u64> {
 }
 
 /// The line about the review queue.
-fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static> {
-    if let Some(c) = &setup.case.chain
+fn review_line(data: &Data, theme: &Theme) -> Line<'static> {
+    let case = data.inv.case();
+    if let Some(c) = &case.chain
         && !c.is_intact()
     {
         return Line::from(vec![
@@ -158,7 +160,7 @@ fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static>
         ]);
     }
     let n = data.queue.len();
-    let decisions = setup.case.decisions.len();
+    let decisions = case.decisions.len();
     let recorded = match decisions {
         0 => String::new(),
         1 => " · 1 decision in the case file".into(),
@@ -191,22 +193,15 @@ fn review_line(data: &Data, setup: &ReviewSetup, theme: &Theme) -> Line<'static>
 }
 
 /// Draws the overview.
-pub fn draw(
-    data: &Data,
-    st: &State,
-    setup: &ReviewSetup,
-    theme: &Theme,
-    frame: &mut Frame,
-    body: Rect,
-) {
+pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
     let inv = &data.inv;
-    let [ja, ca, sa, ra, wa] = areas(data, body, has_review_line(data, setup));
+    let [ja, ca, sa, ra, wa] = areas(data, body, has_review_line(data));
     if ra.height > 0 {
-        frame.render_widget(Paragraph::new(review_line(data, setup, theme)), ra);
+        frame.render_widget(Paragraph::new(review_line(data, theme)), ra);
     }
     // Journals.
     let mut lines = Vec::new();
-    for j in inv.journals.iter().take(6) {
+    for j in inv.journals().iter().take(6) {
         let bad = if j.bad_line_count > 0 {
             Span::styled(format!("{:>4} bad", j.bad_line_count), theme.warn)
         } else {
@@ -237,16 +232,16 @@ pub fn draw(
             lines.push(Line::styled(format!("  note: {}", esc(n)), theme.muted));
         }
     }
-    if inv.journals.len() > 6 {
+    if inv.journals().len() > 6 {
         lines.push(Line::styled(
-            format!("… and {} more", inv.journals.len() - 6),
+            format!("… and {} more", inv.journals().len() - 6),
             theme.muted,
         ));
     }
     frame.render_widget(
         Paragraph::new(lines).block(
             Block::bordered()
-                .title(format!(" Journals ({}) ", inv.journals.len()))
+                .title(format!(" Journals ({}) ", inv.journals().len()))
                 .border_style(theme.muted),
         ),
         ja,
@@ -304,22 +299,22 @@ pub fn draw(
         let sev = theme.severity(g.severity());
         let mut spans = vec![
             Span::styled("▌", sev),
-            Span::styled(format!("{:<24}", g.verdict.as_str()), sev),
+            Span::styled(format!("{:<24}", g.verdict().as_str()), sev),
             Span::raw(format!(
                 " {:<18}",
-                crate::tui::widgets::text::clip(&esc(&g.tool), 18)
+                crate::tui::widgets::text::clip(&esc(g.tool()), 18)
             )),
             Span::styled(
                 format!(
                     " {} · {} · {}",
-                    count(g.calls, "call", "calls"),
-                    count(g.executions.len(), "exec", "execs"),
-                    g.id
+                    count(g.calls(), "call", "calls"),
+                    count(g.execution_count(), "exec", "execs"),
+                    g.id()
                 ),
                 theme.muted,
             ),
         ];
-        if let Some(r) = inv.summary(g).resolutions.last() {
+        if let Some(r) = g.resolutions().last() {
             spans.push(Span::styled(
                 format!(" · ✎ reviewed by {}", esc(&r.reviewer)),
                 theme.review,

@@ -1,7 +1,7 @@
 //! The review queue (DESIGN.md §8): every execution that waits for a
 //! reviewer (its own status `pending_verification` or
 //! `undelivered_result`, not yet settled), oldest first, exactly as
-//! [`crate::review::queue::queue`] lists them. For the selected one the
+//! the query layer's review queue lists them. For the selected one the
 //! reviewer sees the original activity record, not a fresh approval: the
 //! target, the first dispatch, the known outcome, the calls that reached
 //! it, why the gateway did not send it again, and earlier decisions. Below
@@ -11,9 +11,9 @@
 //! `d` opens the decision dialog ([`crate::tui::dialog`]); Enter opens the
 //! execution.
 
-use crate::review::QueueItem;
+use crate::query::{Investigation, QueueItem};
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, ReviewSetup, View};
+use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail::short_cite;
 use crate::tui::screens::execution;
 use crate::tui::theme::Theme;
@@ -86,14 +86,7 @@ fn pages(body: Rect, n: usize) -> (usize, usize, u16) {
 
 /// Applies an action (`setup` and `theme` lay out the record pane, to
 /// bound its scroll).
-pub fn update(
-    data: &Data,
-    st: &mut State,
-    action: Action,
-    body: Rect,
-    setup: &ReviewSetup,
-    theme: &Theme,
-) -> Nav {
+pub fn update(data: &Data, st: &mut State, action: Action, body: Rect, theme: &Theme) -> Nav {
     let n = data.queue.len();
     let (page, rpage, rwidth) = pages(body, n);
     let before = st.cursor.selected;
@@ -140,13 +133,7 @@ pub fn update(
         st.scroll = 0;
     }
     st.cursor.settle(page, n);
-    let lines = record_lines(
-        data,
-        data.queue.get(st.cursor.selected),
-        setup,
-        theme,
-        rwidth,
-    );
+    let lines = record_lines(data, data.queue.get(st.cursor.selected), theme, rwidth);
     st.scroll = st.scroll.min(lines.len().saturating_sub(rpage));
     Nav::Stay
 }
@@ -183,7 +170,6 @@ fn field(
 pub fn record_lines(
     data: &Data,
     item: Option<&QueueItem>,
-    setup: &ReviewSetup,
     theme: &Theme,
     width: u16,
 ) -> Vec<Line<'static>> {
@@ -333,7 +319,7 @@ pub fn record_lines(
                 );
             }
             let allowed: Vec<&str> = it.allowed.iter().map(|d| d.as_str()).collect();
-            let how = match setup.cannot_decide() {
+            let how = match data.inv.cannot_decide() {
                 None => format!("{} (d decides)", allowed.join(" · ")),
                 Some(why) => format!("{} — {why}", allowed.join(" · ")),
             };
@@ -341,7 +327,7 @@ pub fn record_lines(
         }
     }
     // Every decision of the case file, newest first.
-    let decisions = &setup.case.decisions;
+    let decisions = &data.inv.case().decisions;
     out.push(Line::raw(""));
     out.push(Line::styled(
         format!("Decisions in the case file ({})", decisions.len()),
@@ -355,8 +341,7 @@ pub fn record_lines(
             .inv
             .execution(&d.payload.execution_id)
             .ok()
-            .and_then(|x| data.inv.execution_group(x))
-            .and_then(|g| data.inv.group_at(g));
+            .and_then(|x| data.inv.group_of(x));
         let mut units = vec![
             vec![
                 Span::styled(format!("#{} ", d.seq), m),
@@ -374,8 +359,8 @@ pub fn record_lines(
         ];
         if let Some(g) = now {
             units.push(vec![
-                Span::styled(format!("· group {} now ", g.id), m),
-                Span::styled(g.verdict.as_str(), theme.severity(g.severity())),
+                Span::styled(format!("· group {} now ", g.id()), m),
+                Span::styled(g.verdict().as_str(), theme.severity(g.severity())),
             ]);
         }
         out.extend(flow(units, w, "  "));
@@ -386,30 +371,34 @@ pub fn record_lines(
     out
 }
 
+/// The case file and its chain in one line, escaped.
+pub fn case_line(inv: &Investigation) -> String {
+    let case = inv.case();
+    match (case.name(), &case.chain) {
+        (None, _) => "no case file (the bundled sample; start with --case FILE to decide)".into(),
+        (Some(n), None) => format!("case file {} (created by the first decision)", esc(&n)),
+        (Some(n), Some(c)) => format!("case file {}: {}", esc(&n), esc(&c.describe())),
+    }
+}
+
 fn focus_style(theme: &Theme, on: bool) -> Style {
     if on { theme.accent } else { theme.muted }
 }
 
 /// Draws the screen.
-pub fn draw(
-    data: &Data,
-    st: &State,
-    setup: &ReviewSetup,
-    theme: &Theme,
-    frame: &mut Frame,
-    body: Rect,
-) {
+pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
     let queue = &data.queue;
     let n = queue.len();
     let [banner, qa, ra] = areas(body, n);
     // Case file, reviewer, read-only.
-    let mut spans = vec![Span::styled(format!(" {}", setup.case_line()), theme.muted)];
-    if setup.read_only {
+    let inv = &data.inv;
+    let mut spans = vec![Span::styled(format!(" {}", case_line(inv)), theme.muted)];
+    if inv.read_only() {
         spans.push(Span::styled(
             "  READ-ONLY: decisions disabled ",
             theme.warn.add_modifier(ratatui::style::Modifier::REVERSED),
         ));
-    } else if let Some(r) = &setup.reviewer {
+    } else if let Some(r) = inv.reviewer() {
         spans.push(Span::styled(format!(" · reviewer {}", esc(r)), theme.muted));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), banner);
@@ -502,7 +491,7 @@ pub fn draw(
     }
     // The record.
     let inner_w = ra.width.saturating_sub(2);
-    let lines = record_lines(data, queue.get(st.cursor.selected), setup, theme, inner_w);
+    let lines = record_lines(data, queue.get(st.cursor.selected), theme, inner_w);
     let h = usize::from(ra.height.saturating_sub(2));
     let start = st.scroll.min(lines.len().saturating_sub(h));
     let pos = if lines.len() > h {

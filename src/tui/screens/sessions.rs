@@ -2,6 +2,7 @@
 //! authorization and end reason, and the executions its calls created or
 //! attached to. Enter opens an execution.
 
+use crate::query::SessionIdx;
 use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::execution;
@@ -37,10 +38,10 @@ pub struct State {
 
 impl State {
     /// Opens the screen, with session `select` selected.
-    pub fn new(data: &Data, select: Option<usize>) -> State {
+    pub fn new(data: &Data, select: Option<SessionIdx>) -> State {
         let mut st = State::default();
         st.sessions
-            .select(select.unwrap_or(0), data.inv.model.sessions.len());
+            .select(select.map_or(0, SessionIdx::get), data.inv.sessions().len());
         st
     }
 }
@@ -66,7 +67,7 @@ fn areas(body: Rect, n: usize) -> [Rect; 3] {
 }
 
 fn pages(data: &Data, body: Rect) -> (usize, usize) {
-    let [l, _, x] = areas(body, data.inv.model.sessions.len());
+    let [l, _, x] = areas(body, data.inv.sessions().len());
     (
         usize::from(l.height.saturating_sub(3)).max(1),
         usize::from(x.height.saturating_sub(3)).max(1),
@@ -75,7 +76,7 @@ fn pages(data: &Data, body: Rect) -> (usize, usize) {
 
 /// Applies an action.
 pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
-    let n = data.inv.model.sessions.len();
+    let n = data.inv.sessions().len();
     let (sp, xp) = pages(data, body);
     let execs = |st: &State| {
         data.session_execs
@@ -118,7 +119,7 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
             }
         }
         Action::Copy => {
-            if let Some(s) = data.inv.model.sessions.get(st.sessions.selected) {
+            if let Some(s) = data.inv.sessions().get(st.sessions.selected) {
                 return Nav::Copy("the session id", s.session_id.clone());
             }
         }
@@ -140,10 +141,14 @@ fn focus_style(theme: &Theme, on: bool) -> Style {
 /// Draws the screen.
 pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
     let inv = &data.inv;
-    let sessions = &inv.model.sessions;
+    let sessions = inv.sessions();
     let [la, fa, xa] = areas(body, sessions.len());
     if sessions.is_empty() {
-        let formats: Vec<String> = inv.journals.iter().map(|j| j.format.to_string()).collect();
+        let formats: Vec<String> = inv
+            .journals()
+            .iter()
+            .map(|j| j.format.to_string())
+            .collect();
         frame.render_widget(
             Paragraph::new(vec![
                 Line::raw(
@@ -266,16 +271,16 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     let rows = st.execs.window(h, execs.len()).map(|i| {
         let xi = execs[i];
         let x = inv.execution_summary(xi);
-        let g = inv.execution_group(xi).and_then(|g| inv.group_at(g));
+        let g = inv.group_of(xi);
         let sel = i == st.execs.selected && st.focus == Focus::Executions;
         let cells = [
             Line::raw(esc(&x.execution_id).into_owned()),
-            Line::raw(g.map(|g| esc(&g.tool).into_owned()).unwrap_or_default()),
+            Line::raw(g.map(|g| esc(g.tool()).into_owned()).unwrap_or_default()),
             Line::raw(x.state),
             g.map_or_else(Line::default, |g| {
                 let mark = if x.resolution.is_some() { " ✎" } else { "" };
                 Line::styled(
-                    format!("{}{mark}", g.verdict.as_str()),
+                    format!("{}{mark}", g.verdict().as_str()),
                     theme.severity(g.severity()),
                 )
             }),

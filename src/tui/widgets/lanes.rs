@@ -252,7 +252,7 @@ mod tests {
 
     fn exec(stages: Stages) -> ExecutionSummary {
         ExecutionSummary {
-            index: 0,
+            index: crate::query::ExecIdx::new(0),
             execution_id: "x".into(),
             state: "s",
             stages,

@@ -5,17 +5,18 @@
 //! and why the gateway did not send the action again).
 //!
 //! An execution is queued when its own status verdict (analysis
-//! [`crate::analysis::Group::statuses`]) is `pending_verification` (it was
+//! `Group::statuses`) is `pending_verification` (it was
 //! dispatched and nothing shows what the target did; this is also the
 //! execution that makes a group `possible_duplicate`) or
 //! `undelivered_result` (completed, delivery failed, no retry yet), and no
 //! reviewer has settled it. An `escalated` decision leaves it in the queue;
 //! `confirmed_completed` or `confirmed_not_executed` takes it out.
 
-use super::case::DecisionRecord;
+use super::words::{Plain, event_detail};
+use super::{EvidenceView, Investigation};
 use crate::analysis::{Decision, EvidenceRef, Severity, Verdict};
-use crate::model::{CallRef, EventKind, Recovery};
-use crate::query::{EvidenceView, Investigation, event_summary};
+use crate::model::{CallRef, EventKind, ExecIdx, Recovery};
+use crate::review::case::{self, DecisionRecord};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -35,6 +36,10 @@ pub struct QueueCall {
     pub jsonrpc_id: Option<String>,
     /// MCP session.
     pub mcp_session_id: Option<String>,
+    /// The call's correlation as the journal wrote it, for
+    /// [`super::words::call_words`].
+    #[serde(skip)]
+    pub call: CallRef,
 }
 
 impl QueueCall {
@@ -42,6 +47,7 @@ impl QueueCall {
         QueueCall {
             at,
             role,
+            call: c.clone(),
             call_id: c.call_id.clone(),
             session_id: c.session_id.clone(),
             jsonrpc_id: c.jsonrpc_id.as_ref().map(ToString::to_string),
@@ -68,9 +74,9 @@ pub struct LaterAttempt {
 pub struct QueueItem {
     /// The execution.
     pub execution_id: String,
-    /// Index in the model (for front ends that ask for detail).
+    /// Its position (for front ends that ask for detail).
     #[serde(skip)]
-    pub execution_index: usize,
+    pub execution_index: ExecIdx,
     /// Its group.
     pub group_id: String,
     /// The group's verdict.
@@ -123,7 +129,7 @@ pub enum NotQueued {
     /// A reviewer already settled it.
     #[error(
         "{execution_id} was already decided {decision} by {reviewer} at {at} (case entry {seq}). {}",
-        super::case::FINAL_DECISION
+        case::FINAL_DECISION
     )]
     AlreadyDecided {
         /// Execution.
@@ -157,9 +163,26 @@ fn definitive(d: &DecisionRecord) -> bool {
     d.payload.decision != Decision::Escalated
 }
 
+impl Investigation {
+    /// The review queue, oldest first (by first dispatch, else
+    /// acceptance), as the case file the investigation was opened with
+    /// decides it.
+    pub fn review_queue(&self) -> Vec<QueueItem> {
+        queue(self, &self.case.decisions)
+    }
+
+    /// The queue item for `execution_id`, or why it cannot be decided.
+    ///
+    /// # Errors
+    /// [`NotQueued`] in words a reviewer can act on.
+    pub fn queued(&self, execution_id: &str) -> Result<QueueItem, NotQueued> {
+        find(self, &self.case.decisions, execution_id)
+    }
+}
+
 /// The review queue, oldest first (by first dispatch, else acceptance).
 /// `decisions` are the case file's decisions (verified entries only).
-pub fn queue(inv: &Investigation, decisions: &[DecisionRecord]) -> Vec<QueueItem> {
+pub(super) fn queue(inv: &Investigation, decisions: &[DecisionRecord]) -> Vec<QueueItem> {
     let mut items: Vec<QueueItem> = Vec::new();
     for g in &inv.analysis.groups {
         for (&xi, status) in g.executions.iter().zip(&g.statuses) {
@@ -192,7 +215,7 @@ pub fn queue(inv: &Investigation, decisions: &[DecisionRecord]) -> Vec<QueueItem
 ///
 /// # Errors
 /// [`NotQueued`] in words a reviewer can act on.
-pub fn find(
+pub(super) fn find(
     inv: &Investigation,
     decisions: &[DecisionRecord],
     execution_id: &str,
@@ -208,20 +231,20 @@ pub fn find(
             execution_id: execution_id.to_string(),
             decision: d.payload.decision,
             reviewer: d.payload.reviewer.clone(),
-            at: super::case::format_at(d.at),
+            at: case::format_at(d.at),
             seq: d.seq,
         });
     }
     if let Some(it) = queue(inv, decisions)
         .into_iter()
-        .find(|i| i.execution_index == xi)
+        .find(|i| i.execution_index.get() == xi)
     {
         return Ok(it);
     }
     let g = &inv.analysis.groups[inv.analysis.execution_group[xi]];
     Err(NotQueued::NotPending {
         execution_id: execution_id.to_string(),
-        state: inv.execution_summary(xi).state,
+        state: inv.execution_summary(ExecIdx::new(xi)).state,
         group_id: g.id.clone(),
         verdict: g.verdict,
     })
@@ -236,7 +259,7 @@ fn item(
     let x = &inv.model.executions[xi];
     let l = &inv.analysis.lifecycles[xi];
     let g = &inv.analysis.groups[inv.analysis.execution_group[xi]];
-    let summary = inv.execution_summary(xi);
+    let summary = inv.execution_summary(ExecIdx::new(xi));
     let action = x.action();
     let ev = |i: usize| {
         inv.evidence(EvidenceRef::Event {
@@ -270,7 +293,7 @@ fn item(
                 execution_id: xf.id.clone(),
                 at: xf.first_at(),
                 dispatched_at: lf.dispatched.map(|i| xf.events[i].at),
-                state: inv.execution_summary(f).state,
+                state: inv.execution_summary(ExecIdx::new(f)).state,
             }
         })
         .collect();
@@ -284,7 +307,7 @@ fn item(
     };
     QueueItem {
         execution_id: x.id.clone(),
-        execution_index: xi,
+        execution_index: ExecIdx::new(xi),
         group_id: g.id.clone(),
         group_verdict: g.verdict,
         status,
@@ -295,7 +318,12 @@ fn item(
         intent_scope: g.intent_scope.clone(),
         arguments: action
             .and_then(|a| a.arguments())
-            .map(|m| Value::Object(m.clone()))
+            .map(|m| {
+                super::words::redact_secrets(
+                    &Value::Object(m.clone()),
+                    inv.secret_fields(ExecIdx::new(xi)),
+                )
+            })
             .unwrap_or(Value::Null),
         accepted_at: l.accepted.map(|i| x.events[i].at),
         first_dispatch_at,
@@ -319,12 +347,19 @@ fn hms(t: DateTime<Utc>) -> String {
 }
 
 fn known_outcome(inv: &Investigation, xi: usize, status: Verdict) -> String {
+    let secrets = inv.secret_fields(ExecIdx::new(xi));
     let x = &inv.model.executions[xi];
     let l = &inv.analysis.lifecycles[xi];
     if status == Verdict::UndeliveredResult {
         let done = l
             .decisive_outcome
-            .map(|i| format!("{} at {}", event_summary(&x.events[i]), hms(x.events[i].at)))
+            .map(|i| {
+                format!(
+                    "{} at {}",
+                    event_detail(&x.events[i], secrets, &mut Plain),
+                    hms(x.events[i].at)
+                )
+            })
             .unwrap_or_else(|| "completed".into());
         let delivery = l
             .deliveries
@@ -333,7 +368,7 @@ fn known_outcome(inv: &Investigation, xi: usize, status: Verdict) -> String {
                 format!(
                     "; delivery failed at {}: {}",
                     hms(x.events[i].at),
-                    event_summary(&x.events[i])
+                    event_detail(&x.events[i], secrets, &mut Plain)
                 )
             })
             .unwrap_or_else(|| "; no delivery to the agent is recorded".into());
@@ -342,12 +377,12 @@ fn known_outcome(inv: &Investigation, xi: usize, status: Verdict) -> String {
     match (l.decisive_outcome, l.outcomes.last()) {
         (Some(i), _) => format!(
             "ambiguous: {} at {}; it does not tell whether the target acted",
-            event_summary(&x.events[i]),
+            event_detail(&x.events[i], secrets, &mut Plain),
             hms(x.events[i].at)
         ),
         (None, Some(&i)) => format!(
             "unknown: the gateway recorded {} at {}",
-            event_summary(&x.events[i]),
+            event_detail(&x.events[i], secrets, &mut Plain),
             hms(x.events[i].at)
         ),
         (None, None) => match l.dispatched {

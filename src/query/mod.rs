@@ -1,0 +1,622 @@
+//! The one door front ends use (docs/design.md §9). The CLI, the TUI and the
+//! exporters state what to investigate as a [`Setup`], open an
+//! [`Investigation`], and read everything through its methods and the views
+//! it builds; none of them reaches into the journal readers or the analysis.
+//!
+//! The vocabulary of answers (verdicts, severities, finding kinds, journal
+//! formats, chain status, reviewer decisions) is re-exported here: those are
+//! plain values, and front ends name them from this module.
+//!
+//! Every string that comes from a journal is returned as the journal wrote
+//! it; front ends pass it through [`crate::sanitize::escape`] before display.
+
+mod decide;
+mod queue;
+mod setup;
+mod verify;
+mod views;
+pub mod words;
+
+pub use crate::analysis::contracts::toml_error;
+pub use crate::analysis::{
+    ActionClass, Decision, FindingKind, Resolution, Severity, ToolContract, Verdict,
+};
+pub use crate::journal::chain::{ChainMark, ChainStatus};
+pub use crate::journal::{Capabilities, Format, JournalError, LineError, LoadedJournal, Progress};
+pub use crate::model::{EventIdx, ExecIdx, GroupIdx, Session, SessionIdx, SourceRef};
+pub use decide::{
+    Decided, DecisionError, DecisionRequest, Reanalysis, Recorded, Retired, decision_blocker,
+};
+pub use queue::{LaterAttempt, NotQueued, QueueCall, QueueItem};
+pub use setup::{Prepared, Setup, SetupError};
+pub use verify::{VerifyReport, verify};
+pub use views::{
+    AnswerView, AttachedCall, CallRate, EventView, EvidenceTarget, EvidenceView, ExecutionSummary,
+    FindingView, GroupDetail, GroupSummary, StageMark, StageStatus, Stages,
+};
+
+use crate::analysis::{self, Analysis, Config, Group};
+use crate::journal::{self, JournalSource, LoadOptions};
+use crate::model::{JournalId, Model};
+pub use crate::review::{CaseContext, CaseOrigin, DecisionRecord, Flow};
+use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
+
+/// Errors a query can give.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// A file the setup names could not be used.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// A journal could not be loaded.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// No group has that id.
+    #[error("no group {0:?}; `retrace groups --all` lists them")]
+    NoSuchGroup(String),
+    /// Several groups start with that prefix.
+    #[error("group id {prefix:?} is ambiguous: {}", matches.join(", "))]
+    AmbiguousGroup {
+        /// What was asked.
+        prefix: String,
+        /// Matching ids.
+        matches: Vec<String>,
+    },
+    /// No execution has that id.
+    #[error("no execution {0:?}")]
+    NoSuchExecution(String),
+}
+
+/// Loaded journals, the model built from them, and its analysis, with the
+/// case file and the reviewer settings they were opened with.
+#[derive(Debug)]
+pub struct Investigation {
+    journals: Vec<LoadedJournal>,
+    model: Model,
+    analysis: Analysis,
+    config: Config,
+    case: CaseContext,
+    reviewer: Option<String>,
+    read_only: bool,
+    sample: bool,
+}
+
+impl analysis::JournalCaps for Vec<LoadedJournal> {
+    fn caps(&self, id: JournalId) -> Capabilities {
+        self.get(id as usize)
+            .map(|j| j.capabilities)
+            .unwrap_or(Format::Native.capabilities())
+    }
+    fn name(&self, id: JournalId) -> &str {
+        self.get(id as usize)
+            .map_or("the journal", |j| j.format.noun())
+    }
+}
+
+/// How far opening an investigation has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadStage {
+    /// Journals are being read: bytes so far.
+    Reading(Progress),
+    /// Reading is done; the analysis runs.
+    Analysing,
+}
+
+/// Which groups to list.
+#[derive(Debug, Clone, Default)]
+pub struct GroupFilter {
+    /// List every group, not only those worth a look.
+    pub all: bool,
+    /// Only these verdicts (empty: any).
+    pub verdicts: Vec<Verdict>,
+    /// Only groups whose tool name contains this text.
+    pub tool: Option<String>,
+}
+
+impl GroupFilter {
+    fn passes(&self, g: &Group) -> bool {
+        (self.all || g.worth_a_look() || !self.verdicts.is_empty())
+            && (self.verdicts.is_empty() || self.verdicts.contains(&g.verdict))
+            && self
+                .tool
+                .as_ref()
+                .is_none_or(|t| g.tool.contains(t.as_str()))
+    }
+}
+
+/// One group of the investigation, read through the query layer: all calls
+/// sharing (intent fingerprint, actor, intent scope), judged
+/// (docs/design.md §5).
+#[derive(Debug, Clone, Copy)]
+pub struct GroupRef<'a> {
+    inv: &'a Investigation,
+    index: GroupIdx,
+    g: &'a Group,
+}
+
+impl<'a> GroupRef<'a> {
+    /// Its position in analysis order (worst first), for front ends that
+    /// keep their own sorted or filtered views.
+    pub fn index(&self) -> GroupIdx {
+        self.index
+    }
+    /// Stable id: `g` and 10 hex digits; any unique prefix finds it.
+    pub fn id(&self) -> &'a str {
+        &self.g.id
+    }
+    /// The verdict.
+    pub fn verdict(&self) -> Verdict {
+        self.g.verdict
+    }
+    /// The verdict's severity.
+    pub fn severity(&self) -> Severity {
+        self.g.severity()
+    }
+    /// Tool name.
+    pub fn tool(&self) -> &'a str {
+        &self.g.tool
+    }
+    /// Actor (`unknown` when the journal names none).
+    pub fn actor(&self) -> &'a str {
+        &self.g.actor
+    }
+    /// Intent scope (`unscoped` when the journal names none).
+    pub fn intent_scope(&self) -> &'a str {
+        &self.g.intent_scope
+    }
+    /// Recomputed intent fingerprint (`hmac-sha256:…` or `sha256:…`).
+    pub fn fingerprint(&self) -> &'a str {
+        &self.g.fingerprint
+    }
+    /// Target, when the action record names one.
+    pub fn target(&self) -> Option<&'a str> {
+        self.g.target.as_deref()
+    }
+    /// Calls: executions created plus calls attached.
+    pub fn calls(&self) -> usize {
+        self.g.calls
+    }
+    /// Number of executions.
+    pub fn execution_count(&self) -> usize {
+        self.g.executions.len()
+    }
+    /// Dispatches to the target over all executions.
+    pub fn dispatches(&self) -> usize {
+        self.g.dispatches
+    }
+    /// First event.
+    pub fn first_at(&self) -> Option<DateTime<Utc>> {
+        self.g.first_at
+    }
+    /// Last event.
+    pub fn last_at(&self) -> Option<DateTime<Utc>> {
+        self.g.last_at
+    }
+    /// The executions, in time order.
+    pub fn executions(&self) -> impl Iterator<Item = ExecIdx> + 'a {
+        self.g.executions.iter().map(|&x| ExecIdx::new(x))
+    }
+    /// The execution ids, in time order.
+    pub fn execution_ids(&self) -> impl Iterator<Item = &'a str> + 'a {
+        let model = &self.inv.model;
+        self.g
+            .executions
+            .iter()
+            .map(move |&x| model.executions[x].id.as_str())
+    }
+    /// Finding names, sorted, each once.
+    pub fn flags(&self) -> Vec<&'static str> {
+        let mut f: Vec<&'static str> = self.g.findings.iter().map(|f| f.kind.as_str()).collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    }
+    /// Whether a finding of this kind is present.
+    pub fn has(&self, k: FindingKind) -> bool {
+        self.g.has(k)
+    }
+    /// Whether the group is listed by default (docs/design.md §7: two or
+    /// more calls, or a verdict other than `clean`).
+    pub fn worth_a_look(&self) -> bool {
+        self.g.worth_a_look()
+    }
+    /// The tool contract applied.
+    pub fn contract(&self) -> &'a ToolContract {
+        &self.g.contract
+    }
+    /// The tool arguments of the group's first execution as the journal
+    /// recorded them, the contract's secret fields redacted.
+    pub fn arguments(&self) -> Option<serde_json::Value> {
+        let x = *self.g.executions.first()?;
+        let args = self.inv.model.executions[x].action()?.0.get("arguments")?;
+        Some(words::redact_secrets(args, &self.g.contract.secret_fields))
+    }
+
+    /// Reviewer decisions applied to the group's executions.
+    pub fn resolutions(&self) -> impl Iterator<Item = &'a Resolution> + 'a {
+        let lc = &self.inv.analysis.lifecycles;
+        self.g
+            .executions
+            .iter()
+            .filter_map(move |&x| lc[x].resolution.as_ref())
+    }
+}
+
+impl Investigation {
+    /// Prepares the setup and loads and analyses its journals.
+    ///
+    /// # Errors
+    /// [`QueryError::Setup`] for a file the setup names that cannot be used,
+    /// [`QueryError::Journal`] when a journal cannot be read at all.
+    pub fn open(setup: &Setup, progress: &mut dyn FnMut(LoadStage)) -> Result<Self, QueryError> {
+        Self::load(setup.prepare()?, progress)
+    }
+
+    /// Loads and analyses prepared inputs (the TUI prepares on the UI
+    /// thread, so that bad options are reported before the screen is taken
+    /// over, and loads here on its loader thread). `progress` hears how
+    /// far reading has come, then that analysis runs.
+    ///
+    /// # Errors
+    /// [`QueryError::Journal`] when a journal cannot be read at all.
+    pub fn load(p: Prepared, progress: &mut dyn FnMut(LoadStage)) -> Result<Self, QueryError> {
+        let (journals, model) = journal::load_with(p.sources, &p.options, &mut |r| {
+            progress(LoadStage::Reading(r))
+        })?;
+        progress(LoadStage::Analysing);
+        let analysis = analysis::analyze(&model, &journals, &p.config);
+        Ok(Investigation {
+            journals,
+            model,
+            analysis,
+            config: p.config,
+            case: p.case,
+            reviewer: p.reviewer,
+            read_only: p.read_only,
+            sample: p.sample,
+        })
+    }
+
+    /// Loads and analyses journals a program made itself (tests, benches,
+    /// tools built on this library), with no case file.
+    ///
+    /// # Errors
+    /// [`QueryError::Journal`] when a journal cannot be read at all.
+    pub fn from_sources(
+        sources: Vec<JournalSource>,
+        options: &LoadOptions,
+        config: Config,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Self, QueryError> {
+        let (journals, model) = journal::load_with(sources, options, progress)?;
+        let analysis = analysis::analyze(&model, &journals, &config);
+        Ok(Investigation {
+            journals,
+            model,
+            analysis,
+            config,
+            case: CaseContext::none(),
+            reviewer: None,
+            read_only: false,
+            sample: false,
+        })
+    }
+
+    /// The journals with their load reports (format, lines, bad lines,
+    /// notes, chain status), in load order.
+    pub fn journals(&self) -> &[LoadedJournal] {
+        &self.journals
+    }
+
+    /// Notes about the analysis as a whole (no contracts, no key, a
+    /// decision that did not apply, ...).
+    pub fn notes(&self) -> &[String] {
+        &self.analysis.notes
+    }
+
+    /// The case file and the decisions read from it.
+    pub fn case(&self) -> &CaseContext {
+        &self.case
+    }
+
+    /// The reviewer name decisions are recorded with, if known.
+    pub fn reviewer(&self) -> Option<&str> {
+        self.reviewer.as_deref()
+    }
+
+    /// Whether nothing may be written (`--read-only`).
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Whether this is the bundled sample incident.
+    pub fn is_sample(&self) -> bool {
+        self.sample
+    }
+
+    /// Whether any reviewer decision was applied or read.
+    pub fn has_resolutions(&self) -> bool {
+        !self.config.resolutions.is_empty()
+    }
+
+    /// Number of groups (all of them).
+    pub fn group_count(&self) -> usize {
+        self.analysis.groups.len()
+    }
+
+    /// Every group, worst first.
+    pub fn all_groups(&self) -> impl Iterator<Item = GroupRef<'_>> {
+        self.analysis
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| GroupRef {
+                inv: self,
+                index: GroupIdx::new(i),
+                g,
+            })
+    }
+
+    /// Groups passing the filter, worst first.
+    pub fn groups(&self, f: &GroupFilter) -> Vec<GroupRef<'_>> {
+        self.all_groups().filter(|g| f.passes(g.g)).collect()
+    }
+
+    /// Positions of the groups passing the filter, worst first (the order
+    /// of [`Investigation::groups`]).
+    pub fn group_indices(&self, f: &GroupFilter) -> Vec<GroupIdx> {
+        self.groups(f).into_iter().map(|g| g.index).collect()
+    }
+
+    /// The group at a position.
+    pub fn group_at(&self, index: GroupIdx) -> Option<GroupRef<'_>> {
+        self.analysis.groups.get(index.get()).map(|g| GroupRef {
+            inv: self,
+            index,
+            g,
+        })
+    }
+
+    /// A group by id or unique id prefix.
+    ///
+    /// # Errors
+    /// [`QueryError::NoSuchGroup`] or [`QueryError::AmbiguousGroup`].
+    pub fn group(&self, id: &str) -> Result<GroupRef<'_>, QueryError> {
+        if let Some(g) = self.all_groups().find(|g| g.id() == id) {
+            return Ok(g);
+        }
+        let m: Vec<GroupRef<'_>> = self
+            .all_groups()
+            .filter(|g| g.id().starts_with(id))
+            .collect();
+        match m.as_slice() {
+            [] => Err(QueryError::NoSuchGroup(id.to_string())),
+            [g] => Ok(*g),
+            many => Err(QueryError::AmbiguousGroup {
+                prefix: id.to_string(),
+                matches: many.iter().map(|g| g.id().to_string()).collect(),
+            }),
+        }
+    }
+
+    /// The group an execution belongs to.
+    pub fn group_of(&self, x: ExecIdx) -> Option<GroupRef<'_>> {
+        let gi = *self.analysis.execution_group.get(x.get())?;
+        self.group_at(GroupIdx::new(gi))
+    }
+
+    /// Finds an execution by id.
+    ///
+    /// # Errors
+    /// [`QueryError::NoSuchExecution`].
+    pub fn execution(&self, id: &str) -> Result<ExecIdx, QueryError> {
+        self.model
+            .execution_index(id)
+            .map(ExecIdx::new)
+            .ok_or_else(|| QueryError::NoSuchExecution(id.to_string()))
+    }
+
+    /// The execution id at a position.
+    pub fn execution_id(&self, x: ExecIdx) -> &str {
+        self.model
+            .executions
+            .get(x.get())
+            .map_or("", |e| e.id.as_str())
+    }
+
+    /// The reviewer decision applied to an execution, if any.
+    pub fn resolution(&self, x: ExecIdx) -> Option<&Resolution> {
+        self.analysis
+            .lifecycles
+            .get(x.get())
+            .and_then(|l| l.resolution.as_ref())
+    }
+
+    /// The agent runs, in order of appearance.
+    pub fn sessions(&self) -> &[Session] {
+        &self.model.sessions
+    }
+
+    /// A session by its id.
+    pub fn session_by_id(&self, id: &str) -> Option<&Session> {
+        self.model.session(id)
+    }
+
+    /// For every session (aligned with [`Investigation::sessions`]), the
+    /// executions its calls created or attached to, once each, in the order
+    /// of the calls (time order). Calls name their session by
+    /// `call.session_id`.
+    pub fn session_executions(&self) -> Vec<Vec<ExecIdx>> {
+        let mut out: Vec<Vec<ExecIdx>> = vec![Vec::new(); self.model.sessions.len()];
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, s) in self.model.sessions.iter().enumerate() {
+            index.entry(s.session_id.as_str()).or_insert(i);
+        }
+        let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
+        for c in &self.model.calls {
+            let Some(&si) = c.call.session_id.as_deref().and_then(|s| index.get(s)) else {
+                continue;
+            };
+            if seen.insert((si, c.execution)) {
+                out[si].push(ExecIdx::new(c.execution));
+            }
+        }
+        out
+    }
+
+    /// Calls per time bucket over the whole investigation, for a call-rate
+    /// sparkline: `buckets` equal slices from the first call to the last.
+    /// Empty when there is no call.
+    pub fn call_rate(&self, buckets: usize) -> CallRate {
+        let times = || self.model.calls.iter().map(|c| c.at);
+        let (Some(start), Some(end)) = (times().min(), times().max()) else {
+            return CallRate::default();
+        };
+        let n = buckets.max(1);
+        let span = (end - start).num_milliseconds().max(1) as f64;
+        let mut counts = vec![0u64; n];
+        for t in times() {
+            let f = (t - start).num_milliseconds() as f64 / span;
+            let b = ((f * n as f64) as usize).min(n - 1);
+            counts[b] += 1;
+        }
+        CallRate {
+            start: Some(start),
+            end: Some(end),
+            counts,
+        }
+    }
+
+    /// Number of groups per verdict (all groups), most severe first.
+    pub fn verdict_counts(&self) -> Vec<(Verdict, usize)> {
+        let mut m: BTreeMap<Verdict, usize> = BTreeMap::new();
+        for g in &self.analysis.groups {
+            *m.entry(g.verdict).or_default() += 1;
+        }
+        m.into_iter().collect()
+    }
+
+    /// Whether a record lies in the verified part of its journal's chain.
+    pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
+        self.journals
+            .get(at.journal as usize)
+            .map_or(ChainMark::NoChain, |j| j.chain_mark(at))
+    }
+
+    /// The chain status of the journal a record comes from.
+    pub fn chain_of(&self, at: SourceRef) -> Option<&ChainStatus> {
+        self.journals.get(at.journal as usize).map(|j| &j.chain)
+    }
+
+    /// The raw text of a journal record, as written.
+    ///
+    /// # Errors
+    /// When the journal can no longer be read (or changed since it was).
+    pub fn raw_line(&self, at: SourceRef) -> Result<String, JournalError> {
+        match self.journals.get(at.journal as usize) {
+            Some(j) => j.read_raw(at),
+            None => Ok(String::new()),
+        }
+    }
+
+    /// The display name of the journal a record comes from.
+    pub fn journal_name_of(&self, at: SourceRef) -> String {
+        self.journal_name(at.journal)
+    }
+
+    fn journal_name(&self, id: JournalId) -> String {
+        self.journals
+            .get(id as usize)
+            .map_or_else(|| format!("journal#{id}"), |j| j.name.clone())
+    }
+
+    /// Capabilities of the journal an execution comes from.
+    fn caps_of(&self, xi: usize) -> Capabilities {
+        analysis::JournalCaps::caps(
+            &self.journals,
+            self.model.executions[xi]
+                .events
+                .first()
+                .map_or(0, |e| e.source.journal),
+        )
+    }
+
+    /// The secret fields of the contract of an execution's group.
+    fn secret_fields(&self, x: ExecIdx) -> &[String] {
+        self.group_of(x)
+            .map_or(&[], |g| g.g.contract.secret_fields.as_slice())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Investigation {
+        Investigation::open(&Setup::default(), &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn group_indices_follow_groups() {
+        let inv = sample();
+        for f in [
+            GroupFilter::default(),
+            GroupFilter {
+                all: true,
+                ..GroupFilter::default()
+            },
+        ] {
+            let by_ref: Vec<&str> = inv.groups(&f).iter().map(|g| g.id()).collect();
+            let by_index: Vec<&str> = inv
+                .group_indices(&f)
+                .into_iter()
+                .map(|i| inv.group_at(i).unwrap().id())
+                .collect();
+            assert_eq!(by_ref, by_index);
+        }
+    }
+
+    #[test]
+    fn every_execution_belongs_to_its_group() {
+        let inv = sample();
+        for xi in 0..inv.model.executions.len() {
+            let x = ExecIdx::new(xi);
+            let g = inv.group_of(x).unwrap();
+            assert!(g.executions().any(|e| e == x));
+        }
+    }
+
+    #[test]
+    fn session_executions_come_from_calls() {
+        let inv = sample();
+        let per = inv.session_executions();
+        assert_eq!(per.len(), inv.sessions().len());
+        let expected: std::collections::BTreeSet<ExecIdx> = inv
+            .model
+            .calls
+            .iter()
+            .filter(|c| c.call.session_id.as_deref() == Some(&inv.sessions()[0].session_id))
+            .map(|c| ExecIdx::new(c.execution))
+            .collect();
+        assert!(!expected.is_empty());
+        assert_eq!(
+            per[0]
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+            expected
+        );
+    }
+
+    #[test]
+    fn call_rate_counts_every_call() {
+        let inv = sample();
+        for n in [1, 7, 64] {
+            let r = inv.call_rate(n);
+            assert_eq!(r.counts.len(), n);
+            assert_eq!(r.counts.iter().sum::<u64>(), inv.model.calls.len() as u64);
+        }
+        let r = inv.call_rate(10);
+        assert!(r.counts[0] > 0 && r.counts[9] > 0, "{r:?}");
+    }
+}

@@ -1,0 +1,252 @@
+//! What an investigation is made of, stated the same way by every front
+//! end: the journals, a forced format, contracts, the deployment key, the
+//! keys for third-party chains, the case file, the reviewer and read-only
+//! mode. [`Setup::prepare`] reads every file it names (contracts, keys, the
+//! case file) before any journal is loaded, so that a typo in a key path is
+//! reported at once and the same way in the CLI and the TUI.
+
+use crate::analysis::{Config, ContractError, Contracts, FingerprintKey, KeyError};
+use crate::journal::SourceData;
+use crate::journal::{ChainKeys, Format, JournalSource, KeyFile, KeyFileError, LoadOptions};
+use crate::review::{CaseContext, CaseError};
+use std::path::{Path, PathBuf};
+
+/// The inputs of an investigation, as paths and flags. Built by the CLI from
+/// its options and handed to the TUI as it is.
+#[derive(Debug, Clone, Default)]
+pub struct Setup {
+    /// Journal files; empty means the bundled sample incident (with its own
+    /// contracts and key).
+    pub journals: Vec<PathBuf>,
+    /// Read every journal as this format instead of detecting it.
+    pub input_format: Option<Format>,
+    /// Tool contracts (TOML, docs/design.md §4).
+    pub contracts: Option<PathBuf>,
+    /// Deployment key for HMAC-SHA256 fingerprints.
+    pub key_file: Option<PathBuf>,
+    /// Sallyport audit signer public key.
+    pub signer_key: Option<PathBuf>,
+    /// Sallyport exported audit identity (decrypts sealed events).
+    pub audit_identity: Option<PathBuf>,
+    /// mcp-audit attestation key.
+    pub attestation_key: Option<PathBuf>,
+    /// Case file; default `retrace-case.sqlite` beside the first journal.
+    pub case: Option<PathBuf>,
+    /// Reviewer name recorded with a decision (front ends fill in the
+    /// login name when none is given; a blank name is none).
+    pub reviewer: Option<String>,
+    /// Never write a decision, a case file or an export file.
+    pub read_only: bool,
+}
+
+/// A file named by the setup that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A journal path names a directory.
+    #[error("{0}: is a directory; pass the journal files in it (for example {0}/*.jsonl)")]
+    Directory(String),
+    /// A journal path names nothing.
+    #[error("{path}: no such journal file{hint}")]
+    Missing {
+        /// The path as given (escaped).
+        path: String,
+        /// A "did you mean" hint, or empty.
+        hint: String,
+    },
+    /// The contracts file.
+    #[error(transparent)]
+    Contracts(#[from] ContractError),
+    /// The deployment key.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// A chain key (signer key, audit identity, attestation key).
+    #[error(transparent)]
+    ChainKey(#[from] KeyFileError),
+    /// The case file.
+    #[error(transparent)]
+    Case(#[from] CaseError),
+}
+
+/// The subcommands, for "did you mean" when a journal path is a typo of one.
+const COMMANDS: [&str; 5] = ["groups", "investigate", "verify", "review", "export"];
+
+/// A setup whose files have been read: what [`crate::query::Investigation`]
+/// loads, and what the front ends need to know before it does.
+#[derive(Debug)]
+pub struct Prepared {
+    pub(super) sources: Vec<JournalSource>,
+    pub(super) options: LoadOptions,
+    pub(super) config: Config,
+    /// The case file and the decisions read from it.
+    pub case: CaseContext,
+    /// Whether the bundled sample incident is used.
+    pub sample: bool,
+    /// The reviewer name, if any.
+    pub reviewer: Option<String>,
+    /// Read-only mode.
+    pub read_only: bool,
+    /// Things worth saying before anything is loaded (a journal given
+    /// twice, a case file whose chain is broken), one line each.
+    pub warnings: Vec<String>,
+    inputs: Vec<(PathBuf, String)>,
+}
+
+impl Setup {
+    /// A setup of these journals with no other option.
+    pub fn new(journals: Vec<PathBuf>) -> Setup {
+        Setup {
+            journals,
+            ..Setup::default()
+        }
+    }
+
+    /// Reads the contracts, keys and case file the setup names and resolves
+    /// the journals (each given once; none: the bundled sample).
+    ///
+    /// # Errors
+    /// [`SetupError`] naming the first file that cannot be used.
+    pub fn prepare(&self) -> Result<Prepared, SetupError> {
+        check_journal_paths(&self.journals)?;
+        let mut warnings = Vec::new();
+        // The same file twice would count every event twice.
+        let mut seen = std::collections::HashSet::new();
+        let mut journals = Vec::with_capacity(self.journals.len());
+        for p in &self.journals {
+            let id = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            if seen.insert(id) {
+                journals.push(p.clone());
+            } else {
+                warnings.push(format!(
+                    "{} is given more than once; it is read once",
+                    p.display()
+                ));
+            }
+        }
+        let sample = journals.is_empty();
+        let sources = if sample {
+            crate::sample::sources()
+        } else {
+            journals.iter().map(JournalSource::file).collect()
+        };
+        let contracts = match &self.contracts {
+            Some(p) => Contracts::load(p)?,
+            None if sample => crate::sample::contracts(),
+            None => Contracts::none(),
+        };
+        let key = match &self.key_file {
+            Some(p) => FingerprintKey::load(p)?,
+            None if sample => crate::sample::key(),
+            None => FingerprintKey::none(),
+        };
+        let options = self.load_options()?;
+        let case = CaseContext::load(self.case.as_deref(), &journals, self.read_only)?;
+        if let (Some(status), Some(name)) = (&case.chain, case.name())
+            && !status.is_intact()
+        {
+            warnings.push(format!(
+                "case file {name}: chain {}; later entries are ignored (run `retrace verify`)",
+                status.describe()
+            ));
+        }
+        let config = Config {
+            contracts,
+            key,
+            resolutions: case.resolutions(),
+        };
+        let mut inputs = crate::export::atomic::inputs(
+            sources.iter().filter_map(source_path),
+            case.path.as_deref(),
+        );
+        for (p, what) in [
+            (&self.contracts, "the contracts file"),
+            (&self.key_file, "the key file"),
+            (&self.signer_key, "the signer key"),
+            (&self.audit_identity, "the audit identity"),
+            (&self.attestation_key, "the attestation key"),
+        ] {
+            if let Some(p) = p {
+                inputs.push((p.clone(), format!("{what} {}", p.display())));
+            }
+        }
+        Ok(Prepared {
+            sources,
+            options,
+            config,
+            case,
+            sample,
+            reviewer: self
+                .reviewer
+                .as_deref()
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .map(str::to_string),
+            read_only: self.read_only,
+            warnings,
+            inputs,
+        })
+    }
+}
+
+impl Setup {
+    /// How journals are read: the forced format and the keys for
+    /// third-party chains and sealed events, read from their files.
+    ///
+    /// # Errors
+    /// [`SetupError::ChainKey`] naming the key file that cannot be read.
+    pub fn load_options(&self) -> Result<LoadOptions, SetupError> {
+        let chain_key = |p: &Option<PathBuf>| p.as_deref().map(KeyFile::load).transpose();
+        Ok(LoadOptions {
+            forced: self.input_format,
+            keys: ChainKeys {
+                signer_key: chain_key(&self.signer_key)?,
+                audit_identity: chain_key(&self.audit_identity)?,
+                attestation_key: chain_key(&self.attestation_key)?,
+            },
+        })
+    }
+}
+
+impl Prepared {
+    /// Display names of the journals, in load order.
+    pub fn journal_names(&self) -> Vec<String> {
+        self.sources.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// The files this investigation reads, each with its description: an
+    /// output file must never replace one of them (the journals, the case
+    /// file and the side files SQLite keeps beside it, contracts, keys).
+    pub fn input_files(&self) -> &[(PathBuf, String)] {
+        &self.inputs
+    }
+}
+
+/// Says clearly what is wrong with a journal path before anything is read:
+/// a missing file that looks like a mistyped command, or a directory.
+fn check_journal_paths(journals: &[PathBuf]) -> Result<(), SetupError> {
+    for p in journals {
+        let shown = crate::sanitize::escape(&p.display().to_string()).into_owned();
+        if p.is_dir() {
+            return Err(SetupError::Directory(shown));
+        }
+        if !p.exists() {
+            let name = p.to_string_lossy();
+            let hint = COMMANDS
+                .iter()
+                .find(|c| !name.contains(['/', '.']) && strsim::levenshtein(c, &name) <= 2)
+                .map(|c| format!(" (did you mean the command `retrace {c}`?)"))
+                .unwrap_or_default();
+            return Err(SetupError::Missing { path: shown, hint });
+        }
+    }
+    Ok(())
+}
+
+/// The file a journal was read from, for output checks: a pipe read whole is
+/// named by the path it came by; the bundled sample has none.
+fn source_path(s: &JournalSource) -> Option<&Path> {
+    match &s.data {
+        SourceData::File(p) => Some(p.as_path()),
+        SourceData::Memory(_) => Some(Path::new(s.name.as_str())),
+        SourceData::Embedded(_) => None,
+    }
+}

@@ -1,0 +1,171 @@
+//! `retrace verify`: the audit chain of each journal and of the case file,
+//! each by its own rule (docs/design.md §6), as plain reports.
+
+use super::{ChainStatus, Format, QueryError, Setup};
+use crate::journal::JournalSource;
+
+/// What `retrace verify` found for one journal (the `--json` element).
+#[derive(Debug, serde::Serialize)]
+pub struct VerifyReport {
+    /// Journal name as given.
+    pub journal: String,
+    /// Format read, when the journal could be read.
+    pub format: Option<Format>,
+    /// Lines read.
+    pub lines: u64,
+    /// Lines that could not be read as records.
+    pub bad_lines: u64,
+    /// The chain rule's formula, when the journal is chained.
+    pub rule: Option<&'static str>,
+    /// The chain status; absent when the journal is unreadable.
+    pub chain: Option<ChainStatus>,
+    /// Why the journal is unreadable.
+    pub error: Option<String>,
+    /// Reader notes.
+    pub notes: Vec<String>,
+    /// For the case file (not a journal): its chain, by the native rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case_file: Option<crate::review::case::Verification>,
+}
+
+impl VerifyReport {
+    /// 0 intact or no chain, 1 broken or not checked, 2 unreadable
+    /// (DESIGN.md §7).
+    pub fn exit_code(&self) -> u8 {
+        if let Some(c) = &self.case_file {
+            return if c.is_intact() { 0 } else { 1 };
+        }
+        match &self.chain {
+            None => 2,
+            Some(ChainStatus::Intact { .. } | ChainStatus::NoChain { .. }) => 0,
+            Some(_) => 1,
+        }
+    }
+}
+
+/// The case file that goes with these journals (`--case`, or the default
+/// beside the first journal), when it exists.
+fn default_case_file(journals: &[std::path::PathBuf], setup: &Setup) -> Option<std::path::PathBuf> {
+    let path = setup.case.clone().or_else(|| {
+        journals
+            .first()
+            .map(|j| crate::review::case::default_path(j))
+    })?;
+    path.exists().then_some(path)
+}
+
+/// Verifies one case file.
+fn verify_case_file(path: &std::path::Path) -> VerifyReport {
+    let name = path.display().to_string();
+    let blank = VerifyReport {
+        journal: name,
+        format: None,
+        lines: 0,
+        bad_lines: 0,
+        rule: Some(
+            "hash = sha256(prev_hash ‖ JCS(entry without prev_hash and hash)), genesis 64 zeros (the native rule)",
+        ),
+        chain: None,
+        error: None,
+        notes: Vec::new(),
+        case_file: None,
+    };
+    match crate::review::case::verify(path) {
+        Ok(v) => {
+            let mut notes = Vec::new();
+            // Said once: by the chain when that is its only fault.
+            let said = matches!(
+                &v.chain,
+                crate::review::case::ChainStatus::Broken { brk, .. }
+                    if brk.kind == crate::review::case::BreakKind::GuardsRemoved
+            );
+            if !v.append_only_guards && !said {
+                notes.push(
+                    "the triggers that refuse UPDATE and DELETE are missing: someone removed them, and the latest entries may have been deleted without a trace in the chain"
+                        .into(),
+                );
+            }
+            VerifyReport {
+                lines: match &v.chain {
+                    crate::review::case::ChainStatus::Intact { entries, .. } => *entries,
+                    crate::review::case::ChainStatus::Broken { verified, .. } => *verified,
+                },
+                notes,
+                case_file: Some(v),
+                ..blank
+            }
+        }
+        Err(e) => VerifyReport {
+            error: Some(e.to_string()),
+            ..blank
+        },
+    }
+}
+
+/// Verifies each journal of the setup on its own (one unreadable journal
+/// does not stop the others) and the case file that goes with them (the
+/// one named, the default beside the first journal, or a case file named
+/// among the journals), each by its own chain rule (docs/design.md §6).
+///
+/// # Errors
+/// [`QueryError::Setup`] for a chain key file that cannot be read.
+pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
+    let opts = setup.load_options()?;
+    let journals = &setup.journals;
+    // A case file given among the journals is verified as a case file
+    // (`retrace verify JOURNAL retrace-case.sqlite`), once.
+    let (cases, journals): (Vec<_>, Vec<_>) = journals
+        .iter()
+        .cloned()
+        .partition(|p| crate::review::case::is_case_file(p));
+    let canonical =
+        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut case_paths = cases;
+    if let Some(d) = default_case_file(&journals, setup)
+        && !case_paths.iter().any(|c| canonical(c) == canonical(&d))
+    {
+        case_paths.push(d);
+    }
+    let sources = if journals.is_empty() && case_paths.is_empty() {
+        crate::sample::sources()
+    } else {
+        journals.iter().map(JournalSource::file).collect()
+    };
+    Ok(sources
+        .into_iter()
+        .map(|src| {
+            let name = src.name.clone();
+            match crate::journal::verify(src, &opts) {
+                Ok(j) => VerifyReport {
+                    journal: name,
+                    format: Some(j.format),
+                    lines: j.lines,
+                    bad_lines: j.bad_line_count,
+                    rule: match &j.chain {
+                        ChainStatus::Intact { rule, .. } | ChainStatus::Broken { rule, .. } => {
+                            Some(rule.formula())
+                        }
+                        ChainStatus::NotChecked { rule, .. } => rule.map(|r| r.formula()),
+                        ChainStatus::NoChain { .. } => None,
+                    },
+                    chain: Some(j.chain),
+                    error: None,
+                    notes: j.notes,
+                    case_file: None,
+                },
+                Err(e) => VerifyReport {
+                    journal: name,
+                    format: None,
+                    lines: 0,
+                    bad_lines: 0,
+                    rule: None,
+                    chain: None,
+                    error: Some(e.to_string()),
+                    notes: Vec::new(),
+                    case_file: None,
+                },
+            }
+        })
+        .chain(case_paths.iter().map(|p| verify_case_file(p)))
+        .collect())
+}

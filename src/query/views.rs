@@ -1,0 +1,523 @@
+//! What front ends show, as plain values built from the investigation:
+//! group summaries and details, evidence citations, execution lanes, event
+//! lists. Every string is as the journal wrote it; front ends escape it.
+
+use super::words::{Plain, event_detail};
+use super::{GroupRef, Investigation};
+use crate::analysis::verdict::TargetAnswer;
+use crate::analysis::{
+    self, Answer, EvidenceRef, Finding, Resolution, Severity, ToolContract, Verdict, lifecycle,
+};
+use crate::journal::chain::ChainMark;
+use crate::model::{Event, EventIdx, EventKind, ExecIdx, SessionIdx, SourceRef};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+/// One group as `retrace groups --json` prints it (DESIGN.md §7).
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupSummary {
+    /// Group id.
+    pub group_id: String,
+    /// Verdict.
+    pub verdict: Verdict,
+    /// Severity.
+    pub severity: Severity,
+    /// Tool.
+    pub tool: String,
+    /// Actor.
+    pub actor: String,
+    /// Intent scope.
+    pub intent_scope: String,
+    /// Intent fingerprint.
+    pub fingerprint: String,
+    /// Number of calls.
+    pub calls: usize,
+    /// Number of executions.
+    pub executions: usize,
+    /// Number of dispatches.
+    pub dispatches: usize,
+    /// First event (RFC 3339 UTC).
+    pub first_at: Option<DateTime<Utc>>,
+    /// Last event.
+    pub last_at: Option<DateTime<Utc>>,
+    /// Execution ids, in time order.
+    pub execution_ids: Vec<String>,
+    /// Finding names.
+    pub flags: Vec<&'static str>,
+    /// Reviewer decisions applied to the group's executions (who, what,
+    /// when, which case file entry); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resolutions: Vec<Resolution>,
+}
+
+/// Calls over time (see [`Investigation::call_rate`]).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CallRate {
+    /// Time of the first call.
+    pub start: Option<DateTime<Utc>>,
+    /// Time of the last call.
+    pub end: Option<DateTime<Utc>>,
+    /// Calls in each equal slice of `start..=end`.
+    pub counts: Vec<u64>,
+}
+
+/// Where a piece of evidence is, resolved for display.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvidenceView {
+    /// Journal name.
+    pub journal: String,
+    /// 1-based line.
+    pub line: u32,
+    /// Journal `seq`, when the format has one.
+    pub seq: Option<u64>,
+    /// What the line records (`accepted`, `outcome`, `session`, ...).
+    pub record: &'static str,
+    /// Execution id, for events.
+    pub execution_id: Option<String>,
+    /// When.
+    pub at: Option<DateTime<Utc>>,
+    /// Whether the line lies in the verified part of its journal's audit
+    /// chain (`verified`), at or after a break (`unverified`), or in a
+    /// journal without a chain (`no_chain`). DESIGN.md §6.
+    pub chain: ChainMark,
+    /// Where to find it again.
+    #[serde(skip)]
+    pub source: SourceRef,
+    /// The pointer this view resolves.
+    #[serde(skip)]
+    pub(super) pointer: EvidenceRef,
+}
+
+/// What a piece of evidence points at, for front ends that jump to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvidenceTarget {
+    /// An event of an execution.
+    Event {
+        /// The execution.
+        execution: ExecIdx,
+        /// The event within it.
+        event: EventIdx,
+    },
+    /// A session record.
+    Session(SessionIdx),
+}
+
+impl EvidenceView {
+    /// What the evidence points at.
+    pub fn target(&self) -> EvidenceTarget {
+        match self.pointer {
+            EvidenceRef::Event { execution, event } => EvidenceTarget::Event {
+                execution: ExecIdx::new(execution),
+                event: EventIdx::new(event),
+            },
+            EvidenceRef::Session { index } => EvidenceTarget::Session(SessionIdx::new(index)),
+        }
+    }
+
+    /// `file:line` with `seq N` when known.
+    pub fn cite(&self) -> String {
+        match self.seq {
+            Some(s) => format!("{}:{} seq {s}", self.journal, self.line),
+            None => format!("{}:{}", self.journal, self.line),
+        }
+    }
+}
+
+/// One answer with its evidence resolved.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerView {
+    /// 1 to 5.
+    pub question: u8,
+    /// The question.
+    pub asks: &'static str,
+    /// The answer.
+    pub answer: String,
+    /// Whether the journal cannot answer.
+    pub unknown: bool,
+    /// Evidence.
+    pub evidence: Vec<EvidenceView>,
+}
+
+/// One finding with evidence resolved.
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingView {
+    /// Name.
+    pub kind: &'static str,
+    /// Detail.
+    pub detail: String,
+    /// Evidence.
+    pub evidence: Vec<EvidenceView>,
+}
+
+/// How a lifecycle stage ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageStatus {
+    /// The stage was reached normally.
+    Done,
+    /// The stage was an exit: rejected, dispatch failed, delivery failed,
+    /// or the target reported a failure.
+    Failed,
+    /// Reached, but what happened is unknown (an `unknown` or ambiguous
+    /// outcome).
+    Unknown,
+}
+
+/// One stage mark of a lifecycle lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StageMark {
+    /// When.
+    pub at: DateTime<Utc>,
+    /// How it ended.
+    pub status: StageStatus,
+    /// The event name (`authorized`, `rejected`, `delivery_failed`, ...).
+    pub event: &'static str,
+}
+
+/// Stage marks of one execution, for lifecycle lanes: accepted, authorized,
+/// dispatched, outcome observed, result delivered (DESIGN.md §2).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stages {
+    /// Accepted.
+    pub accepted: Option<StageMark>,
+    /// Authorized, or rejected.
+    pub authorized: Option<StageMark>,
+    /// Dispatched, or dispatch failed.
+    pub dispatched: Option<StageMark>,
+    /// Outcome observed.
+    pub outcome: Option<StageMark>,
+    /// Result delivered, or delivery failed.
+    pub delivered: Option<StageMark>,
+}
+
+impl Stages {
+    /// The marks in lifecycle order with their stage names.
+    pub fn marks(&self) -> [(&'static str, Option<StageMark>); 5] {
+        [
+            ("accepted", self.accepted),
+            ("authorized", self.authorized),
+            ("dispatched", self.dispatched),
+            ("outcome", self.outcome),
+            ("delivered", self.delivered),
+        ]
+    }
+}
+
+/// One execution of a group, summarized.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExecutionSummary {
+    /// Index in the model (for front ends to ask for detail).
+    #[serde(skip)]
+    pub index: ExecIdx,
+    /// Execution id.
+    pub execution_id: String,
+    /// State at the end of the journal, in the seed's words.
+    pub state: &'static str,
+    /// Stage times.
+    pub stages: Stages,
+    /// Outcome in words (`HTTP 201 ...`), if any.
+    pub outcome: Option<String>,
+    /// Idempotency key sent.
+    pub idempotency_key: Option<String>,
+    /// Session of the creating call.
+    pub session_id: Option<String>,
+    /// Calls that attached, with their time and recovery.
+    pub attached: Vec<AttachedCall>,
+    /// Number of events.
+    pub events: usize,
+    /// The reviewer decision applied to this execution, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
+}
+
+/// A call that attached to an execution.
+#[derive(Debug, Clone, Serialize)]
+pub struct AttachedCall {
+    /// When.
+    pub at: DateTime<Utc>,
+    /// How the gateway recovered.
+    pub recovery: &'static str,
+    /// Call id.
+    pub call_id: Option<String>,
+    /// Session.
+    pub session_id: Option<String>,
+}
+
+/// Everything `retrace investigate` shows about a group.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupDetail {
+    /// The summary fields.
+    #[serde(flatten)]
+    pub summary: GroupSummary,
+    /// Target.
+    pub target: Option<String>,
+    /// Why the verdict.
+    pub reason: String,
+    /// The five questions.
+    pub questions: Vec<AnswerView>,
+    /// Findings.
+    pub findings: Vec<FindingView>,
+    /// Executions with their lifecycle.
+    pub executions_detail: Vec<ExecutionSummary>,
+    /// Contract applied.
+    pub contract: ToolContract,
+    /// The canonical action record that was fingerprinted.
+    pub canonical_action: Value,
+}
+
+/// One event for display.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventView {
+    /// Where.
+    pub evidence: EvidenceView,
+    /// Event name.
+    pub event: &'static str,
+    /// Key details in one line.
+    pub summary: String,
+    /// Fields the journal line carried beyond what retrace reads (DESIGN.md
+    /// §3: unknown fields are kept and shown), and notes a reader attached
+    /// (`pairing`, `request_line`, ...). Omitted when empty.
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, Value>,
+    /// The event as read, the arguments' secret fields redacted, for
+    /// renderers that word it themselves ([`super::words::event_detail`]
+    /// with a pseudonymizer).
+    #[serde(skip)]
+    pub record: Event,
+}
+
+impl Investigation {
+    /// Resolves an evidence pointer to where it is and what it records.
+    pub fn evidence(&self, r: EvidenceRef) -> EvidenceView {
+        match r {
+            EvidenceRef::Event { execution, event } => {
+                let x = &self.model.executions[execution];
+                let e = &x.events[event];
+                EvidenceView {
+                    journal: self.journal_name(e.source.journal),
+                    line: e.source.line,
+                    seq: e.seq,
+                    record: e.kind.name(),
+                    execution_id: Some(x.id.clone()),
+                    at: Some(e.at),
+                    chain: self.chain_mark(e.source),
+                    source: e.source,
+                    pointer: r,
+                }
+            }
+            EvidenceRef::Session { index } => {
+                let s = &self.model.sessions[index];
+                EvidenceView {
+                    journal: self.journal_name(s.source.journal),
+                    line: s.source.line,
+                    seq: None,
+                    record: "session",
+                    execution_id: None,
+                    at: s.started_at,
+                    chain: self.chain_mark(s.source),
+                    source: s.source,
+                    pointer: r,
+                }
+            }
+        }
+    }
+
+    pub(super) fn answer_view(&self, a: &Answer) -> AnswerView {
+        AnswerView {
+            question: a.question,
+            asks: analysis::QUESTIONS[usize::from(a.question.saturating_sub(1)).min(4)],
+            answer: a.text.clone(),
+            unknown: a.unknown,
+            evidence: a.evidence.iter().map(|&r| self.evidence(r)).collect(),
+        }
+    }
+
+    pub(super) fn finding_view(&self, f: &Finding) -> FindingView {
+        FindingView {
+            kind: f.kind.as_str(),
+            detail: f.detail.clone(),
+            evidence: f.evidence.iter().map(|&r| self.evidence(r)).collect(),
+        }
+    }
+
+    /// An execution summarized with its stage times.
+    pub fn execution_summary(&self, x: ExecIdx) -> ExecutionSummary {
+        let xi = x.get();
+        let x = &self.model.executions[xi];
+        let l = &self.analysis.lifecycles[xi];
+        let caps = self.caps_of(xi);
+        let mark = |i: Option<usize>| {
+            i.map(|i| {
+                let e = &x.events[i];
+                let status = match &e.kind {
+                    EventKind::Rejected { .. }
+                    | EventKind::DispatchFailed { .. }
+                    | EventKind::DeliveryFailed { .. } => StageStatus::Failed,
+                    EventKind::Outcome { .. } => {
+                        match lifecycle::target_answer(e, l.idempotency_key.is_some()) {
+                            TargetAnswer::NoAnswer | TargetAnswer::Ambiguous => {
+                                StageStatus::Unknown
+                            }
+                            TargetAnswer::Performed | TargetAnswer::Replayed => StageStatus::Done,
+                            _ => StageStatus::Failed,
+                        }
+                    }
+                    _ => StageStatus::Done,
+                };
+                StageMark {
+                    at: e.at,
+                    status,
+                    event: e.kind.name(),
+                }
+            })
+        };
+        let stages = Stages {
+            accepted: mark(l.accepted),
+            authorized: mark(l.authorized.or(l.rejected)),
+            dispatched: mark(l.dispatched.or(l.dispatch_failed)),
+            outcome: mark(l.decisive_outcome.or(l.outcomes.first().copied())),
+            delivered: mark(l.deliveries.last().copied()),
+        };
+        let attached = l
+            .attached
+            .iter()
+            .filter_map(|&i| match &x.events[i].kind {
+                EventKind::Attached { call, recovery } => Some(AttachedCall {
+                    at: x.events[i].at,
+                    recovery: recovery.as_str(),
+                    call_id: call.call_id.clone(),
+                    session_id: call.session_id.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        let secrets = self.secret_fields(ExecIdx::new(xi));
+        ExecutionSummary {
+            index: ExecIdx::new(xi),
+            execution_id: x.id.clone(),
+            state: l.state_name(x, caps.delivery),
+            stages,
+            outcome: l
+                .decisive_outcome
+                .map(|i| event_detail(&x.events[i], secrets, &mut Plain)),
+            idempotency_key: l.idempotency_key.clone(),
+            session_id: x.accepted().and_then(|(_, c, _)| c.session_id.clone()),
+            attached,
+            events: x.events.len(),
+            resolution: l.resolution.clone(),
+        }
+    }
+
+    /// The events of an execution, for display, in time order; the
+    /// arguments' secret fields (the group's tool contract) redacted.
+    pub fn events(&self, x: ExecIdx) -> Vec<EventView> {
+        let xi = x.get();
+        let ex = &self.model.executions[xi];
+        let secrets = self.secret_fields(x);
+        ex.events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| EventView {
+                evidence: self.evidence(EvidenceRef::Event {
+                    execution: xi,
+                    event: i,
+                }),
+                event: e.kind.name(),
+                summary: event_detail(e, secrets, &mut Plain),
+                extra: e.extra.clone(),
+                record: redacted(e, secrets),
+            })
+            .collect()
+    }
+}
+
+/// An event with the arguments' secret fields replaced.
+fn redacted(e: &Event, secret_fields: &[String]) -> Event {
+    let mut e = e.clone();
+    if let EventKind::Accepted { action, .. } = &mut e.kind
+        && let Some(args) = action.0.get_mut("arguments")
+    {
+        *args = super::words::redact_secrets(args, secret_fields);
+    }
+    e
+}
+
+impl GroupRef<'_> {
+    /// The summary (docs/design.md §7: the `groups --json` element).
+    pub fn summary(&self) -> GroupSummary {
+        let g = self.g;
+        GroupSummary {
+            group_id: g.id.clone(),
+            verdict: g.verdict,
+            severity: g.severity(),
+            tool: g.tool.clone(),
+            actor: g.actor.clone(),
+            intent_scope: g.intent_scope.clone(),
+            fingerprint: g.fingerprint.clone(),
+            calls: g.calls,
+            executions: g.executions.len(),
+            dispatches: g.dispatches,
+            first_at: g.first_at,
+            last_at: g.last_at,
+            execution_ids: self.execution_ids().map(str::to_string).collect(),
+            flags: self.flags(),
+            resolutions: self.resolutions().cloned().collect(),
+        }
+    }
+
+    /// Why the group got its verdict, in one sentence (computed on demand).
+    pub fn reason(&self) -> String {
+        self.explain().reason
+    }
+
+    /// The five answers with their evidence, resolved (computed on demand).
+    pub fn answers(&self) -> Vec<AnswerView> {
+        self.explain()
+            .answers
+            .iter()
+            .map(|a| self.inv.answer_view(a))
+            .collect()
+    }
+
+    /// The findings with their evidence, resolved.
+    pub fn findings(&self) -> Vec<FindingView> {
+        self.g
+            .findings
+            .iter()
+            .map(|f| self.inv.finding_view(f))
+            .collect()
+    }
+
+    /// The canonical action record the fingerprint was computed from.
+    pub fn canonical_action(&self) -> Value {
+        analysis::canonical_action(&self.inv.model, &self.inv.config, self.g)
+    }
+
+    /// Everything `retrace investigate` shows about the group.
+    pub fn detail(&self) -> GroupDetail {
+        let ex = self.explain();
+        GroupDetail {
+            summary: self.summary(),
+            target: self.g.target.clone(),
+            reason: ex.reason,
+            questions: ex.answers.iter().map(|a| self.inv.answer_view(a)).collect(),
+            findings: self.findings(),
+            executions_detail: self
+                .executions()
+                .map(|x| self.inv.execution_summary(x))
+                .collect(),
+            contract: self.g.contract.clone(),
+            canonical_action: self.canonical_action(),
+        }
+    }
+
+    fn explain(&self) -> analysis::Explanation {
+        analysis::explain(
+            &self.inv.model,
+            &self.inv.analysis,
+            &self.inv.journals,
+            self.g,
+        )
+    }
+}

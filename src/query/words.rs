@@ -1,0 +1,258 @@
+//! Journal facts in words, written once for every front end: an event's
+//! one-line detail, a call's correlation, argument redaction. Identities go
+//! through a [`Namer`], so that the same words serve the screen (as
+//! written, [`Plain`]) and an anonymized export (pseudonyms).
+//!
+//! Strings come out as the journal wrote them; front ends escape them
+//! ([`crate::sanitize::escape`]) before display.
+
+use crate::model::{CallRef, Event, EventKind, JsonRpcId};
+use serde_json::Value;
+
+/// What kind of original a value is; decides the pseudonym's prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Authenticated caller identity.
+    Actor,
+    /// Where the effect lands.
+    Target,
+    /// Credential reference.
+    Credential,
+    /// Intent scope.
+    Scope,
+    /// An argument value (or SSH host key, account, command, cwd).
+    Value,
+    /// Execution id.
+    Execution,
+    /// Gateway call id.
+    Call,
+    /// Session id.
+    Session,
+    /// MCP session id.
+    McpSession,
+    /// JSON-RPC id.
+    JsonRpc,
+    /// Idempotency key.
+    Key,
+    /// Result reference.
+    Result,
+    /// Intent fingerprint.
+    Fingerprint,
+    /// Group id.
+    Group,
+    /// Process id.
+    Pid,
+    /// Process name.
+    Process,
+    /// Client name and version (`example-agent/1.4`).
+    Client,
+    /// A person: approver, reviewer, author.
+    Person,
+    /// Journal-derived free text: error messages, notes.
+    Text,
+    /// A file name.
+    File,
+}
+
+impl Class {
+    /// The pseudonym prefix (`actor`, `execution`, ...).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Class::Actor => "actor",
+            Class::Target => "target",
+            Class::Credential => "credential",
+            Class::Scope => "scope",
+            Class::Value => "value",
+            Class::Execution => "execution",
+            Class::Call => "call",
+            Class::Session => "session",
+            Class::McpSession => "mcp-session",
+            Class::JsonRpc => "rpc",
+            Class::Key => "key",
+            Class::Result => "result",
+            Class::Fingerprint => "fingerprint",
+            Class::Group => "group",
+            Class::Pid => "pid",
+            Class::Process => "process",
+            Class::Client => "client",
+            Class::Person => "person",
+            Class::Text => "text",
+            Class::File => "file",
+        }
+    }
+}
+
+/// How report fields are written: as they are, or replaced.
+pub trait Namer {
+    /// A structured value of a known class.
+    fn id(&mut self, class: Class, original: &str) -> String;
+    /// Free text that may embed registered originals.
+    fn text(&self, s: &str) -> String;
+    /// Argument values, recursively (object keys kept).
+    fn value(&mut self, v: &Value) -> Value;
+    /// Whether this namer replaces anything.
+    fn anonymizes(&self) -> bool;
+}
+
+/// Leaves everything as it is.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Plain;
+
+impl Namer for Plain {
+    fn id(&mut self, _: Class, original: &str) -> String {
+        original.to_string()
+    }
+    fn text(&self, s: &str) -> String {
+        s.to_string()
+    }
+    fn value(&mut self, v: &Value) -> Value {
+        v.clone()
+    }
+    fn anonymizes(&self) -> bool {
+        false
+    }
+}
+
+/// Replaces the values of the tool contract's secret fields
+/// (docs/design.md §4: `secret_fields`) in journal arguments with
+/// `[secret field]`.
+pub fn redact_secrets(args: &Value, secret_fields: &[String]) -> Value {
+    match args {
+        Value::Object(m) if !secret_fields.is_empty() => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    if secret_fields.contains(k) {
+                        (k.clone(), Value::String("[secret field]".into()))
+                    } else {
+                        (k.clone(), v.clone())
+                    }
+                })
+                .collect(),
+        ),
+        v => v.clone(),
+    }
+}
+
+/// A JSON-RPC id as written in words: `41`, or `"abc"` quoted.
+fn jsonrpc_words(id: &JsonRpcId, n: &mut dyn Namer) -> String {
+    match id {
+        JsonRpcId::Num(v) => n.id(Class::JsonRpc, &v.to_string()),
+        JsonRpcId::Str(s) => format!("{:?}", n.id(Class::JsonRpc, s)),
+    }
+}
+
+/// A call's protocol correlation in words, ` · `-separated: `JSON-RPC id
+/// 41 · session ses_7Q2 · MCP session mcp-5d1c`; empty when the journal
+/// recorded none of them.
+pub fn call_words(c: &CallRef, n: &mut dyn Namer) -> String {
+    let mut bits = Vec::new();
+    if let Some(id) = &c.jsonrpc_id {
+        bits.push(format!("JSON-RPC id {}", jsonrpc_words(id, n)));
+    }
+    if let Some(s) = &c.session_id {
+        bits.push(format!("session {}", n.id(Class::Session, s)));
+    }
+    if let Some(s) = &c.mcp_session_id {
+        bits.push(format!("MCP session {}", n.id(Class::McpSession, s)));
+    }
+    bits.join(" · ")
+}
+
+/// A gateway's reason code (`vault_locked`, `denied`, `approval_timeout`,
+/// docs/design.md §3) rather than free text: kept when anonymizing.
+pub fn is_vocabulary(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 40 && s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+}
+
+/// Key details of an event in one line, each identity through `n`, the
+/// arguments' secret fields redacted: what the TUI's event list, the
+/// review queue and the postmortem timeline show.
+pub fn event_detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
+    let joined = |head: String, tail: String| {
+        if tail.is_empty() {
+            head
+        } else if head.is_empty() {
+            tail
+        } else {
+            format!("{head} · {tail}")
+        }
+    };
+    match &e.kind {
+        EventKind::Accepted {
+            call,
+            action,
+            idempotency_key,
+            ..
+        } => {
+            let args = action
+                .0
+                .get("arguments")
+                .map(|a| redact_secrets(a, secret_fields))
+                .unwrap_or(Value::Null);
+            let mut s = format!("{} {}", action.tool().unwrap_or("?"), n.value(&args));
+            s = joined(s, call_words(call, n));
+            if let Some(k) = idempotency_key {
+                s.push_str(&format!(" · key {}", n.id(Class::Key, k)));
+            }
+            s
+        }
+        EventKind::Attached { call, recovery } => {
+            let mut s = format!("recovery {}", recovery.as_str());
+            if let Some(c) = &call.call_id {
+                s.push_str(&format!(" · call {}", n.id(Class::Call, c)));
+            }
+            joined(s, call_words(call, n))
+        }
+        EventKind::Authorized { decision, approver } => match approver {
+            Some(a) => format!("{decision} by {}", n.id(Class::Person, a)),
+            None => decision.clone(),
+        },
+        EventKind::Rejected { reason } if is_vocabulary(reason) => reason.clone(),
+        EventKind::Rejected { reason } => n.id(Class::Text, reason),
+        EventKind::Dispatched { idempotency_key } => idempotency_key
+            .as_deref()
+            .map(|k| format!("Idempotency-Key {}", n.id(Class::Key, k)))
+            .unwrap_or_default(),
+        EventKind::DispatchFailed { error } | EventKind::DeliveryFailed { error } => {
+            n.id(Class::Text, error)
+        }
+        EventKind::Outcome {
+            outcome,
+            target_status,
+            exit_status,
+            error,
+            result_reference,
+            replayed,
+            observed_via,
+        } => {
+            let mut s = outcome.as_str().to_string();
+            if let Some(t) = target_status {
+                s.push_str(&format!(" · HTTP {t}"));
+            }
+            if let Some(x) = exit_status {
+                s.push_str(&format!(" · exit {x}"));
+            }
+            if *replayed {
+                s.push_str(" · replayed");
+            }
+            s.push_str(&format!(" · via {}", observed_via.as_str()));
+            if crate::journal::positional_pairing(e).is_some() {
+                s.push_str(" · paired by position");
+            }
+            if let Some(r) = result_reference {
+                s.push_str(&format!(" · result {}", n.id(Class::Result, r)));
+            }
+            if let Some(er) = error {
+                s.push_str(&format!(" · {}", n.id(Class::Text, er)));
+            }
+            s
+        }
+        EventKind::Delivered => "result delivered to the agent".into(),
+        EventKind::Cancelled { by } => format!("by {by}"),
+    }
+}
+
+/// [`event_detail`] as the journal wrote it, nothing redacted.
+pub fn event_summary(e: &Event) -> String {
+    event_detail(e, &[], &mut Plain)
+}
