@@ -21,4 +21,5 @@ pub mod query;
 pub mod review;
 pub mod sample;
 pub mod sanitize;
+pub mod toml_file;
 pub mod tui;

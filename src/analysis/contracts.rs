@@ -161,7 +161,7 @@ impl Contracts {
             message,
         };
         let file: ContractsFile =
-            toml::from_str(text).map_err(|e| invalid(toml_error(text, &e)))?;
+            toml::from_str(text).map_err(|e| invalid(crate::toml_file::toml_error(text, &e)))?;
         let mut tools = BTreeMap::new();
         for (tool, raw) in file.tools {
             let attach_window = match (&raw.attach_window, raw.class) {
@@ -218,35 +218,6 @@ impl Contracts {
     /// True when no tool is configured.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
-    }
-}
-
-/// A TOML error in one line: ``line L, column C (`source line`): message``
-/// (1-based, from the error's byte span; the source line names the key), so
-/// that it prints on one line after the file name.
-pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
-    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-    match e.span() {
-        Some(span) => {
-            let before = &text.as_bytes()[..span.start.min(text.len())];
-            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-            let start = before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-            // The line itself names the key (`class = "sometimes"`).
-            let source: String = text
-                .lines()
-                .nth(line - 1)
-                .unwrap_or("")
-                .trim()
-                .chars()
-                .take(80)
-                .collect();
-            format!("line {line}, column {column} (`{source}`): {message}")
-        }
-        None => message,
     }
 }
 

@@ -17,7 +17,6 @@ mod verify;
 mod views;
 pub mod words;
 
-pub use crate::analysis::contracts::toml_error;
 pub use crate::analysis::{
     ActionClass, Decision, FindingKind, Resolution, Severity, ToolContract, Verdict,
 };

@@ -8,7 +8,7 @@
 //! `--theme light` works from any directory; `--theme path/to/file.toml`
 //! loads a file. A mistake is reported naming the file and the key.
 
-use crate::analysis::Severity;
+use crate::query::Severity;
 use ratatui::style::{Color, Modifier, Style};
 use std::path::Path;
 
@@ -158,7 +158,7 @@ impl Theme {
         };
         let table: toml::Table = text
             .parse()
-            .map_err(|e: toml::de::Error| err(crate::analysis::contracts::toml_error(text, &e)))?;
+            .map_err(|e: toml::de::Error| err(crate::toml_file::toml_error(text, &e)))?;
         let mut name = None;
         let mut base: Option<Theme> = None;
         let mut roles = None;

@@ -2,7 +2,7 @@
 //! lines, chain status), counts by verdict, calls over time, what waits for
 //! a reviewer, and the worst groups.
 
-use crate::journal::LoadedJournal;
+use crate::query::LoadedJournal;
 use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;

@@ -64,10 +64,10 @@ impl Axis {
 
 /// The reviewer decision that settled the execution's outcome, if one did
 /// (an escalation settles nothing).
-pub fn settled_by(x: &ExecutionSummary) -> Option<&crate::analysis::Resolution> {
+pub fn settled_by(x: &ExecutionSummary) -> Option<&crate::query::Resolution> {
     x.resolution
         .as_ref()
-        .filter(|r| r.decision != crate::analysis::Decision::Escalated)
+        .filter(|r| r.decision != crate::query::Decision::Escalated)
 }
 
 /// Whether the outcome is unknown: dispatched with no outcome, or an
@@ -332,7 +332,7 @@ mod tests {
         };
         let theme = Theme::dark();
         assert_eq!(text(&bar(&x, &axis, 11, &theme)), "AUD─?┄┄┄┄┄?");
-        let resolution = |d| crate::analysis::Resolution {
+        let resolution = |d| crate::query::Resolution {
             execution_id: "x".into(),
             decision: d,
             reviewer: "alice".into(),
@@ -341,11 +341,11 @@ mod tests {
             source: "case file c entry 1".into(),
         };
         // Escalated: still unknown.
-        x.resolution = Some(resolution(crate::analysis::Decision::Escalated));
+        x.resolution = Some(resolution(crate::query::Decision::Escalated));
         assert!(outcome_unknown(&x));
         assert_eq!(text(&bar(&x, &axis, 11, &theme)), "AUD─?┄┄┄┄┄?");
         // Confirmed: settled where the unknown mark was, no dotted line.
-        x.resolution = Some(resolution(crate::analysis::Decision::ConfirmedCompleted));
+        x.resolution = Some(resolution(crate::query::Decision::ConfirmedCompleted));
         assert!(!outcome_unknown(&x));
         assert_eq!(text(&bar(&x, &axis, 11, &theme)), "AUD─✎      ");
         // No outcome event: the decision's mark at the end of the axis.

@@ -16,7 +16,7 @@ pub fn esc(s: &str) -> Cow<'_, str> {
 /// decided confirmed_completed at 2026-08-03 09:40:12Z (case file … entry
 /// 1)`. Reviewer names and case file names are not journal text, but they
 /// are typed by people and pass through [`esc`] too.
-pub fn provenance(r: &crate::analysis::Resolution) -> String {
+pub fn provenance(r: &crate::query::Resolution) -> String {
     format!(
         "{} decided {} at {} ({})",
         esc(&r.reviewer),
