@@ -4,9 +4,10 @@
 //! that look across groups.
 
 use super::{
-    Cause, Config, EvidenceRef, Group, Lifecycle, Scheme, Verdict, accepted_ref, canonical_action,
-    fingerprint, written_fingerprint,
+    Config, EvidenceRef, Group, Lifecycle, Scheme, canonical_action, fingerprint,
+    written_fingerprint,
 };
+use crate::model::GroupIdx;
 use crate::model::Model;
 use serde::Serialize;
 use serde_json::Value;
@@ -170,7 +171,7 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
     let argument_count = |g: &Group| {
         g.executions
             .first()
-            .and_then(|&x| model.executions[x].action())
+            .and_then(|&x| model.execution(x).action())
             .and_then(|a| a.arguments())
             .map_or(0, serde_json::Map::len)
     };
@@ -235,59 +236,15 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
     }
 }
 
-/// One idempotency key carrying two intents: a finding and at least the
-/// `idempotency_key_conflict` verdict on every group involved.
-pub(super) fn key_findings(lc: &[Lifecycle], execution_group: &[usize], groups: &mut [Group]) {
-    let mut by_key: HashMap<&str, BTreeSet<usize>> = HashMap::new();
-    for (x, l) in lc.iter().enumerate() {
-        if let Some(k) = l.idempotency_key.as_deref() {
-            by_key.entry(k).or_default().insert(execution_group[x]);
-        }
-    }
-    let mut keys: Vec<_> = by_key.into_iter().filter(|(_, g)| g.len() > 1).collect();
-    keys.sort();
-    for (key, gs) in keys {
-        for &g in &gs {
-            let others: Vec<String> = gs
-                .iter()
-                .filter(|&&o| o != g)
-                .map(|&o| groups[o].id.clone())
-                .collect();
-            let evidence = groups[g]
-                .executions
-                .iter()
-                .filter(|&&x| lc[x].idempotency_key.as_deref() == Some(key))
-                .filter_map(|&x| accepted_ref(lc, x))
-                .collect();
-            let group = &mut groups[g];
-            group.findings.push(Finding {
-                kind: FindingKind::KeyReusedAcrossIntents,
-                detail: format!(
-                    "idempotency key {key:?} also carried a different intent in {}",
-                    others.join(", ")
-                ),
-                evidence,
-            });
-            if Verdict::IdempotencyKeyConflict < group.verdict {
-                group.verdict = Verdict::IdempotencyKeyConflict;
-                group.cause = Cause::KeyConflict {
-                    key: key.to_string(),
-                    others,
-                };
-            }
-        }
-    }
-}
-
 /// One (MCP session, JSON-RPC id) used for two intents (research A2: ids
 /// identify messages, not actions).
 pub(super) fn jsonrpc_findings(
     model: &Model,
     lc: &[Lifecycle],
-    execution_group: &[usize],
+    execution_group: &[GroupIdx],
     groups: &mut [Group],
 ) {
-    let mut by_id: HashMap<(String, String), BTreeSet<usize>> = HashMap::new();
+    let mut by_id: HashMap<(String, String), BTreeSet<GroupIdx>> = HashMap::new();
     for (x, ex) in model.executions.iter().enumerate() {
         if let Some((Some(mcp), id)) = lc[x].correlation(ex) {
             by_id
@@ -303,9 +260,9 @@ pub(super) fn jsonrpc_findings(
             let others: Vec<String> = gs
                 .iter()
                 .filter(|&&o| o != g)
-                .map(|&o| groups[o].id.clone())
+                .map(|&o| groups[o.get()].id.clone())
                 .collect();
-            groups[g].findings.push(Finding {
+            groups[g.get()].findings.push(Finding {
                 kind: FindingKind::JsonrpcIdReuse,
                 detail: format!(
                     "JSON-RPC id {id} on MCP session {mcp} also carried a different intent ({})",

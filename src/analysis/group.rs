@@ -5,10 +5,11 @@ use super::verdict::{
     self, Delivery, Dispatch, LaterCall, LaterFate, PairAnswers, Processes, Timing, Window,
 };
 use super::{
-    Draft, EvidenceRef, Finding, FindingKind, Severity, ToolContract, Verdict, accepted_ref,
-    group_id, questions,
+    Draft, EvidenceRef, Finding, FindingKind, KeyConflict, Severity, ToolContract, Verdict,
+    accepted_ref, questions,
 };
 use crate::journal::Capabilities;
+use crate::model::{EventIdx, ExecIdx};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -16,15 +17,15 @@ use std::collections::BTreeSet;
 /// A pair (earlier execution, later call) or a single execution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Basis {
-    /// The earlier execution (model index).
-    pub earlier: usize,
+    /// The earlier execution.
+    pub earlier: ExecIdx,
     /// The later execution; equal to `earlier` for an attached call or a
     /// single execution.
-    pub later: usize,
+    pub later: ExecIdx,
     /// The answers for the pair, when there is a later call.
     pub pair: Option<PairAnswers>,
     /// The `attached` event on `earlier`, when the later call attached.
-    pub call: Option<usize>,
+    pub call: Option<EventIdx>,
 }
 
 /// What gave a group its verdict.
@@ -46,8 +47,7 @@ pub enum Cause {
 /// All calls sharing (intent fingerprint, actor, intent scope), judged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Group {
-    /// Stable id: `g` and 10 hex digits of SHA-256 over fingerprint, actor
-    /// and scope. Front ends accept any unique prefix.
+    /// Stable id ([`GroupKey::id`]). Front ends accept any unique prefix.
     pub id: String,
     /// Recomputed intent fingerprint.
     pub fingerprint: String,
@@ -59,8 +59,8 @@ pub struct Group {
     pub tool: String,
     /// Target, when the action record names one.
     pub target: Option<String>,
-    /// Execution indexes, in time order.
-    pub executions: Vec<usize>,
+    /// The executions, in time order.
+    pub executions: Vec<ExecIdx>,
     /// Calls: executions created plus calls attached.
     pub calls: usize,
     /// Dispatches to the target over all executions.
@@ -110,10 +110,10 @@ impl Group {
 fn consider(
     best: &mut Option<Candidate>,
     v: Verdict,
-    e: usize,
-    f: usize,
+    e: ExecIdx,
+    f: ExecIdx,
     p: Option<PairAnswers>,
-    call: Option<usize>,
+    call: Option<EventIdx>,
 ) {
     if best.as_ref().is_none_or(|b| v < b.0) {
         *best = Some((v, e, f, p, call));
@@ -126,13 +126,20 @@ const PAIR_SCAN: usize = 64;
 
 /// A verdict with what gave it: (verdict, earlier execution, later
 /// execution, pair answers, attached-call event).
-type Candidate = (Verdict, usize, usize, Option<PairAnswers>, Option<usize>);
+type Candidate = (
+    Verdict,
+    ExecIdx,
+    ExecIdx,
+    Option<PairAnswers>,
+    Option<EventIdx>,
+);
 
 /// Judges one group: every execution's own status, every later call against
-/// the execution it repeats, and the most severe of them decides.
-pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
+/// the execution it repeats, and the idempotency keys it shares with other
+/// groups (`conflicts`); the most severe of them decides. The verdict is
+/// decided here and nowhere else.
+pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict]) -> Group {
     let model = ctx.model;
-    let lc = ctx.lifecycles;
     let xs = &d.executions;
     let window = d.contract.attach_window;
 
@@ -142,17 +149,18 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
 
     for (j, &x) in xs.iter().enumerate() {
         let caps = ctx.caps_of(x);
-        let v = verdict::status_verdict(&lc[x].status_answers(&model.executions[x], caps.delivery));
+        let v =
+            verdict::status_verdict(&ctx.lc(x).status_answers(model.execution(x), caps.delivery));
         let later = &xs[j + 1..];
         // "undelivered_result: ... no retry yet": once a later call came,
         // the pairs judge what it did.
-        let retried = !lc[x].attached.is_empty() || !later.is_empty();
+        let retried = !ctx.lc(x).attached.is_empty() || !later.is_empty();
         // A later attempt with the same key that the target answered with a
         // replay shows this one was performed: it is no longer pending.
-        let replayed_later = lc[x].idempotency_key.is_some()
+        let replayed_later = ctx.lc(x).idempotency_key.is_some()
             && later.iter().any(|&f| {
-                lc[f].idempotency_key == lc[x].idempotency_key
-                    && lc[f].answer == verdict::TargetAnswer::Replayed
+                ctx.lc(f).idempotency_key == ctx.lc(x).idempotency_key
+                    && ctx.lc(f).answer == verdict::TargetAnswer::Replayed
             });
         let superseded = match v {
             Verdict::UndeliveredResult => retried,
@@ -164,11 +172,11 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
         }
         // One execution dispatched more than once: each dispatch was an
         // attempt at the target.
-        if let Some(v) = verdict::redispatch_verdict(&lc[x].redispatch(&model.executions[x])) {
+        if let Some(v) = verdict::redispatch_verdict(&ctx.lc(x).redispatch(model.execution(x))) {
             consider(&mut best, v, x, x, None, None);
         }
         statuses.push((!superseded).then_some(v));
-        for &a in &lc[x].attached {
+        for &a in &ctx.lc(x).attached {
             let p = ctx.pair_answers_attached(x, a);
             if let Some(v) = verdict::pair_verdict(&p) {
                 consider(&mut best, v, x, x, Some(p), Some(a));
@@ -181,10 +189,10 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
     // hundred thousand calls stays linear; it stops early once the worst
     // verdict is found.
     'outer: for (j, &f) in xs.iter().enumerate().skip(1) {
-        let f_start = model.executions[f].started_at();
-        let mut earlier: Vec<usize> = vec![xs[0]];
+        let f_start = model.execution(f).started_at();
+        let mut earlier: Vec<ExecIdx> = vec![xs[0]];
         for &e in xs[..j].iter().rev().take(PAIR_SCAN) {
-            let e_start = model.executions[e].started_at();
+            let e_start = model.execution(e).started_at();
             let outside = match (e_start, f_start) {
                 (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default() > window,
                 _ => false,
@@ -212,16 +220,16 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
 
     let calls: usize = xs
         .iter()
-        .map(|&x| usize::from(lc[x].accepted.is_some()) + lc[x].attached.len())
+        .map(|&x| usize::from(ctx.lc(x).accepted.is_some()) + ctx.lc(x).attached.len())
         .sum();
-    let dispatches = xs.iter().map(|&x| lc[x].dispatches).sum();
+    let dispatches = xs.iter().map(|&x| ctx.lc(x).dispatches).sum();
     let first_at = xs
         .iter()
-        .filter_map(|&x| model.executions[x].first_at())
+        .filter_map(|&x| model.execution(x).first_at())
         .min();
     let last_at = xs
         .iter()
-        .filter_map(|&x| model.executions[x].last_at())
+        .filter_map(|&x| model.execution(x).last_at())
         .max();
 
     // When a status verdict decided but the group has later calls, the
@@ -237,9 +245,36 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
         Some(_) => basis,
         None => first_pair(ctx, xs, window).unwrap_or(basis),
     };
+    // One key carrying this intent and another is at least a key conflict
+    // (docs/design.md §5.3), whatever the lifecycle says.
+    let (verdict, cause) = match conflicts.first() {
+        Some(c) if Verdict::IdempotencyKeyConflict < verdict => (
+            Verdict::IdempotencyKeyConflict,
+            Cause::KeyConflict {
+                key: c.key.clone(),
+                others: c.others.clone(),
+            },
+        ),
+        _ => (verdict, Cause::Lifecycle(basis)),
+    };
 
-    let mut findings = Vec::new();
-    if !d.contract.configured && !d.key.0.starts_with("orphan:") {
+    let mut findings: Vec<Finding> = conflicts
+        .iter()
+        .map(|c| Finding {
+            kind: FindingKind::KeyReusedAcrossIntents,
+            detail: format!(
+                "idempotency key {:?} also carried a different intent in {}",
+                c.key,
+                c.others.join(", ")
+            ),
+            evidence: c
+                .executions
+                .iter()
+                .filter_map(|&x| accepted_ref(ctx.lifecycles, x))
+                .collect(),
+        })
+        .collect();
+    if !d.contract.configured && !d.key.is_orphan() {
         findings.push(Finding {
             kind: FindingKind::NoReplayContract,
             detail: format!(
@@ -251,8 +286,8 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
         });
     }
     for &x in xs {
-        let ex = &model.executions[x];
-        if let Some(i) = lc[x].late_response(ex) {
+        let ex = &model.execution(x);
+        if let Some(i) = ctx.lc(x).late_response(ex) {
             findings.push(Finding {
                 kind: FindingKind::LateResponse,
                 detail: format!("{}: the outcome arrived by a late response", ex.id),
@@ -262,14 +297,14 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
                 }],
             });
         }
-        if let Some((a, b)) = lc[x].contradiction {
+        if let Some((a, b)) = ctx.lc(x).contradiction {
             findings.push(Finding {
                 kind: FindingKind::OutcomeContradiction,
                 detail: format!(
                     "{}: the outcome at {} and the one at {} disagree on whether the target acted; retrace reads it as acted",
                     ex.id,
-                    ex.events[a].at.format("%H:%M:%S%.3f"),
-                    ex.events[b].at.format("%H:%M:%S%.3f"),
+                    ex.event(a).at.format("%H:%M:%S%.3f"),
+                    ex.event(b).at.format("%H:%M:%S%.3f"),
                 ),
                 evidence: vec![
                     EvidenceRef::Event { execution: x, event: a },
@@ -277,7 +312,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
                 ],
             });
         }
-        if let Some(i) = lc[x].cancel_after_completion(ex) {
+        if let Some(i) = ctx.lc(x).cancel_after_completion(ex) {
             findings.push(Finding {
                 kind: FindingKind::CancelAfterCompletion,
                 detail: format!(
@@ -293,7 +328,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
     }
     // Readers say when their format does not record the arguments.
     if let Some((x, what)) = xs.iter().find_map(|&x| {
-        let (e, _, _) = model.executions[x].accepted()?;
+        let (e, _, _) = model.execution(x).accepted()?;
         let v = e.extra.get(crate::journal::ARGUMENTS_LOGGED)?.as_str()?;
         Some((x, v))
     }) {
@@ -315,12 +350,12 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
             detail: format!(
                 "{what}: calls are grouped by what the journal does record, so distinct intents may look alike"
             ),
-            evidence: accepted_ref(lc, x).into_iter().collect(),
+            evidence: accepted_ref(ctx.lifecycles, x).into_iter().collect(),
         });
     }
-    let keys: Vec<(usize, &str)> = xs
+    let keys: Vec<(ExecIdx, &str)> = xs
         .iter()
-        .filter_map(|&x| lc[x].idempotency_key.as_deref().map(|k| (x, k)))
+        .filter_map(|&x| ctx.lc(x).idempotency_key.as_deref().map(|k| (x, k)))
         .collect();
     let distinct: BTreeSet<&str> = keys.iter().map(|(_, k)| *k).collect();
     if keys.len() >= 2 && distinct.len() == keys.len() {
@@ -330,15 +365,15 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
                 "one intent, a new idempotency key on each of {} attempts: the target cannot deduplicate them",
                 keys.len()
             ),
-            evidence: keys.iter().filter_map(|&(x, _)| accepted_ref(lc, x)).collect(),
+            evidence: keys.iter().filter_map(|&(x, _)| accepted_ref(ctx.lifecycles, x)).collect(),
         });
     }
 
     Group {
-        id: group_id(&d.key.0, &d.key.1, &d.key.2),
-        fingerprint: d.key.0.clone(),
-        actor: d.key.1.clone(),
-        intent_scope: d.key.2.clone(),
+        id: d.key.id(),
+        fingerprint: d.key.fingerprint.clone(),
+        actor: d.key.actor.clone(),
+        intent_scope: d.key.intent_scope.clone(),
         tool: d.tool.clone(),
         target: d.target.clone(),
         executions: xs.clone(),
@@ -347,7 +382,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
         first_at,
         last_at,
         verdict,
-        cause: Cause::Lifecycle(basis),
+        cause,
         asked,
         findings,
         statuses,
@@ -358,11 +393,11 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft) -> Group {
 /// The first later call of a group, for groups decided by a status verdict.
 fn first_pair(
     ctx: &questions::Ctx<'_>,
-    xs: &[usize],
+    xs: &[ExecIdx],
     window: std::time::Duration,
 ) -> Option<Basis> {
     let first = xs[0];
-    if let Some(&a) = ctx.lifecycles[first].attached.first() {
+    if let Some(&a) = ctx.lc(first).attached.first() {
         return Some(Basis {
             earlier: first,
             later: first,
@@ -380,16 +415,18 @@ fn first_pair(
 }
 
 impl questions::Ctx<'_> {
-    fn caps_of(&self, x: usize) -> Capabilities {
-        let j = self.model.executions[x]
+    fn caps_of(&self, x: ExecIdx) -> Capabilities {
+        let j = self
+            .model
+            .execution(x)
             .events
             .first()
             .map_or(0, |e| e.source.journal);
         self.journals.caps(j)
     }
 
-    fn pair_answers_attached(&self, x: usize, _event: usize) -> PairAnswers {
-        let l = &self.lifecycles[x];
+    fn pair_answers_attached(&self, x: ExecIdx, _event: EventIdx) -> PairAnswers {
+        let l = self.lc(x);
         PairAnswers {
             processes: Processes::One,
             dispatch: l.dispatch(),
@@ -402,9 +439,9 @@ impl questions::Ctx<'_> {
         }
     }
 
-    fn pair_answers(&self, e: usize, f: usize, window: std::time::Duration) -> PairAnswers {
-        let (xe, xf) = (&self.model.executions[e], &self.model.executions[f]);
-        let (le, lf) = (&self.lifecycles[e], &self.lifecycles[f]);
+    fn pair_answers(&self, e: ExecIdx, f: ExecIdx, window: std::time::Duration) -> PairAnswers {
+        let (xe, xf) = (&self.model.execution(e), &self.model.execution(f));
+        let (le, lf) = (self.lc(e), self.lc(f));
         let t = lf.dispatch_time(xf);
         let timing = match (le.outcome_time(xe), t) {
             (Some(o), Some(t)) if o > t => Timing::AfterLater,

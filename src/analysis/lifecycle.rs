@@ -5,7 +5,7 @@
 
 use super::resolution::{Decision, Resolution};
 use super::verdict::{Delivery, Dispatch, ExecutionAnswers, TargetAnswer};
-use crate::model::{EventKind, Execution, JsonRpcId, ObservedVia, OutcomeKind};
+use crate::model::{EventIdx, EventKind, Execution, JsonRpcId, ObservedVia, OutcomeKind};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -18,28 +18,28 @@ pub const AMBIGUOUS_STATUSES: [u16; 5] = [408, 500, 502, 503, 504];
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Lifecycle {
     /// The `accepted` event.
-    pub accepted: Option<usize>,
+    pub accepted: Option<EventIdx>,
     /// The first `authorized` event.
-    pub authorized: Option<usize>,
+    pub authorized: Option<EventIdx>,
     /// The first `rejected` event.
-    pub rejected: Option<usize>,
+    pub rejected: Option<EventIdx>,
     /// The first `dispatched` event.
-    pub dispatched: Option<usize>,
+    pub dispatched: Option<EventIdx>,
     /// Number of `dispatched` events (a continued execution may dispatch again).
     pub dispatches: usize,
     /// The first `dispatch_failed` event.
-    pub dispatch_failed: Option<usize>,
+    pub dispatch_failed: Option<EventIdx>,
     /// Every `outcome` event, in time order.
-    pub outcomes: Vec<usize>,
+    pub outcomes: Vec<EventIdx>,
     /// The outcome event that settles what the target did (the last one that
     /// is not `unknown`).
-    pub decisive_outcome: Option<usize>,
+    pub decisive_outcome: Option<EventIdx>,
     /// Every `delivered` / `delivery_failed` event, in time order.
-    pub deliveries: Vec<usize>,
+    pub deliveries: Vec<EventIdx>,
     /// The first `cancelled` event.
-    pub cancelled: Option<usize>,
+    pub cancelled: Option<EventIdx>,
     /// `attached` events.
-    pub attached: Vec<usize>,
+    pub attached: Vec<EventIdx>,
     /// The idempotency key sent to the target (from `dispatched`, else `accepted`).
     pub idempotency_key: Option<String>,
     /// What the target answered, reduced for duplicate analysis.
@@ -48,7 +48,7 @@ pub struct Lifecycle {
     pub resolution: Option<Resolution>,
     /// Two definite outcome events that disagree on whether the target
     /// acted: (the first, the one that contradicts it).
-    pub contradiction: Option<(usize, usize)>,
+    pub contradiction: Option<(EventIdx, EventIdx)>,
 }
 
 /// Whether two definite answers disagree on whether the target acted.
@@ -109,6 +109,7 @@ impl Lifecycle {
         let mut l = Lifecycle::default();
         let mut accepted_key = None;
         for (i, e) in x.events.iter().enumerate() {
+            let i = EventIdx::new(i);
             match &e.kind {
                 EventKind::Accepted {
                     idempotency_key, ..
@@ -150,7 +151,7 @@ impl Lifecycle {
         // answer that contradicts it is kept as a finding; if either says
         // the target acted, retrace reads it as acted (the cautious side).
         for &i in &l.outcomes {
-            let a = target_answer(&x.events[i], key_sent);
+            let a = target_answer(x.event(i), key_sent);
             if a == TargetAnswer::NoAnswer {
                 continue;
             }
@@ -197,7 +198,7 @@ impl Lifecycle {
     pub fn dispatch_time(&self, x: &Execution) -> Option<DateTime<Utc>> {
         self.dispatched
             .or(self.accepted)
-            .map(|i| x.events[i].at)
+            .map(|i| x.event(i).at)
             .or_else(|| x.first_at())
     }
 
@@ -205,7 +206,7 @@ impl Lifecycle {
     /// the time of the decision).
     pub fn outcome_time(&self, x: &Execution) -> Option<DateTime<Utc>> {
         match (&self.resolution, self.decisive_outcome) {
-            (_, Some(i)) => Some(x.events[i].at),
+            (_, Some(i)) => Some(x.event(i).at),
             (Some(r), None) if r.decision != Decision::Escalated => Some(r.at),
             _ => None,
         }
@@ -238,7 +239,7 @@ impl Lifecycle {
         x: &Execution,
         t: Option<DateTime<Utc>>,
         recorded: bool,
-    ) -> (Delivery, Option<usize>) {
+    ) -> (Delivery, Option<EventIdx>) {
         if !recorded {
             return (Delivery::NotRecorded, None);
         }
@@ -249,9 +250,9 @@ impl Lifecycle {
             .deliveries
             .iter()
             .rev()
-            .find(|&&i| t.is_none_or(|t| x.events[i].at <= t))
+            .find(|&&i| t.is_none_or(|t| x.event(i).at <= t))
             .copied();
-        match last.map(|i| (&x.events[i].kind, i)) {
+        match last.map(|i| (&x.event(i).kind, i)) {
             Some((EventKind::Delivered, i)) => (Delivery::Delivered, Some(i)),
             Some((_, i)) => (Delivery::Failed, Some(i)),
             None if known => (Delivery::NotYet, None),
@@ -282,7 +283,7 @@ impl Lifecycle {
         match self.answer {
             TargetAnswer::NoAnswer => "dispatched_outcome_unknown",
             TargetAnswer::Ambiguous => "outcome_ambiguous",
-            TargetAnswer::NotPerformed => match self.decisive_outcome.map(|i| &x.events[i].kind) {
+            TargetAnswer::NotPerformed => match self.decisive_outcome.map(|i| &x.event(i).kind) {
                 Some(EventKind::Outcome {
                     outcome: OutcomeKind::NotExecuted,
                     ..
@@ -305,15 +306,16 @@ impl Lifecycle {
     /// once.
     pub fn redispatch(&self, x: &Execution) -> super::verdict::Redispatch {
         let key_sent = self.idempotency_key.is_some();
-        let answers: Vec<(usize, TargetAnswer)> = self
+        let answers: Vec<(EventIdx, TargetAnswer)> = self
             .outcomes
             .iter()
-            .map(|&i| (i, target_answer(&x.events[i], key_sent)))
+            .map(|&i| (i, target_answer(x.event(i), key_sent)))
             .collect();
         let last_dispatch = x
             .events
             .iter()
-            .rposition(|e| matches!(e.kind, EventKind::Dispatched { .. }));
+            .rposition(|e| matches!(e.kind, EventKind::Dispatched { .. }))
+            .map(EventIdx::new);
         let before_last: Vec<TargetAnswer> = answers
             .iter()
             .filter(|(i, _)| last_dispatch.is_some_and(|d| *i < d))
@@ -336,10 +338,10 @@ impl Lifecycle {
     }
 
     /// Whether any outcome came by a late response.
-    pub fn late_response(&self, x: &Execution) -> Option<usize> {
+    pub fn late_response(&self, x: &Execution) -> Option<EventIdx> {
         self.outcomes.iter().copied().find(|&i| {
             matches!(
-                x.events[i].kind,
+                x.event(i).kind,
                 EventKind::Outcome {
                     observed_via: ObservedVia::LateResponse,
                     ..
@@ -349,10 +351,10 @@ impl Lifecycle {
     }
 
     /// A cancel recorded after the target had completed the action.
-    pub fn cancel_after_completion(&self, x: &Execution) -> Option<usize> {
+    pub fn cancel_after_completion(&self, x: &Execution) -> Option<EventIdx> {
         let c = self.cancelled?;
         let done = self.decisive_outcome?;
-        (self.answer == TargetAnswer::Performed && x.events[done].at <= x.events[c].at).then_some(c)
+        (self.answer == TargetAnswer::Performed && x.event(done).at <= x.event(c).at).then_some(c)
     }
 
     /// Protocol correlation of the creating call: (MCP session, JSON-RPC id).

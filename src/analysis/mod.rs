@@ -13,9 +13,7 @@ pub mod verdict;
 
 pub use contracts::{ActionClass, ContractError, Contracts, ToolContract};
 pub use findings::{Finding, FindingKind};
-use findings::{
-    default_drift_findings, drift_findings, jsonrpc_findings, key_findings, setup_notes,
-};
+use findings::{default_drift_findings, drift_findings, jsonrpc_findings, setup_notes};
 pub use fingerprint::{FingerprintKey, JournalFingerprint, KeyError, Scheme};
 use group::judge;
 pub use group::{Basis, Cause, Group};
@@ -24,11 +22,12 @@ pub use resolution::{Decision, Resolution};
 pub use verdict::{Severity, Verdict};
 
 use crate::journal::Capabilities;
-use crate::model::{Execution, JournalId, Model};
+use crate::model::{EventIdx, ExecIdx, Execution, GroupIdx, JournalId, Model, SessionIdx};
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// Inputs that change how journals are read into intents.
 #[derive(Debug, Clone, Default)]
@@ -45,17 +44,17 @@ pub struct Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum EvidenceRef {
-    /// `model.executions[execution].events[event]`.
+    /// An event of an execution.
     Event {
-        /// Execution index.
-        execution: usize,
-        /// Event index within the execution.
-        event: usize,
+        /// The execution.
+        execution: ExecIdx,
+        /// The event within it.
+        event: EventIdx,
     },
-    /// `model.sessions[index]`.
+    /// A session record.
     Session {
-        /// Session index.
-        index: usize,
+        /// The session.
+        index: SessionIdx,
     },
 }
 
@@ -98,25 +97,83 @@ pub struct Analysis {
     pub groups: Vec<Group>,
     /// Lifecycle of every execution, aligned with `model.executions`.
     pub lifecycles: Vec<Lifecycle>,
-    /// Group index of every execution.
-    pub execution_group: Vec<usize>,
+    /// The group of every execution, aligned with `model.executions`.
+    pub execution_group: Vec<GroupIdx>,
     /// Fingerprint scheme in use.
     pub scheme: Option<Scheme>,
     /// Notes about the analysis as a whole (e.g. secrets redacted without a key).
     pub notes: Vec<String>,
 }
 
+impl Analysis {
+    /// The lifecycle of an execution.
+    ///
+    /// # Panics
+    /// When `x` is not an execution of the analysed model.
+    pub fn lifecycle(&self, x: ExecIdx) -> &Lifecycle {
+        &self.lifecycles[x.get()]
+    }
+
+    /// The group an execution belongs to, if it is one of the model's.
+    pub fn group_of(&self, x: ExecIdx) -> Option<GroupIdx> {
+        self.execution_group.get(x.get()).copied()
+    }
+}
+
 /// What analysis needs to know about each journal.
-pub trait JournalCaps {
+pub trait JournalCaps: Sync {
     /// Capabilities of journal `id`.
     fn caps(&self, id: JournalId) -> Capabilities;
     /// Display name of journal `id`.
     fn name(&self, id: JournalId) -> &str;
 }
 
+/// The key calls are grouped by (docs/design.md §1): the recomputed
+/// intent fingerprint, the actor and the intent scope.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct GroupKey {
+    /// Recomputed intent fingerprint (`hmac-sha256:…`, `sha256:…`), or
+    /// `orphan:<execution id>` for events with no accepted record.
+    pub fingerprint: String,
+    /// Actor (`unknown` when the journal names none).
+    pub actor: String,
+    /// Intent scope (`unscoped` when the journal names none).
+    pub intent_scope: String,
+}
+
+impl GroupKey {
+    /// The key of an execution whose journal holds no accepted record: a
+    /// group of its own, so that nothing the journal holds is dropped.
+    fn orphan(x: &Execution) -> GroupKey {
+        GroupKey {
+            fingerprint: format!("orphan:{}", x.id),
+            actor: "unknown".into(),
+            intent_scope: "unscoped".into(),
+        }
+    }
+
+    /// Whether this is an orphan's key ([`GroupKey::orphan`]).
+    pub fn is_orphan(&self) -> bool {
+        self.fingerprint.starts_with("orphan:")
+    }
+
+    /// The group id: `g` and 10 hex digits of SHA-256 over the key's three
+    /// parts, one per line; stable for the same key.
+    pub fn id(&self) -> String {
+        let h = Sha256::digest(
+            format!(
+                "{}\n{}\n{}",
+                self.fingerprint, self.actor, self.intent_scope
+            )
+            .as_bytes(),
+        );
+        format!("g{}", &hex::encode(h)[..10])
+    }
+}
+
 /// What one execution asked for, computed in parallel before grouping.
 struct Intent<'a> {
-    key: (String, String, String),
+    key: GroupKey,
     tool: &'a str,
     contract: &'a ToolContract,
     drift: String,
@@ -124,55 +181,98 @@ struct Intent<'a> {
     unkeyed: bool,
 }
 
-/// Maps `f` over `items` on every core (scoped threads over contiguous
-/// chunks); results keep the order of `items`.
-fn par_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(usize, &'a T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads <= 1 || items.len() < 1024 {
-        return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| {
-                s.spawn(move || {
-                    part.iter()
-                        .enumerate()
-                        .map(|(i, x)| f(c * chunk + i, x))
-                        .collect::<Vec<R>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            // A panic in `f` is a bug; re-raise it here.
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    })
-}
-
+/// A group before it is judged: its key, tool, contract and executions.
 pub(crate) struct Draft {
-    key: (String, String, String),
+    key: GroupKey,
     tool: String,
     target: Option<String>,
     contract: ToolContract,
     drift: Option<String>,
-    executions: Vec<usize>,
+    executions: Vec<ExecIdx>,
 }
 
-pub(crate) fn group_id(fp: &str, actor: &str, scope: &str) -> String {
-    let h = Sha256::digest(format!("{fp}\n{actor}\n{scope}").as_bytes());
-    format!("g{}", &hex::encode(h)[..10])
+/// One idempotency key that this group shares with others (docs/design.md
+/// §5: one key carried two intents).
+pub(crate) struct KeyConflict {
+    key: String,
+    /// Ids of the other groups, in group order.
+    others: Vec<String>,
+    /// The group's executions that carried the key.
+    executions: Vec<ExecIdx>,
 }
 
 /// Analyses a model: groups executions by intent and judges each group.
 pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> Analysis {
-    let mut lifecycles: Vec<Lifecycle> = model.executions.iter().map(Lifecycle::of).collect();
     let mut notes = Vec::new();
-    for r in &config.resolutions {
+    let lifecycles = lifecycles(model, &config.resolutions, &mut notes);
+    let unconfigured = ToolContract::unconfigured();
+    let intents = intents(model, config, &unconfigured);
+    let (drafts, mismatches, secrets_unkeyed) = draft_groups(model, intents, &unconfigured);
+    if secrets_unkeyed {
+        notes.push(
+            "secret fields were redacted without a key (no --key-file): intents that differ only in a secret look alike"
+                .into(),
+        );
+    }
+    setup_notes(model, config, &mut notes);
+
+    let mut execution_group = vec![GroupIdx::default(); model.executions.len()];
+    for (gi, d) in drafts.iter().enumerate() {
+        for &x in &d.executions {
+            execution_group[x.get()] = GroupIdx::new(gi);
+        }
+    }
+    let conflicts = key_conflicts(&lifecycles, &execution_group, &drafts);
+    let ctx = questions::Ctx {
+        model,
+        lifecycles: &lifecycles,
+        journals,
+    };
+    let drift: Vec<Option<String>> = drafts.iter().map(|d| d.drift.clone()).collect();
+    let mut groups: Vec<Group> = drafts
+        .into_par_iter()
+        .zip(conflicts)
+        .map(|(d, c)| judge(&ctx, d, &c))
+        .collect();
+
+    // Findings that look across groups; they never change a verdict.
+    for (xi, detail) in mismatches {
+        let g = execution_group[xi.get()].get();
+        groups[g].findings.push(Finding {
+            kind: FindingKind::FingerprintMismatch,
+            detail: format!("{}: {detail}", model.execution(xi).id),
+            evidence: accepted_ref(&lifecycles, xi).into_iter().collect(),
+        });
+    }
+    drift_findings(&drift, &mut groups);
+    default_drift_findings(model, config, &mut groups);
+    jsonrpc_findings(model, &lifecycles, &execution_group, &mut groups);
+    for g in &mut groups {
+        g.findings
+            .sort_by(|a, b| a.kind.cmp(&b.kind).then(a.detail.cmp(&b.detail)));
+        g.findings
+            .dedup_by(|a, b| a.kind == b.kind && a.detail == b.detail);
+    }
+    let groups = rank(groups, &mut execution_group);
+    Analysis {
+        groups,
+        lifecycles,
+        execution_group,
+        scheme: Some(config.key.scheme()),
+        notes,
+    }
+}
+
+/// Every execution's lifecycle, with the reviewer decisions applied to the
+/// unknown outcomes they resolve (a decision never overrides what the
+/// journal shows; docs/design.md §5.8).
+fn lifecycles(
+    model: &Model,
+    resolutions: &[Resolution],
+    notes: &mut Vec<String>,
+) -> Vec<Lifecycle> {
+    let mut lifecycles: Vec<Lifecycle> = model.executions.par_iter().map(Lifecycle::of).collect();
+    for r in resolutions {
         match model.execution_index(&r.execution_id) {
             Some(x) => {
                 if !lifecycles[x].resolve(r) && r.decision != Decision::Escalated {
@@ -188,70 +288,89 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
             )),
         }
     }
-    let mut secrets_unkeyed = false;
-    let mut drafts: Vec<Draft> = Vec::new();
-    let mut by_key: HashMap<(String, String, String), usize> = HashMap::new();
-    let mut mismatches: Vec<(usize, String)> = Vec::new();
+    lifecycles
+}
 
-    let unconfigured = ToolContract::unconfigured();
-    // Fingerprinting is per execution and independent: spread it over the
-    // cores, then group in order.
-    let intents = par_map(&model.executions, |_, x| {
-        let (_, call, action) = x.accepted()?;
-        let tool = action.tool().unwrap_or("?");
-        let contract = config.contracts.lookup(tool).unwrap_or(&unconfigured);
-        let mut unkeyed = false;
-        let canonical = fingerprint::canonical_record(action, contract, &config.key, &mut unkeyed);
-        let fp = fingerprint::fingerprint(&canonical, &config.key);
-        let mismatch = match written_fingerprint(x) {
-            Some(EvidenceWritten(w)) => {
+/// What each execution asked for: its group key (fingerprint, actor,
+/// scope), contract, drift form and any fingerprint mismatch, computed on
+/// every core; `None` for an execution with no accepted record.
+fn intents<'a>(
+    model: &'a Model,
+    config: &'a Config,
+    unconfigured: &'a ToolContract,
+) -> Vec<Option<Intent<'a>>> {
+    model
+        .executions
+        .par_iter()
+        .map(|x| {
+            let (_, call, action) = x.accepted()?;
+            let tool = action.tool().unwrap_or("?");
+            let contract = config.contracts.lookup(tool).unwrap_or(unconfigured);
+            let mut unkeyed = false;
+            let canonical =
+                fingerprint::canonical_record(action, contract, &config.key, &mut unkeyed);
+            let fp = fingerprint::fingerprint(&canonical, &config.key);
+            let mismatch = written_fingerprint(x).and_then(|EvidenceWritten(w)| {
                 match fingerprint::check_journal_fingerprint(Some(w), &canonical, &config.key) {
                     JournalFingerprint::Mismatch { recomputed, .. } => {
                         Some(format!("journal wrote {w}, recomputed {recomputed}"))
                     }
                     _ => None,
                 }
-            }
-            None => None,
-        };
-        // The drift key: the fingerprint of the record with known
-        // equivalents normalized; the fingerprint itself when normalizing
-        // changes nothing.
-        let drift = match fingerprint::drift_form(&canonical) {
-            Some(normal) => fingerprint::fingerprint(&normal, &config.key),
-            None => fp.clone(),
-        };
-        let actor = action
-            .actor()
-            .map(str::to_string)
-            .or_else(|| {
-                call.session_id
-                    .as_deref()
-                    .and_then(|s| model.session(s))
-                    .and_then(|s| s.actor.clone())
+            });
+            // The drift key: the fingerprint of the record with known
+            // equivalents normalized; the fingerprint itself when
+            // normalizing changes nothing.
+            let drift = match fingerprint::drift_form(&canonical) {
+                Some(normal) => fingerprint::fingerprint(&normal, &config.key),
+                None => fp.clone(),
+            };
+            let actor = action
+                .actor()
+                .map(str::to_string)
+                .or_else(|| {
+                    call.session_id
+                        .as_deref()
+                        .and_then(|s| model.session(s))
+                        .and_then(|s| s.actor.clone())
+                })
+                .unwrap_or_else(|| "unknown".into());
+            let scope = action.intent_scope().unwrap_or("unscoped").to_string();
+            Some(Intent {
+                key: GroupKey {
+                    fingerprint: fp,
+                    actor,
+                    intent_scope: scope,
+                },
+                tool,
+                contract,
+                drift,
+                mismatch,
+                unkeyed,
             })
-            .unwrap_or_else(|| "unknown".into());
-        let scope = action.intent_scope().unwrap_or("unscoped").to_string();
-        Some(Intent {
-            key: (fp, actor, scope),
-            tool,
-            contract,
-            drift,
-            mismatch,
-            unkeyed,
         })
-    });
+        .collect()
+}
+
+/// Executions gathered by group key, in order of their first execution;
+/// also the fingerprint mismatches seen and whether a secret was redacted
+/// without a key.
+#[allow(clippy::type_complexity)]
+fn draft_groups(
+    model: &Model,
+    intents: Vec<Option<Intent<'_>>>,
+    unconfigured: &ToolContract,
+) -> (Vec<Draft>, Vec<(ExecIdx, String)>, bool) {
+    let mut drafts: Vec<Draft> = Vec::new();
+    let mut by_key: HashMap<GroupKey, usize> = HashMap::new();
+    let mut mismatches = Vec::new();
+    let mut secrets_unkeyed = false;
     for (xi, intent) in intents.into_iter().enumerate() {
-        let x = &model.executions[xi];
+        let xi = ExecIdx::new(xi);
+        let x = model.execution(xi);
         let Some(intent) = intent else {
-            // Events with no accepted record: a group of their own, so that
-            // nothing the journal holds is dropped.
             drafts.push(Draft {
-                key: (
-                    format!("orphan:{}", x.id),
-                    "unknown".into(),
-                    "unscoped".into(),
-                ),
+                key: GroupKey::orphan(x),
                 tool: "?".into(),
                 target: None,
                 contract: unconfigured.clone(),
@@ -279,51 +398,52 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
             }
         }
     }
-    if secrets_unkeyed {
-        notes.push(
-            "secret fields were redacted without a key (no --key-file): intents that differ only in a secret look alike"
-                .into(),
-        );
-    }
-    setup_notes(model, config, &mut notes);
+    (drafts, mismatches, secrets_unkeyed)
+}
 
-    let ctx = questions::Ctx {
-        model,
-        lifecycles: &lifecycles,
-        journals,
-    };
-    let mut execution_group = vec![0; model.executions.len()];
-    for (gi, d) in drafts.iter().enumerate() {
-        for &x in &d.executions {
-            execution_group[x] = gi;
+/// For every draft, the idempotency keys it shares with other drafts
+/// (sorted by key): judging turns each into the `idempotency_key_conflict`
+/// verdict and a `key_reused_across_intents` finding.
+fn key_conflicts(
+    lc: &[Lifecycle],
+    execution_group: &[GroupIdx],
+    drafts: &[Draft],
+) -> Vec<Vec<KeyConflict>> {
+    let mut by_key: HashMap<&str, BTreeSet<GroupIdx>> = HashMap::new();
+    for (x, l) in lc.iter().enumerate() {
+        if let Some(k) = l.idempotency_key.as_deref() {
+            by_key.entry(k).or_default().insert(execution_group[x]);
         }
     }
-    let drift: Vec<Option<String>> = drafts.iter_mut().map(|d| d.drift.take()).collect();
-    let mut groups: Vec<Group> = drafts.into_iter().map(|d| judge(&ctx, d)).collect();
-
-    // Findings that look across groups.
-    for (xi, detail) in mismatches {
-        let g = execution_group[xi];
-        let ev = accepted_ref(&lifecycles, xi);
-        groups[g].findings.push(Finding {
-            kind: FindingKind::FingerprintMismatch,
-            detail: format!("{}: {detail}", model.executions[xi].id),
-            evidence: ev.into_iter().collect(),
-        });
+    let mut keys: Vec<_> = by_key.into_iter().filter(|(_, g)| g.len() > 1).collect();
+    keys.sort();
+    let mut out: Vec<Vec<KeyConflict>> = drafts.iter().map(|_| Vec::new()).collect();
+    for (key, gs) in keys {
+        for &g in &gs {
+            let others = gs
+                .iter()
+                .filter(|&&o| o != g)
+                .map(|&o| drafts[o.get()].key.id())
+                .collect();
+            let executions = drafts[g.get()]
+                .executions
+                .iter()
+                .copied()
+                .filter(|&x| lc[x.get()].idempotency_key.as_deref() == Some(key))
+                .collect();
+            out[g.get()].push(KeyConflict {
+                key: key.to_string(),
+                others,
+                executions,
+            });
+        }
     }
-    drift_findings(&drift, &mut groups);
-    default_drift_findings(model, config, &mut groups);
-    key_findings(&lifecycles, &execution_group, &mut groups);
-    jsonrpc_findings(model, &lifecycles, &execution_group, &mut groups);
+    out
+}
 
-    for g in &mut groups {
-        g.findings
-            .sort_by(|a, b| a.kind.cmp(&b.kind).then(a.detail.cmp(&b.detail)));
-        g.findings
-            .dedup_by(|a, b| a.kind == b.kind && a.detail == b.detail);
-    }
-
-    // Worst first, then oldest first.
+/// Groups worst first, then oldest first, then by id; `execution_group`
+/// follows the new order.
+fn rank(groups: Vec<Group>, execution_group: &mut [GroupIdx]) -> Vec<Group> {
     let mut order: Vec<usize> = (0..groups.len()).collect();
     order.sort_by(|&a, &b| {
         groups[a]
@@ -332,23 +452,15 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
             .then(groups[a].first_at.cmp(&groups[b].first_at))
             .then(groups[a].id.cmp(&groups[b].id))
     });
-    let mut rank = vec![0; groups.len()];
+    let mut rank = vec![GroupIdx::default(); groups.len()];
     for (new, &old) in order.iter().enumerate() {
-        rank[old] = new;
+        rank[old] = GroupIdx::new(new);
     }
-    for g in &mut execution_group {
-        *g = rank[*g];
+    for g in execution_group.iter_mut() {
+        *g = rank[g.get()];
     }
     let mut slots: Vec<Option<Group>> = groups.into_iter().map(Some).collect();
-    let groups = order.iter().filter_map(|&i| slots[i].take()).collect();
-
-    Analysis {
-        groups,
-        lifecycles,
-        execution_group,
-        scheme: Some(config.key.scheme()),
-        notes,
-    }
+    order.iter().filter_map(|&i| slots[i].take()).collect()
 }
 
 pub(crate) struct EvidenceWritten<'a>(pub(crate) &'a str);
@@ -363,11 +475,13 @@ pub(crate) fn written_fingerprint(x: &Execution) -> Option<EvidenceWritten<'_>> 
     })
 }
 
-pub(crate) fn accepted_ref(lifecycles: &[Lifecycle], xi: usize) -> Option<EvidenceRef> {
-    lifecycles[xi].accepted.map(|event| EvidenceRef::Event {
-        execution: xi,
-        event,
-    })
+pub(crate) fn accepted_ref(lifecycles: &[Lifecycle], xi: ExecIdx) -> Option<EvidenceRef> {
+    lifecycles[xi.get()]
+        .accepted
+        .map(|event| EvidenceRef::Event {
+            execution: xi,
+            event,
+        })
 }
 
 /// The canonical action record a group's fingerprint was computed from
@@ -376,7 +490,7 @@ pub fn canonical_action(model: &Model, config: &Config, g: &Group) -> Value {
     let Some(action) = g
         .executions
         .first()
-        .and_then(|&x| model.executions[x].action())
+        .and_then(|&x| model.execution(x).action())
     else {
         return Value::Null;
     };

@@ -8,7 +8,9 @@ use super::verdict::{
     Verdict, Window,
 };
 use super::{Answer, EvidenceRef, JournalCaps};
-use crate::model::{CallRef, Event, EventKind, Execution, Model, OutcomeKind};
+use crate::model::{
+    CallRef, Event, EventIdx, EventKind, ExecIdx, Execution, Model, OutcomeKind, SessionIdx,
+};
 use chrono::{DateTime, Utc};
 
 pub(super) struct Ctx<'a> {
@@ -24,7 +26,7 @@ fn hms(t: DateTime<Utc>) -> String {
         .to_string()
 }
 
-fn ev(execution: usize, event: usize) -> EvidenceRef {
+fn ev(execution: ExecIdx, event: EventIdx) -> EvidenceRef {
     EvidenceRef::Event { execution, event }
 }
 
@@ -94,11 +96,16 @@ fn outcome_words(e: &Event) -> String {
 }
 
 impl Ctx<'_> {
-    fn x(&self, i: usize) -> &Execution {
-        &self.model.executions[i]
+    fn x(&self, i: ExecIdx) -> &Execution {
+        self.model.execution(i)
     }
 
-    fn format_name(&self, x: usize) -> String {
+    /// The lifecycle of an execution.
+    pub fn lc(&self, x: ExecIdx) -> &Lifecycle {
+        &self.lifecycles[x.get()]
+    }
+
+    fn format_name(&self, x: ExecIdx) -> String {
         let j = self.x(x).events.first().map_or(0, |e| e.source.journal);
         self.journals.name(j).to_string()
     }
@@ -111,7 +118,7 @@ impl Ctx<'_> {
     /// only when both session records name a process and they differ:
     /// different session ids alone are not enough, since a reconnecting
     /// process can start a new run.
-    pub fn processes_value(&self, e: usize, f: usize) -> Processes {
+    pub fn processes_value(&self, e: ExecIdx, f: ExecIdx) -> Processes {
         let (Some((_, ce, _)), Some((_, cf, _))) = (self.x(e).accepted(), self.x(f).accepted())
         else {
             return Processes::Unknown;
@@ -131,9 +138,9 @@ impl Ctx<'_> {
     }
 
     /// Q1 for two executions: the value, the answer text and the evidence.
-    pub fn processes(&self, e: usize, f: usize) -> (Processes, String, Vec<EvidenceRef>) {
-        let le = &self.lifecycles[e];
-        let lf = &self.lifecycles[f];
+    pub fn processes(&self, e: ExecIdx, f: ExecIdx) -> (Processes, String, Vec<EvidenceRef>) {
+        let le = self.lc(e);
+        let lf = self.lc(f);
         let value = self.processes_value(e, f);
         let mut evidence: Vec<EvidenceRef> =
             [le.accepted.map(|i| ev(e, i)), lf.accepted.map(|i| ev(f, i))]
@@ -174,7 +181,9 @@ impl Ctx<'_> {
             if let Some(id) = c.session_id.as_deref()
                 && let Some(i) = self.model.sessions.iter().position(|s| s.session_id == id)
             {
-                let r = EvidenceRef::Session { index: i };
+                let r = EvidenceRef::Session {
+                    index: SessionIdx::new(i),
+                };
                 if !evidence.contains(&r) {
                     evidence.push(r);
                 }
@@ -232,23 +241,23 @@ impl Ctx<'_> {
     }
 
     /// Q2 for one execution.
-    fn q2(&self, e: usize) -> Answer {
+    fn q2(&self, e: ExecIdx) -> Answer {
         let x = self.x(e);
-        let l = &self.lifecycles[e];
+        let l = self.lc(e);
         let caps = self
             .journals
             .caps(x.events.first().map_or(0, |v| v.source.journal));
         let mut evidence = Vec::new();
         let auth = if let Some(i) = l.authorized {
             evidence.push(ev(e, i));
-            match &x.events[i].kind {
+            match &x.event(i).kind {
                 EventKind::Authorized { decision, approver } => format!(
                     "authorized ({decision}{}) at {}",
                     approver
                         .as_deref()
                         .map(|a| format!(" by {a}"))
                         .unwrap_or_default(),
-                    hms(x.events[i].at)
+                    hms(x.event(i).at)
                 ),
                 _ => String::new(),
             }
@@ -262,7 +271,7 @@ impl Ctx<'_> {
                 let d = match l.dispatched {
                     Some(i) => {
                         evidence.push(ev(e, i));
-                        format!("dispatched at {}", hms(x.events[i].at))
+                        format!("dispatched at {}", hms(x.event(i).at))
                     }
                     None => {
                         "dispatched (an outcome is recorded, the dispatch itself is not)".into()
@@ -282,31 +291,31 @@ impl Ctx<'_> {
                 }
             }
             Dispatch::Rejected => {
-                let i = l.rejected.unwrap_or(0);
+                let i = l.rejected.unwrap_or_default();
                 evidence.push(ev(e, i));
-                let reason = match &x.events[i].kind {
+                let reason = match &x.event(i).kind {
                     EventKind::Rejected { reason } => reason.as_str(),
                     _ => "",
                 };
                 format!(
                     "No: authorization refused ({reason}) at {}.",
-                    hms(x.events[i].at)
+                    hms(x.event(i).at)
                 )
             }
             Dispatch::NotDispatched => {
                 if let Some(i) = l.dispatch_failed {
                     evidence.push(ev(e, i));
-                    let err = match &x.events[i].kind {
+                    let err = match &x.event(i).kind {
                         EventKind::DispatchFailed { error } => error.as_str(),
                         _ => "",
                     };
                     format!(
                         "No: {auth}, but dispatch failed at {} before anything left the gateway ({err}).",
-                        hms(x.events[i].at)
+                        hms(x.event(i).at)
                     )
                 } else if let Some(i) = l.cancelled {
                     evidence.push(ev(e, i));
-                    format!("No: cancelled at {} before dispatch.", hms(x.events[i].at))
+                    format!("No: cancelled at {} before dispatch.", hms(x.event(i).at))
                 } else {
                     format!("No: {auth}; no dispatch is recorded.")
                 }
@@ -320,9 +329,9 @@ impl Ctx<'_> {
     }
 
     /// Q3 for one execution, with timing relative to `later_at`.
-    fn q3(&self, e: usize, later_at: Option<DateTime<Utc>>) -> Answer {
+    fn q3(&self, e: ExecIdx, later_at: Option<DateTime<Utc>>) -> Answer {
         let x = self.x(e);
-        let l = &self.lifecycles[e];
+        let l = self.lc(e);
         let evidence: Vec<EvidenceRef> = l.outcomes.iter().map(|&i| ev(e, i)).collect();
         if l.dispatch() != Dispatch::Dispatched && l.outcomes.is_empty() {
             return answer(3, "No: nothing was sent to the target.".into(), evidence);
@@ -359,15 +368,15 @@ impl Ctx<'_> {
                 format!("{base}{}", reviewed.clone().unwrap_or_default())
             }
             (Some(i), a) => {
-                let words = outcome_words(&x.events[i]);
-                let late = later_at.is_some_and(|t| x.events[i].at > t);
+                let words = outcome_words(x.event(i));
+                let late = later_at.is_some_and(|t| x.event(i).at > t);
                 let lead = match a {
                     TargetAnswer::Ambiguous => "Yes, but it does not tell whether the target acted",
                     _ if late => "Not before the second call; later",
                     _ => "Yes",
                 };
                 // Readers that pair responses by position say so on the event.
-                let pairing = crate::journal::positional_pairing(&x.events[i])
+                let pairing = crate::journal::positional_pairing(x.event(i))
                     .map(|p| format!(" (response paired by position: {p})"))
                     .unwrap_or_default();
                 format!("{lead}: {words}.{pairing}")
@@ -377,9 +386,9 @@ impl Ctx<'_> {
     }
 
     /// Q4 for one execution as of `later_at` (`None`: end of journal).
-    fn q4(&self, e: usize, later_at: Option<DateTime<Utc>>) -> Answer {
+    fn q4(&self, e: ExecIdx, later_at: Option<DateTime<Utc>>) -> Answer {
         let x = self.x(e);
-        let l = &self.lifecycles[e];
+        let l = self.lc(e);
         let caps = self
             .journals
             .caps(x.events.first().map_or(0, |v| v.source.journal));
@@ -396,14 +405,14 @@ impl Ctx<'_> {
             }
             Delivery::Delivered => format!(
                 "No: the result was delivered at {}.",
-                hms(x.events[i.unwrap_or(0)].at)
+                hms(x.event(i.unwrap_or_default()).at)
             ),
             Delivery::Failed => {
-                let (at, err) = match &x.events[i.unwrap_or(0)].kind {
+                let (at, err) = match &x.event(i.unwrap_or_default()).kind {
                     EventKind::DeliveryFailed { error } => {
-                        (x.events[i.unwrap_or(0)].at, error.clone())
+                        (x.event(i.unwrap_or_default()).at, error.clone())
                     }
-                    _ => (x.events[i.unwrap_or(0)].at, String::new()),
+                    _ => (x.event(i.unwrap_or_default()).at, String::new()),
                 };
                 if completed {
                     format!(
@@ -435,19 +444,19 @@ impl Ctx<'_> {
     pub fn pair_texts(
         &self,
         p: &PairAnswers,
-        e: usize,
-        f: usize,
-        call: Option<usize>,
+        e: ExecIdx,
+        f: ExecIdx,
+        call: Option<EventIdx>,
     ) -> Vec<Answer> {
         let xf = self.x(f);
         let later_at = match call {
-            Some(i) => Some(self.x(e).events[i].at),
-            None => self.lifecycles[f].dispatch_time(xf),
+            Some(i) => Some(self.x(e).event(i).at),
+            None => self.lc(f).dispatch_time(xf),
         };
         let q1 = match call {
             Some(i) => {
                 let ce = self.x(e).accepted().map(|(_, c, _)| c.session_id.clone());
-                let ca = match &self.x(e).events[i].kind {
+                let ca = match &self.x(e).event(i).kind {
                     EventKind::Attached { call, .. } => call.session_id.clone(),
                     _ => None,
                 };
@@ -458,11 +467,8 @@ impl Ctx<'_> {
                     ),
                     _ => "The later call attached to the same execution; the journal does not name the sessions.".into(),
                 };
-                let mut evidence: Vec<EvidenceRef> = self.lifecycles[e]
-                    .accepted
-                    .map(|a| ev(e, a))
-                    .into_iter()
-                    .collect();
+                let mut evidence: Vec<EvidenceRef> =
+                    self.lc(e).accepted.map(|a| ev(e, a)).into_iter().collect();
                 evidence.push(ev(e, i));
                 answer(1, text, evidence)
             }
@@ -481,12 +487,12 @@ impl Ctx<'_> {
         ]
     }
 
-    fn q5(&self, p: &PairAnswers, e: usize, f: usize, call: Option<usize>) -> Answer {
+    fn q5(&self, p: &PairAnswers, e: ExecIdx, f: ExecIdx, call: Option<EventIdx>) -> Answer {
         let xe = self.x(e);
         let xf = self.x(f);
-        let (le, lf) = (&self.lifecycles[e], &self.lifecycles[f]);
+        let (le, lf) = (self.lc(e), self.lc(f));
         if let Some(i) = call {
-            let (c, r) = match &xe.events[i].kind {
+            let (c, r) = match &xe.event(i).kind {
                 EventKind::Attached { call, recovery } => (describe_call(call), recovery.as_str()),
                 _ => (String::new(), ""),
             };
@@ -495,7 +501,7 @@ impl Ctx<'_> {
                 format!(
                     "Reused the execution: {c} attached to {} at {} ({}).",
                     xe.id,
-                    hms(xe.events[i].at),
+                    hms(xe.event(i).at),
                     r.replace('_', " ")
                 ),
                 vec![ev(e, i)],
@@ -515,7 +521,7 @@ impl Ctx<'_> {
         let fate = match p.fate {
             LaterFate::NotDispatched => " It never reached the target.".to_string(),
             LaterFate::Answered(_) => match lf.decisive_outcome {
-                Some(i) => format!(" The target answered {}.", outcome_words(&xf.events[i])),
+                Some(i) => format!(" The target answered {}.", outcome_words(xf.event(i))),
                 None if lf.dispatch() == Dispatch::Dispatched => " Its outcome is unknown.".into(),
                 None => String::new(),
             },
@@ -547,7 +553,7 @@ impl Ctx<'_> {
     }
 
     /// Answers for a group with a single call.
-    pub fn single_texts(&self, e: usize) -> Vec<Answer> {
+    pub fn single_texts(&self, e: ExecIdx) -> Vec<Answer> {
         let only = |q| {
             answer(
                 q,
@@ -568,9 +574,9 @@ impl Ctx<'_> {
     /// shows: completed and delivered, completed with delivery not recorded
     /// by the format, or refused or failed by the target (nothing repeated,
     /// so nothing to investigate).
-    fn clean_reason(&self, e: usize, outcome: &str) -> String {
+    fn clean_reason(&self, e: ExecIdx, outcome: &str) -> String {
         let x = self.x(e);
-        let l = &self.lifecycles[e];
+        let l = self.lc(e);
         let caps = self
             .journals
             .caps(x.events.first().map_or(0, |v| v.source.journal));
@@ -597,9 +603,9 @@ impl Ctx<'_> {
     }
 
     /// One sentence saying why the verdict was given.
-    pub fn reason(&self, v: Verdict, e: usize, f: usize, p: Option<&PairAnswers>) -> String {
+    pub fn reason(&self, v: Verdict, e: ExecIdx, f: ExecIdx, p: Option<&PairAnswers>) -> String {
         let (xe, xf) = (self.x(e), self.x(f));
-        let le = &self.lifecycles[e];
+        let le = self.lc(e);
         if e == f && p.is_none() && le.dispatches >= 2 {
             let what = match v {
                 Verdict::DuplicateSideEffect => "and the target acted more than once",
@@ -619,7 +625,7 @@ impl Ctx<'_> {
         // An outcome settled by a reviewer names the reviewer and the time
         // (resolution.rs: every view says who resolved it and when).
         let outcome = match (le.decisive_outcome, &le.resolution) {
-            (Some(i), _) => outcome_words(&xe.events[i]),
+            (Some(i), _) => outcome_words(xe.event(i)),
             (None, Some(r)) => format!(
                 "reviewer {} decided {} at {}",
                 r.reviewer,
@@ -676,7 +682,7 @@ impl Ctx<'_> {
                 if p.processes == Processes::Distinct {
                     format!("{} and {} came from distinct agent processes", xe.id, xf.id)
                 } else if p.window == Window::Outside {
-                    if self.lifecycles[f].accepted.is_some() && p.later != LaterCall::Attached {
+                    if self.lc(f).accepted.is_some() && p.later != LaterCall::Attached {
                         format!(
                             "{} came outside the attach window of {} (read-only tools have none)",
                             xf.id, xe.id
@@ -697,7 +703,7 @@ impl Ctx<'_> {
                 xf.id, xe.id
             ),
             (Verdict::AttachedRetry, _) => {
-                let n = self.lifecycles[e].attached.len();
+                let n = self.lc(e).attached.len();
                 format!(
                     "{n} later call(s) attached to {}; it was dispatched {} time(s)",
                     xe.id, le.dispatches

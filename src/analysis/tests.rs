@@ -362,7 +362,11 @@ fn groups_are_sorted_worst_first_and_ids_are_stable() {
     assert_eq!(ids(&a), ids(&b));
     // execution_group points at the sorted positions.
     for (x, &gi) in a.analysis.execution_group.iter().enumerate() {
-        assert!(a.analysis.groups[gi].executions.contains(&x));
+        assert!(
+            a.analysis.groups[gi.get()]
+                .executions
+                .contains(&ExecIdx::new(x))
+        );
     }
 }
 
@@ -396,7 +400,7 @@ fn a_left_out_default_shows_as_drift() {
     assert_eq!(drifted.len(), 2, "{:#?}", inv.analysis.groups);
     let detail = |x: &str| {
         let g = &inv.analysis.groups
-            [inv.analysis.execution_group[inv.model.execution_index(x).unwrap()]];
+            [inv.analysis.execution_group[inv.model.execution_index(x).unwrap()].get()];
         g.findings
             .iter()
             .find(|f| f.kind == FindingKind::FingerprintDrift)

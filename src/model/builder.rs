@@ -32,6 +32,15 @@ pub struct Model {
 }
 
 impl Model {
+    /// The execution at a position of [`Model::executions`].
+    ///
+    /// # Panics
+    /// When `x` is not a position of this model (indexes come from the
+    /// analysis of this very model).
+    pub fn execution(&self, x: super::ExecIdx) -> &Execution {
+        &self.executions[x.get()]
+    }
+
     /// Looks a session up by its id.
     pub fn session(&self, id: &str) -> Option<&Session> {
         self.session_index.get(id).map(|&i| &self.sessions[i])

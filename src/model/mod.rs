@@ -458,6 +458,15 @@ pub struct Execution {
 }
 
 impl Execution {
+    /// The event at a position of [`Execution::events`].
+    ///
+    /// # Panics
+    /// When `i` is not a position of this execution's events (indexes come
+    /// from the analysis of this very model).
+    pub fn event(&self, i: EventIdx) -> &Event {
+        &self.events[i.get()]
+    }
+
     /// The `accepted` event, if the journal recorded one.
     pub fn accepted(&self) -> Option<(&Event, &CallRef, &ActionRecord)> {
         self.events.iter().find_map(|e| match &e.kind {

@@ -193,7 +193,7 @@ impl<'a> GroupRef<'a> {
     }
     /// The executions, in time order.
     pub fn executions(&self) -> impl Iterator<Item = ExecIdx> + 'a {
-        self.g.executions.iter().map(|&x| ExecIdx::new(x))
+        self.g.executions.iter().copied()
     }
     /// The execution ids, in time order.
     pub fn execution_ids(&self) -> impl Iterator<Item = &'a str> + 'a {
@@ -201,7 +201,7 @@ impl<'a> GroupRef<'a> {
         self.g
             .executions
             .iter()
-            .map(move |&x| model.executions[x].id.as_str())
+            .map(move |&x| model.execution(x).id.as_str())
     }
     /// Finding names, sorted, each once.
     pub fn flags(&self) -> Vec<&'static str> {
@@ -227,17 +227,17 @@ impl<'a> GroupRef<'a> {
     /// recorded them, the contract's secret fields redacted.
     pub fn arguments(&self) -> Option<serde_json::Value> {
         let x = *self.g.executions.first()?;
-        let args = self.inv.model.executions[x].action()?.0.get("arguments")?;
+        let args = self.inv.model.execution(x).action()?.0.get("arguments")?;
         Some(words::redact_secrets(args, &self.g.contract.secret_fields))
     }
 
     /// Reviewer decisions applied to the group's executions.
     pub fn resolutions(&self) -> impl Iterator<Item = &'a Resolution> + 'a {
-        let lc = &self.inv.analysis.lifecycles;
+        let a = &self.inv.analysis;
         self.g
             .executions
             .iter()
-            .filter_map(move |&x| lc[x].resolution.as_ref())
+            .filter_map(move |&x| a.lifecycle(x).resolution.as_ref())
     }
 }
 
@@ -400,8 +400,7 @@ impl Investigation {
 
     /// The group an execution belongs to.
     pub fn group_of(&self, x: ExecIdx) -> Option<GroupRef<'_>> {
-        let gi = *self.analysis.execution_group.get(x.get())?;
-        self.group_at(GroupIdx::new(gi))
+        self.group_at(self.analysis.group_of(x)?)
     }
 
     /// Finds an execution by id.
@@ -530,10 +529,11 @@ impl Investigation {
     }
 
     /// Capabilities of the journal an execution comes from.
-    fn caps_of(&self, xi: usize) -> Capabilities {
+    fn caps_of(&self, xi: ExecIdx) -> Capabilities {
         analysis::JournalCaps::caps(
             &self.journals,
-            self.model.executions[xi]
+            self.model
+                .execution(xi)
                 .events
                 .first()
                 .map_or(0, |e| e.source.journal),

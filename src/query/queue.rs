@@ -15,7 +15,7 @@
 use super::words::{Plain, event_detail};
 use super::{EvidenceView, Investigation};
 use crate::analysis::{Decision, EvidenceRef, Severity, Verdict};
-use crate::model::{CallRef, EventKind, ExecIdx, Recovery};
+use crate::model::{CallRef, EventIdx, EventKind, ExecIdx, Recovery};
 use crate::review::case::{self, DecisionRecord};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -193,7 +193,7 @@ pub(super) fn queue(inv: &Investigation, decisions: &[DecisionRecord]) -> Vec<Qu
             ) {
                 continue;
             }
-            let id = &inv.model.executions[xi].id;
+            let id = &inv.model.execution(xi).id;
             if decisions
                 .iter()
                 .any(|d| &d.payload.execution_id == id && definitive(d))
@@ -220,7 +220,7 @@ pub(super) fn find(
     decisions: &[DecisionRecord],
     execution_id: &str,
 ) -> Result<QueueItem, NotQueued> {
-    let Some(xi) = inv.model.execution_index(execution_id) else {
+    let Some(xi) = inv.model.execution_index(execution_id).map(ExecIdx::new) else {
         return Err(NotQueued::NoSuchExecution(execution_id.to_string()));
     };
     if let Some(d) = decisions
@@ -237,14 +237,14 @@ pub(super) fn find(
     }
     if let Some(it) = queue(inv, decisions)
         .into_iter()
-        .find(|i| i.execution_index.get() == xi)
+        .find(|i| i.execution_index == xi)
     {
         return Ok(it);
     }
-    let g = &inv.analysis.groups[inv.analysis.execution_group[xi]];
+    let g = &inv.analysis.groups[inv.analysis.execution_group[xi.get()].get()];
     Err(NotQueued::NotPending {
         execution_id: execution_id.to_string(),
-        state: inv.execution_summary(ExecIdx::new(xi)).state,
+        state: inv.execution_summary(xi).state,
         group_id: g.id.clone(),
         verdict: g.verdict,
     })
@@ -252,19 +252,19 @@ pub(super) fn find(
 
 fn item(
     inv: &Investigation,
-    xi: usize,
+    xi: ExecIdx,
     status: Verdict,
     decisions: &[DecisionRecord],
 ) -> QueueItem {
-    let x = &inv.model.executions[xi];
-    let l = &inv.analysis.lifecycles[xi];
-    let g = &inv.analysis.groups[inv.analysis.execution_group[xi]];
-    let summary = inv.execution_summary(ExecIdx::new(xi));
+    let x = inv.model.execution(xi);
+    let l = inv.analysis.lifecycle(xi);
+    let g = &inv.analysis.groups[inv.analysis.execution_group[xi.get()].get()];
+    let summary = inv.execution_summary(xi);
     let action = x.action();
     let ev = |i: usize| {
         inv.evidence(EvidenceRef::Event {
             execution: xi,
-            event: i,
+            event: EventIdx::new(i),
         })
     };
 
@@ -282,18 +282,18 @@ fn item(
         }
     }
 
-    let first_dispatch_at = l.dispatched.map(|i| x.events[i].at);
+    let first_dispatch_at = l.dispatched.map(|i| x.event(i).at);
     let pos = g.executions.iter().position(|&e| e == xi).unwrap_or(0);
     let later_attempts: Vec<LaterAttempt> = g.executions[pos + 1..]
         .iter()
         .map(|&f| {
-            let xf = &inv.model.executions[f];
-            let lf = &inv.analysis.lifecycles[f];
+            let xf = inv.model.execution(f);
+            let lf = inv.analysis.lifecycle(f);
             LaterAttempt {
                 execution_id: xf.id.clone(),
                 at: xf.first_at(),
-                dispatched_at: lf.dispatched.map(|i| xf.events[i].at),
-                state: inv.execution_summary(ExecIdx::new(f)).state,
+                dispatched_at: lf.dispatched.map(|i| xf.event(i).at),
+                state: inv.execution_summary(f).state,
             }
         })
         .collect();
@@ -307,7 +307,7 @@ fn item(
     };
     QueueItem {
         execution_id: x.id.clone(),
-        execution_index: ExecIdx::new(xi),
+        execution_index: xi,
         group_id: g.id.clone(),
         group_verdict: g.verdict,
         status,
@@ -318,14 +318,9 @@ fn item(
         intent_scope: g.intent_scope.clone(),
         arguments: action
             .and_then(|a| a.arguments())
-            .map(|m| {
-                super::words::redact_secrets(
-                    &Value::Object(m.clone()),
-                    inv.secret_fields(ExecIdx::new(xi)),
-                )
-            })
+            .map(|m| super::words::redact_secrets(&Value::Object(m.clone()), inv.secret_fields(xi)))
             .unwrap_or(Value::Null),
-        accepted_at: l.accepted.map(|i| x.events[i].at),
+        accepted_at: l.accepted.map(|i| x.event(i).at),
         first_dispatch_at,
         state: summary.state,
         known_outcome,
@@ -346,18 +341,18 @@ fn hms(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M:%S%.3fZ").to_string()
 }
 
-fn known_outcome(inv: &Investigation, xi: usize, status: Verdict) -> String {
-    let secrets = inv.secret_fields(ExecIdx::new(xi));
-    let x = &inv.model.executions[xi];
-    let l = &inv.analysis.lifecycles[xi];
+fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict) -> String {
+    let secrets = inv.secret_fields(xi);
+    let x = inv.model.execution(xi);
+    let l = inv.analysis.lifecycle(xi);
     if status == Verdict::UndeliveredResult {
         let done = l
             .decisive_outcome
             .map(|i| {
                 format!(
                     "{} at {}",
-                    event_detail(&x.events[i], secrets, &mut Plain),
-                    hms(x.events[i].at)
+                    event_detail(x.event(i), secrets, &mut Plain),
+                    hms(x.event(i).at)
                 )
             })
             .unwrap_or_else(|| "completed".into());
@@ -367,8 +362,8 @@ fn known_outcome(inv: &Investigation, xi: usize, status: Verdict) -> String {
             .map(|&i| {
                 format!(
                     "; delivery failed at {}: {}",
-                    hms(x.events[i].at),
-                    event_detail(&x.events[i], secrets, &mut Plain)
+                    hms(x.event(i).at),
+                    event_detail(x.event(i), secrets, &mut Plain)
                 )
             })
             .unwrap_or_else(|| "; no delivery to the agent is recorded".into());
@@ -377,18 +372,18 @@ fn known_outcome(inv: &Investigation, xi: usize, status: Verdict) -> String {
     match (l.decisive_outcome, l.outcomes.last()) {
         (Some(i), _) => format!(
             "ambiguous: {} at {}; it does not tell whether the target acted",
-            event_detail(&x.events[i], secrets, &mut Plain),
-            hms(x.events[i].at)
+            event_detail(x.event(i), secrets, &mut Plain),
+            hms(x.event(i).at)
         ),
         (None, Some(&i)) => format!(
             "unknown: the gateway recorded {} at {}",
-            event_detail(&x.events[i], secrets, &mut Plain),
-            hms(x.events[i].at)
+            event_detail(x.event(i), secrets, &mut Plain),
+            hms(x.event(i).at)
         ),
         (None, None) => match l.dispatched {
             Some(i) => format!(
                 "unknown: dispatched at {}, and no response or exit status is recorded",
-                hms(x.events[i].at)
+                hms(x.event(i).at)
             ),
             None => "unknown: no dispatch or outcome is recorded".into(),
         },

@@ -107,11 +107,8 @@ impl EvidenceView {
     /// What the evidence points at.
     pub fn target(&self) -> EvidenceTarget {
         match self.pointer {
-            EvidenceRef::Event { execution, event } => EvidenceTarget::Event {
-                execution: ExecIdx::new(execution),
-                event: EventIdx::new(event),
-            },
-            EvidenceRef::Session { index } => EvidenceTarget::Session(SessionIdx::new(index)),
+            EvidenceRef::Event { execution, event } => EvidenceTarget::Event { execution, event },
+            EvidenceRef::Session { index } => EvidenceTarget::Session(index),
         }
     }
 
@@ -292,8 +289,8 @@ impl Investigation {
     pub fn evidence(&self, r: EvidenceRef) -> EvidenceView {
         match r {
             EvidenceRef::Event { execution, event } => {
-                let x = &self.model.executions[execution];
-                let e = &x.events[event];
+                let x = &self.model.execution(execution);
+                let e = x.event(event);
                 EvidenceView {
                     journal: self.journal_name(e.source.journal),
                     line: e.source.line,
@@ -307,7 +304,7 @@ impl Investigation {
                 }
             }
             EvidenceRef::Session { index } => {
-                let s = &self.model.sessions[index];
+                let s = &self.model.sessions[index.get()];
                 EvidenceView {
                     journal: self.journal_name(s.source.journal),
                     line: s.source.line,
@@ -342,14 +339,13 @@ impl Investigation {
     }
 
     /// An execution summarized with its stage times.
-    pub fn execution_summary(&self, x: ExecIdx) -> ExecutionSummary {
-        let xi = x.get();
-        let x = &self.model.executions[xi];
-        let l = &self.analysis.lifecycles[xi];
+    pub fn execution_summary(&self, xi: ExecIdx) -> ExecutionSummary {
+        let x = self.model.execution(xi);
+        let l = self.analysis.lifecycle(xi);
         let caps = self.caps_of(xi);
-        let mark = |i: Option<usize>| {
+        let mark = |i: Option<EventIdx>| {
             i.map(|i| {
-                let e = &x.events[i];
+                let e = x.event(i);
                 let status = match &e.kind {
                     EventKind::Rejected { .. }
                     | EventKind::DispatchFailed { .. }
@@ -382,9 +378,9 @@ impl Investigation {
         let attached = l
             .attached
             .iter()
-            .filter_map(|&i| match &x.events[i].kind {
+            .filter_map(|&i| match &x.event(i).kind {
                 EventKind::Attached { call, recovery } => Some(AttachedCall {
-                    at: x.events[i].at,
+                    at: x.event(i).at,
                     recovery: recovery.as_str(),
                     call_id: call.call_id.clone(),
                     session_id: call.session_id.clone(),
@@ -392,15 +388,15 @@ impl Investigation {
                 _ => None,
             })
             .collect();
-        let secrets = self.secret_fields(ExecIdx::new(xi));
+        let secrets = self.secret_fields(xi);
         ExecutionSummary {
-            index: ExecIdx::new(xi),
+            index: xi,
             execution_id: x.id.clone(),
             state: l.state_name(x, caps.delivery),
             stages,
             outcome: l
                 .decisive_outcome
-                .map(|i| event_detail(&x.events[i], secrets, &mut Plain)),
+                .map(|i| event_detail(x.event(i), secrets, &mut Plain)),
             idempotency_key: l.idempotency_key.clone(),
             session_id: x.accepted().and_then(|(_, c, _)| c.session_id.clone()),
             attached,
@@ -412,16 +408,15 @@ impl Investigation {
     /// The events of an execution, for display, in time order; the
     /// arguments' secret fields (the group's tool contract) redacted.
     pub fn events(&self, x: ExecIdx) -> Vec<EventView> {
-        let xi = x.get();
-        let ex = &self.model.executions[xi];
+        let ex = self.model.execution(x);
         let secrets = self.secret_fields(x);
         ex.events
             .iter()
             .enumerate()
             .map(|(i, e)| EventView {
                 evidence: self.evidence(EvidenceRef::Event {
-                    execution: xi,
-                    event: i,
+                    execution: x,
+                    event: EventIdx::new(i),
                 }),
                 event: e.kind.name(),
                 summary: event_detail(e, secrets, &mut Plain),
