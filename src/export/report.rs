@@ -1,0 +1,209 @@
+//! The postmortem as plain data: what [`super::Report::build`] gathers and
+//! the renderers ([`super::markdown`], [`super::json`], [`super::csv`]) write.
+
+use crate::query::{Decision, Severity, Verdict};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+/// One journal the report rests on.
+#[derive(Debug, Clone, Serialize)]
+pub struct JournalInfo {
+    /// Name (the path as given).
+    pub name: String,
+    /// Format it was read as.
+    pub format: &'static str,
+    /// Lines read.
+    pub lines: u64,
+    /// Lines that could not be read.
+    pub bad_lines: u64,
+}
+
+/// The case file the decisions come from.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseInfo {
+    /// Name.
+    pub name: String,
+    /// Whether the file exists.
+    pub exists: bool,
+    /// Chain status in words.
+    pub chain: String,
+    /// Whether the chain verified.
+    pub intact: bool,
+}
+
+/// Chain status of one source of evidence (DESIGN.md §6: evidence from an
+/// unverified or broken span is marked as such).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChainState {
+    /// The chain verified.
+    Intact,
+    /// The chain is broken.
+    Broken,
+    /// The source has no hash chain: its lines cannot be shown unaltered.
+    Unchained,
+    /// The lines carry chain fields that this export did not check.
+    NotVerified,
+}
+
+impl ChainState {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChainState::Intact => "intact",
+            ChainState::Broken => "broken",
+            ChainState::Unchained => "unchained",
+            ChainState::NotVerified => "not_verified",
+        }
+    }
+}
+
+/// Chain status of one journal or of the case file.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainLine {
+    /// Journal or case file name.
+    pub source: String,
+    /// `journal` or `case_file`.
+    pub kind: &'static str,
+    /// Status.
+    pub status: ChainState,
+    /// In words.
+    pub detail: String,
+}
+
+/// One timeline row.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineRow {
+    /// When (UTC).
+    pub at: DateTime<Utc>,
+    /// Milliseconds since the group's first event.
+    pub offset_ms: i64,
+    /// Execution.
+    pub execution_id: Option<String>,
+    /// The call, for events that a call caused (`accepted`, `attached`).
+    pub call_id: Option<String>,
+    /// Lifecycle stage (event name), or `reviewer_decision`.
+    pub stage: String,
+    /// Key details.
+    pub detail: String,
+    /// Where it is recorded (`file:line seq N`, or the case file entry).
+    pub source: String,
+}
+
+/// One of the five questions with its answer and evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct QuestionReport {
+    /// 1 to 5.
+    pub question: u8,
+    /// The question.
+    pub asks: &'static str,
+    /// The answer.
+    pub answer: String,
+    /// Whether the journal cannot answer.
+    pub unknown: bool,
+    /// Evidence citations (`file:line seq N (record execution)`).
+    pub evidence: Vec<String>,
+}
+
+/// A finding with evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingReport {
+    /// Name.
+    pub kind: &'static str,
+    /// Detail.
+    pub detail: String,
+    /// Evidence citations.
+    pub evidence: Vec<String>,
+}
+
+/// One reviewer decision about an execution of the group.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionReport {
+    /// When it was recorded.
+    pub at: DateTime<Utc>,
+    /// Execution.
+    pub execution_id: String,
+    /// Decision.
+    pub decision: Decision,
+    /// Reviewer.
+    pub reviewer: String,
+    /// Note.
+    pub note: String,
+    /// Case file entry.
+    pub case_entry: u64,
+    /// What it did to the analysis.
+    pub effect: String,
+}
+
+/// Everything about one group.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupReport {
+    /// Group id.
+    pub group_id: String,
+    /// Verdict.
+    pub verdict: Verdict,
+    /// Severity.
+    pub severity: Severity,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// Whose decision the verdict rests on, if a reviewer's.
+    pub provenance: Option<String>,
+    /// Tool.
+    pub tool: String,
+    /// Target.
+    pub target: Option<String>,
+    /// Actor.
+    pub actor: String,
+    /// Intent scope.
+    pub intent_scope: String,
+    /// Intent fingerprint.
+    pub fingerprint: String,
+    /// Arguments that were fingerprinted (canonical record).
+    pub arguments: Value,
+    /// Action class of the contract applied.
+    pub contract_class: String,
+    /// Attach window of the contract applied.
+    pub attach_window: String,
+    /// Whether the contract was configured.
+    pub contract_configured: bool,
+    /// Calls.
+    pub calls: usize,
+    /// Execution ids, in time order.
+    pub executions: Vec<String>,
+    /// Dispatches.
+    pub dispatches: usize,
+    /// First event.
+    pub first_at: Option<DateTime<Utc>>,
+    /// Last event.
+    pub last_at: Option<DateTime<Utc>>,
+    /// The timeline, in time order.
+    pub timeline: Vec<TimelineRow>,
+    /// The five questions.
+    pub questions: Vec<QuestionReport>,
+    /// Findings.
+    pub findings: Vec<FindingReport>,
+    /// Reviewer decisions.
+    pub decisions: Vec<DecisionReport>,
+    /// Chain status of the evidence.
+    pub chain: Vec<ChainLine>,
+    /// Mermaid `sequenceDiagram` source.
+    pub sequence_diagram: String,
+}
+
+/// A whole export.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// `retrace <version>`.
+    pub generator: String,
+    /// Whether `--anonymize` was applied.
+    pub anonymized: bool,
+    /// Journals.
+    pub journals: Vec<JournalInfo>,
+    /// Case file, if any.
+    pub case_file: Option<CaseInfo>,
+    /// Analysis notes.
+    pub notes: Vec<String>,
+    /// Groups, in the order asked for.
+    pub groups: Vec<GroupReport>,
+}
