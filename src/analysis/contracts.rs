@@ -20,9 +20,23 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-/// The action classes of the seed's classification table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The action classes of a tool contract (docs/design.md §4.4).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ActionClass {
     /// No side effect: a repeat cannot duplicate anything. Its attach window
     /// is zero.
@@ -38,12 +52,7 @@ pub enum ActionClass {
 impl ActionClass {
     /// The snake_case name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ActionClass::ReadOnly => "read_only",
-            ActionClass::IdempotentWithKey => "idempotent_with_key",
-            ActionClass::RecoverableByStatus => "recoverable_by_status",
-            ActionClass::Irreversible => "irreversible",
-        }
+        self.into()
     }
 }
 

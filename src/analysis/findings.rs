@@ -13,9 +13,24 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
-/// Extra findings on a group (DESIGN.md §5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// Extra findings on a group (docs/design.md §5.9).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum FindingKind {
     /// A cancel arrived after the target completed; the effect stands.
     CancelAfterCompletion,
@@ -44,18 +59,7 @@ pub enum FindingKind {
 impl FindingKind {
     /// The snake_case name used in `flags`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            FindingKind::CancelAfterCompletion => "cancel_after_completion",
-            FindingKind::LateResponse => "late_response",
-            FindingKind::JsonrpcIdReuse => "jsonrpc_id_reuse",
-            FindingKind::KeyPerAttempt => "key_per_attempt",
-            FindingKind::KeyReusedAcrossIntents => "key_reused_across_intents",
-            FindingKind::FingerprintMismatch => "fingerprint_mismatch",
-            FindingKind::FingerprintDrift => "fingerprint_drift",
-            FindingKind::NoReplayContract => "no_replay_contract",
-            FindingKind::ArgumentsNotLogged => "arguments_not_logged",
-            FindingKind::OutcomeContradiction => "outcome_contradiction",
-        }
+        self.into()
     }
 }
 

@@ -11,11 +11,24 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// A reviewer's decision about one execution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Decision {
     /// The target shows the action happened.
     ConfirmedCompleted,
@@ -27,28 +40,14 @@ pub enum Decision {
 
 impl Decision {
     /// Every decision.
-    pub const ALL: [Decision; 3] = [
-        Decision::ConfirmedCompleted,
-        Decision::ConfirmedNotExecuted,
-        Decision::Escalated,
-    ];
+    pub const ALL: &'static [Decision] = <Decision as strum::VariantArray>::VARIANTS;
     /// The snake_case name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::ConfirmedCompleted => "confirmed_completed",
-            Decision::ConfirmedNotExecuted => "confirmed_not_executed",
-            Decision::Escalated => "escalated",
-        }
+        self.into()
     }
     /// Parses the snake_case name.
     pub fn parse(s: &str) -> Option<Decision> {
-        Decision::ALL.into_iter().find(|d| d.as_str() == s)
-    }
-}
-
-impl fmt::Display for Decision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        s.parse().ok()
     }
 }
 

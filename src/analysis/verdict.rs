@@ -16,11 +16,27 @@
 //! to the more cautious verdict; no rule turns "unknown" into "fine".
 
 use serde::Serialize;
-use std::fmt;
 
-/// Verdict words of DESIGN.md §5, most severe first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// Verdict words of docs/design.md §5.3, most severe first (the order of
+/// [`Verdict::ALL`] and of `Ord`). The snake_case names (`as_str`, `Display`,
+/// `FromStr`, serde) are a contract that tests and other tools rely on.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Verdict {
     /// Two or more fresh executions of one intent were dispatched while an
     /// earlier one was unresolved (or after it completed without delivery),
@@ -53,9 +69,24 @@ pub enum Verdict {
     Clean,
 }
 
-/// Severity column of DESIGN.md §5, most severe first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// Severity column of docs/design.md §5.3, most severe first.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Severity {
     /// A second side effect happened.
     Critical,
@@ -73,21 +104,9 @@ pub enum Severity {
 
 impl Verdict {
     /// Every verdict, most severe first.
-    pub const ALL: [Verdict; 11] = [
-        Verdict::DuplicateSideEffect,
-        Verdict::PossibleDuplicate,
-        Verdict::IdempotencyKeyConflict,
-        Verdict::PendingVerification,
-        Verdict::UndeliveredResult,
-        Verdict::DistinctIntent,
-        Verdict::Rejected,
-        Verdict::DeduplicatedByTarget,
-        Verdict::AttachedRetry,
-        Verdict::SafeRetry,
-        Verdict::Clean,
-    ];
+    pub const ALL: &'static [Verdict] = <Verdict as strum::VariantArray>::VARIANTS;
 
-    /// The severity DESIGN.md §5 gives the verdict.
+    /// The severity docs/design.md §5.3 gives the verdict.
     pub fn severity(self) -> Severity {
         match self {
             Verdict::DuplicateSideEffect => Severity::Critical,
@@ -104,59 +123,22 @@ impl Verdict {
 
     /// The snake_case name used in JSON and on screen.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::DuplicateSideEffect => "duplicate_side_effect",
-            Verdict::PossibleDuplicate => "possible_duplicate",
-            Verdict::IdempotencyKeyConflict => "idempotency_key_conflict",
-            Verdict::PendingVerification => "pending_verification",
-            Verdict::UndeliveredResult => "undelivered_result",
-            Verdict::DistinctIntent => "distinct_intent",
-            Verdict::Rejected => "rejected",
-            Verdict::DeduplicatedByTarget => "deduplicated_by_target",
-            Verdict::AttachedRetry => "attached_retry",
-            Verdict::SafeRetry => "safe_retry",
-            Verdict::Clean => "clean",
-        }
+        self.into()
     }
 
     /// Parses the snake_case name.
     pub fn parse(s: &str) -> Option<Verdict> {
-        Verdict::ALL.into_iter().find(|v| v.as_str() == s)
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        s.parse().ok()
     }
 }
 
 impl Severity {
     /// Every severity, most severe first.
-    pub const ALL: [Severity; 6] = [
-        Severity::Critical,
-        Severity::High,
-        Severity::Review,
-        Severity::Warn,
-        Severity::Info,
-        Severity::Ok,
-    ];
+    pub const ALL: &'static [Severity] = <Severity as strum::VariantArray>::VARIANTS;
+
     /// The lowercase name used in JSON and on screen.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Critical => "critical",
-            Severity::High => "high",
-            Severity::Review => "review",
-            Severity::Warn => "warn",
-            Severity::Info => "info",
-            Severity::Ok => "ok",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

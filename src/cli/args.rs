@@ -215,11 +215,19 @@ pub enum ExportFormat {
     Csv,
 }
 
-fn parse_decision(s: &str) -> Result<Decision, String> {
+/// A command-line value that is not one of the names it may take.
+#[derive(Debug, thiserror::Error)]
+#[error("expected one of {0}")]
+pub struct ExpectedOneOf(String);
+
+fn parse_decision(s: &str) -> Result<Decision, ExpectedOneOf> {
     Decision::parse(s).ok_or_else(|| {
-        format!(
-            "expected one of {}",
-            Decision::ALL.map(Decision::as_str).join(", ")
+        ExpectedOneOf(
+            Decision::ALL
+                .iter()
+                .map(|d| d.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         )
     })
 }

@@ -1503,7 +1503,7 @@ mod tests {
         first
             .record_decision(Utc::now(), &decision("act_1", Decision::ConfirmedCompleted))
             .unwrap();
-        for d in Decision::ALL {
+        for &d in Decision::ALL {
             let e = second
                 .record_decision(Utc::now(), &decision("act_1", d))
                 .unwrap_err();
