@@ -27,7 +27,11 @@ fn markdown_of_the_sample_has_every_part() {
         "## Group `gfc4a6c60d4`",
         "**Verdict:** `duplicate_side_effect` (severity **critical**)",
         "### Timeline",
-        "| UTC time | Offset | Execution | Call | Stage | Detail | Evidence |",
+        "| UTC time | Since first event | Execution | Call | Stage | Detail | Evidence |",
+        "## Summary",
+        "**Impact:** **1 duplicate side effect(s)** on `deploy-api.internal.example/releases`, between 2026-07-22 14:03 and 2026-07-22 14:04 UTC.",
+        "## Action items",
+        "## Journals",
         "```mermaid\nsequenceDiagram\n    participant A as Agent\n    participant G as Gateway\n    participant T as Target deploy-api.internal.example/releases\n",
         "### The five questions",
         "### Reviewer decisions",
@@ -613,7 +617,7 @@ fn markdown_marks_unverified_evidence() {
     let o = run(d.path(), &["export", name, "--all", "--format", "markdown"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let md = stdout(&o);
-    let mark = "\\[UNVERIFIED: at or after the chain break at line 8\\]";
+    let mark = "[UNVERIFIED: at or after the chain break at line 8]";
     let evidence: Vec<&str> = md
         .lines()
         .filter(|l| l.trim_start().starts_with("- evidence:"))
@@ -631,7 +635,7 @@ fn markdown_marks_unverified_evidence() {
     // The timeline's evidence column too.
     assert!(
         md.lines()
-            .any(|l| l.contains("`authorized`") && l.contains("act\\_MIG2") && l.contains(mark)),
+            .any(|l| l.contains("`authorized`") && l.contains("act_MIG2") && l.contains(mark)),
         "{md}"
     );
 }
@@ -682,7 +686,112 @@ fn an_empty_markdown_export_says_so() {
     let md = stdout(&o);
     assert!(md.contains("No group is worth a look"), "{md}");
     assert!(
-        !md.contains("## Summary") && !md.contains("| Group |"),
+        !md.contains("## Action items") && !md.contains("| Group |"),
         "{md}"
     );
+}
+
+/// GitHub-flavoured Markdown as comrak renders it (tables, task lists).
+fn gfm(md: &str) -> String {
+    let mut o = comrak::Options::default();
+    o.extension.table = true;
+    o.extension.tasklist = true;
+    comrak::markdown_to_html(md, &o)
+}
+
+/// A postmortem a writer can paste: after a reviewer's decision it says
+/// what happened and what it cost, lists action items, gives the
+/// decision's time as a time (not "+2881h"), renders as GitHub-flavoured
+/// Markdown with every table whole, shows no HTML entity when read raw,
+/// and is written with the usual permissions (once `-rw-------`).
+#[test]
+fn the_postmortem_after_a_decision_can_be_pasted() {
+    let (d, _) = copy_fixture("pending-retry.jsonl");
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            "pending-retry.jsonl",
+            "--decision",
+            "confirmed_completed",
+            "--note",
+            "vault log shows the rotation at 09:02:07 <ops-1234>",
+            "--reviewer",
+            "alice",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(
+        d.path(),
+        &[
+            "export",
+            "pending-retry.jsonl",
+            "--all",
+            "--format",
+            "markdown",
+            "-o",
+            "pm.md",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(d.path().join("pm.md")).unwrap();
+    for part in [
+        "**Impact:** **1 duplicate side effect(s)** on `vault.acme.example/credentials`",
+        "- `duplicate_side_effect` (critical) `rotate_credential` on `vault.acme.example/credentials`: act\\_R2 was dispatched while act\\_R1 was still unresolved",
+        "reviewer alice decided confirmed\\_completed at",
+        "- [ ] Make the gateway attach retries of rotate\\_credential",
+        "- [ ] Send an idempotency key to vault.acme.example/credentials",
+        "- [ ] Write a replay contract for rotate\\_credential",
+        "vault log shows the rotation at 09:02:07 \\<ops-1234\\>",
+    ] {
+        assert!(md.contains(part), "missing {part:?} in\n{md}");
+    }
+    // Readable offsets: nothing above a day is written in hours.
+    for l in md.lines().filter(|l| l.starts_with("| 20")) {
+        let cells: Vec<&str> = l.split(" | ").collect();
+        let since = cells[1];
+        if let Some(h) = since
+            .split('h')
+            .next()
+            .and_then(|h| h.trim_start_matches('+').parse::<u64>().ok())
+        {
+            assert!(h < 24, "{l}");
+        }
+    }
+    assert!(md.contains("reviewer_decision"), "{md}");
+    assert!(md.contains("d ") && md.contains("| +"), "{md}");
+    // Raw, it reads without entities; rendered, every table is whole.
+    assert!(!md.contains("&lt;") && !md.contains("&amp;"), "{md}");
+    let html = gfm(&md);
+    assert!(!html.contains("&amp;lt;"), "{html}");
+    assert!(html.contains("&lt;ops-1234&gt;"), "{html}");
+    assert!(
+        html.contains("type=\"checkbox\""),
+        "action items are a task list"
+    );
+    for table in html.split("<table>").skip(1) {
+        let table = &table[..table.find("</table>").unwrap()];
+        let head = table[..table.find("</thead>").unwrap()]
+            .matches("</th>")
+            .count();
+        for row in table.split("<tr>").skip(2) {
+            assert_eq!(row.matches("</td>").count(), head, "a broken row:\n{row}");
+        }
+    }
+    // The usual permissions, as any new file in that folder gets.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::File::create(d.path().join("usual")).unwrap();
+        let mode = |n: &str| {
+            std::fs::metadata(d.path().join(n))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(mode("pm.md"), mode("usual"));
+    }
 }

@@ -2,6 +2,7 @@
 //! the verdicts (DESIGN.md §4–§5). Pure functions of the [`Model`]; nothing
 //! here knows about terminals or output formats.
 
+pub mod actions;
 pub mod contracts;
 pub mod findings;
 pub mod fingerprint;
@@ -11,6 +12,7 @@ mod questions;
 pub mod resolution;
 pub mod verdict;
 
+pub use actions::{ActionItem, ActionKind};
 pub use contracts::{ActionClass, ContractError, Contracts, ToolContract};
 pub use findings::{Finding, FindingKind};
 use findings::{default_drift_findings, drift_findings, jsonrpc_findings, setup_notes};

@@ -691,3 +691,33 @@ fn a_large_group_of_unknown_outcomes_is_judged() {
     assert_eq!(only_group(&inv).verdict, Verdict::PossibleDuplicate);
     assert_eq!(only_group(&inv).executions.len(), 2000);
 }
+
+/// A lone call whose answer did not tell (HTTP 502), settled by a reviewer:
+/// the reason names the reviewer's decision first and says the journal's
+/// answer did not tell (it once read "completed and delivered (failure …
+/// 502)").
+#[test]
+fn a_reviewed_ambiguous_answer_is_worded_as_the_reviewers() {
+    let lines = vec![
+        session("s1", 1),
+        accepted(1, "10:00:00", "x1", "deploy", "s1"),
+        ev(2, "10:00:01", "x1", "dispatched", ""),
+        ev(
+            3,
+            "10:00:05",
+            "x1",
+            "outcome",
+            r#","outcome":"failure","target_status":502"#,
+        ),
+        ev(4, "10:00:06", "x1", "delivered", ""),
+    ];
+    let inv = investigate(&lines, vec![resolution("x1", Decision::ConfirmedCompleted)]);
+    let g = only_group(&inv);
+    assert_eq!(g.verdict, Verdict::Clean);
+    let reason = inv.explain(g).reason;
+    assert!(
+        reason.contains("completed and delivered (reviewer alice decided confirmed_completed at 2026-09-02 08:00:00Z; the journal's answer, HTTP 502 (failure)"),
+        "{reason}"
+    );
+    assert!(reason.contains("did not tell"), "{reason}");
+}

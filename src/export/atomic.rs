@@ -28,8 +28,10 @@ use std::path::{Path, PathBuf};
 pub const PAUSE_BEFORE_RENAME_ENV: &str = "RETRACE_TEST_PAUSE_BEFORE_RENAME_MS";
 
 /// Writes `bytes` to `path` atomically. An existing file keeps its
-/// permissions; a new one is created readable by its owner only (as the
-/// temporary file is), since a postmortem can hold sensitive detail.
+/// permissions; a new one gets the usual ones (`0666` less the process's
+/// umask, `-rw-r--r--` under umask 022), as any other program's output
+/// would: a postmortem is meant to be shared, and `--anonymize` is the way
+/// to take sensitive detail out of it.
 ///
 /// # Errors
 /// I/O errors, with the path in the message; the target is then untouched.
@@ -56,11 +58,16 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
                 "not a file name",
             ))
         })?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".retrace-tmp")
-        .tempfile_in(dir)
-        .map_err(with_path)?;
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".retrace-tmp");
+    #[cfg(unix)]
+    {
+        // Created with mode 0666: the kernel applies the umask.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(with_path)?;
     tmp.write_all(bytes).map_err(with_path)?;
     tmp.flush().map_err(with_path)?;
     if let Ok(meta) = std::fs::metadata(path) {
@@ -212,6 +219,25 @@ fn sync_dir(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A new export gets the permissions any program's new file gets (it
+    /// was once created `-rw-------` under umask 022); an existing one
+    /// keeps its own.
+    #[cfg(unix)]
+    #[test]
+    fn new_files_get_the_usual_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let usual = d.path().join("usual");
+        std::fs::File::create(&usual).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let new = d.path().join("pm.md");
+        write(&new, b"x").unwrap();
+        assert_eq!(mode(&new), mode(&usual));
+        std::fs::set_permissions(&new, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write(&new, b"y").unwrap();
+        assert_eq!(mode(&new), 0o640);
+    }
 
     #[test]
     fn replaces_whole_and_leaves_no_temp_file() {

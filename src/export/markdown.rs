@@ -7,21 +7,22 @@ use super::{GroupReport, Report};
 use chrono::{DateTime, Utc};
 use std::fmt::Write;
 
-/// Escapes text for Markdown prose and table cells.
+/// Escapes text for Markdown prose and table cells: every character that
+/// could start markup (emphasis, code, links, HTML, entities, table cells)
+/// gets a backslash (CommonMark §2.4: any ASCII punctuation may be
+/// backslash-escaped), so the text renders as written and still reads
+/// naturally where the Markdown is pasted raw (no `&lt;` entities).
 pub fn text(s: &str) -> String {
     let clean = crate::sanitize::escape(s);
     let mut out = String::with_capacity(clean.len() + 8);
     for c in clean.chars() {
-        match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' | '!' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            c => out.push(c),
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' | '!' | '<' | '>' | '&'
+        ) {
+            out.push('\\');
         }
+        out.push(c);
     }
     out
 }
@@ -49,10 +50,24 @@ fn utc(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()
 }
 
+fn minutes(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M").to_string()
+}
+
+/// Time since the group's first event: `+4.000s`, `+2m10.000s`,
+/// `+1h02m03.000s`, and beyond a day `+120d 01h38m` (a reviewer's decision
+/// months later reads as such, not as thousands of hours).
 fn offset(ms: i64) -> String {
     let sign = if ms < 0 { "-" } else { "+" };
     let ms = ms.unsigned_abs();
-    if ms >= 3_600_000 {
+    if ms >= 86_400_000 {
+        format!(
+            "{sign}{}d {:02}h{:02}m",
+            ms / 86_400_000,
+            ms / 3_600_000 % 24,
+            ms / 60_000 % 60
+        )
+    } else if ms >= 3_600_000 {
         format!(
             "{sign}{}h{:02}m{:02}.{:03}s",
             ms / 3_600_000,
@@ -72,20 +87,154 @@ fn offset(ms: i64) -> String {
     }
 }
 
-/// Renders the whole report.
+/// Renders the whole report: summary and impact, action items, then each
+/// group (verdict, timeline, sequence, the five questions, findings,
+/// decisions, chain status), and the journals it rests on.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Postmortem: duplicate MCP tool calls\n");
     let _ = writeln!(
         s,
-        "Exported by {}{}.\n",
+        "Drafted by {} from {} journal(s){}. Every statement below cites its evidence (journal and line).\n",
         text(&r.generator),
+        r.journals.len(),
         if r.anonymized {
             "; actors, targets, arguments, ids, names and free text are replaced by consistent pseudonyms"
         } else {
             ""
         }
     );
+    if r.groups.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Summary\n\nNo group is worth a look: no intent was called twice or more, and every call has the verdict `clean` (one call, one execution, completed and delivered). There is nothing to report; `retrace groups --all` lists every group.\n"
+        );
+        sources(&mut s, r);
+        return s;
+    }
+    summary(&mut s, r);
+    action_items(&mut s, r);
+    for g in &r.groups {
+        group(&mut s, g);
+    }
+    sources(&mut s, r);
+    s
+}
+
+/// What happened and what it cost.
+fn summary(s: &mut String, r: &Report) {
+    let _ = writeln!(s, "## Summary\n");
+    let i = &r.impact;
+    let mut impact = Vec::new();
+    if i.duplicate_side_effects > 0 {
+        impact.push(format!(
+            "**{} duplicate side effect(s)**",
+            i.duplicate_side_effects
+        ));
+    }
+    if i.possible_duplicates > 0 {
+        impact.push(format!(
+            "**{} possible duplicate(s)** the journals cannot settle",
+            i.possible_duplicates
+        ));
+    }
+    if i.unknown_outcomes > 0 {
+        impact.push(format!(
+            "{} execution(s) whose outcome is still unknown",
+            i.unknown_outcomes
+        ));
+    }
+    if impact.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Impact:** no duplicate side effect: every repeated call was attached, deduplicated, safe or a distinct intent.\n"
+        );
+    } else {
+        let targets = if i.targets.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " on {}",
+                i.targets
+                    .iter()
+                    .map(|t| code(t))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let when = match (i.from, i.to) {
+            (Some(a), Some(b)) => format!(", between {} and {} UTC", minutes(a), minutes(b)),
+            _ => String::new(),
+        };
+        let _ = writeln!(s, "**Impact:** {}{targets}{when}.\n", impact.join(", "));
+    }
+    let _ = writeln!(s, "**What happened:**\n");
+    for g in &r.groups {
+        let target = g
+            .target
+            .as_deref()
+            .map(|t| format!(" on {}", code(t)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "- {} ({}) {}{target}: {}.",
+            code(g.verdict.as_str()),
+            g.severity.as_str(),
+            code(&g.tool),
+            text(g.reason.trim_end_matches('.'))
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "| Group | Verdict | Severity | Tool | Target | Calls | Executions | Dispatches | First (UTC) |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---:|---:|---:|---|");
+    for g in &r.groups {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            code(&g.group_id),
+            code(g.verdict.as_str()),
+            g.severity.as_str(),
+            code(&g.tool),
+            g.target.as_deref().map(code).unwrap_or_else(|| "—".into()),
+            g.calls,
+            g.executions.len(),
+            g.dispatches,
+            g.first_at.map(utc).unwrap_or_default()
+        );
+    }
+    let _ = writeln!(s);
+}
+
+/// Every group's action items, each once, as a task list.
+fn action_items(s: &mut String, r: &Report) {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut lines = Vec::new();
+    for g in &r.groups {
+        for a in &g.action_items {
+            if !seen.contains(&a.text.as_str()) {
+                seen.push(&a.text);
+                lines.push(format!(
+                    "- [ ] {} (group {})",
+                    text(&a.text),
+                    code(&g.group_id)
+                ));
+            }
+        }
+    }
+    let _ = writeln!(s, "## Action items\n");
+    if lines.is_empty() {
+        let _ = writeln!(s, "None: nothing in these journals calls for a change.");
+    } else {
+        let _ = writeln!(s, "{}", lines.join("\n"));
+    }
+}
+
+/// The journals and the case file the report rests on.
+fn sources(s: &mut String, r: &Report) {
+    let _ = writeln!(s, "## Journals\n");
     let _ = writeln!(s, "| Journal | Format | Lines | Unreadable lines |");
     let _ = writeln!(s, "|---|---|---:|---:|");
     for j in &r.journals {
@@ -107,37 +256,6 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(s, "- {}", text(n));
         }
     }
-    if r.groups.is_empty() {
-        let _ = writeln!(
-            s,
-            "\nNo group is worth a look: no intent was called twice or more, and every call has the verdict `clean` (one call, one execution, completed and delivered). There is nothing to report; `retrace groups --all` lists every group."
-        );
-        return s;
-    }
-    let _ = writeln!(s, "\n## Summary\n");
-    let _ = writeln!(
-        s,
-        "| Group | Verdict | Severity | Tool | Calls | Executions | Dispatches | First (UTC) |"
-    );
-    let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---|");
-    for g in &r.groups {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            code(&g.group_id),
-            code(g.verdict.as_str()),
-            g.severity.as_str(),
-            code(&g.tool),
-            g.calls,
-            g.executions.len(),
-            g.dispatches,
-            g.first_at.map(utc).unwrap_or_default()
-        );
-    }
-    for g in &r.groups {
-        group(&mut s, g);
-    }
-    s
 }
 
 fn group(s: &mut String, g: &GroupReport) {
@@ -202,7 +320,7 @@ fn group(s: &mut String, g: &GroupReport) {
     let _ = writeln!(s, "\n### Timeline\n");
     let _ = writeln!(
         s,
-        "| UTC time | Offset | Execution | Call | Stage | Detail | Evidence |"
+        "| UTC time | Since first event | Execution | Call | Stage | Detail | Evidence |"
     );
     let _ = writeln!(s, "|---|---:|---|---|---|---|---|");
     for r in &g.timeline {
@@ -215,7 +333,7 @@ fn group(s: &mut String, g: &GroupReport) {
             r.call_id.as_deref().map(code).unwrap_or_default(),
             code(&r.stage),
             text(&r.detail),
-            text(&r.source)
+            code(&r.source)
         );
     }
 
@@ -233,7 +351,7 @@ fn group(s: &mut String, g: &GroupReport) {
         };
         let _ = writeln!(s, "   {answer}");
         for e in &q.evidence {
-            let _ = writeln!(s, "   - evidence: {}", text(e));
+            let _ = writeln!(s, "   - evidence: {}", code(e));
         }
         let _ = writeln!(s);
     }
@@ -243,7 +361,7 @@ fn group(s: &mut String, g: &GroupReport) {
         for f in &g.findings {
             let _ = writeln!(s, "- {}: {}", code(f.kind), text(&f.detail));
             for e in &f.evidence {
-                let _ = writeln!(s, "  - evidence: {}", text(e));
+                let _ = writeln!(s, "  - evidence: {}", code(e));
             }
         }
         let _ = writeln!(s);
@@ -292,11 +410,33 @@ fn group(s: &mut String, g: &GroupReport) {
 mod tests {
     use super::*;
 
+    /// GitHub-flavoured Markdown as comrak renders it (tables on).
+    fn gfm(md: &str) -> String {
+        let mut o = comrak::Options::default();
+        o.extension.table = true;
+        o.extension.tasklist = true;
+        comrak::markdown_to_html(md, &o)
+    }
+
     #[test]
     fn text_cannot_open_html_links_or_cells() {
-        let t = text("<script>|[x](y)`*_\x1b[2J");
-        assert!(!t.contains('<') && !t.contains('\x1b'));
-        assert!(t.contains("\\|") && t.contains("\\[") && t.contains("\\`"));
+        let hostile = "<script>|[x](y)`*_&amp;\x1b[2J";
+        let t = text(hostile);
+        assert!(!t.contains('\x1b'));
+        let html = gfm(&format!("| a | b |\n|---|---|\n| {t} | c |\n"));
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<a "), "{html}");
+        assert!(!html.contains("<code>"), "{html}");
+        // One row of two cells: the `|` did not split the cell.
+        assert_eq!(html.matches("<td>").count(), 2, "{html}");
+        // What shows is what the journal wrote (entities are the
+        // renderer's own escaping of `<`, `>` and `&`).
+        assert!(
+            html.contains("&lt;script&gt;|[x](y)`*_&amp;amp;\\x1b[2J"),
+            "{html}"
+        );
+        // Pasted raw, it reads without entities.
+        assert!(!t.contains("&lt;") && !t.contains("&amp;amp;"), "{t}");
     }
 
     #[test]
@@ -311,5 +451,7 @@ mod tests {
         assert_eq!(offset(0), "+0.000s");
         assert_eq!(offset(61_004), "+1m01.004s");
         assert_eq!(offset(3_723_000), "+1h02m03.000s");
+        // A decision months later, once "+2881h38m23.432s".
+        assert_eq!(offset(10_377_503_432), "+120d 02h38m");
     }
 }

@@ -21,12 +21,9 @@ pub const MAX_TEXT: usize = 80;
 /// of the line as text (checked with Mermaid's CLI by `tests/mermaid/check.sh`).
 pub fn escape(s: &str) -> String {
     let clean = crate::sanitize::escape(s);
-    let mut out = String::with_capacity(clean.len());
-    for (n, c) in clean.chars().enumerate() {
-        if n == MAX_TEXT {
-            out.push_str("#8230;");
-            break;
-        }
+    let (kept, cut) = shorten(&clean, MAX_TEXT);
+    let mut out = String::with_capacity(kept.len());
+    for c in kept.chars() {
         if c.is_ascii_alphanumeric()
             || matches!(
                 c,
@@ -58,11 +55,35 @@ pub fn escape(s: &str) -> String {
             let _ = write!(out, "#{};", c as u32);
         }
     }
+    if cut {
+        out.push_str("#8230;");
+    }
     // Mermaid trims message text; keep at least one visible character.
     if out.trim().is_empty() {
         out.push('-');
     }
     out
+}
+
+/// `s` cut to at most `max` characters, at the end of a word when one ends
+/// in the last third (a diagram never shows half a word), and whether it
+/// was cut.
+fn shorten(s: &str, max: usize) -> (&str, bool) {
+    let Some((end, _)) = s.char_indices().nth(max) else {
+        return (s, false);
+    };
+    let head = &s[..end];
+    let word_end = head
+        .char_indices()
+        .rev()
+        .take_while(|&(i, _)| i * 3 >= end * 2)
+        .find(|&(_, c)| c == ' ')
+        .map(|(i, _)| i);
+    let kept = match word_end {
+        Some(i) => head[..i].trim_end_matches([' ', ',', ';', ':', '·']),
+        None => head,
+    };
+    (kept, true)
 }
 
 /// The diagram for one group report (built from its timeline, so it
@@ -169,6 +190,19 @@ pub fn sequence_diagram(g: &GroupReport) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn long_text_is_cut_between_words() {
+        let long = "outcome of act_R1 UNKNOWN: read timeout after 30s: connection to vault.acme.example reset by peer";
+        let e = super::escape(long);
+        assert!(e.ends_with("#8230;"), "{e}");
+        let kept = e.trim_end_matches("#8230;");
+        assert!(long.starts_with(kept.trim_end()), "{e}");
+        // The character after the kept text starts a new word.
+        let next = long[kept.len()..].chars().next();
+        assert!(matches!(next, Some(' ' | ':')), "{e}");
+        assert_eq!(super::escape("short"), "short");
+    }
+
     use super::*;
 
     #[test]

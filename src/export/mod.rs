@@ -21,13 +21,13 @@ mod report;
 
 pub use chain::{ChainCheck, evidence_chain_fields, evidence_chain_verified, unverified_mark};
 pub use report::{
-    CaseInfo, ChainLine, ChainState, DecisionReport, FindingReport, GroupReport, JournalInfo,
-    QuestionReport, Report, TimelineRow,
+    ActionItemReport, CaseInfo, ChainLine, ChainState, DecisionReport, FindingReport, GroupReport,
+    Impact, JournalInfo, QuestionReport, Report, TimelineRow,
 };
 
 use crate::model::{EventKind, JournalId, SourceRef};
 use crate::query::words::event_detail;
-use crate::query::{Decision, EventView, EvidenceView, ExecIdx, GroupRef, Investigation};
+use crate::query::{Decision, EventView, EvidenceView, ExecIdx, GroupRef, Investigation, Verdict};
 use crate::review::{CaseContext, DecisionRecord};
 use anonymize::{Class, Namer};
 use chrono::{DateTime, Utc};
@@ -296,6 +296,17 @@ impl<N: Namer> Builder<'_, N> {
             decisions: decision_reports,
             chain,
             sequence_diagram: String::new(),
+            acted: detail.effects.acted,
+            acted_by_reviewer: detail.effects.acted_by_reviewer,
+            unknown: detail.effects.unknown,
+            action_items: detail
+                .action_items
+                .iter()
+                .map(|a| ActionItemReport {
+                    kind: a.kind.into(),
+                    text: self.namer.text(&a.text),
+                })
+                .collect(),
         };
         report.sequence_diagram = mermaid::sequence_diagram(&report);
         report
@@ -308,6 +319,34 @@ impl<N: Namer> Builder<'_, N> {
             self.namer.id(class, s)
         }
     }
+}
+
+/// What the groups did together: extra side effects, possible ones,
+/// unknown outcomes, the targets and the time they span.
+fn impact(groups: &[GroupReport]) -> Impact {
+    let mut i = Impact::default();
+    for g in groups {
+        let duplicate = g.verdict == Verdict::DuplicateSideEffect;
+        let possible = g.verdict == Verdict::PossibleDuplicate;
+        if duplicate {
+            i.duplicate_side_effects += g.acted.saturating_sub(1).max(1);
+        }
+        i.possible_duplicates += usize::from(possible);
+        i.unknown_outcomes += g.unknown;
+        if duplicate || possible {
+            if let Some(t) = &g.target
+                && !i.targets.contains(t)
+            {
+                i.targets.push(t.clone());
+            }
+            i.from = match (i.from, g.first_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            i.to = i.to.max(g.last_at);
+        }
+    }
+    i
 }
 
 impl Report {
@@ -325,7 +364,7 @@ impl Report {
         let mut b = Builder { inv, namer };
         let default_check = evidence_chain_verified;
         let check: &ChainCheck<'_> = req.chain_check.unwrap_or(&default_check);
-        let groups = req
+        let groups: Vec<GroupReport> = req
             .groups
             .iter()
             .map(|g| b.group(g, req.case, check))
@@ -351,12 +390,14 @@ impl Report {
             intact: req.case.chain.as_ref().is_none_or(|c| c.is_intact()),
         });
         let notes = inv.notes().iter().map(|n| b.namer.text(n)).collect();
+        let impact = impact(&groups);
         Report {
             generator: format!("retrace {}", env!("CARGO_PKG_VERSION")),
             anonymized: b.namer.anonymizes(),
             journals,
             case_file,
             notes,
+            impact,
             groups,
         }
     }

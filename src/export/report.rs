@@ -189,6 +189,41 @@ pub struct GroupReport {
     pub chain: Vec<ChainLine>,
     /// Mermaid `sequenceDiagram` source.
     pub sequence_diagram: String,
+    /// Executions the target acted on (the journal or a reviewer says so).
+    pub acted: usize,
+    /// Of those, the ones only a reviewer's decision shows.
+    pub acted_by_reviewer: usize,
+    /// Dispatched executions whose outcome nothing settled.
+    pub unknown: usize,
+    /// What to change so that it does not happen again.
+    pub action_items: Vec<ActionItemReport>,
+}
+
+/// One action item.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActionItemReport {
+    /// Its kind (`attach_retries`, `write_contract`, ...).
+    pub kind: &'static str,
+    /// The item in one sentence.
+    pub text: String,
+}
+
+/// What the exported groups did, together: the postmortem's summary.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Impact {
+    /// Side effects beyond the first, in groups whose verdict is
+    /// `duplicate_side_effect`.
+    pub duplicate_side_effects: usize,
+    /// Groups that may hold a duplicate (`possible_duplicate`).
+    pub possible_duplicates: usize,
+    /// Executions whose outcome is still unknown.
+    pub unknown_outcomes: usize,
+    /// Targets acted on more than once, or possibly so.
+    pub targets: Vec<String>,
+    /// First event of the groups that hold (possible) duplicates.
+    pub from: Option<DateTime<Utc>>,
+    /// Last event of those groups.
+    pub to: Option<DateTime<Utc>>,
 }
 
 /// A whole export.
@@ -204,6 +239,8 @@ pub struct Report {
     pub case_file: Option<CaseInfo>,
     /// Analysis notes.
     pub notes: Vec<String>,
+    /// What happened, in numbers.
+    pub impact: Impact,
     /// Groups, in the order asked for.
     pub groups: Vec<GroupReport>,
 }

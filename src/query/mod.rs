@@ -18,7 +18,8 @@ mod views;
 pub mod words;
 
 pub use crate::analysis::{
-    ActionClass, Decision, FindingKind, Resolution, Severity, ToolContract, Verdict,
+    ActionClass, ActionItem, ActionKind, Decision, FindingKind, Resolution, Severity, ToolContract,
+    Verdict,
 };
 pub use crate::journal::chain::{ChainMark, ChainStatus};
 pub use crate::journal::{Capabilities, Format, JournalError, LineError, LoadedJournal, Progress};
@@ -30,8 +31,8 @@ pub use queue::{LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
 pub use verify::{VerifyReport, verify};
 pub use views::{
-    AnswerView, AttachedCall, CallRate, EventView, EvidenceTarget, EvidenceView, ExecutionSummary,
-    FindingView, GroupDetail, GroupSummary, StageMark, StageStatus, Stages,
+    AnswerView, AttachedCall, CallRate, Effects, EventView, EvidenceTarget, EvidenceView,
+    ExecutionSummary, FindingView, GroupDetail, GroupSummary, StageMark, StageStatus, Stages,
 };
 
 use crate::analysis::{self, Analysis, Config, Group};

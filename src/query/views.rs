@@ -6,7 +6,8 @@ use super::words::{Plain, event_detail};
 use super::{GroupRef, Investigation};
 use crate::analysis::verdict::TargetAnswer;
 use crate::analysis::{
-    self, Answer, EvidenceRef, Finding, Resolution, Severity, ToolContract, Verdict, lifecycle,
+    self, ActionItem, Answer, EvidenceRef, Finding, Resolution, Severity, ToolContract, Verdict,
+    lifecycle,
 };
 use crate::journal::chain::ChainMark;
 use crate::model::{Event, EventIdx, EventKind, ExecIdx, SessionIdx, SourceRef};
@@ -261,6 +262,31 @@ pub struct GroupDetail {
     pub contract: ToolContract,
     /// The canonical action record that was fingerprinted.
     pub canonical_action: Value,
+    /// What to change so that it does not happen again.
+    pub action_items: Vec<ActionItem>,
+    /// What the target did, counted over the group's executions.
+    pub effects: Effects,
+}
+
+/// What the target did across a group's executions (the impact a
+/// postmortem reports).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Effects {
+    /// Executions the target acted on (the journal or a reviewer says so).
+    pub acted: usize,
+    /// Of those, the ones a reviewer's decision settled.
+    pub acted_by_reviewer: usize,
+    /// Dispatched executions whose outcome nothing settled.
+    pub unknown: usize,
+    /// When the executions the target acted on were dispatched.
+    pub acted_at: Vec<DateTime<Utc>>,
+}
+
+impl Effects {
+    /// Side effects beyond the first: what a duplicate cost.
+    pub fn extra(&self) -> usize {
+        self.acted.saturating_sub(1)
+    }
 }
 
 /// One event for display.
@@ -504,7 +530,44 @@ impl GroupRef<'_> {
                 .collect(),
             contract: self.g.contract.clone(),
             canonical_action: self.canonical_action(),
+            action_items: self.action_items(),
+            effects: self.effects(),
         }
+    }
+
+    /// What to change so that the group's problem does not happen again
+    /// (docs/design.md §5.9).
+    pub fn action_items(&self) -> Vec<ActionItem> {
+        let delivery = self.executions().all(|x| self.inv.caps_of(x).delivery);
+        crate::analysis::actions::action_items(
+            &self.inv.model,
+            &self.inv.analysis.lifecycles,
+            self.g,
+            delivery,
+        )
+    }
+
+    /// What the target did across the group's executions.
+    pub fn effects(&self) -> Effects {
+        let mut e = Effects::default();
+        for x in self.executions() {
+            let l = self.inv.analysis.lifecycle(x);
+            let ex = self.inv.model.execution(x);
+            match l.answer {
+                TargetAnswer::Performed => {
+                    e.acted += 1;
+                    // A stored resolution on a performed execution is the
+                    // reviewer's: decisions never override the journal.
+                    e.acted_by_reviewer += usize::from(l.resolution.is_some());
+                    if let Some(t) = l.dispatch_time(ex) {
+                        e.acted_at.push(t);
+                    }
+                }
+                a if a.is_unknown() && l.dispatches > 0 => e.unknown += 1,
+                _ => {}
+            }
+        }
+        e
     }
 
     fn explain(&self) -> analysis::Explanation {

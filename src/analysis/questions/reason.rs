@@ -64,14 +64,24 @@ impl Ctx<'_> {
         }
         // An outcome settled by a reviewer names the reviewer and the time
         // (resolution.rs: every view says who resolved it and when).
-        let outcome = match (le.decisive_outcome, &le.resolution) {
-            (Some(i), _) => outcome_words(xe.event(i)),
-            (None, Some(r)) => format!(
+        // An outcome settled by a reviewer says so first: the journal's own
+        // answer (if any) did not tell what the target did.
+        let reviewed = |r: &crate::analysis::Resolution| {
+            format!(
                 "reviewer {} decided {} at {}",
                 r.reviewer,
                 r.decision,
                 r.at.format("%Y-%m-%d %H:%M:%SZ")
+            )
+        };
+        let outcome = match (le.decisive_outcome, &le.resolution) {
+            (Some(i), Some(r)) if r.decision != crate::analysis::Decision::Escalated => format!(
+                "{}; the journal's answer, {}, did not tell",
+                reviewed(r),
+                outcome_words(xe.event(i))
             ),
+            (Some(i), _) => outcome_words(xe.event(i)),
+            (None, Some(r)) => reviewed(r),
             (None, None) => String::new(),
         };
         match (v, p) {
