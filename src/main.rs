@@ -1,9 +1,11 @@
-//! The binary edge: parse arguments, pick a front end, map errors to exit
-//! codes (0 success, 1 output failure, 2 unreadable input).
+//! The binary edge: parse arguments, merge them with the settings file,
+//! pick a front end, map errors to exit codes (0 success, 1 a write refused
+//! or failed, 2 unreadable input; `CliError::exit_code`).
 
 #![forbid(unsafe_code)]
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
+use retrace::cli::config::{Flags, Settings, resolve};
 use retrace::cli::{self, Cli, CliError, Command, ReviewCommand};
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -24,8 +26,7 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            // One line, controls and newlines escaped: a file name cannot
-            // forge a line of its own.
+            // Each line escaped: a file name cannot forge a line of its own.
             let _ = writeln!(
                 io::stderr(),
                 "retrace: {}",
@@ -37,20 +38,44 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Cli) -> Result<u8, CliError> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let common = &args.common;
-    match args.command {
-        None => {
-            retrace::tui::run(&cli::setup(&args.journals, common), common.theme.as_deref())?;
-            Ok(0)
-        }
-        Some(Command::Groups {
+    let settings = Settings::load(args.global.config.as_deref())?;
+    // Options written before the command name apply to it.
+    let outer = Flags {
+        journals: args.journals,
+        read: args.read,
+        analysis: args.analysis,
+        case: args.case,
+        reviewer: args.reviewer,
+        tui: args.tui,
+        color: args.global.color,
+    };
+    let flags =
+        |journals, read: cli::ReadOpts, analysis: cli::AnalysisOpts, case: cli::CaseOpts| Flags {
+            journals,
+            read: read.or(&outer.read),
+            analysis: analysis.or(&outer.analysis),
+            case: case.or(&outer.case),
+            reviewer: outer.reviewer.clone(),
+            tui: outer.tui.clone(),
+            color: outer.color,
+        };
+    let Some(command) = args.command else {
+        let r = resolve(outer.clone(), settings);
+        retrace::tui::run(&r.setup, r.theme.as_deref())?;
+        return Ok(0);
+    };
+    match command {
+        Command::Groups {
             journals,
             all,
             json,
-        }) => {
-            let inv = cli::open(&cli::setup(&journals, common))?;
+            read,
+            analysis,
+            case,
+        } => {
+            let r = resolve(flags(journals, read, analysis, case), settings);
+            let mut out = cli::stdout(r.color);
+            let inv = cli::open(&r.setup)?;
             cli::groups(&inv, all, json, &mut out)?;
             out.flush()?;
             // The process ends here: freeing a million events one by one
@@ -58,57 +83,106 @@ fn run(args: Cli) -> Result<u8, CliError> {
             std::mem::forget(inv);
             Ok(0)
         }
-        Some(Command::Investigate {
+        Command::Investigate {
             journals,
             group,
             json,
-        }) => {
-            let inv = cli::open(&cli::setup(&journals, common))?;
+            read,
+            analysis,
+            case,
+        } => {
+            let r = resolve(flags(journals, read, analysis, case), settings);
+            let mut out = cli::stdout(r.color);
+            let inv = cli::open(&r.setup)?;
             cli::investigate(&inv, &group, json, &mut out)?;
             out.flush()?;
             std::mem::forget(inv);
             Ok(0)
         }
-        Some(Command::Review { command }) => {
+        Command::Verify {
+            journals,
+            json,
+            read,
+            case,
+        } => {
+            let case = cli::CaseOpts {
+                case,
+                read_only: false,
+            };
+            let r = resolve(
+                flags(journals, read, cli::AnalysisOpts::default(), case),
+                settings,
+            );
+            let mut out = cli::stdout(r.color);
+            let code = cli::verify(&r.setup, json, &mut out)?;
+            out.flush()?;
+            Ok(code)
+        }
+        Command::Review { command } => {
             match command {
-                ReviewCommand::List { journals, json } => {
-                    cli::review_list(&cli::setup(&journals, common), json, &mut out)?;
+                ReviewCommand::List {
+                    journals,
+                    json,
+                    read,
+                    analysis,
+                    case,
+                } => {
+                    let r = resolve(flags(journals, read, analysis, case), settings);
+                    let mut out = cli::stdout(r.color);
+                    cli::review_list(&r.setup, json, &mut out)?;
+                    out.flush()?;
                 }
                 ReviewCommand::Decide {
                     execution_id,
                     journals,
                     decision,
                     note,
+                    read,
+                    analysis,
+                    case,
+                    reviewer,
                 } => {
-                    cli::review_decide(
-                        &cli::setup(&journals, common),
-                        &execution_id,
-                        decision,
-                        &note,
-                        &mut out,
-                    )?;
+                    let mut f = flags(journals, read, analysis, case);
+                    f.reviewer = reviewer.or(&outer.reviewer);
+                    let r = resolve(f, settings);
+                    let mut out = cli::stdout(r.color);
+                    cli::review_decide(&r.setup, &execution_id, decision, &note, &mut out)?;
+                    out.flush()?;
                 }
-                ReviewCommand::Export { journals, output } => {
-                    cli::review_export(
-                        &cli::setup(&journals, common),
-                        output.as_deref(),
-                        &mut out,
-                    )?;
+                ReviewCommand::Export {
+                    journals,
+                    output,
+                    case,
+                } => {
+                    let f = flags(
+                        journals,
+                        cli::ReadOpts::default(),
+                        cli::AnalysisOpts::default(),
+                        case,
+                    );
+                    let r = resolve(f, settings);
+                    let mut out = cli::stdout(r.color);
+                    cli::review_export(&r.setup, output.as_deref(), &mut out)?;
+                    out.flush()?;
                 }
             }
-            out.flush()?;
             Ok(0)
         }
-        Some(Command::Export {
+        Command::Export {
             journals,
             group,
             all: _,
             format,
             output,
             anonymize,
-        }) => {
+            read,
+            analysis,
+            case,
+        } => {
+            let r = resolve(flags(journals, read, analysis, case), settings);
+            let mut out = cli::stdout(r.color);
             cli::export(
-                &cli::setup(&journals, common),
+                &r.setup,
                 group.as_deref(),
                 format,
                 output.as_deref(),
@@ -118,10 +192,36 @@ fn run(args: Cli) -> Result<u8, CliError> {
             out.flush()?;
             Ok(0)
         }
-        Some(Command::Verify { journals, json }) => {
-            let code = cli::verify(&journals, common, json, &mut out)?;
+        Command::Completions { shell } => {
+            let mut out = io::stdout().lock();
+            clap_complete::generate(shell, &mut Cli::command(), "retrace", &mut out);
             out.flush()?;
-            Ok(code)
+            Ok(0)
+        }
+        Command::Man => {
+            let mut out = io::stdout().lock();
+            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            out.flush()?;
+            Ok(0)
+        }
+        Command::Config {
+            read,
+            analysis,
+            case,
+            reviewer,
+            tui,
+        } => {
+            let mut f = flags(Vec::new(), read, analysis, case);
+            f.reviewer = reviewer.or(&outer.reviewer);
+            if tui.theme.is_some() {
+                f.tui = tui;
+            }
+            let file = settings.as_ref().map(|(p, _)| p.clone());
+            let r = resolve(f, settings);
+            let mut out = cli::stdout(r.color);
+            cli::config(&r, file.as_deref(), &mut out)?;
+            out.flush()?;
+            Ok(0)
         }
     }
 }

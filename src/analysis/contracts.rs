@@ -160,6 +160,18 @@ impl Contracts {
         Self::parse(&text, &path.display().to_string())
     }
 
+    /// Adds a later file's contracts: a tool both define gets the later
+    /// one. Returns the tools whose contract was replaced.
+    pub fn merge(&mut self, later: Contracts) -> Vec<String> {
+        let mut replaced = Vec::new();
+        for (tool, c) in later.tools {
+            if self.tools.insert(tool.clone(), c).is_some() {
+                replaced.push(tool);
+            }
+        }
+        replaced
+    }
+
     /// Parses contracts from TOML text; `name` is used in messages.
     ///
     /// # Errors

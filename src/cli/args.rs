@@ -1,4 +1,7 @@
-//! Command-line arguments (DESIGN.md §7).
+//! Command-line arguments (docs/design.md §7). Each command takes only the
+//! options it uses, so that its `--help` lists nothing it ignores; with no
+//! command (the TUI) every option is accepted, and options written before a
+//! command name (`retrace --read-only export …`) still apply to it.
 
 use crate::query::{Decision, Format};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -12,13 +15,33 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "retrace", version, about, long_about)]
 pub struct Cli {
-    /// Journals to open in the TUI (JSONL files of any supported format).
+    /// Journals to open in the TUI (files of any supported format).
     #[arg(value_name = "JOURNAL")]
     pub journals: Vec<PathBuf>,
 
+    /// How journals are read.
+    #[command(flatten)]
+    pub read: ReadOpts,
+
+    /// How calls are turned into intents.
+    #[command(flatten)]
+    pub analysis: AnalysisOpts,
+
+    /// The case file.
+    #[command(flatten)]
+    pub case: CaseOpts,
+
+    /// Who decides.
+    #[command(flatten)]
+    pub reviewer: ReviewerOpts,
+
+    /// TUI look and feel.
+    #[command(flatten)]
+    pub tui: TuiOpts,
+
     /// Options every command takes.
     #[command(flatten)]
-    pub common: Common,
+    pub global: GlobalOpts,
 
     /// A headless command instead of the TUI.
     #[command(subcommand)]
@@ -26,56 +49,99 @@ pub struct Cli {
 }
 
 /// Options every command takes.
-#[derive(Debug, Clone, Args)]
-pub struct Common {
-    /// Tool contracts (TOML): class, attach window, fingerprint fields,
-    /// defaults, secret fields per tool.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalOpts {
+    /// Settings file (TOML) instead of $XDG_CONFIG_HOME/retrace/config.toml
+    /// (else ~/.config/retrace/config.toml); flags win over it.
     #[arg(long, value_name = "FILE", global = true)]
-    pub contracts: Option<PathBuf>,
+    pub config: Option<PathBuf>,
 
-    /// Deployment key for HMAC-SHA256 fingerprints (hex or raw bytes).
-    #[arg(long, value_name = "FILE", global = true)]
-    pub key_file: Option<PathBuf>,
+    /// Colour in text output: auto (on a terminal, unless NO_COLOR is
+    /// set), always, never.
+    #[arg(long, value_name = "WHEN", global = true)]
+    pub color: Option<ColorWhen>,
+}
 
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorWhen {
+    /// On a terminal, unless NO_COLOR is set (no-color.org).
+    Auto,
+    /// Always, even into a pipe.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// How journals are read.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReadOpts {
     /// Read every journal as this format instead of detecting it: native,
     /// native-sqlite, gh-aw-mcpg, mcp-acp, mcpproxy, mcp-audit, sallyport
     /// (docs/formats.md).
-    #[arg(long, value_name = "FORMAT", global = true, value_parser = parse_format)]
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
     pub input_format: Option<Format>,
-
-    /// TUI theme: a name from themes/ or a path to a theme file.
-    #[arg(long, value_name = "NAME", global = true)]
-    pub theme: Option<String>,
 
     /// Sallyport audit signer public key (P-256 point in X9.63/SEC1 form;
     /// raw, hex or base64): row signatures are checked.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     pub signer_key: Option<PathBuf>,
 
     /// Sallyport exported audit identity (32-byte P-256 private key; raw,
     /// hex or base64): sealed events are decrypted and read.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     pub audit_identity: Option<PathBuf>,
 
     /// mcp-audit attestation key: the HMAC-SHA256 secret (as in its
     /// key.hex) or the Ed25519 public key: attestations are checked.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     pub attestation_key: Option<PathBuf>,
+}
 
+/// How calls are turned into intents.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AnalysisOpts {
+    /// Tool contracts (TOML): class, attach window, fingerprint fields,
+    /// defaults, secret fields per tool. May be given more than once; a
+    /// later file's contract for a tool replaces an earlier one's.
+    #[arg(long, value_name = "FILE")]
+    pub contracts: Vec<PathBuf>,
+
+    /// Deployment key for HMAC-SHA256 fingerprints (hex or raw bytes).
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+}
+
+/// The case file.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CaseOpts {
     /// Case file (SQLite) holding reviewer decisions, notes and bookmarks.
     /// Default: retrace-case.sqlite in the folder of the first journal;
     /// the bundled sample has none unless this is given.
-    #[arg(long = "case", value_name = "FILE", global = true)]
+    #[arg(long = "case", value_name = "FILE")]
     pub case: Option<PathBuf>,
-
-    /// Reviewer name recorded with a decision (default: the login name).
-    #[arg(long, value_name = "NAME", global = true)]
-    pub reviewer: Option<String>,
 
     /// Read-only mode: never write a decision, a case file or an export
     /// file (printing to stdout still works).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub read_only: bool,
+}
+
+/// Who decides.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReviewerOpts {
+    /// Reviewer name recorded with a decision (default: the login name).
+    #[arg(long, value_name = "NAME")]
+    pub reviewer: Option<String>,
+}
+
+/// TUI look and feel.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TuiOpts {
+    /// TUI theme: a name from themes/ or a path to a theme file.
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -97,6 +163,15 @@ pub enum Command {
         /// Print a JSON array.
         #[arg(long)]
         json: bool,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
+        /// The case file.
+        #[command(flatten)]
+        case: CaseOpts,
     },
     /// Walk one group through the five questions to its verdict.
     Investigate {
@@ -109,11 +184,21 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
+        /// The case file.
+        #[command(flatten)]
+        case: CaseOpts,
     },
-    /// Verify the audit chains of journals (DESIGN.md §6): for each, the rule
-    /// used, the lines checked and the first failure. Exit 0 when every chain
-    /// is intact (or the format has none), 1 when one is broken or could not
-    /// be checked, 2 when a journal is unreadable.
+    /// Verify the audit chains of journals and of their case file
+    /// (docs/design.md §6): for each, the rule used, the lines checked and
+    /// the first failure. Exit 0 when every chain is intact (or the format
+    /// has none), 1 when one is broken or could not be checked, 2 when a
+    /// journal is unreadable.
     Verify {
         /// Journals to verify (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
@@ -121,6 +206,13 @@ pub enum Command {
         /// Print a JSON array, one object per journal.
         #[arg(long)]
         json: bool,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// Case file to verify as well (default: retrace-case.sqlite beside
+        /// the first journal, when it exists).
+        #[arg(long = "case", value_name = "FILE")]
+        case: Option<PathBuf>,
     },
     /// Review executions whose outcome is unknown or whose result was not
     /// delivered, and record decisions in the case file.
@@ -158,6 +250,43 @@ pub enum Command {
         /// text with consistent pseudonyms.
         #[arg(long)]
         anonymize: bool,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
+        /// The case file.
+        #[command(flatten)]
+        case: CaseOpts,
+    },
+    /// Print a shell completion script: put it where your shell loads
+    /// completions (README: "Shell completions and the man page").
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout: `retrace man > retrace.1`.
+    Man,
+    /// Print the effective settings and where each comes from (a flag, the
+    /// settings file, the environment, or the default).
+    Config {
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
+        /// The case file.
+        #[command(flatten)]
+        case: CaseOpts,
+        /// Who decides.
+        #[command(flatten)]
+        reviewer: ReviewerOpts,
+        /// TUI look and feel.
+        #[command(flatten)]
+        tui: TuiOpts,
     },
 }
 
@@ -174,6 +303,15 @@ pub enum ReviewCommand {
         /// Print a JSON array.
         #[arg(long)]
         json: bool,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
+        /// The case file.
+        #[command(flatten)]
+        case: CaseOpts,
     },
     /// Record a decision about one execution in the case file.
     Decide {
@@ -191,6 +329,18 @@ pub enum ReviewCommand {
         /// Why: what the target shows (required).
         #[arg(long, value_name = "TEXT")]
         note: String,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
+        /// The case file.
+        #[command(flatten)]
+        case: CaseOpts,
+        /// Who decides.
+        #[command(flatten)]
+        reviewer: ReviewerOpts,
     },
     /// Write the decisions as JSONL that a gateway can consume.
     Export {
@@ -201,6 +351,9 @@ pub enum ReviewCommand {
         /// Write to FILE (atomically) instead of stdout.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
+        /// The case file.
+        #[command(flatten)]
+        case: CaseOpts,
     },
 }
 
@@ -232,6 +385,54 @@ fn parse_decision(s: &str) -> Result<Decision, ExpectedOneOf> {
     })
 }
 
+impl ReadOpts {
+    /// These options, with `outer`'s (written before the command name)
+    /// where these leave one out.
+    pub fn or(self, outer: &ReadOpts) -> ReadOpts {
+        ReadOpts {
+            input_format: self.input_format.or(outer.input_format),
+            signer_key: self.signer_key.or_else(|| outer.signer_key.clone()),
+            audit_identity: self.audit_identity.or_else(|| outer.audit_identity.clone()),
+            attestation_key: self
+                .attestation_key
+                .or_else(|| outer.attestation_key.clone()),
+        }
+    }
+}
+
+impl AnalysisOpts {
+    /// These options, with `outer`'s where these leave one out.
+    pub fn or(self, outer: &AnalysisOpts) -> AnalysisOpts {
+        AnalysisOpts {
+            contracts: if self.contracts.is_empty() {
+                outer.contracts.clone()
+            } else {
+                self.contracts
+            },
+            key_file: self.key_file.or_else(|| outer.key_file.clone()),
+        }
+    }
+}
+
+impl CaseOpts {
+    /// These options, with `outer`'s where these leave one out.
+    pub fn or(self, outer: &CaseOpts) -> CaseOpts {
+        CaseOpts {
+            case: self.case.or_else(|| outer.case.clone()),
+            read_only: self.read_only || outer.read_only,
+        }
+    }
+}
+
+impl ReviewerOpts {
+    /// These options, with `outer`'s where these leave one out.
+    pub fn or(self, outer: &ReviewerOpts) -> ReviewerOpts {
+        ReviewerOpts {
+            reviewer: self.reviewer.or_else(|| outer.reviewer.clone()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,5 +444,47 @@ mod tests {
         for f in Format::ALL {
             assert!(help.contains(f.name()), "{f} missing from --help");
         }
+    }
+
+    /// Each command's help lists only the options it uses (verify once
+    /// listed --theme and --reviewer).
+    #[test]
+    fn each_command_lists_only_its_options() {
+        let mut cli = Cli::command();
+        // Global options reach the subcommands when the command is built.
+        cli.build();
+        let verify = cli
+            .find_subcommand_mut("verify")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        for not in [
+            "--theme",
+            "--reviewer",
+            "--contracts",
+            "--key-file",
+            "--read-only",
+        ] {
+            assert!(
+                !verify.contains(not),
+                "verify --help lists {not}:\n{verify}"
+            );
+        }
+        for yes in [
+            "--signer-key",
+            "--input-format",
+            "--case",
+            "--config",
+            "--color",
+        ] {
+            assert!(verify.contains(yes), "verify --help lacks {yes}");
+        }
+        let groups = cli
+            .find_subcommand_mut("groups")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(!groups.contains("--theme") && !groups.contains("--reviewer"));
+        assert!(groups.contains("--contracts"));
     }
 }

@@ -2,11 +2,15 @@
 //! Every TUI view has a twin here.
 
 mod args;
+pub mod config;
 mod export;
 mod review;
 mod text;
 
-pub use args::{Cli, Command, Common, ExportFormat, ReviewCommand};
+pub use args::{
+    AnalysisOpts, CaseOpts, Cli, ColorWhen, Command, ExportFormat, ReadOpts, ReviewCommand,
+    ReviewerOpts, TuiOpts,
+};
 pub use export::export;
 pub use review::{review_decide, review_export, review_list};
 
@@ -29,6 +33,9 @@ pub enum CliError {
     /// The TUI could not start or its journals could not be loaded.
     #[error(transparent)]
     Tui(#[from] crate::tui::TuiError),
+    /// The settings file could not be used.
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
     /// Other bad input (an output file that is one of the inputs).
     #[error("{0}")]
     Input(String),
@@ -45,30 +52,52 @@ impl CliError {
     /// The process exit code.
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Query(_) | CliError::Input(_) | CliError::Tui(_) => 2,
+            CliError::Query(_) | CliError::Input(_) | CliError::Tui(_) | CliError::Config(_) => 2,
             CliError::Decision(d) if d.is_refusal() => 2,
             CliError::Decision(_) | CliError::Output(_) | CliError::Write(_) => 1,
         }
     }
 }
 
-/// The front-end-neutral setup of a command: its journals and the common
-/// options. The TUI gets the same value.
-pub fn setup(journals: &[std::path::PathBuf], common: &Common) -> Setup {
-    Setup {
-        journals: journals.to_vec(),
-        input_format: common.input_format,
-        contracts: common.contracts.clone(),
-        key_file: common.key_file.clone(),
-        signer_key: common.signer_key.clone(),
-        audit_identity: common.audit_identity.clone(),
-        attestation_key: common.attestation_key.clone(),
-        case: common.case.clone(),
-        // The login name when none is given (the environment is read here,
-        // at the edge).
-        reviewer: crate::review::reviewer(common.reviewer.as_deref()),
-        read_only: common.read_only,
+/// Standard output, buffered, with colour as asked: `auto` colours on a
+/// terminal unless `NO_COLOR` (or `CLICOLOR=0`) is set, and strips every
+/// style when the output is a pipe or a file.
+pub fn stdout(color: ColorWhen) -> io::BufWriter<anstream::AutoStream<io::StdoutLock<'static>>> {
+    let choice = match color {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    };
+    io::BufWriter::new(anstream::AutoStream::new(io::stdout().lock(), choice))
+}
+
+/// `retrace config`: every setting, its value and where it came from.
+///
+/// # Errors
+/// Output errors.
+pub fn config(
+    r: &config::Resolved,
+    file: Option<&std::path::Path>,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    match file {
+        Some(p) => writeln!(out, "settings file: {}", escape(&p.display().to_string()))?,
+        None => writeln!(
+            out,
+            "settings file: none ($XDG_CONFIG_HOME/retrace/config.toml or ~/.config/retrace/config.toml, or --config FILE)"
+        )?,
     }
+    let width = r.effective.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    for e in &r.effective {
+        writeln!(
+            out,
+            "{:<width$}  {}  ({})",
+            e.name,
+            escape(&e.value),
+            escape(&e.source.to_string())
+        )?;
+    }
+    Ok(())
 }
 
 /// Prints the setup's warnings (a journal given twice, a broken case file
@@ -206,13 +235,8 @@ struct InvestigateJson<'a> {
 ///
 /// # Errors
 /// Unreadable key files, or output errors.
-pub fn verify(
-    journals: &[std::path::PathBuf],
-    common: &Common,
-    json: bool,
-    out: &mut dyn Write,
-) -> Result<u8, CliError> {
-    let reports = crate::query::verify(&setup(journals, common))?;
+pub fn verify(setup: &Setup, json: bool, out: &mut dyn Write) -> Result<u8, CliError> {
+    let reports = crate::query::verify(setup)?;
     let code = reports
         .iter()
         .map(VerifyReport::exit_code)

@@ -5,9 +5,35 @@ use crate::query::{
     ChainMark, ChainStatus, EvidenceView, FindingKind, GroupDetail, GroupRef, Investigation,
     VerifyReport,
 };
+use crate::query::{Severity, Verdict};
 use crate::sanitize::escape;
+use anstyle::{AnsiColor, Style};
 use chrono::{DateTime, Utc};
 use std::io::{self, Write};
+
+/// The style of a severity in text output (the output stream strips it
+/// when colour is off: `--color`, `NO_COLOR`, a pipe).
+fn severity_style(s: Severity) -> Style {
+    let c = |c: AnsiColor| Style::new().fg_color(Some(c.into()));
+    match s {
+        Severity::Critical => c(AnsiColor::Red).bold(),
+        Severity::High => c(AnsiColor::Red),
+        Severity::Review => c(AnsiColor::Magenta),
+        Severity::Warn => c(AnsiColor::Yellow),
+        Severity::Info => c(AnsiColor::Cyan),
+        Severity::Ok => c(AnsiColor::Green),
+    }
+}
+
+/// `text` padded to `width` columns, in `style`.
+fn styled(text: &str, width: usize, style: Style) -> String {
+    format!("{style}{text:<width$}{style:#}")
+}
+
+/// A verdict padded to `width`, in its severity's style.
+fn verdict(v: Verdict, width: usize) -> String {
+    styled(v.as_str(), width, severity_style(v.severity()))
+}
 
 fn t(at: Option<DateTime<Utc>>) -> String {
     at.map_or_else(|| "-".into(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string())
@@ -47,9 +73,17 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
     for r in reports {
         let name = escape(&r.journal);
         if let Some(c) = &r.case_file {
-            let verdict = if c.is_intact() { "OK" } else { "BROKEN" };
-            writeln!(out, "{verdict:<11} {name} (case file)")?;
-            writeln!(out, "            {}", escape(&c.chain.describe()))?;
+            let (verdict, style) = if c.is_intact() {
+                ("OK", severity_style(Severity::Ok))
+            } else {
+                ("BROKEN", severity_style(Severity::Critical))
+            };
+            writeln!(
+                out,
+                "{} {name} (case file): {}",
+                styled(verdict, 11, style),
+                escape(&c.chain.describe())
+            )?;
             if let Some(rule) = r.rule {
                 writeln!(out, "            rule: {rule}")?;
             }
@@ -60,19 +94,20 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
         }
         match (&r.chain, &r.error) {
             (Some(c), _) => {
-                let verdict = match c {
-                    ChainStatus::Intact { .. } => "OK",
-                    ChainStatus::NoChain { .. } => "NO CHAIN",
-                    ChainStatus::Broken { .. } => "BROKEN",
-                    ChainStatus::NotChecked { .. } => "NOT CHECKED",
+                let (verdict, style) = match c {
+                    ChainStatus::Intact { .. } => ("OK", severity_style(Severity::Ok)),
+                    ChainStatus::NoChain { .. } => ("NO CHAIN", Style::new().dimmed()),
+                    ChainStatus::Broken { .. } => ("BROKEN", severity_style(Severity::Critical)),
+                    ChainStatus::NotChecked { .. } => {
+                        ("NOT CHECKED", severity_style(Severity::Warn))
+                    }
                 };
                 writeln!(
                     out,
-                    "{verdict:<11} {name} ({}, {} line(s))",
-                    r.format.map_or("?", |f| f.name()),
-                    r.lines
+                    "{} {name}: {}",
+                    styled(verdict, 11, style),
+                    escape(&c.summary())
                 )?;
-                writeln!(out, "            {}", escape(&c.summary()))?;
                 if let Some(rule) = r.rule {
                     writeln!(out, "            rule: {rule}")?;
                 }
@@ -90,7 +125,8 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
             (None, e) => {
                 writeln!(
                     out,
-                    "UNREADABLE  {name}\n            {}",
+                    "{} {name}: {}",
+                    styled("UNREADABLE", 11, severity_style(Severity::Critical)),
                     escape(e.as_deref().unwrap_or("unreadable"))
                 )?;
             }
@@ -135,10 +171,10 @@ pub fn groups(
         }
         writeln!(
             out,
-            "{:<12} {:<24} {:<8} {:<26} {:>5} {:>5} {:>5}  {:<19}  {}",
+            "{:<12} {} {} {:<26} {:>5} {:>5} {:>5}  {:<19}  {}",
             g.id(),
-            g.verdict().as_str(),
-            g.severity().as_str(),
+            verdict(g.verdict(), 24),
+            styled(g.severity().as_str(), 8, severity_style(g.severity())),
             clip(&escape(g.tool()), 26),
             g.calls(),
             g.execution_count(),
@@ -172,9 +208,10 @@ pub fn groups(
 
 pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     let s = &d.summary;
+    let style = severity_style(s.severity);
     writeln!(
         out,
-        "Group {}  {}  [{}]",
+        "Group {}  {style}{}{style:#}  [{}]",
         s.group_id,
         s.verdict.as_str().to_uppercase(),
         s.severity

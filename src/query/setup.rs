@@ -20,8 +20,9 @@ pub struct Setup {
     pub journals: Vec<PathBuf>,
     /// Read every journal as this format instead of detecting it.
     pub input_format: Option<Format>,
-    /// Tool contracts (TOML, docs/design.md §4).
-    pub contracts: Option<PathBuf>,
+    /// Tool contracts files (TOML, docs/design.md §4.4), in order: a later
+    /// file's contract for a tool replaces an earlier one's.
+    pub contracts: Vec<PathBuf>,
     /// Deployment key for HMAC-SHA256 fingerprints.
     pub key_file: Option<PathBuf>,
     /// Sallyport audit signer public key.
@@ -128,10 +129,24 @@ impl Setup {
         } else {
             journals.iter().map(JournalSource::file).collect()
         };
-        let contracts = match &self.contracts {
-            Some(p) => Contracts::load(p)?,
-            None if sample => crate::sample::contracts(),
-            None => Contracts::none(),
+        let contracts = if self.contracts.is_empty() && sample {
+            crate::sample::contracts()
+        } else {
+            let mut all = Contracts::none();
+            for (i, p) in self.contracts.iter().enumerate() {
+                for tool in all.merge(Contracts::load(p)?) {
+                    warnings.push(format!(
+                        "the contract for {tool} in {} replaces the one in an earlier contracts file ({})",
+                        p.display(),
+                        self.contracts[..i]
+                            .iter()
+                            .map(|q| q.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+            all
         };
         let key = match &self.key_file {
             Some(p) => FingerprintKey::load(p)?,
@@ -157,8 +172,10 @@ impl Setup {
             sources.iter().filter_map(source_path),
             case.path.as_deref(),
         );
+        for p in &self.contracts {
+            inputs.push((p.clone(), format!("the contracts file {}", p.display())));
+        }
         for (p, what) in [
-            (&self.contracts, "the contracts file"),
             (&self.key_file, "the key file"),
             (&self.signer_key, "the signer key"),
             (&self.audit_identity, "the audit identity"),

@@ -1,0 +1,198 @@
+//! At home in the terminal: completions and a man page from the binary, a
+//! settings file that flags override, colour as the ecosystem does it, and
+//! options before the command name.
+
+mod common;
+
+use common::*;
+use std::process::Command;
+
+fn retrace(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = Command::new(BIN);
+    c.args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env("XDG_CONFIG_HOME", dir.join("xdg"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn completions_for_every_shell_and_a_man_page() {
+    let d = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = retrace(d.path(), &["completions", shell], &[]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let s = stdout(&o);
+        for word in [
+            "groups",
+            "investigate",
+            "verify",
+            "export",
+            "input-format",
+        ] {
+            assert!(s.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    let o = retrace(d.path(), &["completions", "tcsh"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = retrace(d.path(), &["man"], &[]);
+    assert!(o.status.success());
+    let man = stdout(&o);
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH retrace"),
+        "{man}"
+    );
+    assert!(man.contains("investigate"), "{man}");
+}
+
+#[test]
+fn the_settings_file_and_flags() {
+    let d = tempfile::tempdir().unwrap();
+    let xdg = d.path().join("xdg/retrace");
+    std::fs::create_dir_all(&xdg).unwrap();
+    std::fs::write(
+        xdg.join("config.toml"),
+        "reviewer = \"bob\"\ntheme = \"light\"\ncontracts = [\"contracts.toml\"]\n",
+    )
+    .unwrap();
+    let o = retrace(d.path(), &["config"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("reviewer") && s.contains("bob"), "{s}");
+    assert!(s.contains("settings file"), "{s}");
+    // Relative paths in the file are relative to its folder.
+    assert!(
+        s.contains(&xdg.join("contracts.toml").display().to_string()),
+        "{s}"
+    );
+    // A flag wins, and says so.
+    let o = retrace(d.path(), &["config", "--reviewer", "carol"], &[]);
+    let s = stdout(&o);
+    let line = s.lines().find(|l| l.starts_with("reviewer")).unwrap();
+    assert!(line.contains("carol") && line.contains("(flag)"), "{line}");
+    // A bad file names its line and key, exit 2.
+    std::fs::write(
+        xdg.join("config.toml"),
+        "theme = \"dark\"\nreveiwer = \"bob\"\n",
+    )
+    .unwrap();
+    let o = retrace(d.path(), &["groups"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("config.toml: line 2") && e.contains("reveiwer"),
+        "{e}"
+    );
+    // --config names another file.
+    let other = d.path().join("other.toml");
+    std::fs::write(&other, "read_only = true\n").unwrap();
+    let o = retrace(
+        d.path(),
+        &["--config", other.to_str().unwrap(), "config"],
+        &[],
+    );
+    let s = stdout(&o);
+    let line = s.lines().find(|l| l.starts_with("read_only")).unwrap();
+    assert!(
+        line.contains("true") && line.contains("other.toml"),
+        "{line}"
+    );
+}
+
+#[test]
+fn colour_on_a_terminal_only_and_never_under_no_color() {
+    let d = tempfile::tempdir().unwrap();
+    // Into a pipe: no colour.
+    let o = retrace(d.path(), &["groups"], &[]);
+    assert!(!stdout(&o).contains('\u{1b}'), "{}", stdout(&o));
+    // Forced: the verdict is coloured.
+    let o = retrace(d.path(), &["groups", "--color", "always"], &[]);
+    assert!(
+        stdout(&o).contains("\u{1b}[1m\u{1b}[31mduplicate_side_effect"),
+        "{:?}",
+        stdout(&o)
+    );
+    // NO_COLOR wins over the default, a flag over NO_COLOR.
+    let o = retrace(d.path(), &["config"], &[("NO_COLOR", "1")]);
+    let s = stdout(&o);
+    let line = s.lines().find(|l| l.starts_with("color")).unwrap();
+    assert!(
+        line.contains("never") && line.contains("NO_COLOR"),
+        "{line}"
+    );
+    // JSON never carries styles.
+    let o = retrace(d.path(), &["groups", "--json", "--color", "always"], &[]);
+    assert!(!stdout(&o).contains('\u{1b}'));
+}
+
+/// Options written before the command name still apply to it, and only a
+/// command's own options are accepted after it.
+#[test]
+fn options_before_the_command_name() {
+    let (d, _) = copy_fixture("pending-retry.jsonl");
+    let o = retrace(
+        d.path(),
+        &[
+            "--read-only",
+            "export",
+            "pending-retry.jsonl",
+            "--all",
+            "--format",
+            "json",
+            "-o",
+            "x.json",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("read-only"), "{}", stderr(&o));
+    let o = retrace(d.path(), &["verify", "--theme", "dark"], &[]);
+    assert_eq!(o.status.code(), Some(2), "verify takes no --theme");
+}
+
+/// Two contracts files: the later one's contract for a tool wins, and the
+/// override is said.
+#[test]
+fn contracts_files_merge_in_order() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a.toml");
+    let b = d.path().join("b.toml");
+    let defaults = "defaults = { region = \"us-east-1\" }\n";
+    std::fs::write(
+        &a,
+        format!("[tools.deploy_release]\nclass = \"irreversible\"\n{defaults}"),
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        format!("[tools.deploy_release]\nclass = \"read_only\"\n{defaults}"),
+    )
+    .unwrap();
+    let o = retrace(
+        d.path(),
+        &[
+            "groups",
+            "--json",
+            "--contracts",
+            a.to_str().unwrap(),
+            "--contracts",
+            b.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the contract for deploy_release in")
+            && stderr(&o).contains("replaces"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Read-only: repeats are distinct intents.
+    assert_eq!(v[0]["verdict"], "distinct_intent", "{v:#}");
+}
