@@ -1,0 +1,6 @@
+"""placeholder"""
+
+def run(lab):
+    raise NotImplementedError
+
+run_sqlite = run_postgres = run
