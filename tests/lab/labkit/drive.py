@@ -37,6 +37,8 @@ class Outcome:
 
     kind: str
     text: str = ""
+    # The JSON-RPC id of the tools/call, where the client chose it.
+    request_id: int | None = None
 
     @property
     def label(self) -> str:
@@ -130,14 +132,15 @@ class ScenarioReport:
         sent_at = rfc3339_now()
         started = time.monotonic()
         outcome = await caller.call(scenario.tool, scenario.arguments, timeout_s)
-        self.calls.append(
-            {
-                "sent_at": sent_at,
-                "ended_at": rfc3339_now(),
-                "seconds": round(time.monotonic() - started, 3),
-                "saw": outcome.label,
-            }
-        )
+        call = {
+            "sent_at": sent_at,
+            "ended_at": rfc3339_now(),
+            "seconds": round(time.monotonic() - started, 3),
+            "saw": outcome.label,
+        }
+        if outcome.request_id is not None:
+            call["jsonrpc_id"] = outcome.request_id
+        self.calls.append(call)
         log(f"{scenario.id}: {scenario.tool} -> {outcome.label}")
         return outcome
 

@@ -66,12 +66,12 @@ class Processes:
         cwd: Path | None = None,
         ports: tuple[int, ...] = (),
         pipes: bool = False,
-        preexec: Callable[[], None] | None = None,
+        popen_extra: dict | None = None,
     ) -> Child:
         """Start `argv` in a new session (its own process group), output to `log_path`.
 
         With `pipes`, stdin and stdout are pipes (the client's control channel) and only
-        stderr goes to the log.
+        stderr goes to the log. `popen_extra` goes to Popen as is (e.g. user and group).
         """
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log_file = open(log_path, "ab")
@@ -83,9 +83,9 @@ class Processes:
             env=env,
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=preexec,
             text=pipes,
             bufsize=1 if pipes else -1,
+            **(popen_extra or {}),
         )
         log_file.close()
         child = Child(name, popen, log_path, ports)
