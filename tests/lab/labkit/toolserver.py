@@ -24,8 +24,9 @@ from labkit.scenarios import BY_TOOL, SCENARIOS, annotations_for
 class World:
     """What the tools act on: counts the calls each tool sees and records the effects."""
 
-    def __init__(self, effects: EffectLog) -> None:
+    def __init__(self, effects: EffectLog, first_answer_delays: dict[str, float]) -> None:
         self.effects = effects
+        self.first_answer_delays = first_answer_delays
         self.seen: Counter[str] = Counter()
 
     async def act(self, tool: str, arguments: dict) -> str:
@@ -35,7 +36,8 @@ class World:
         attempt = self.seen[tool]
         if not scenario.read_only:
             self.effects.record(tool, arguments, scenario.id, attempt)
-        delay = scenario.answer_delay_s + (scenario.first_answer_delay_s if attempt == 1 else 0.0)
+        first = self.first_answer_delays.get(tool, scenario.first_answer_delay_s)
+        delay = scenario.answer_delay_s + (first if attempt == 1 else 0.0)
         print(f"toolserver: {tool} call {attempt}, answering in {delay:g}s", file=sys.stderr, flush=True)
         if delay:
             await asyncio.sleep(delay)
@@ -124,7 +126,10 @@ def main() -> None:
     parser.add_argument("--openllmetry", action="store_true", help="instrument with OpenLLMetry")
     parser.add_argument("--json-response", action="store_true", help="answer with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="no MCP session ids")
+    parser.add_argument("--first-answer-delay", action="append", default=[], metavar="TOOL=SECONDS",
+                        help="override how long TOOL takes to answer its first call")
     args = parser.parse_args()
+    delays = {tool: float(seconds) for tool, seconds in (item.split("=", 1) for item in args.first_answer_delay)}
 
     provider = None
     if args.otlp:
@@ -134,7 +139,7 @@ def main() -> None:
 
     import uvicorn
 
-    app = build_app(World(EffectLog(args.effects)), args.json_response, args.stateless)
+    app = build_app(World(EffectLog(args.effects), delays), args.json_response, args.stateless)
     config = uvicorn.Config(
         app, host="127.0.0.1", port=args.port, log_level="warning", timeout_graceful_shutdown=2
     )
