@@ -1,12 +1,14 @@
-"""Client for the otel-sdk system: the official MCP Python SDK 2.x with its built-in tracing.
+"""Client for the otel-sdk and joined systems: the official MCP Python SDK 2.x, built-in tracing.
 
-    python -m labkit.clients.sdk2 --url http://127.0.0.1:8001/mcp --otlp URL --report FILE IDS...
+    python -m labkit.clients.sdk2 --url http://127.0.0.1:8001/mcp --otlp URL
+        [--header 'K: V']... [--tool-map JSON] --report FILE IDS...
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from contextlib import asynccontextmanager
 
 from labkit import drive
@@ -28,20 +30,24 @@ def classify(error: BaseException) -> Outcome:
     return Outcome("error", repr(error))
 
 
-def session_opener(url: str):
-    """Opens an `mcp.Client` (Streamable HTTP; revision 2026-07-28 after `server/discover`)."""
+def session_opener(url: str, headers: dict[str, str], tool_map: dict[str, str]):
+    """Opens an `mcp.Client` over Streamable HTTP: revision 2026-07-28 where `server/discover`
+    answers, else the initialize handshake."""
 
     @asynccontextmanager
     async def open_session():
+        import httpx2
         from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
         from mcp.shared.exceptions import MCPError
 
-        async with Client(url) as client:
+        http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
+        async with http, Client(streamable_http_client(url, http_client=http)) as client:
             await client.list_tools()
 
             async def invoke(tool: str, arguments: dict, timeout_s: float) -> Outcome:
                 try:
-                    result = await client.call_tool(tool, arguments, read_timeout_seconds=timeout_s)
+                    result = await client.call_tool(tool_map.get(tool, tool), arguments, read_timeout_seconds=timeout_s)
                 except MCPError as error:
                     return classify(error)
                 if result.is_error:
@@ -53,10 +59,10 @@ def session_opener(url: str):
     return open_session
 
 
-def connector(url: str):
+def connector(url: str, headers: dict[str, str], tool_map: dict[str, str]):
     @asynccontextmanager
     async def connect():
-        connection = Connection(session_opener(url), classify)
+        connection = Connection(session_opener(url, headers, tool_map), classify)
         await connection.open()
         try:
             yield connection
@@ -71,15 +77,18 @@ def main() -> None:
     parser.add_argument("--url", required=True)
     parser.add_argument("--otlp", required=True)
     parser.add_argument("--service-name", default="lab-agent")
+    parser.add_argument("--header", action="append", default=[], help="'Name: value'")
+    parser.add_argument("--tool-map", default="{}", help="JSON: upstream tool name -> exposed name")
     parser.add_argument("--report", required=True)
     parser.add_argument("scenarios", nargs="+")
     args = parser.parse_args()
+    headers = dict(h.split(": ", 1) for h in args.header)
 
     from labkit.telemetry import start_tracing
 
     provider = start_tracing(args.service_name, args.otlp)
     try:
-        asyncio.run(drive.run(connector(args.url), args.scenarios, args.report))
+        asyncio.run(drive.run(connector(args.url, headers, json.loads(args.tool_map)), args.scenarios, args.report))
     finally:
         provider.shutdown()
 

@@ -156,7 +156,7 @@ def run_sqlite(lab: Lab) -> dict:
     """ContextForge on SQLite: journal mcp.db + gateway.log."""
     folder = lab.out / "contextforge"
     entry = _run(lab, "contextforge", folder, f"sqlite:///{folder / 'mcp.db'}", ["mcp.db", "gateway.log"])
-    _checkpoint(folder / "mcp.db")
+    checkpoint(folder / "mcp.db")
     return entry
 
 
@@ -197,7 +197,7 @@ def _run(lab: Lab, system: str, folder: Path, database_url: str, journals: list[
     return {"system": system, "journals": journals, "scenarios": scenarios}
 
 
-def _checkpoint(database: Path) -> None:
+def checkpoint(database: Path) -> None:
     """Fold SQLite's write-ahead log into the database file, so that mcp.db stands alone."""
     with sqlite3.connect(database) as connection:
         connection.execute("PRAGMA journal_mode=DELETE")
