@@ -14,6 +14,7 @@ import shutil
 import signal
 import sys
 import time
+import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -22,13 +23,16 @@ from labkit.lab import Lab
 from labkit.procs import LabError
 from labkit.systems import audit_gateway, contextforge, joined, openllmetry, otel_sdk
 
+OTEL = ["opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"]
+CONTEXTFORGE = ["mcp-contextforge-gateway", "mcp"]
+# name: (run, the venv whose versions to report, the packages to report)
 SYSTEMS = {
-    "otel-sdk": (otel_sdk.run, "otel-sdk", ["mcp", "mcp-types", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"]),
-    "openllmetry": (openllmetry.run, "openllmetry", ["mcp", "opentelemetry-instrumentation-mcp", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"]),
-    "contextforge": (contextforge.run_sqlite, "contextforge", ["mcp-contextforge-gateway", "mcp"]),
-    "contextforge-pg": (contextforge.run_postgres, "contextforge", ["mcp-contextforge-gateway", "mcp", "psycopg", "psycopg-binary"]),
+    "otel-sdk": (otel_sdk.run, "otel-sdk", ["mcp", "mcp-types", *OTEL]),
+    "openllmetry": (openllmetry.run, "openllmetry", ["mcp", "opentelemetry-instrumentation-mcp", *OTEL]),
+    "contextforge": (contextforge.run_sqlite, "contextforge", CONTEXTFORGE),
+    "contextforge-pg": (contextforge.run_postgres, "contextforge", [*CONTEXTFORGE, "psycopg", "psycopg-binary"]),
     "mcp-audit-gateway": (audit_gateway.run, "mcp-audit-gateway", ["mcp-audit-gateway", "mcp"]),
-    "joined": (joined.run, "contextforge", ["mcp-contextforge-gateway", "mcp", "opentelemetry-sdk"]),
+    "joined": (joined.run, "contextforge", [*CONTEXTFORGE, *OTEL]),
 }
 
 
@@ -78,6 +82,9 @@ def main() -> int:
     except KeyboardInterrupt as interrupt:
         lab.log(f"interrupted in {current} ({interrupt or 'Ctrl-C'}); stopping everything")
         return 130
+    except Exception:
+        lab.log(f"FAILED in {current}: a bug in the lab\n{traceback.format_exc()}")
+        return 1
     finally:
         lab.procs.stop_all()
 

@@ -67,8 +67,11 @@ class Connection:
     connection error, and the next call opens a new session, as a reconnecting client does.
     """
 
-    def __init__(self, open_session: Callable[[], AbstractAsyncContextManager[Invoke]],
-                 classify: Callable[[BaseException], Outcome]) -> None:
+    def __init__(
+        self,
+        open_session: Callable[[], AbstractAsyncContextManager[Invoke]],
+        classify: Callable[[BaseException], Outcome],
+    ) -> None:
         self._open_session = open_session
         self._classify = classify
         self._requests: asyncio.Queue | None = None
@@ -146,7 +149,8 @@ class ScenarioReport:
 
 
 def log(message: str) -> None:
-    print(f"client: {message}", file=sys.stderr, flush=True)
+    """Progress for lab.log (the orchestrator logs the client's stdout lines)."""
+    print(message, flush=True)
 
 
 async def control(command: str) -> str:
@@ -205,7 +209,6 @@ async def gateway_timeout_then_retry(report: ScenarioReport, caller: Caller, con
     if first.kind == "result":
         raise RuntimeError("gateway_timeout_then_retry: the gateway's timeout did not fire")
     await report.call(caller, s, CLIENT_PATIENT_TIMEOUT_S)
-    await asyncio.sleep(s.first_answer_delay_s)
 
 
 RUNNERS: dict[str, Callable[[ScenarioReport, Caller, Connect, Scenario], Awaitable[None]]] = {

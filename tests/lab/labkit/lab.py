@@ -71,11 +71,20 @@ class Upstream:
 
     def start(self) -> None:
         self.starts += 1
-        argv = [str(self.python), "-m", "labkit.toolserver", "--port", str(self.port),
-                "--effects", str(self.effects), *self.extra_args]
+        argv = [
+            str(self.python),
+            "-m",
+            "labkit.toolserver",
+            "--port",
+            str(self.port),
+            "--effects",
+            str(self.effects),
+            *self.extra_args,
+        ]
         log_path = self.lab.out / self.system / "lab" / "toolserver.log"
-        self.child = self.lab.procs.start(f"{self.system} toolserver", argv, log_path,
-                                          env=self.lab.env(), ports=(self.port,))
+        self.child = self.lab.procs.start(
+            f"{self.system} toolserver", argv, log_path, env=self.lab.env(), ports=(self.port,)
+        )
         self.lab.procs.wait_listening(self.child, START_TIMEOUT_S, f"{self.system}: start toolserver")
 
     def stop(self) -> None:
@@ -94,8 +103,13 @@ class Receiver:
         self.url = f"http://127.0.0.1:{self.port}"
         self.traces = lab.out / system / "traces.jsonl"
         argv = [str(python), "-m", "labkit.otlp_receiver", "--port", str(self.port), "--out", str(self.traces)]
-        self.child = lab.procs.start(f"{system} otlp receiver", argv, lab.out / system / "lab" / "receiver.log",
-                                     env=lab.env(), ports=(self.port,))
+        self.child = lab.procs.start(
+            f"{system} otlp receiver",
+            argv,
+            lab.out / system / "lab" / "receiver.log",
+            env=lab.env(),
+            ports=(self.port,),
+        )
         lab.procs.wait_listening(self.child, START_TIMEOUT_S, f"{system}: start OTLP receiver")
 
     def finish(self) -> None:
@@ -114,13 +128,15 @@ def write_otlp_body(traces: Path, body: Path) -> None:
     body.write_text(json.dumps({"resourceSpans": resource_spans}, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
-def run_client(lab: Lab, system: str, argv: list[str], upstream: Upstream | None,
-               env: dict[str, str] | None = None) -> dict:
+def run_client(
+    lab: Lab, system: str, argv: list[str], upstream: Upstream | None, env: dict[str, str] | None = None
+) -> dict:
     """Run a client to the end, serving its control requests; return its report."""
     report_path = lab.out / system / "lab" / "client-report.json"
     argv = [*argv, "--report", str(report_path)]
-    child = lab.procs.start(f"{system} client", argv, lab.out / system / "lab" / "client.log",
-                            env=env or lab.env(), pipes=True)
+    child = lab.procs.start(
+        f"{system} client", argv, lab.out / system / "lab" / "client.log", env=env or lab.env(), pipes=True
+    )
     lines: queue.Queue[str | None] = queue.Queue()
 
     def pump() -> None:
@@ -138,7 +154,7 @@ def run_client(lab: Lab, system: str, argv: list[str], upstream: Upstream | None
         if line is None:
             break
         if line.startswith("@lab "):
-            command = line[len("@lab "):]
+            command = line[len("@lab ") :]
             lab.log(f"{system}: client asks to {command}")
             if upstream is None or command not in ("stop-upstream", "start-upstream"):
                 raise LabError(f"{system}: client asked for an unknown control command {command!r}")
@@ -165,8 +181,9 @@ def count_effects(effects: Path) -> dict[str, int]:
     return counts
 
 
-def scenario_truth(scenario_id: str, exposed_tool: str, report: dict, effects: dict[str, int],
-                   notes: str, **extra) -> dict:
+def scenario_truth(
+    scenario_id: str, exposed_tool: str, report: dict, effects: dict[str, int], notes: str, **extra
+) -> dict:
     """The truth.json entry of a reproduced scenario, from the client's report and the effects."""
     scenario: Scenario = BY_ID[scenario_id]
     calls = report[scenario_id]["calls"]
@@ -204,7 +221,7 @@ def check_expected(system: str, entries: list[dict], expected: dict[str, tuple[i
         effects, saw = expected[entry["id"]]
         actual = entry["client_saw"]
         matches = len(actual) == len(saw) and all(
-            a.startswith(e) if e.endswith(":") else a == e for a, e in zip(actual, saw)
+            a.startswith(e) if e.endswith(":") else a == e for a, e in zip(actual, saw, strict=False)
         )
         if entry["effects"] != effects or not matches:
             raise LabError(

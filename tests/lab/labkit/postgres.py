@@ -13,7 +13,9 @@ import pwd
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
+import tempfile
 from pathlib import Path
 
 from labkit.procs import Child, LabError, free_port
@@ -35,6 +37,21 @@ def bin_dir() -> Path:
     return candidates[-1].parent
 
 
+def _reachable_by(folder: Path, user: pwd.struct_passwd) -> bool:
+    """Whether `user` may traverse every folder from / down to `folder`."""
+    for path in (folder, *folder.parents):
+        mode = path.stat()
+        if mode.st_uid == user.pw_uid:
+            bit = stat.S_IXUSR
+        elif mode.st_gid == user.pw_gid:
+            bit = stat.S_IXGRP
+        else:
+            bit = stat.S_IXOTH
+        if not mode.st_mode & bit:
+            return False
+    return True
+
+
 class Postgres:
     """One PostgreSQL server in `folder` (data, socket, log), started with `start()`, stopped with `stop()`."""
 
@@ -43,12 +60,19 @@ class Postgres:
         self.system = system
         self.bin = bin_dir()
         self.folder = folder
-        self.data = folder / "pgdata"
-        self.sockets = folder / "pgsocket"
+        self.as_user = pwd.getpwnam("nobody") if os.geteuid() == 0 else None
+        home = folder
+        if self.as_user is not None and not _reachable_by(folder, self.as_user):
+            # nobody cannot get to the output folder (e.g. it is under /root): a folder of its own.
+            home = Path(tempfile.mkdtemp(prefix="retrace-lab-postgres-"))
+            home.chmod(0o755)
+            lab.log(f"{system}: {folder} is not reachable by user nobody; PostgreSQL runs in {home}")
+        self.home = home
+        self.data = home / "pgdata"
+        self.sockets = home / "pgsocket"
         self.port = free_port()
         self.password = secrets.token_hex(16)
         self.child: Child | None = None
-        self.as_user = pwd.getpwnam("nobody") if os.geteuid() == 0 else None
 
     @property
     def url(self) -> str:
@@ -62,8 +86,13 @@ class Postgres:
         return {"user": self.as_user.pw_uid, "group": self.as_user.pw_gid, "extra_groups": []}
 
     def _client_env(self) -> dict[str, str]:
-        return {**os.environ, "PGPASSWORD": self.password, "PGHOST": "127.0.0.1", "PGPORT": str(self.port),
-                "PGUSER": ROLE}
+        return {
+            **os.environ,
+            "PGPASSWORD": self.password,
+            "PGHOST": "127.0.0.1",
+            "PGPORT": str(self.port),
+            "PGUSER": ROLE,
+        }
 
     def start(self) -> None:
         """initdb, start the server, create the database."""
@@ -75,21 +104,55 @@ class Postgres:
         password_file.write_text(self.password + "\n")
         if self.as_user is not None:
             os.chown(password_file, self.as_user.pw_uid, self.as_user.pw_gid)
-        self._run([str(self.bin / "initdb"), "-D", str(self.data), "-U", ROLE, f"--pwfile={password_file}",
-                   "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"], "initdb", demote=True)
+        self._run(
+            [
+                str(self.bin / "initdb"),
+                "-D",
+                str(self.data),
+                "-U",
+                ROLE,
+                f"--pwfile={password_file}",
+                "--auth=scram-sha-256",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ],
+            "initdb",
+            demote=True,
+        )
         password_file.unlink()
-        argv = [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port),
-                "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.sockets}",
-                "-c", "fsync=off", "-c", "full_page_writes=off"]
-        self.child = self.lab.procs.start(f"{self.system} postgres", argv, self.folder / "postgres.log",
-                                          ports=(self.port,), popen_extra=self._demote())
+        argv = [
+            str(self.bin / "postgres"),
+            "-D",
+            str(self.data),
+            "-p",
+            str(self.port),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            f"unix_socket_directories={self.sockets}",
+            "-c",
+            "fsync=off",
+            "-c",
+            "full_page_writes=off",
+        ]
+        self.child = self.lab.procs.start(
+            f"{self.system} postgres",
+            argv,
+            self.folder / "postgres.log",
+            ports=(self.port,),
+            popen_extra=self._demote(),
+        )
         self.lab.procs.wait_listening(self.child, 60, f"{self.system}: start postgres")
         self._run([str(self.bin / "createdb"), DATABASE], "createdb")
 
     def dump(self, out: Path) -> None:
         """pg_dump the database as plain SQL, without owners and privileges."""
-        self._run([str(self.bin / "pg_dump"), "--no-owner", "--no-privileges", "--dbname", DATABASE,
-                   "--file", str(out)], "pg_dump")
+        self._run(
+            [str(self.bin / "pg_dump"), "--no-owner", "--no-privileges", "--dbname", DATABASE, "--file", str(out)],
+            "pg_dump",
+        )
 
     def stop(self) -> None:
         """Fast shutdown (SIGINT), then remove the data folder."""
@@ -98,12 +161,21 @@ class Postgres:
             self.child = None
         shutil.rmtree(self.data, ignore_errors=True)
         shutil.rmtree(self.sockets, ignore_errors=True)
+        if self.home != self.folder:
+            shutil.rmtree(self.home, ignore_errors=True)
 
     def _run(self, argv: list[str], step: str, demote: bool = False) -> None:
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=self._client_env(),
-                                  **(self._demote() if demote else {}))
+            done = subprocess.run(
+                argv,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=self._client_env(),
+                **(self._demote() if demote else {}),
+            )
         except subprocess.TimeoutExpired:
             raise LabError(f"{self.system}: {step} timed out") from None
         if done.returncode != 0:
-            raise LabError(f"{self.system}: {step} failed ({done.returncode})\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+            output = done.stdout[-2000:] + done.stderr[-2000:]
+            raise LabError(f"{self.system}: {step} failed ({done.returncode})\n{output}")

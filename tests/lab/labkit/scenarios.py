@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# How long the client waits before it gives up on a slow call (drop scenarios).
-CLIENT_DROP_TIMEOUT_S = 1.0
-# How long a slow tool takes to answer its first call; at least 2x the client's patience.
-SLOW_FIRST_ANSWER_S = 3.0
-# How long a tool takes to answer the first call of the gateway-timeout scenario: 2.5x the
-# gateway's own timeout (ContextForge TOOL_TIMEOUT=2).
-GATEWAY_TIMEOUT_ANSWER_S = 5.0
+# How long the client waits before it gives up on a slow call (drop scenarios). Above a
+# gateway's worst delay before it dispatches (ContextForge's first call: over 1 s on a busy
+# machine), so that the call reaches the tool before the client leaves.
+CLIENT_DROP_TIMEOUT_S = 2.0
+# How long a slow tool takes to answer its first call: 2.5x the client's patience.
+SLOW_FIRST_ANSWER_S = 5.0
+# ContextForge's own timeout (TOOL_TIMEOUT): 2x the client's patience in the drop scenarios,
+# so that only the client's drop ends those calls.
+CONTEXTFORGE_TOOL_TIMEOUT_S = 4
+# How long a tool takes to answer the first call of the gateway-timeout scenario: 2.5x
+# ContextForge's timeout.
+GATEWAY_TIMEOUT_ANSWER_S = 10.0
 # How long each of two concurrent calls keeps the tool busy, so that they overlap.
 CONCURRENT_WORK_S = 0.5
 # The pause between a delivered result and the deliberate repeat.

@@ -20,9 +20,7 @@ def start_tracing(service_name: str, otlp_base_url: str, openllmetry: bool = Fal
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
-    provider.add_span_processor(
-        BatchSpanProcessor(OTLPSpanExporter(endpoint=otlp_base_url.rstrip("/") + "/v1/traces"))
-    )
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=otlp_base_url.rstrip("/") + "/v1/traces")))
     trace.set_tracer_provider(provider)
     if openllmetry:
         from opentelemetry.instrumentation.mcp import McpInstrumentor

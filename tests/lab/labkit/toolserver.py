@@ -126,8 +126,13 @@ def main() -> None:
     parser.add_argument("--openllmetry", action="store_true", help="instrument with OpenLLMetry")
     parser.add_argument("--json-response", action="store_true", help="answer with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="no MCP session ids")
-    parser.add_argument("--first-answer-delay", action="append", default=[], metavar="TOOL=SECONDS",
-                        help="override how long TOOL takes to answer its first call")
+    parser.add_argument(
+        "--first-answer-delay",
+        action="append",
+        default=[],
+        metavar="TOOL=SECONDS",
+        help="override how long TOOL takes to answer its first call",
+    )
     args = parser.parse_args()
     delays = {tool: float(seconds) for tool, seconds in (item.split("=", 1) for item in args.first_answer_delay)}
 
@@ -140,9 +145,7 @@ def main() -> None:
     import uvicorn
 
     app = build_app(World(EffectLog(args.effects), delays), args.json_response, args.stateless)
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=args.port, log_level="warning", timeout_graceful_shutdown=2
-    )
+    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning", timeout_graceful_shutdown=2)
     # uvicorn re-raises SIGTERM after its graceful shutdown; exit through `finally` instead,
     # so that the tracer provider flushes the last spans.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

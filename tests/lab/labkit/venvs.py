@@ -43,9 +43,15 @@ def ensure_venv(name: str, venv_root: Path, log) -> Path:
     _run([sys.executable, "-m", "venv", str(venv)], f"{name}: create venv", 120)
     _run(
         [
-            str(python), "-m", "pip", "install",
-            "--disable-pip-version-check", "--no-input", "--quiet",
-            "--requirement", str(requirements),
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--quiet",
+            "--requirement",
+            str(requirements),
         ],
         f"{name}: pip install -r {requirements.name}",
         INSTALL_TIMEOUT_S,

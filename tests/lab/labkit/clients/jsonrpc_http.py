@@ -5,7 +5,7 @@ closing that connection, so the gateway sees the client go away. JSON-RPC ids co
 one counter for the whole process, so every request of a run has its own id.
 
     python -m labkit.clients.jsonrpc_http --url URL [--header 'K: V']... --tool-map JSON
-        [--handshake] --report FILE IDS...
+        [--handshake | --list-tools] --report FILE IDS...
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class HttpCaller:
         await self.http.aclose()
 
 
-def connector(url: str, headers: dict[str, str], tool_map: dict[str, str], handshake: bool):
+def connector(url: str, headers: dict[str, str], tool_map: dict[str, str], handshake: bool, list_tools: bool):
     @asynccontextmanager
     async def connect():
         caller = HttpCaller(url, headers, tool_map)
@@ -86,12 +86,16 @@ def connector(url: str, headers: dict[str, str], tool_map: dict[str, str], hands
             if handshake:
                 await caller.request(
                     "initialize",
-                    {"protocolVersion": "2025-06-18", "capabilities": {},
-                     "clientInfo": {"name": "lab-agent", "version": "1.0"}},
+                    {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "lab-agent", "version": "1.0"},
+                    },
                     10,
                 )
                 await caller.notify("notifications/initialized")
-                await caller.request("tools/list", {}, 10)
+            if handshake or list_tools:
+                await caller.request("tools/list", {}, 30)
             yield caller
         finally:
             await caller.close()
@@ -105,11 +109,12 @@ def main() -> None:
     parser.add_argument("--header", action="append", default=[], help="'Name: value'")
     parser.add_argument("--tool-map", required=True, help="JSON: upstream tool name -> exposed name")
     parser.add_argument("--handshake", action="store_true", help="initialize and list tools first")
+    parser.add_argument("--list-tools", action="store_true", help="list tools first")
     parser.add_argument("--report", required=True)
     parser.add_argument("scenarios", nargs="+")
     args = parser.parse_args()
     headers = dict(h.split(": ", 1) for h in args.header)
-    connect = connector(args.url, headers, json.loads(args.tool_map), args.handshake)
+    connect = connector(args.url, headers, json.loads(args.tool_map), args.handshake, args.list_tools)
     asyncio.run(drive.run(connect, args.scenarios, args.report))
 
 

@@ -1,7 +1,7 @@
 """Client for the otel-sdk and joined systems: the official MCP Python SDK 2.x, built-in tracing.
 
-    python -m labkit.clients.sdk2 --url http://127.0.0.1:8001/mcp --otlp URL
-        [--header 'K: V']... [--tool-map JSON] --report FILE IDS...
+python -m labkit.clients.sdk2 --url http://127.0.0.1:8001/mcp --otlp URL
+    [--header 'K: V']... [--tool-map JSON] --report FILE IDS...
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import signal
 from labkit.lab import Lab, Upstream, check_expected, count_effects, run_client, scenario_truth
 from labkit.procs import free_port
 from labkit.scenarios import SCENARIOS
+from labkit.systems import notes
 
 SYSTEM = "mcp-audit-gateway"
 UPSTREAM_NAME = "lab-tools"
@@ -27,22 +28,18 @@ PRINCIPAL = "lab-agent"
 MIGRATION_ANSWER_S = 32
 
 NOTES = {
-    "drop_then_retry": "the client gave up after 1 s and closed its HTTP connection; the gateway's handler was "
-    "not cancelled, got the answer 3 s later and wrote `ok`, its reply going to a closed socket; the client at "
-    "once sent the identical call again, answered at once",
-    "drop_no_retry": "the client gave up after 1 s and closed its HTTP connection; the gateway's handler was not "
-    "cancelled, got the answer 3 s later and wrote `ok`; no retry",
-    "repeat_after_result": "the client got the result, waited 1 s and deliberately sent the identical call again",
-    "target_down_then_retry": "the upstream server process was stopped, so the gateway could not connect "
-    "(`upstream_error`, connection refused); the server was started again on the same port and the client sent "
-    "the identical call again",
-    "concurrent_sends": "two identical calls sent at the same moment on two HTTP connections; the tool takes "
-    "0.5 s, so they overlapped",
-    "read_only_noise": "five identical calls of a read-only tool in a row",
-    "gateway_timeout_then_retry": "the gateway's fixed 15 s upstream read timeout fired while the tool (acted, "
-    f"then {MIGRATION_ANSWER_S} s to answer, in plain-JSON mode so that no SSE ping resets the timeout) kept "
-    "working; the gateway answered with an internal error and the client sent the identical call again, "
-    "answered at once",
+    "drop_then_retry": f"{notes.HTTP_DROP}; the gateway's handler was not cancelled, got the answer and wrote `ok`, "
+    f"its reply going to a closed socket; {notes.RETRY_AT_ONCE}",
+    "drop_no_retry": f"{notes.HTTP_DROP}; the gateway's handler was not cancelled, got the answer and wrote `ok`; "
+    "no retry",
+    "repeat_after_result": notes.REPEAT,
+    "target_down_then_retry": f"{notes.TARGET_DOWN}; the gateway could not connect (`upstream_error`, connection "
+    "refused)",
+    "concurrent_sends": notes.CONCURRENT,
+    "read_only_noise": notes.READ_ONLY,
+    "gateway_timeout_then_retry": "the gateway's fixed 15 s upstream read timeout fired while the tool (acted, then "
+    f"{MIGRATION_ANSWER_S} s to answer, in plain JSON) kept working; the gateway answered with an internal error "
+    "and the client sent the identical call again, answered at once",
 }
 
 EXPECTED = {
@@ -83,8 +80,8 @@ def run(lab: Lab) -> dict:
     """Run every scenario through mcp-audit-gateway and return this system's truth entry."""
     python = lab.python(SYSTEM)
     folder = lab.out / SYSTEM
-    upstream = Upstream(lab, SYSTEM, python, folder / "effects.jsonl",
-                        ["--json-response", "--stateless", "--first-answer-delay", f"run_migration={MIGRATION_ANSWER_S}"])
+    server_args = ["--json-response", "--stateless", "--first-answer-delay", f"run_migration={MIGRATION_ANSWER_S}"]
+    upstream = Upstream(lab, SYSTEM, python, folder / "effects.jsonl", server_args)
     upstream.start()
     port = free_port()
     config = folder / "gateway.yaml"
@@ -92,15 +89,28 @@ def run(lab: Lab) -> dict:
     gateway = lab.procs.start(
         f"{SYSTEM} gateway",
         [str(python.parent / "mcp-audit-gateway"), "serve", "--config", str(config), "--transport", "http"],
-        folder / "lab" / "gateway.log", env=lab.env(), ports=(port,),
+        folder / "lab" / "gateway.log",
+        env=lab.env(),
+        ports=(port,),
     )
     lab.procs.wait_listening(gateway, 60, f"{SYSTEM}: start gateway")
     tool_map = {s.tool: f"{UPSTREAM_NAME}.{s.tool}" for s in SCENARIOS}
     report = run_client(
-        lab, SYSTEM,
-        [str(python), "-m", "labkit.clients.jsonrpc_http", "--url", f"http://127.0.0.1:{port}/mcp",
-         "--header", f"X-MCP-Principal: {PRINCIPAL}", "--tool-map", json.dumps(tool_map), "--handshake",
-         *[s.id for s in SCENARIOS]],
+        lab,
+        SYSTEM,
+        [
+            str(python),
+            "-m",
+            "labkit.clients.jsonrpc_http",
+            "--url",
+            f"http://127.0.0.1:{port}/mcp",
+            "--header",
+            f"X-MCP-Principal: {PRINCIPAL}",
+            "--tool-map",
+            json.dumps(tool_map),
+            "--handshake",
+            *[s.id for s in SCENARIOS],
+        ],
         upstream,
     )
     lab.procs.stop(gateway, sig=signal.SIGINT)

@@ -19,28 +19,23 @@ from pathlib import Path
 from labkit.lab import Lab, Upstream, check_expected, count_effects, run_client, scenario_truth
 from labkit.postgres import Postgres
 from labkit.procs import Child, LabError, free_port
-from labkit.scenarios import SCENARIOS
+from labkit.scenarios import CONTEXTFORGE_TOOL_TIMEOUT_S, GATEWAY_TIMEOUT_ANSWER_S, SCENARIOS
+from labkit.systems import notes
 
 GATEWAY_NAME = "lab-tools"
 ADMIN_EMAIL = "admin@example.com"
-TOOL_TIMEOUT_S = 2
 
 NOTES = {
-    "drop_then_retry": "the client gave up after 1 s and closed its HTTP connection while the tool (acted, then "
-    "3 s to answer) was still working behind ContextForge; the client at once sent the identical call again, "
-    "answered at once",
-    "drop_no_retry": "the client gave up after 1 s and closed its HTTP connection while the tool (acted, then "
-    "3 s to answer) was still working behind ContextForge; no retry",
-    "repeat_after_result": "the client got the result, waited 1 s and deliberately sent the identical call again",
-    "target_down_then_retry": "the upstream server process was stopped, so ContextForge could not connect to it "
-    "and answered the first call with an error; the server was started again on the same port and the client "
-    "sent the identical call again",
-    "concurrent_sends": "two identical calls sent at the same moment on two HTTP connections; the tool takes "
-    "0.5 s, so they overlapped",
-    "read_only_noise": "five identical calls of a read-only tool in a row",
-    "gateway_timeout_then_retry": f"ContextForge's own timeout (TOOL_TIMEOUT={TOOL_TIMEOUT_S}) fired while the "
-    "tool (acted, then 5 s to answer) kept working; the client got ContextForge's error and sent the identical "
-    "call again, answered at once",
+    "drop_then_retry": f"{notes.HTTP_DROP} behind ContextForge; {notes.RETRY_AT_ONCE}",
+    "drop_no_retry": f"{notes.HTTP_DROP} behind ContextForge; no retry",
+    "repeat_after_result": notes.REPEAT,
+    "target_down_then_retry": f"{notes.TARGET_DOWN}; ContextForge could not connect and answered the first call "
+    "with an error",
+    "concurrent_sends": notes.CONCURRENT,
+    "read_only_noise": notes.READ_ONLY,
+    "gateway_timeout_then_retry": f"ContextForge's own timeout (TOOL_TIMEOUT={CONTEXTFORGE_TOOL_TIMEOUT_S}) fired "
+    f"while the tool (acted, then {GATEWAY_TIMEOUT_ANSWER_S:g} s to answer) kept working; the client got "
+    "ContextForge's error and sent the identical call again, answered at once",
 }
 
 EXPECTED = {
@@ -57,8 +52,15 @@ EXPECTED = {
 class Gateway:
     """One ContextForge process (`mcpgateway`) on 127.0.0.1, logging into `folder`."""
 
-    def __init__(self, lab: Lab, system: str, python: Path, folder: Path, database_url: str,
-                 extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        lab: Lab,
+        system: str,
+        python: Path,
+        folder: Path,
+        database_url: str,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         self.lab = lab
         self.system = system
         self.python = python
@@ -80,7 +82,7 @@ class Gateway:
             LOG_FORMAT="json",
             LOG_FOLDER=str(folder),
             LOG_FILE="gateway.log",
-            TOOL_TIMEOUT=str(TOOL_TIMEOUT_S),
+            TOOL_TIMEOUT=str(CONTEXTFORGE_TOOL_TIMEOUT_S),
             **(extra_env or {}),
         )
         self.child: Child | None = None
@@ -88,9 +90,14 @@ class Gateway:
 
     def start(self) -> None:
         argv = [str(self.python.parent / "mcpgateway"), "--host", "127.0.0.1", "--port", str(self.port)]
-        self.child = self.lab.procs.start(f"{self.system} mcpgateway", argv,
-                                          Path(self.env["HOME"]) / "mcpgateway.log", env=self.env,
-                                          cwd=Path(self.env["HOME"]), ports=(self.port,))
+        self.child = self.lab.procs.start(
+            f"{self.system} mcpgateway",
+            argv,
+            Path(self.env["HOME"]) / "mcpgateway.log",
+            env=self.env,
+            cwd=Path(self.env["HOME"]),
+            ports=(self.port,),
+        )
         self.lab.procs.wait_listening(self.child, 120, f"{self.system}: start ContextForge")
         self._wait_healthy()
         self.token = self._mint_token()
@@ -112,7 +119,11 @@ class Gateway:
         """A JWT for the admin user, from ContextForge's own `create_jwt_token` utility."""
         done = subprocess.run(
             [str(self.python), "-m", "mcpgateway.utils.create_jwt_token", "--username", ADMIN_EMAIL, "--exp", "120"],
-            capture_output=True, text=True, timeout=60, env=self.env, cwd=self.env["HOME"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=self.env,
+            cwd=self.env["HOME"],
         )
         lines = done.stdout.strip().splitlines()
         if done.returncode != 0 or not lines:
@@ -122,7 +133,8 @@ class Gateway:
     def api(self, method: str, path: str, body: dict | None = None) -> object:
         """One call of ContextForge's REST API with the admin token."""
         request = urllib.request.Request(
-            self.base + path, method=method,
+            self.base + path,
+            method=method,
             data=None if body is None else json.dumps(body).encode(),
             headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
         )
@@ -134,8 +146,9 @@ class Gateway:
 
     def register(self, upstream_url: str) -> dict[str, str]:
         """Register the upstream with POST /gateways; return upstream tool name -> exposed name."""
-        gateway = self.api("POST", "/gateways", {"name": GATEWAY_NAME, "url": upstream_url,
-                                                  "transport": "STREAMABLEHTTP"})
+        gateway = self.api(
+            "POST", "/gateways", {"name": GATEWAY_NAME, "url": upstream_url, "transport": "STREAMABLEHTTP"}
+        )
         tools = self.api("GET", "/tools?limit=0")
         items = tools if isinstance(tools, list) else tools.get("items", [])
         tool_map = {t["originalName"]: t["name"] for t in items if t.get("gatewayId") == gateway["id"]}
@@ -183,9 +196,21 @@ def _run(lab: Lab, system: str, folder: Path, database_url: str, journals: list[
     tool_map = gateway.register(upstream.url)
     ids = [s.id for s in SCENARIOS]
     report = run_client(
-        lab, system,
-        [str(python), "-m", "labkit.clients.jsonrpc_http", "--url", gateway.base + "/rpc",
-         "--header", f"Authorization: Bearer {gateway.token}", "--tool-map", json.dumps(tool_map), *ids],
+        lab,
+        system,
+        [
+            str(python),
+            "-m",
+            "labkit.clients.jsonrpc_http",
+            "--url",
+            gateway.base + "/rpc",
+            "--header",
+            f"Authorization: Bearer {gateway.token}",
+            "--tool-map",
+            json.dumps(tool_map),
+            "--list-tools",
+            *ids,
+        ],
         upstream,
     )
     gateway.stop()

@@ -13,18 +13,15 @@ import json
 
 from labkit.lab import Lab, Receiver, Upstream, check_expected, count_effects, run_client, scenario_truth
 from labkit.scenarios import SCENARIOS
-from labkit.systems import contextforge
+from labkit.systems import contextforge, notes
 
 SYSTEM = "joined"
 
 NOTES = {
     **contextforge.NOTES,
-    "drop_then_retry": "the client's read timeout (1 s) fired while the tool (acted, then 3 s to answer) was still "
-    "working behind ContextForge; the client at once sent the identical call again, answered at once",
-    "drop_no_retry": "the client's read timeout (1 s) fired while the tool (acted, then 3 s to answer) was still "
-    "working behind ContextForge; no retry",
-    "concurrent_sends": "two identical calls sent at the same moment on two MCP client connections; the tool "
-    "takes 0.5 s, so they overlapped",
+    "drop_then_retry": f"{notes.SDK_DROP} behind ContextForge; {notes.RETRY_AT_ONCE}",
+    "drop_no_retry": f"{notes.SDK_DROP} behind ContextForge; no retry",
+    "concurrent_sends": f"{notes.CONCURRENT} (two MCP clients in one process)",
 }
 
 EXPECTED = contextforge.EXPECTED
@@ -35,11 +32,16 @@ def run(lab: Lab) -> dict:
     folder = lab.out / SYSTEM
     sdk = lab.python("otel-sdk")
     receiver = Receiver(lab, SYSTEM, sdk)
-    upstream = Upstream(lab, SYSTEM, sdk, folder / "effects.jsonl",
-                        ["--otlp", receiver.url, "--service-name", "lab-tools"])
+    upstream = Upstream(
+        lab, SYSTEM, sdk, folder / "effects.jsonl", ["--otlp", receiver.url, "--service-name", "lab-tools"]
+    )
     upstream.start()
     gateway = contextforge.Gateway(
-        lab, SYSTEM, lab.python("contextforge"), folder, f"sqlite:///{folder / 'mcp.db'}",
+        lab,
+        SYSTEM,
+        lab.python("contextforge"),
+        folder,
+        f"sqlite:///{folder / 'mcp.db'}",
         extra_env={
             "OTEL_ENABLE_OBSERVABILITY": "true",
             "OTEL_TRACES_EXPORTER": "otlp",
@@ -52,10 +54,24 @@ def run(lab: Lab) -> dict:
     gateway.start()
     tool_map = gateway.register(upstream.url)
     report = run_client(
-        lab, SYSTEM,
-        [str(sdk), "-m", "labkit.clients.sdk2", "--url", gateway.base + "/mcp", "--otlp", receiver.url,
-         "--service-name", "lab-agent", "--header", f"Authorization: Bearer {gateway.token}",
-         "--tool-map", json.dumps(tool_map), *[s.id for s in SCENARIOS]],
+        lab,
+        SYSTEM,
+        [
+            str(sdk),
+            "-m",
+            "labkit.clients.sdk2",
+            "--url",
+            gateway.base + "/mcp",
+            "--otlp",
+            receiver.url,
+            "--service-name",
+            "lab-agent",
+            "--header",
+            f"Authorization: Bearer {gateway.token}",
+            "--tool-map",
+            json.dumps(tool_map),
+            *[s.id for s in SCENARIOS],
+        ],
         upstream,
     )
     gateway.stop()

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from labkit.lab import Lab
-from labkit.systems import direct, otel_sdk
+from labkit.systems import direct, notes, otel_sdk
 
 SYSTEM = "openllmetry"
 
 NOTES = {
     **otel_sdk.NOTES,
-    "drop_then_retry": "the client's read timeout (1 s) fired while the tool (acted, then 3 s to answer) was "
-    "still working; OpenLLMetry swallowed the timeout (call_tool raised AttributeError) and the client at "
-    "once sent the identical call again on the same session, answered at once",
-    "drop_no_retry": "the client's read timeout (1 s) fired while the tool (acted, then 3 s to answer) was "
-    "still working; OpenLLMetry swallowed the timeout; no retry",
+    "drop_then_retry": f"{notes.SDK_DROP}; OpenLLMetry swallowed the timeout (call_tool raised AttributeError), "
+    f"the server still answered later, and {notes.RETRY_AT_ONCE} on the same session",
+    "drop_no_retry": f"{notes.SDK_DROP}; OpenLLMetry swallowed the timeout, the server still answered later; no retry",
+    "target_down_then_retry": f"{notes.TARGET_DOWN}; the first call could not connect, and the client opened a new "
+    "session for the retry",
 }
 
 EXPECTED = otel_sdk.EXPECTED

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 from labkit.lab import Lab
-from labkit.systems import direct
+from labkit.systems import direct, notes
 
 SYSTEM = "otel-sdk"
 
 NOTES = {
-    "drop_then_retry": "the client's read timeout (1 s) fired while the tool (acted, then 3 s to answer) was "
-    "still working; the SDK cancelled the request, and the client at once sent the identical call again, "
-    "answered at once",
-    "drop_no_retry": "the client's read timeout (1 s) fired while the tool (acted, then 3 s to answer) was "
-    "still working; the SDK cancelled the request; no retry",
-    "repeat_after_result": "the client got the result, waited 1 s and deliberately sent the identical call again",
-    "target_down_then_retry": "the server process was stopped, so the first call could not connect; the server "
-    "was started again on the same port and the client sent the identical call again",
-    "concurrent_sends": "two identical calls sent at the same moment on two client connections (two MCP "
-    "clients in one process); the tool takes 0.5 s, so they overlapped",
-    "read_only_noise": "five identical calls of a read-only tool in a row",
+    "drop_then_retry": f"{notes.SDK_DROP}; the SDK cancelled the request, and {notes.RETRY_AT_ONCE}",
+    "drop_no_retry": f"{notes.SDK_DROP}; the SDK cancelled the request; no retry",
+    "repeat_after_result": notes.REPEAT,
+    "target_down_then_retry": f"{notes.TARGET_DOWN}; the first call could not connect",
+    "concurrent_sends": f"{notes.CONCURRENT} (two MCP clients in one process)",
+    "read_only_noise": notes.READ_ONLY,
 }
 
 EXPECTED = {
