@@ -23,16 +23,26 @@ from labkit.lab import Lab
 from labkit.procs import LabError
 from labkit.systems import audit_gateway, contextforge, joined, openllmetry, otel_sdk
 
-OTEL = ["opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"]
-CONTEXTFORGE = ["mcp-contextforge-gateway", "mcp"]
-# name: (run, the venv whose versions to report, the packages to report)
+# The packages truth.json reports, per virtualenv.
+PACKAGES = {
+    "otel-sdk": ["mcp", "mcp-types", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"],
+    "openllmetry": [
+        "mcp",
+        "opentelemetry-instrumentation-mcp",
+        "opentelemetry-sdk",
+        "opentelemetry-exporter-otlp-proto-http",
+    ],
+    "contextforge": ["mcp-contextforge-gateway", "mcp", "psycopg", "psycopg-binary", "opentelemetry-sdk"],
+    "mcp-audit-gateway": ["mcp-audit-gateway", "mcp"],
+}
+# name: (run, the virtualenvs it uses)
 SYSTEMS = {
-    "otel-sdk": (otel_sdk.run, "otel-sdk", ["mcp", "mcp-types", *OTEL]),
-    "openllmetry": (openllmetry.run, "openllmetry", ["mcp", "opentelemetry-instrumentation-mcp", *OTEL]),
-    "contextforge": (contextforge.run_sqlite, "contextforge", CONTEXTFORGE),
-    "contextforge-pg": (contextforge.run_postgres, "contextforge", [*CONTEXTFORGE, "psycopg", "psycopg-binary"]),
-    "mcp-audit-gateway": (audit_gateway.run, "mcp-audit-gateway", ["mcp-audit-gateway", "mcp"]),
-    "joined": (joined.run, "contextforge", [*CONTEXTFORGE, *OTEL]),
+    "otel-sdk": (otel_sdk.run, ["otel-sdk"]),
+    "openllmetry": (openllmetry.run, ["openllmetry"]),
+    "contextforge": (contextforge.run_sqlite, ["contextforge"]),
+    "contextforge-pg": (contextforge.run_postgres, ["contextforge"]),
+    "mcp-audit-gateway": (audit_gateway.run, ["mcp-audit-gateway"]),
+    "joined": (joined.run, ["otel-sdk", "contextforge"]),
 }
 
 
@@ -55,23 +65,29 @@ def main() -> int:
     (out / "lab.log").unlink(missing_ok=True)
     venv_root = Path(os.environ.get("LAB_VENV_DIR", out)).resolve()
     lab = Lab(out, venv_root)
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGHUP, _terminate)
+    # Explicitly, also for SIGINT: started in the background by a script, we inherit it ignored.
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _terminate)
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    systems, packages = [], {}
+    systems = []
     current = "lab"
     try:
-        for name in _selected():
+        selected = _selected()
+        needed = sorted({venv for name in selected for venv in SYSTEMS[name][1]})
+        current = "virtualenvs"
+        lab.prepare_venvs(needed)
+        packages = {venv: venvs.installed_versions(lab.python(venv), PACKAGES[venv]) for venv in needed}
+        for name in selected:
             current = name
-            run, venv, package_names = SYSTEMS[name]
+            run, used = SYSTEMS[name]
             shutil.rmtree(out / name, ignore_errors=True)
             (out / name / "lab").mkdir(parents=True)
             lab.log(f"== {name}")
             step_started = time.monotonic()
             entry = run(lab)
-            packages[name] = venvs.installed_versions(lab.python(venv), package_names)
-            entry["packages"] = packages[name]
-            systems.append(entry)
+            systems.append(
+                {"system": name, "journals": entry["journals"], "venvs": used, "scenarios": entry["scenarios"]}
+            )
             lab.log(f"== {name} done in {time.monotonic() - step_started:.1f}s")
         current = "cleanup"
         lab.procs.stop_all()
@@ -86,6 +102,9 @@ def main() -> int:
         lab.log(f"FAILED in {current}: a bug in the lab\n{traceback.format_exc()}")
         return 1
     finally:
+        # Nothing may interrupt the cleanup: a second Ctrl-C would leave processes behind.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         lab.procs.stop_all()
 
     truth = {

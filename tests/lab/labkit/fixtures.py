@@ -4,12 +4,15 @@
 
 Whole journals of the small systems, as the lab wrote them; of ContextForge's log only the
 lines of three scenarios' requests (the log is 200 KB). The fixture truth.json is the
-run's, with ContextForge narrowed to those scenarios. Standard library only.
+run's, with ContextForge narrowed to those scenarios. The file paths in stack traces are
+made machine-neutral (`/python/lib/python3.11/…`, `tests/lab/labkit/…`); nothing else is
+changed. Standard library only.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -19,6 +22,20 @@ WHOLE = {
     "openllmetry": ["traces.jsonl", "effects.jsonl"],
     "mcp-audit-gateway": ["audit-log.jsonl", "effects.jsonl"],
 }
+_PYTHON_PATH = re.compile(r'(?:/[^"\s/\\]+)+?/lib/python3\.(\d+)/')
+_LAB_PATH = re.compile(r'(?:/[^"\s/\\]+)+?/tests/lab/labkit/')
+
+
+def scrub(text: str) -> str:
+    """Stack-trace paths without this machine's folders."""
+    return _LAB_PATH.sub("tests/lab/labkit/", _PYTHON_PATH.sub(r"/python/lib/python3.\1/", text))
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(scrub(text), encoding="utf-8")
+
+
 CONTEXTFORGE_SCENARIOS = ("drop_then_retry", "target_down_then_retry", "gateway_timeout_then_retry")
 
 
@@ -53,15 +70,13 @@ def main() -> None:
     if dest.exists():
         shutil.rmtree(dest)
     for system, files in WHOLE.items():
-        (dest / system).mkdir(parents=True)
         for name in files:
-            shutil.copyfile(out / system / name, dest / system / name)
+            write(dest / system / name, (out / system / name).read_text(encoding="utf-8"))
 
     entry = systems["contextforge"]
     log_lines, effect_lines = contextforge_excerpt(out / "contextforge", entry)
-    (dest / "contextforge").mkdir(parents=True)
-    (dest / "contextforge" / "gateway.log").write_text("\n".join(log_lines) + "\n", encoding="utf-8")
-    (dest / "contextforge" / "effects.jsonl").write_text("\n".join(effect_lines) + "\n", encoding="utf-8")
+    write(dest / "contextforge" / "gateway.log", "\n".join(log_lines) + "\n")
+    write(dest / "contextforge" / "effects.jsonl", "\n".join(effect_lines) + "\n")
     narrowed = dict(
         entry,
         journals=["gateway.log"],
@@ -70,7 +85,7 @@ def main() -> None:
     )
 
     fixture_truth = dict(truth, systems=[systems[name] for name in WHOLE] + [narrowed])
-    (dest / "truth.json").write_text(json.dumps(fixture_truth, indent=2) + "\n", encoding="utf-8")
+    write(dest / "truth.json", json.dumps(fixture_truth, separators=(",", ":")) + "\n")
     total = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
     print(f"wrote {dest} ({total // 1024} KB)")
 

@@ -11,6 +11,7 @@ import os
 import queue
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from labkit import venvs
@@ -30,19 +31,31 @@ class Lab:
         self.venv_root = venv_root
         self.started = time.monotonic()
         self.log_file = open(out / "lab.log", "a", encoding="utf-8")
+        self.log_lock = threading.Lock()
         self.procs = Processes(self.log)
         self.pythons: dict[str, Path] = {}
 
     def log(self, message: str) -> None:
         line = f"[{time.monotonic() - self.started:7.1f}s] {message}"
-        print(line, flush=True)
-        self.log_file.write(line + "\n")
-        self.log_file.flush()
+        with self.log_lock:
+            print(line, flush=True)
+            self.log_file.write(line + "\n")
+            self.log_file.flush()
+
+    def prepare_venvs(self, names: list[str]) -> None:
+        """Make (or reuse) the named venvs, installing them in parallel."""
+        pool = ThreadPoolExecutor(max_workers=max(1, len(names)))
+        try:
+            pythons = list(pool.map(lambda name: venvs.ensure_venv(name, self.venv_root, self.log), names))
+        except BaseException:
+            venvs.stop_installs()
+            raise
+        finally:
+            pool.shutdown(wait=True)
+        self.pythons.update(zip(names, pythons, strict=True))
 
     def python(self, venv: str) -> Path:
-        """The python of a system's venv, installed on first use in this run."""
-        if venv not in self.pythons:
-            self.pythons[venv] = venvs.ensure_venv(venv, self.venv_root, self.log)
+        """The python of a prepared venv."""
         return self.pythons[venv]
 
     def env(self, **extra: str) -> dict[str, str]:

@@ -32,6 +32,13 @@ def is_listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+def _signal_group(child: "Child", sig: int) -> None:
+    try:
+        os.killpg(child.popen.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 class Child:
     """One started process, its log file, and the ports it is expected to listen on."""
 
@@ -106,31 +113,21 @@ class Processes:
 
     def stop(self, child: Child, grace_s: float = 15.0, sig: int = signal.SIGTERM) -> None:
         """Stop `child`'s process group by its pid: `sig`, then SIGKILL after `grace_s`."""
-        if child in self.children:
-            self.children.remove(child)
         if child.popen.poll() is None:
-            try:
-                os.killpg(child.popen.pid, sig)
-            except ProcessLookupError:
-                pass
+            _signal_group(child, sig)
             try:
                 child.popen.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
                 self.log(f"{child.name} (pid {child.popen.pid}) ignored signal {sig} for {grace_s:g}s: killing it")
-                try:
-                    os.killpg(child.popen.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                _signal_group(child, signal.SIGKILL)
                 child.popen.wait(timeout=10)
-        else:
-            # The leader is gone; its group may still have members.
-            try:
-                os.killpg(child.popen.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        # The leader is gone; members of its group may not be.
+        _signal_group(child, signal.SIGKILL)
         for stream in (child.popen.stdin, child.popen.stdout):
             if stream is not None:
                 stream.close()
+        if child in self.children:
+            self.children.remove(child)
         self.log(f"stopped {child.name} (pid {child.popen.pid}, exit {child.popen.returncode})")
 
     def stop_all(self) -> None:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -36,6 +39,7 @@ def ensure_venv(name: str, venv_root: Path, log) -> Path:
     if python.exists() and stamp_file.exists() and stamp_file.read_text().strip() == stamp:
         log(f"venv-{name}: reused ({requirements.name} unchanged)")
         return python
+    log(f"venv-{name}: installing from {requirements.name}")
     started = time.monotonic()
     if venv.exists():
         shutil.rmtree(venv)
@@ -62,21 +66,48 @@ def ensure_venv(name: str, venv_root: Path, log) -> Path:
 
 
 def installed_versions(python: Path, names: list[str]) -> dict[str, str]:
-    """The installed versions of the named distributions in a venv."""
-    out = _run(
-        [str(python), "-m", "pip", "list", "--format=json", "--disable-pip-version-check"],
-        f"{python}: pip list",
-        120,
+    """The installed versions of the named distributions in a venv (those not installed left out)."""
+    script = (
+        "import importlib.metadata as m, json, sys\n"
+        "found = {}\n"
+        "for name in sys.argv[1:]:\n"
+        "    try:\n"
+        "        found[name] = m.version(name)\n"
+        "    except m.PackageNotFoundError:\n"
+        "        pass\n"
+        "print(json.dumps(found))\n"
     )
-    versions = {row["name"].lower(): row["version"] for row in json.loads(out)}
-    return {name: versions[name.lower()] for name in names if name.lower() in versions}
+    return json.loads(_run([str(python), "-c", script, *names], f"{python}: read versions", 60))
+
+
+_running: set[subprocess.Popen] = set()
+_running_lock = threading.Lock()
+
+
+def stop_installs() -> None:
+    """Kill every install still running (their process groups), e.g. on Ctrl-C."""
+    with _running_lock:
+        for popen in _running:
+            try:
+                os.killpg(popen.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def _run(argv: list[str], step: str, timeout_s: float) -> str:
+    """Run a command in its own process group; its stdout, or LabError naming `step`."""
+    popen = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    with _running_lock:
+        _running.add(popen)
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s)
+        out, err = popen.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
+        os.killpg(popen.pid, signal.SIGKILL)
+        popen.communicate()
         raise LabError(f"{step}: timed out after {timeout_s}s") from None
-    if done.returncode != 0:
-        raise LabError(f"{step}: exit {done.returncode}\n{done.stderr[-4000:]}")
-    return done.stdout
+    finally:
+        with _running_lock:
+            _running.discard(popen)
+    if popen.returncode != 0:
+        raise LabError(f"{step}: exit {popen.returncode}\n{err[-4000:]}")
+    return out
