@@ -11,8 +11,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-target/lab}"
 python="${LAB_PYTHON:-python3}"
 
-if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-  echo "lab: needs Python >= 3.11 with venv ($python: $("$python" --version 2>&1 || echo missing))" >&2
+if ! "$python" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "lab: needs Python >= 3.11 with venv; $python is $("$python" --version 2>/dev/null || echo "not there")" >&2
   exit 2
 fi
 

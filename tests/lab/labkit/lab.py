@@ -80,10 +80,8 @@ class Upstream:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.child: Child | None = None
-        self.starts = 0
 
     def start(self) -> None:
-        self.starts += 1
         argv = [
             str(self.python),
             "-m",

@@ -27,7 +27,10 @@ DATABASE = "contextforge"
 def bin_dir() -> Path:
     """The folder of the server binaries: $LAB_PG_BIN, or the newest /usr/lib/postgresql/N/bin."""
     if os.environ.get("LAB_PG_BIN"):
-        return Path(os.environ["LAB_PG_BIN"])
+        folder = Path(os.environ["LAB_PG_BIN"])
+        if not (folder / "initdb").exists():
+            raise LabError(f"postgres: LAB_PG_BIN={folder} has no initdb")
+        return folder
     candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parent.parent.name))
     if not candidates:
         found = shutil.which("initdb")
