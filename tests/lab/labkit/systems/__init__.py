@@ -1,0 +1,1 @@
+"""One module per system: how the orchestrator installs, runs and reads it."""
