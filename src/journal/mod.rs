@@ -27,6 +27,7 @@ use chain::{ChainMark, ChainStatus};
 pub use format::{Capabilities, Format};
 pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
 pub use native::{GENESIS, NativeChainWriter, native_chain_hash};
+use rayon::prelude::*;
 use serde::Serialize;
 pub use source::{JournalSource, SourceData};
 use std::fmt;
@@ -664,8 +665,10 @@ pub(crate) struct LineMeta {
 /// Lines per batch handed to the parsing threads, and bytes at most.
 const BATCH_LINES: usize = 8192;
 const BATCH_BYTES: usize = 8 << 20;
+/// Batches with fewer lines are parsed on the reading thread.
+const PARALLEL_MIN_LINES: usize = 256;
 
-/// Like [`for_each_line`], in two steps: `parse` runs on every core over
+/// Like [`for_each_line`], in two steps: `parse` runs on rayon's pool over
 /// batches of lines (it sees only the line), then `apply` takes each result
 /// in journal order (it sees the context: it emits records, feeds the chain
 /// tracker). Parsing JSON is most of the cost of loading, and it needs
@@ -681,7 +684,6 @@ pub(crate) fn for_each_line_parallel<T: Send>(
     let source = ctx.source;
     let input = source.open()?;
     let mut reader = lines::LineReader::new(input, ctx.journal);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let mut next_report = 0u64;
     let mut arena: Vec<u8> = Vec::with_capacity(BATCH_BYTES + (64 << 10));
     let mut spans: Vec<(usize, usize, LineMeta)> = Vec::with_capacity(BATCH_LINES);
@@ -719,21 +721,17 @@ pub(crate) fn for_each_line_parallel<T: Send>(
             spans.push((start, arena.len(), meta));
         }
         let parse_span = |&(a, b, meta): &(usize, usize, LineMeta)| parse(&arena[a..b], meta);
-        let results: Vec<T> = if threads <= 1 || spans.len() < 256 {
+        // Indexed parallel iterators collect in order: results line up with
+        // `spans`, so `apply` sees journal order. Small batches (a short
+        // journal, the tail) are not worth handing to the pool.
+        let results: Vec<T> = if spans.len() < PARALLEL_MIN_LINES {
             spans.iter().map(parse_span).collect()
         } else {
-            let chunk = spans.len().div_ceil(threads);
-            std::thread::scope(|s| {
-                let handles: Vec<_> = spans
-                    .chunks(chunk)
-                    .map(|c| s.spawn(move || c.iter().map(parse_span).collect::<Vec<T>>()))
-                    .collect();
-                handles
-                    .into_iter()
-                    // A panicking parser is a bug; re-raise it here.
-                    .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect()
-            })
+            spans
+                .par_iter()
+                .with_min_len(PARALLEL_MIN_LINES / 4)
+                .map(parse_span)
+                .collect()
         };
         for (r, &(_, _, meta)) in results.into_iter().zip(spans.iter()) {
             if let Err(msg) = apply(ctx, meta, r) {
