@@ -130,7 +130,7 @@ pub struct CallRate {
 pub struct EvidenceView {
     /// Journal name.
     pub journal: String,
-    /// 1-based line.
+    /// 1-based line (the row id for a row of a table).
     pub line: u32,
     /// Journal `seq`, when the format has one.
     pub seq: Option<u64>,
@@ -153,11 +153,13 @@ pub struct EvidenceView {
 }
 
 impl EvidenceView {
-    /// `file:line` with `seq N` when known.
+    /// `file:line` (``file table `events` row N`` for a row) with `seq N`
+    /// when known.
     pub fn cite(&self) -> String {
+        let at = self.source.cite(&self.journal);
         match self.seq {
-            Some(s) => format!("{}:{} seq {s}", self.journal, self.line),
-            None => format!("{}:{}", self.journal, self.line),
+            Some(s) => format!("{at} seq {s}"),
+            None => at,
         }
     }
 }
@@ -521,8 +523,8 @@ impl Investigation {
                 let x = &self.model.executions[execution];
                 let e = &x.events[event];
                 EvidenceView {
-                    journal: self.journal_name(e.source.journal),
-                    line: e.source.line,
+                    journal: self.journal_name(e.source.journal()),
+                    line: e.source.position(),
                     seq: e.seq,
                     record: e.kind.name(),
                     execution_id: Some(x.id.clone()),
@@ -535,8 +537,8 @@ impl Investigation {
             EvidenceRef::Session { index } => {
                 let s = &self.model.sessions[index];
                 EvidenceView {
-                    journal: self.journal_name(s.source.journal),
-                    line: s.source.line,
+                    journal: self.journal_name(s.source.journal()),
+                    line: s.source.position(),
                     seq: None,
                     record: "session",
                     execution_id: None,
@@ -552,7 +554,7 @@ impl Investigation {
     /// Whether a line lies in the verified part of its journal's chain.
     pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
         self.journals
-            .get(at.journal as usize)
+            .get(at.journal() as usize)
             .map_or(ChainMark::NoChain, |j| j.chain_mark(at))
     }
 
@@ -616,7 +618,7 @@ impl Investigation {
         let l = &self.analysis.lifecycles[xi];
         let caps = analysis::JournalCaps::caps(
             &self.journals,
-            x.events.first().map_or(0, |e| e.source.journal),
+            x.events.first().map_or(0, |e| e.source.journal()),
         );
         let mark = |i: Option<usize>| {
             i.map(|i| {
@@ -724,7 +726,7 @@ impl Investigation {
     /// # Errors
     /// When the journal can no longer be read.
     pub fn raw_line(&self, at: SourceRef) -> Result<String, JournalError> {
-        match self.journals.get(at.journal as usize) {
+        match self.journals.get(at.journal() as usize) {
             Some(j) => j.read_raw(at),
             None => Ok(String::new()),
         }

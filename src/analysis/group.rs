@@ -384,7 +384,7 @@ impl questions::Ctx<'_> {
         let j = self.model.executions[x]
             .events
             .first()
-            .map_or(0, |e| e.source.journal);
+            .map_or(0, |e| e.source.journal());
         self.journals.caps(j)
     }
 

@@ -99,7 +99,7 @@ impl Ctx<'_> {
     }
 
     fn format_name(&self, x: usize) -> String {
-        let j = self.x(x).events.first().map_or(0, |e| e.source.journal);
+        let j = self.x(x).events.first().map_or(0, |e| e.source.journal());
         self.journals.name(j).to_string()
     }
 
@@ -212,7 +212,7 @@ impl Ctx<'_> {
             _ => {
                 let caps = self
                     .journals
-                    .caps(self.x(e).events.first().map_or(0, |x| x.source.journal));
+                    .caps(self.x(e).events.first().map_or(0, |x| x.source.journal()));
                 match (&ce.mcp_session_id, &cf.mcp_session_id) {
                     (Some(a), Some(b)) if a == b => format!(
                         "unknown: both calls used MCP session {a}, but the journal records no agent run for them"
@@ -237,7 +237,7 @@ impl Ctx<'_> {
         let l = &self.lifecycles[e];
         let caps = self
             .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal));
+            .caps(x.events.first().map_or(0, |v| v.source.journal()));
         let mut evidence = Vec::new();
         let auth = if let Some(i) = l.authorized {
             evidence.push(ev(e, i));
@@ -382,7 +382,7 @@ impl Ctx<'_> {
         let l = &self.lifecycles[e];
         let caps = self
             .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal));
+            .caps(x.events.first().map_or(0, |v| v.source.journal()));
         let (d, i) = l.delivery_at(x, later_at, caps.delivery);
         let mut evidence: Vec<EvidenceRef> = i.map(|i| ev(e, i)).into_iter().collect();
         let completed = matches!(l.answer, TargetAnswer::Performed | TargetAnswer::Replayed);
@@ -573,7 +573,7 @@ impl Ctx<'_> {
         let l = &self.lifecycles[e];
         let caps = self
             .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal));
+            .caps(x.events.first().map_or(0, |v| v.source.journal()));
         let detail = if outcome.is_empty() {
             String::new()
         } else {

@@ -292,7 +292,7 @@ pub fn evidence_chain_verified(
             let mut after: Vec<u32> = lines
                 .iter()
                 .filter(|&&l| j.chain_mark(l) == ChainMark::Unverified)
-                .map(|l| l.line)
+                .map(|l| l.position())
                 .collect();
             after.sort_unstable();
             after.dedup();
@@ -580,7 +580,7 @@ pub fn unverified_mark(inv: &Investigation, v: &EvidenceView) -> String {
     }
     match inv
         .journals
-        .get(v.source.journal as usize)
+        .get(v.source.journal() as usize)
         .map(|j| &j.chain)
     {
         Some(ChainStatus::Broken { failure, .. }) => format!(
@@ -853,12 +853,12 @@ impl<N: Namer> Builder<'_, N> {
         let mut by_journal: std::collections::BTreeMap<JournalId, Vec<SourceRef>> =
             Default::default();
         for &(_, s, _, _) in &rows {
-            by_journal.entry(s.journal).or_default().push(s);
+            by_journal.entry(s.journal()).or_default().push(s);
         }
         for q in &detail.questions {
             for v in &q.evidence {
                 by_journal
-                    .entry(v.source.journal)
+                    .entry(v.source.journal())
                     .or_default()
                     .push(v.source);
             }

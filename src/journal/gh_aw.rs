@@ -258,13 +258,13 @@ impl State {
         }
         let queue = self.pending.entry(server.clone()).or_default();
         if method != "tools/call" {
-            queue.push(None, source.line);
+            queue.push(None, source.position());
             return Ok(());
         }
         let params = payload.get("params").cloned().unwrap_or(Value::Null);
         let Some(tool) = params.get("name").and_then(Value::as_str) else {
             // Keep the queue aligned: the server will still answer it.
-            queue.push(None, source.line);
+            queue.push(None, source.position());
             return Err("tools/call request without `payload.params.name`".into());
         };
         let arguments = match params.get("arguments") {
@@ -272,7 +272,7 @@ impl State {
             Some(v @ Value::Object(_)) => v.clone(),
             Some(v) => json!({ "_value": v }),
         };
-        let execution_id = format!("{}:{}", self.label, source.line);
+        let execution_id = format!("{}:{}", self.label, source.position());
         let action = ActionRecord(
             json!({
                 "actor": GH_AW_ACTOR,
@@ -288,7 +288,7 @@ impl State {
             .unwrap_or_default(),
         );
         let call = CallRef {
-            call_id: Some(format!("line {}", source.line)),
+            call_id: Some(format!("line {}", source.position())),
             session_id: None,
             jsonrpc_id: payload.get("id").and_then(JsonRpcId::from_value),
             mcp_session_id: None,
@@ -317,7 +317,7 @@ impl State {
             },
             Map::new(),
         );
-        queue.push(Some(execution_id), source.line);
+        queue.push(Some(execution_id), source.position());
         Ok(())
     }
 
@@ -345,7 +345,7 @@ impl State {
             burst.orphans += 1;
             ctx.note(format!(
                 "line {}: response from {server:?} with no request in flight; the failures answered to {server:?} just before it are read as ambiguous",
-                source.line
+                source.position()
             ));
             return;
         };
@@ -424,7 +424,7 @@ fn outcome_event(
         );
     }
     let outcome =
-        EventKind::response_outcome(outcome, error, Some(format!("line {}", source.line)));
+        EventKind::response_outcome(outcome, error, Some(format!("line {}", source.position())));
     (outcome, extra)
 }
 

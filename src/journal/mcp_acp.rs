@@ -126,12 +126,12 @@ impl JournalReader for McpAcpReader {
                 Ok(m) => m,
                 Err(e) => {
                     if let Some(t) = st.chain.as_mut() {
-                        t.unreadable(line.source.line, line.terminated, e.clone());
+                        t.unreadable(line.source.position(), line.terminated, e.clone());
                     }
                     return Err(e);
                 }
             };
-            st.chain_line(&m, line.bytes, line.source.line, line.terminated);
+            st.chain_line(&m, line.bytes, line.source.position(), line.terminated);
             st.line(ctx, m, line.source)
         })?;
         st.finish(ctx);
@@ -318,8 +318,9 @@ impl State {
             return Ok(());
         }
         let session = text(m.get("session_id")).unwrap_or_else(|| "unknown".into());
-        let request = text(m.get("request_id")).unwrap_or_else(|| format!("line{}", source.line));
-        let id = self.unique(format!("acp:{session}:{request}"), source.line);
+        let request =
+            text(m.get("request_id")).unwrap_or_else(|| format!("line{}", source.position()));
+        let id = self.unique(format!("acp:{session}:{request}"), source.position());
         let tool = m
             .get("tool_name")
             .and_then(Value::as_str)
@@ -554,7 +555,7 @@ impl State {
                 };
                 let id = self.unique(
                     format!("acp-wire:{}:{session}:{request}", self.label),
-                    source.line,
+                    source.position(),
                 );
                 let action = json!({
                     "actor": WIRE_ACTOR,
@@ -566,7 +567,7 @@ impl State {
                     "intent_scope": self.scope,
                 });
                 let call = CallRef {
-                    call_id: Some(format!("line {}", source.line)),
+                    call_id: Some(format!("line {}", source.position())),
                     session_id: None,
                     jsonrpc_id: jsonrpc_id(m.get("request_id")),
                     mcp_session_id: text(m.get("session_id")),
@@ -587,7 +588,7 @@ impl State {
                 );
                 self.wire.entry(key).or_default().push_back(PendingWire {
                     execution_id: id,
-                    line: source.line,
+                    line: source.position(),
                 });
                 Ok(())
             }
@@ -595,7 +596,7 @@ impl State {
                 let Some(p) = self.wire.get_mut(&key).and_then(VecDeque::pop_front) else {
                     ctx.note(format!(
                         "line {}: {ev} for session {session} request {request} with no request before it",
-                        source.line
+                        source.position()
                     ));
                     return Ok(());
                 };
@@ -617,7 +618,7 @@ impl State {
                         EventKind::response_outcome(
                             OutcomeKind::Success,
                             None,
-                            Some(format!("line {}", source.line)),
+                            Some(format!("line {}", source.position())),
                         ),
                         extra,
                         source,
@@ -671,7 +672,7 @@ impl State {
                         EventKind::response_outcome(
                             OutcomeKind::Failure,
                             Some(msg),
-                            Some(format!("line {}", source.line)),
+                            Some(format!("line {}", source.position())),
                         ),
                         extra,
                         source,

@@ -77,7 +77,7 @@ impl JournalReader for McpAuditReader {
         let label = ctx.label.clone();
         let mut other = 0u64;
         for_each_line(ctx, |ctx, line| {
-            let no = line.source.line;
+            let no = line.source.position();
             let raw = std::str::from_utf8(line.bytes)
                 .map_err(|_| "not UTF-8".to_string())
                 .and_then(rawjson::parse);
@@ -161,7 +161,7 @@ fn emit_call(
         .ok_or("tools/call record without `toolName`")?;
     let id = match m.get("id").and_then(Value::as_str) {
         Some(i) => format!("mcp-audit:{label}:{i}"),
-        None => format!("mcp-audit:{label}:L{}", source.line),
+        None => format!("mcp-audit:{label}:L{}", source.position()),
     };
     let duration = m.get("durationMs").and_then(Value::as_f64).unwrap_or(0.0);
     let started = super::started_before(at, duration, "durationMs")?;

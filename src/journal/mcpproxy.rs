@@ -175,7 +175,7 @@ impl State {
     fn execution_id(&self, m: &Map<String, Value>, source: SourceRef) -> String {
         match m.get("id").and_then(Value::as_str) {
             Some(id) if !id.is_empty() => format!("mcpproxy:{}:{id}", self.label),
-            _ => format!("mcpproxy:{}:L{}", self.label, source.line),
+            _ => format!("mcpproxy:{}:L{}", self.label, source.position()),
         }
     }
 
@@ -313,7 +313,7 @@ impl State {
                             .get("response")
                             .and_then(Value::as_str)
                             .filter(|r| !r.is_empty())
-                            .map(|_| format!("response in line {}", source.line)),
+                            .map(|_| format!("response in line {}", source.position())),
                         replayed: false,
                         observed_via: ObservedVia::Response,
                     },
@@ -355,14 +355,14 @@ impl State {
 
     fn finish(mut self, ctx: &mut ReadCtx<'_>) {
         let mut blocked: Vec<_> = self.blocked.drain().map(|(_, v)| v).collect();
-        blocked.sort_by_key(|b| b.3.line);
+        blocked.sort_by_key(|b| b.3.position());
         for (id, at, reason, source) in blocked {
             ctx.event(&id, at, EventKind::Rejected { reason }, Map::new(), source);
         }
         let mut waiting: Vec<Decision> = self.decisions.drain().flat_map(|(_, v)| v).collect();
-        waiting.sort_by_key(|d| d.source.line);
+        waiting.sort_by_key(|d| d.source.position());
         for d in waiting {
-            let line = d.source.line;
+            let line = d.source.position();
             if let Err(e) = self.lone_decision(ctx, d) {
                 ctx.bad_line(line, e);
             }

@@ -189,21 +189,22 @@ impl LoadedJournal {
     /// chain could not be checked), [`ChainMark::NoChain`] when nothing
     /// chains it.
     pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
-        if self.format == Format::NativeSqlite && at.offset == sqlite::SESSIONS_TABLE {
-            // Only the events table is chained.
+        if at.table().is_some_and(|t| t != sqlite::EVENTS_TABLE) {
+            // Of a SQLite journal, only the events table is chained.
             return ChainMark::NoChain;
         }
-        self.chain.mark(at.line)
+        self.chain.mark(at.position())
     }
 
     /// The raw text of one record as the journal holds it.
     ///
     /// # Errors
-    /// [`JournalError::Io`] when the journal changed or cannot be read.
+    /// [`JournalError::Io`] when the journal changed or cannot be read;
+    /// [`JournalError::Invalid`] when a row cannot be read back.
     pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
-        match (&self.format, &self.source.data) {
-            (Format::NativeSqlite, SourceData::File(p)) => {
-                sqlite::read_row(p, at).map_err(|e| JournalError::Invalid {
+        match (at, &self.source.data) {
+            (SourceRef::Row { table, row, .. }, SourceData::File(p)) => {
+                sqlite::read_row(p, table, row).map_err(|e| JournalError::Invalid {
                     journal: self.name.clone(),
                     message: e,
                 })
@@ -625,11 +626,11 @@ pub(crate) fn for_each_line(
             Err(e) => return Err(source.io_error(e)),
         };
         ctx.count_line();
-        if line.source.offset >= next_report {
-            (ctx.progress)(line.source.offset);
-            next_report = line.source.offset + (4 << 20);
+        if line.offset() >= next_report {
+            (ctx.progress)(line.offset());
+            next_report = line.offset() + (4 << 20);
         }
-        let no = line.source.line;
+        let no = line.source.position();
         if let Some(n) = line.too_long {
             ctx.bad_line(no, too_long_message(n));
             continue;
@@ -701,12 +702,12 @@ pub(crate) fn for_each_line_parallel<T: Send>(
                 Err(e) => return Err(source.io_error(e)),
             };
             ctx.count_line();
-            if line.source.offset >= next_report {
-                (ctx.progress)(line.source.offset);
-                next_report = line.source.offset + (4 << 20);
+            if line.offset() >= next_report {
+                (ctx.progress)(line.offset());
+                next_report = line.offset() + (4 << 20);
             }
             if let Some(n) = line.too_long {
-                ctx.bad_line(line.source.line, too_long_message(n));
+                ctx.bad_line(line.source.position(), too_long_message(n));
                 continue;
             }
             if lines::is_blank(line.bytes) {
@@ -735,7 +736,7 @@ pub(crate) fn for_each_line_parallel<T: Send>(
         };
         for (r, &(_, _, meta)) in results.into_iter().zip(spans.iter()) {
             if let Err(msg) = apply(ctx, meta, r) {
-                ctx.bad_line(meta.source.line, msg);
+                ctx.bad_line(meta.source.position(), msg);
             }
         }
     }

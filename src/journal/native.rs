@@ -95,7 +95,7 @@ impl JournalReader for NativeReader {
         let mut chain: Option<ChainTracker> = None;
         let mut leading: Option<(u32, bool, String)> = None;
         for_each_line_parallel(ctx, parse_line, |ctx, meta, parsed| {
-            let no = meta.source.line;
+            let no = meta.source.position();
             let line = match parsed {
                 Ok(line) => line,
                 Err(e) => {
@@ -731,7 +731,7 @@ mod tests {
     use serde_json::json;
 
     fn src() -> SourceRef {
-        SourceRef {
+        SourceRef::Line {
             journal: 0,
             line: 7,
             offset: 0,

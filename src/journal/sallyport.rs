@@ -108,7 +108,7 @@ impl JournalReader for SallyportReader {
             lifecycle: 0,
         };
         for_each_line(ctx, |ctx, line| {
-            let no = line.source.line;
+            let no = line.source.position();
             if line.bytes.len() > MAX_ROW {
                 chain.unreadable(no, line.terminated, "row longer than 1 MiB");
                 return Err("row longer than 1 MiB".into());
@@ -419,7 +419,7 @@ impl Events {
         let inner_seq = m
             .get("seq")
             .and_then(Value::as_u64)
-            .unwrap_or(u64::from(source.line));
+            .unwrap_or(u64::from(source.position()));
         if intent {
             let id = format!("sallyport:{}:{inner_seq}", self.label);
             self.accepted(ctx, &id, &m, at, source);
@@ -447,7 +447,7 @@ impl Events {
             self.pending
                 .entry(key)
                 .or_default()
-                .push_back((id, source.line));
+                .push_back((id, source.position()));
             return Ok(());
         }
         if let Some(reason) = refusal(&base, &st(&m, "rule")) {
@@ -1037,7 +1037,8 @@ mod tests {
             ["accepted", "authorized", "dispatched", "outcome"]
         );
         assert_eq!(
-            first.events[3].source.line, 2,
+            first.events[3].source.position(),
+            2,
             "the outcome is the result row"
         );
         // The second intent never got its result row: no outcome.

@@ -16,7 +16,7 @@
 //! columns declared `JSON` and the columns `call`, `action`, `process`,
 //! `arguments` and `extra`, which hold JSON text. An `extra` object is merged
 //! into the record as unknown fields. Rows are read in `rowid` order; a
-//! record's position ([`SourceRef::line`]) is its rowid (a row whose rowid is
+//! record's position ([`SourceRef::Row`]) is its table and rowid (a row whose rowid is
 //! not in 1..=2^32-1 is reported as a bad row: it cannot be cited).
 //!
 //! Chain: when the `events` table has a `hash` column, its rows form a
@@ -37,10 +37,10 @@ use std::path::Path;
 /// Reader for native SQLite journals.
 pub struct SqliteReader;
 
-/// `SourceRef::offset` of a row of the `events` table.
-pub const EVENTS_TABLE: u64 = 0;
-/// `SourceRef::offset` of a row of the `sessions` table.
-pub const SESSIONS_TABLE: u64 = 1;
+/// The table of lifecycle events; its rows are chained.
+pub const EVENTS_TABLE: &str = "events";
+/// The table of agent runs; not chained.
+pub const SESSIONS_TABLE: &str = "sessions";
 
 /// Columns whose TEXT is JSON whatever their declared type.
 const JSON_COLUMNS: [&str; 5] = ["call", "action", "process", "arguments", "extra"];
@@ -73,7 +73,7 @@ impl JournalReader for SqliteReader {
             });
         }
         if let Some(cols) = &tables.sessions {
-            read_table(ctx, &conn, "sessions", cols, &mut None).map_err(|e| invalid(ctx, e))?;
+            read_table(ctx, &conn, SESSIONS_TABLE, cols, &mut None).map_err(|e| invalid(ctx, e))?;
         }
         if let Some(cols) = &tables.events {
             // Chained when any row carries a hash: then every row must (a
@@ -87,7 +87,7 @@ impl JournalReader for SqliteReader {
                     )
                     .map_err(|e| invalid(ctx, e))?;
             let mut chain = chained.then(|| ChainTracker::new(native_rule()));
-            read_table(ctx, &conn, "events", cols, &mut chain).map_err(|e| invalid(ctx, e))?;
+            read_table(ctx, &conn, EVENTS_TABLE, cols, &mut chain).map_err(|e| invalid(ctx, e))?;
             if let Some(t) = chain
                 && t.lines() > 0
             {
@@ -197,14 +197,14 @@ fn row_object(row: &rusqlite::Row<'_>, cols: &[Col]) -> Result<Map<String, Value
 fn read_table(
     ctx: &mut ReadCtx<'_>,
     conn: &Connection,
-    table: &str,
+    table: &'static str,
     cols: &[Col],
     chain: &mut Option<ChainTracker>,
 ) -> rusqlite::Result<()> {
-    let (kind, offset) = if table == "sessions" {
-        ("session", SESSIONS_TABLE)
+    let kind = if table == SESSIONS_TABLE {
+        "session"
     } else {
-        ("event", EVENTS_TABLE)
+        "event"
     };
     let names: Vec<String> = cols
         .iter()
@@ -235,11 +235,10 @@ fn read_table(
             );
             continue;
         };
-        let source = SourceRef {
+        let source = SourceRef::Row {
             journal: ctx.journal,
-            line,
-            offset,
-            len: 0,
+            table,
+            row: line,
         };
         let mut m = match row_object(row, cols) {
             Ok(m) => m,
@@ -265,17 +264,12 @@ fn read_table(
     Ok(())
 }
 
-/// Reads one row back as JSON text (for the raw view).
+/// Reads row `row` of `table` back as JSON text (for the raw view).
 ///
 /// # Errors
 /// When the file cannot be opened or the row is gone.
-pub fn read_row(path: &Path, at: SourceRef) -> Result<String, String> {
+pub fn read_row(path: &Path, table: &str, row: u32) -> Result<String, String> {
     let conn = open(path).map_err(|e| e.to_string())?;
-    let table = if at.offset == SESSIONS_TABLE {
-        "sessions"
-    } else {
-        "events"
-    };
     let cols = columns(&conn, table)
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no `{table}` table"))?;
@@ -284,15 +278,16 @@ pub fn read_row(path: &Path, at: SourceRef) -> Result<String, String> {
         .map(|c| format!("\"{}\"", c.name.replace('"', "\"\"")))
         .collect();
     let sql = format!(
-        "SELECT rowid, {} FROM \"{table}\" WHERE rowid = ?1",
-        names.join(", ")
+        "SELECT rowid, {} FROM \"{}\" WHERE rowid = ?1",
+        names.join(", "),
+        table.replace('"', "\"\"")
     );
     let mut stmt = conn.prepare(&sql).map_err(|e| e.to_string())?;
-    let mut rows = stmt.query([at.line]).map_err(|e| e.to_string())?;
-    let row = rows
+    let mut rows = stmt.query([row]).map_err(|e| e.to_string())?;
+    let found = rows
         .next()
         .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{table} row {} is gone", at.line))?;
-    let m = row_object(row, &cols)?;
+        .ok_or_else(|| format!("{table} row {row} is gone"))?;
+    let m = row_object(found, &cols)?;
     serde_json::to_string(&m).map_err(|e| e.to_string())
 }

@@ -7,8 +7,10 @@
 //! execution id, and an *event* is one lifecycle transition of an execution.
 
 mod builder;
+mod source;
 
 pub use builder::{Model, ModelBuilder, Record};
+pub use source::SourceRef;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -17,21 +19,6 @@ use std::fmt;
 
 /// Index of a journal in the loaded set (see [`crate::journal::LoadedJournal`]).
 pub type JournalId = u32;
-
-/// Where a record sits in its journal: which journal, the 1-based line number,
-/// and the byte range of the line, so that the raw text can be read back on
-/// demand instead of being kept in memory for every event.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct SourceRef {
-    /// Journal index in the loaded set.
-    pub journal: JournalId,
-    /// 1-based line number (for SQLite journals: the row id).
-    pub line: u32,
-    /// Byte offset of the line's first byte in the journal file.
-    pub offset: u64,
-    /// Length of the line in bytes, without its line terminator.
-    pub len: u32,
-}
 
 /// A JSON-RPC request id: a string or an integer (MCP forbids `null`,
 /// `schema/2025-11-25` `RequestId`). Used only for protocol correlation, never
@@ -363,7 +350,7 @@ pub struct Event {
     /// Fields the reader did not recognise, kept and shown (DESIGN.md §3).
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
-    /// Journal, line and byte range.
+    /// Where the event was read: a line of a file, or a row of a table.
     pub source: SourceRef,
 }
 
