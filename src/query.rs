@@ -316,10 +316,14 @@ pub struct EventView {
     /// Key details in one line.
     pub summary: String,
     /// Fields the journal line carried beyond what retrace reads (DESIGN.md
-    /// §3: unknown fields are kept and shown), and notes a reader attached
-    /// (`pairing`, `request_line`, ...). Omitted when empty.
+    /// §3: unknown fields are kept and shown). Omitted when empty.
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub extra: serde_json::Map<String, Value>,
+    /// What the reader established about the event (`pairing`,
+    /// `arguments_logged`, `inferred`, `request_line`, notes such as
+    /// `origin`; [`crate::model::ReaderFacts`]). Omitted when empty.
+    #[serde(skip_serializing_if = "crate::model::ReaderFacts::is_empty")]
+    pub facts: crate::model::ReaderFacts,
 }
 
 impl Investigation {
@@ -717,6 +721,7 @@ impl Investigation {
                 event: e.kind.name(),
                 summary: event_summary_redacted(e, secrets),
                 extra: e.extra.clone(),
+                facts: e.facts().clone(),
             })
             .collect()
     }
@@ -836,8 +841,8 @@ pub fn event_summary_redacted(e: &Event, secret_fields: &[String]) -> String {
                 s.push_str(" · replayed");
             }
             s.push_str(&format!(" · via {}", observed_via.as_str()));
-            if crate::journal::positional_pairing(e).is_some() {
-                s.push_str(" · paired by position");
+            if let Some(words) = e.facts().pairing.words() {
+                s.push_str(&format!(" · {words}"));
             }
             if let Some(r) = result_reference {
                 s.push_str(&format!(" · result {r}"));

@@ -367,9 +367,11 @@ impl Ctx<'_> {
                     _ => "Yes",
                 };
                 // Readers that pair responses by position say so on the event.
-                let pairing = crate::journal::positional_pairing(&x.events[i])
-                    .map(|p| format!(" (response paired by position: {p})"))
-                    .unwrap_or_default();
+                let p = &x.events[i].facts().pairing;
+                let pairing = match (p.words(), p.why()) {
+                    (Some(words), Some(why)) => format!(" (response {words}: {why})"),
+                    _ => String::new(),
+                };
                 format!("{lead}: {words}.{pairing}")
             }
         };

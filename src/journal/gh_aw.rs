@@ -25,8 +25,11 @@
 //! result says `{"result":"error"}`.
 
 use super::fields::{parse_object, parse_time, type_name};
-use super::{JournalError, JournalReader, PAIRING, PAIRING_UNCERTAIN, ReadCtx, for_each_line};
-use crate::model::{ActionRecord, CallRef, EventKind, JsonRpcId, OutcomeKind, SourceRef};
+use super::{JournalError, JournalReader, ReadCtx, for_each_line};
+use crate::model::{
+    ActionRecord, CallRef, Event, EventKind, JsonRpcId, OutcomeKind, Pairing, ReaderFacts,
+    SourceRef,
+};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, VecDeque};
@@ -77,7 +80,7 @@ impl JournalReader for GhAwReader {
 
 struct Pending {
     execution_id: Option<String>,
-    line: u32,
+    request: SourceRef,
 }
 
 /// The requests to one server waiting for their answers, oldest first.
@@ -96,11 +99,14 @@ struct Waiting {
 
 impl Waiting {
     /// Queues a request.
-    fn push(&mut self, execution_id: Option<String>, line: u32) {
+    fn push(&mut self, execution_id: Option<String>, request: SourceRef) {
         if self.queue.is_empty() {
             self.peak = 0;
         }
-        self.queue.push_back(Pending { execution_id, line });
+        self.queue.push_back(Pending {
+            execution_id,
+            request,
+        });
         self.peak = self.peak.max(self.queue.len());
     }
 }
@@ -133,7 +139,7 @@ struct Held {
     execution_id: String,
     at: DateTime<Utc>,
     kind: EventKind,
-    extra: Map<String, Value>,
+    facts: ReaderFacts,
     source: SourceRef,
 }
 
@@ -158,7 +164,7 @@ impl Burst {
                     "{} answer(s) to this server came with no request in flight: the pairing is off, and this failure may be another call's",
                     self.orphans
                 ))
-            } else if mixed && h.extra.contains_key(PAIRING) {
+            } else if mixed && matches!(h.facts.pairing, Pairing::ByPosition { .. }) {
                 Some(format!(
                     "the {} answers to overlapping requests differ ({} failed, {} succeeded): this failure may be another call's",
                     self.failures + self.successes,
@@ -169,10 +175,15 @@ impl Burst {
                 None
             };
             if let Some(why) = why {
-                h.extra.insert(PAIRING_UNCERTAIN.into(), Value::Bool(true));
-                h.extra.insert(PAIRING.into(), Value::String(why));
+                h.facts.pairing = Pairing::ByPosition {
+                    why,
+                    uncertain: true,
+                };
             }
-            ctx.event(&h.execution_id, h.at, h.kind, h.extra, h.source);
+            ctx.event(
+                &h.execution_id,
+                Event::new(h.at, h.kind, h.source).with_facts(h.facts),
+            );
         }
     }
 }
@@ -258,13 +269,13 @@ impl State {
         }
         let queue = self.pending.entry(server.clone()).or_default();
         if method != "tools/call" {
-            queue.push(None, source.position());
+            queue.push(None, source);
             return Ok(());
         }
         let params = payload.get("params").cloned().unwrap_or(Value::Null);
         let Some(tool) = params.get("name").and_then(Value::as_str) else {
             // Keep the queue aligned: the server will still answer it.
-            queue.push(None, source.position());
+            queue.push(None, source);
             return Err("tools/call request without `payload.params.name`".into());
         };
         let arguments = match params.get("arguments") {
@@ -300,7 +311,12 @@ impl State {
                 extra.insert(k.to_string(), v.clone());
             }
         }
-        let mut emit = |kind, extra| ctx.event(&execution_id, at, kind, extra, source);
+        let mut emit = |kind, extra| {
+            ctx.event(
+                &execution_id,
+                Event::new(at, kind, source).with_extra(extra),
+            )
+        };
         emit(
             EventKind::Accepted {
                 call,
@@ -317,7 +333,7 @@ impl State {
             },
             Map::new(),
         );
-        queue.push(Some(execution_id), source.position());
+        queue.push(Some(execution_id), source);
         Ok(())
     }
 
@@ -350,7 +366,8 @@ impl State {
             return;
         };
         if let Some(execution_id) = p.execution_id {
-            let (kind, extra) = outcome_event(outcome, error, p.line, in_flight, server, &source);
+            let (kind, facts) =
+                outcome_event(outcome, error, p.request, in_flight, server, &source);
             if in_flight > 1 {
                 self.positional += 1;
             }
@@ -358,7 +375,7 @@ impl State {
                 execution_id,
                 at,
                 kind,
-                extra,
+                facts,
                 source,
             });
         }
@@ -376,7 +393,7 @@ impl State {
             .values()
             .flat_map(|w| &w.queue)
             .filter(|p| p.execution_id.is_some())
-            .map(|p| p.line)
+            .map(|p| p.request.position())
             .collect();
         if !open.is_empty() {
             ctx.note(format!(
@@ -403,29 +420,34 @@ impl State {
     }
 }
 
-/// The outcome event for a response paired with the request on `request_line`
+/// The outcome event for a response paired with the request at `request`
 /// that waited while up to `in_flight` requests to `server` were pending.
 fn outcome_event(
     outcome: OutcomeKind,
     error: Option<String>,
-    request_line: u32,
+    request: SourceRef,
     in_flight: usize,
     server: &str,
     source: &SourceRef,
-) -> (EventKind, Map<String, Value>) {
-    let mut extra = Map::new();
-    extra.insert("request_line".into(), json!(request_line));
-    if in_flight > 1 {
-        extra.insert(
-            PAIRING.into(),
-            json!(format!(
+) -> (EventKind, ReaderFacts) {
+    let pairing = if in_flight > 1 {
+        Pairing::ByPosition {
+            why: format!(
                 "{in_flight} requests to {server} were in flight; the server may have answered out of order"
-            )),
-        );
-    }
+            ),
+            uncertain: false,
+        }
+    } else {
+        Pairing::ById
+    };
+    let facts = ReaderFacts {
+        pairing,
+        request: Some(request),
+        ..ReaderFacts::default()
+    };
     let outcome =
         EventKind::response_outcome(outcome, error, Some(format!("line {}", source.position())));
-    (outcome, extra)
+    (outcome, facts)
 }
 
 /// Success or failure of a response, with the error text when it failed.

@@ -34,7 +34,10 @@ use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, Si
 use super::fields::{parse_object, parse_time};
 use super::rawjson;
 use super::{Capabilities, JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{ActionRecord, CallRef, EventKind, JsonRpcId, OutcomeKind, SourceRef};
+use crate::model::{
+    ActionRecord, Arguments, CallRef, Event, EventKind, JsonRpcId, OutcomeKind, ReaderFacts,
+    SourceRef,
+};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -141,7 +144,7 @@ impl JournalReader for McpAcpReader {
 
 struct PendingWire {
     execution_id: String,
-    line: u32,
+    request: SourceRef,
 }
 
 struct State {
@@ -215,16 +218,13 @@ fn rejection(message: &str, code: Option<i64>) -> Option<&'static str> {
     }
 }
 
-/// Extra fields of a dispatch event that the log implies but does not
+/// The facts of a dispatch event that the log implies but does not
 /// record: neither log has the dispatch time, so it is placed at the answer
 /// (after any approval wait, never before authorization).
-fn inferred_dispatch() -> Map<String, Value> {
-    let mut e = Map::new();
-    e.insert(
-        "inferred".into(),
-        json!("the log records the answer, not the dispatch; placed at the answer's time"),
-    );
-    e
+fn inferred_dispatch() -> ReaderFacts {
+    ReaderFacts::inferred(
+        "the log records the answer, not the dispatch; placed at the answer's time",
+    )
 }
 
 impl State {
@@ -352,10 +352,6 @@ impl State {
             .unwrap_or(0.0);
         let started = super::started_before(at, duration_ms, "duration.duration_ms")?;
         let mut extra = Map::new();
-        extra.insert(
-            super::ARGUMENTS_LOGGED.into(),
-            json!("no: the operations log keeps file paths only"),
-        );
         for k in ["client_id", "config_version", "file_extension"] {
             if let Some(v) = m.get(k) {
                 extra.insert(k.into(), v.clone());
@@ -370,16 +366,22 @@ impl State {
         };
         ctx.event(
             &id,
-            started,
-            EventKind::Accepted {
-                call,
-                action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            extra,
-            source,
+            Event::new(
+                started,
+                EventKind::Accepted {
+                    call,
+                    action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
+                    fingerprint: None,
+                    action_class: None,
+                    idempotency_key: None,
+                },
+                source,
+            )
+            .with_extra(extra)
+            .with_facts(ReaderFacts {
+                arguments: Arguments::No("the operations log keeps file paths only".into()),
+                ..ReaderFacts::default()
+            }),
         );
         let status = m.get("status").and_then(Value::as_str).unwrap_or("");
         let message = text(m.get("message"));
@@ -387,12 +389,14 @@ impl State {
         if status == "Success" {
             ctx.event(
                 &id,
-                at,
-                EventKind::Dispatched {
-                    idempotency_key: None,
-                },
-                inferred_dispatch(),
-                source,
+                Event::new(
+                    at,
+                    EventKind::Dispatched {
+                        idempotency_key: None,
+                    },
+                    source,
+                )
+                .with_facts(inferred_dispatch()),
             );
             let body = m
                 .get("response_summary")
@@ -401,10 +405,11 @@ impl State {
                 .map(|h| format!("response sha256:{h}"));
             ctx.event(
                 &id,
-                at,
-                EventKind::response_outcome(OutcomeKind::Success, None, body),
-                Map::new(),
-                source,
+                Event::new(
+                    at,
+                    EventKind::response_outcome(OutcomeKind::Success, None, body),
+                    source,
+                ),
             );
             return Ok(());
         }
@@ -414,22 +419,26 @@ impl State {
             extra.insert("message".into(), json!(msg));
             ctx.event(
                 &id,
-                at,
-                EventKind::Rejected {
-                    reason: reason.into(),
-                },
-                extra,
-                source,
+                Event::new(
+                    at,
+                    EventKind::Rejected {
+                        reason: reason.into(),
+                    },
+                    source,
+                )
+                .with_extra(extra),
             );
         } else {
             ctx.event(
                 &id,
-                at,
-                EventKind::Dispatched {
-                    idempotency_key: None,
-                },
-                inferred_dispatch(),
-                source,
+                Event::new(
+                    at,
+                    EventKind::Dispatched {
+                        idempotency_key: None,
+                    },
+                    source,
+                )
+                .with_facts(inferred_dispatch()),
             );
             let mut extra = Map::new();
             if let Some(c) = code {
@@ -437,10 +446,12 @@ impl State {
             }
             ctx.event(
                 &id,
-                at,
-                EventKind::response_outcome(OutcomeKind::Failure, Some(msg), None),
-                extra,
-                source,
+                Event::new(
+                    at,
+                    EventKind::response_outcome(OutcomeKind::Failure, Some(msg), None),
+                    source,
+                )
+                .with_extra(extra),
             );
         }
         Ok(())
@@ -516,7 +527,7 @@ impl State {
                 extra.insert(k.into(), v.clone());
             }
         }
-        ctx.event(&id, at, kind, extra, source);
+        ctx.event(&id, Event::new(at, kind, source).with_extra(extra));
         Ok(())
     }
 
@@ -575,20 +586,21 @@ impl State {
                 };
                 ctx.event(
                     &id,
-                    at,
-                    EventKind::Accepted {
-                        call,
-                        action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                        fingerprint: None,
-                        action_class: None,
-                        idempotency_key: None,
-                    },
-                    Map::new(),
-                    source,
+                    Event::new(
+                        at,
+                        EventKind::Accepted {
+                            call,
+                            action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
+                            fingerprint: None,
+                            action_class: None,
+                            idempotency_key: None,
+                        },
+                        source,
+                    ),
                 );
                 self.wire.entry(key).or_default().push_back(PendingWire {
                     execution_id: id,
-                    line: source.position(),
+                    request: source,
                 });
                 Ok(())
             }
@@ -601,34 +613,39 @@ impl State {
                     return Ok(());
                 };
                 let mut extra = Map::new();
-                extra.insert("request_line".into(), json!(p.line));
+                let answered = ReaderFacts {
+                    request: Some(p.request),
+                    ..ReaderFacts::default()
+                };
                 if ev == "proxy_response" {
                     ctx.event(
                         &p.execution_id,
-                        at,
-                        EventKind::Dispatched {
-                            idempotency_key: None,
-                        },
-                        inferred_dispatch(),
-                        source,
+                        Event::new(
+                            at,
+                            EventKind::Dispatched {
+                                idempotency_key: None,
+                            },
+                            source,
+                        )
+                        .with_facts(inferred_dispatch()),
                     );
                     ctx.event(
                         &p.execution_id,
-                        at,
-                        EventKind::response_outcome(
-                            OutcomeKind::Success,
-                            None,
-                            Some(format!("line {}", source.position())),
-                        ),
-                        extra,
-                        source,
+                        Event::new(
+                            at,
+                            EventKind::response_outcome(
+                                OutcomeKind::Success,
+                                None,
+                                Some(format!("line {}", source.position())),
+                            ),
+                            source,
+                        )
+                        .with_extra(extra)
+                        .with_facts(answered),
                     );
                     ctx.event(
                         &p.execution_id,
-                        at,
-                        EventKind::Delivered,
-                        Map::new(),
-                        source,
+                        Event::new(at, EventKind::Delivered, source),
                     );
                     return Ok(());
                 }
@@ -638,51 +655,55 @@ impl State {
                     extra.insert("message".into(), json!(msg));
                     ctx.event(
                         &p.execution_id,
-                        at,
-                        EventKind::Rejected {
-                            reason: reason.into(),
-                        },
-                        extra,
-                        source,
+                        Event::new(
+                            at,
+                            EventKind::Rejected {
+                                reason: reason.into(),
+                            },
+                            source,
+                        )
+                        .with_extra(extra)
+                        .with_facts(answered),
                     );
                 } else if msg.starts_with("Client failed to connect") {
                     ctx.event(
                         &p.execution_id,
-                        at,
-                        EventKind::DispatchFailed { error: msg },
-                        extra,
-                        source,
+                        Event::new(at, EventKind::DispatchFailed { error: msg }, source)
+                            .with_extra(extra)
+                            .with_facts(answered),
                     );
                 } else {
                     ctx.event(
                         &p.execution_id,
-                        at,
-                        EventKind::Dispatched {
-                            idempotency_key: None,
-                        },
-                        inferred_dispatch(),
-                        source,
+                        Event::new(
+                            at,
+                            EventKind::Dispatched {
+                                idempotency_key: None,
+                            },
+                            source,
+                        )
+                        .with_facts(inferred_dispatch()),
                     );
                     if let Some(t) = m.get("error_type") {
                         extra.insert("error_type".into(), t.clone());
                     }
                     ctx.event(
                         &p.execution_id,
-                        at,
-                        EventKind::response_outcome(
-                            OutcomeKind::Failure,
-                            Some(msg),
-                            Some(format!("line {}", source.position())),
-                        ),
-                        extra,
-                        source,
+                        Event::new(
+                            at,
+                            EventKind::response_outcome(
+                                OutcomeKind::Failure,
+                                Some(msg),
+                                Some(format!("line {}", source.position())),
+                            ),
+                            source,
+                        )
+                        .with_extra(extra)
+                        .with_facts(answered),
                     );
                     ctx.event(
                         &p.execution_id,
-                        at,
-                        EventKind::Delivered,
-                        Map::new(),
-                        source,
+                        Event::new(at, EventKind::Delivered, source),
                     );
                 }
                 Ok(())
@@ -695,7 +716,12 @@ impl State {
     }
 
     fn finish(self, ctx: &mut ReadCtx<'_>) {
-        let open: Vec<u32> = self.wire.values().flatten().map(|p| p.line).collect();
+        let open: Vec<u32> = self
+            .wire
+            .values()
+            .flatten()
+            .map(|p| p.request.position())
+            .collect();
         if !open.is_empty() {
             ctx.note(format!(
                 "{} tools/call request(s) never got a response (lines {}): outcome unknown",

@@ -29,7 +29,9 @@ use super::fields::{parse_object, parse_time};
 use super::keys::KeyFile;
 use super::rawjson::{self, Raw, js_number, js_str};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{ActionRecord, CallRef, EventKind, OutcomeKind, SourceRef};
+use crate::model::{
+    ActionRecord, Arguments, CallRef, Event, EventKind, OutcomeKind, ReaderFacts, SourceRef,
+};
 use ed25519_dalek::Verifier;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value, json};
@@ -190,12 +192,11 @@ fn emit_call(
         transport: None,
     };
     let mut extra = Map::new();
-    if !m.contains_key("args") {
-        extra.insert(
-            super::ARGUMENTS_LOGGED.into(),
-            json!("no: gateway mode logs no tool arguments"),
-        );
-    }
+    let arguments = if m.contains_key("args") {
+        Arguments::Full
+    } else {
+        Arguments::No("gateway mode logs no tool arguments".into())
+    };
     for k in [
         "namespace",
         "aiInvocation",
@@ -206,18 +207,25 @@ fn emit_call(
             extra.insert(k.into(), v.clone());
         }
     }
-    let emit = |ctx: &mut ReadCtx<'_>, at, kind, extra| ctx.event(&id, at, kind, extra, source);
+    let emit = |ctx: &mut ReadCtx<'_>, e: Event| ctx.event(&id, e);
     emit(
         ctx,
-        started,
-        EventKind::Accepted {
-            call,
-            action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-            fingerprint: None,
-            action_class: None,
-            idempotency_key: None,
-        },
-        extra,
+        Event::new(
+            started,
+            EventKind::Accepted {
+                call,
+                action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
+                fingerprint: None,
+                action_class: None,
+                idempotency_key: None,
+            },
+            source,
+        )
+        .with_extra(extra)
+        .with_facts(ReaderFacts {
+            arguments,
+            ..ReaderFacts::default()
+        }),
     );
     let success = m.get("success").and_then(Value::as_bool) == Some(true);
     let code = m.get("errorCode").and_then(Value::as_i64);
@@ -225,21 +233,28 @@ fn emit_call(
     if success {
         emit(
             ctx,
-            started,
-            EventKind::Dispatched {
-                idempotency_key: None,
-            },
-            Map::new(),
+            Event::new(
+                started,
+                EventKind::Dispatched {
+                    idempotency_key: None,
+                },
+                source,
+            ),
         );
-        emit(ctx, at, outcome(OutcomeKind::Success, None), Map::new());
+        emit(
+            ctx,
+            Event::new(at, outcome(OutcomeKind::Success, None), source),
+        );
     } else if code == Some(-32602) && !upstream_known {
         emit(
             ctx,
-            at,
-            EventKind::DispatchFailed {
-                error: "unknown tool (-32602): nothing was sent upstream".into(),
-            },
-            Map::new(),
+            Event::new(
+                at,
+                EventKind::DispatchFailed {
+                    error: "unknown tool (-32602): nothing was sent upstream".into(),
+                },
+                source,
+            ),
         );
     } else {
         // -32603 stands for a policy refusal and for an upstream error
@@ -250,15 +265,18 @@ fn emit_call(
         }
         emit(
             ctx,
-            at,
-            outcome(
-                OutcomeKind::Unknown,
-                Some(format!(
-                    "failed with error code {}: a policy refusal or an upstream error; the log does not say which, nor whether the call was sent",
-                    code.map_or_else(|| "none".into(), |c| c.to_string())
-                )),
-            ),
-            x,
+            Event::new(
+                at,
+                outcome(
+                    OutcomeKind::Unknown,
+                    Some(format!(
+                        "failed with error code {}: a policy refusal or an upstream error; the log does not say which, nor whether the call was sent",
+                        code.map_or_else(|| "none".into(), |c| c.to_string())
+                    )),
+                ),
+                source,
+            )
+            .with_extra(x),
         );
     }
     Ok(())

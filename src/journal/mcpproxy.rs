@@ -21,7 +21,7 @@
 
 use super::fields::{parse_object, parse_time};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, SourceRef};
+use crate::model::{ActionRecord, CallRef, Event, EventKind, ObservedVia, OutcomeKind, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -242,7 +242,7 @@ impl State {
         let duration = m.get("duration_ms").and_then(Value::as_f64).unwrap_or(0.0);
         let started = super::started_before(at, duration, "duration_ms")?;
         let (accepted, extra) = self.accepted(&m)?;
-        ctx.event(&id, started, accepted, extra, source);
+        ctx.event(&id, Event::new(started, accepted, source).with_extra(extra));
         let status = m.get("status").and_then(Value::as_str).unwrap_or("");
         let error = m
             .get("error_message")
@@ -270,12 +270,13 @@ impl State {
                         }
                         None => ctx.event(
                             &id,
-                            at,
-                            EventKind::Rejected {
-                                reason: block_reason(&m),
-                            },
-                            Map::new(),
-                            source,
+                            Event::new(
+                                at,
+                                EventKind::Rejected {
+                                    reason: block_reason(&m),
+                                },
+                                source,
+                            ),
                         ),
                     },
                 }
@@ -286,12 +287,13 @@ impl State {
                 }
                 ctx.event(
                     &id,
-                    at,
-                    EventKind::Dispatched {
-                        idempotency_key: None,
-                    },
-                    Map::new(),
-                    source,
+                    Event::new(
+                        at,
+                        EventKind::Dispatched {
+                            idempotency_key: None,
+                        },
+                        source,
+                    ),
                 );
                 let mut extra = Map::new();
                 if let Some(t) = m.get("response_truncated") {
@@ -299,26 +301,28 @@ impl State {
                 }
                 ctx.event(
                     &id,
-                    at,
-                    EventKind::Outcome {
-                        outcome: if status == "success" {
-                            OutcomeKind::Success
-                        } else {
-                            OutcomeKind::Failure
+                    Event::new(
+                        at,
+                        EventKind::Outcome {
+                            outcome: if status == "success" {
+                                OutcomeKind::Success
+                            } else {
+                                OutcomeKind::Failure
+                            },
+                            target_status: None,
+                            exit_status: None,
+                            error,
+                            result_reference: m
+                                .get("response")
+                                .and_then(Value::as_str)
+                                .filter(|r| !r.is_empty())
+                                .map(|_| format!("response in line {}", source.position())),
+                            replayed: false,
+                            observed_via: ObservedVia::Response,
                         },
-                        target_status: None,
-                        exit_status: None,
-                        error,
-                        result_reference: m
-                            .get("response")
-                            .and_then(Value::as_str)
-                            .filter(|r| !r.is_empty())
-                            .map(|_| format!("response in line {}", source.position())),
-                        replayed: false,
-                        observed_via: ObservedVia::Response,
-                    },
-                    extra,
-                    source,
+                        source,
+                    )
+                    .with_extra(extra),
                 );
             }
             other => {
@@ -338,17 +342,14 @@ impl State {
         }
         ctx.event(
             id,
-            d.at,
-            EventKind::Rejected { reason: d.reason },
-            extra,
-            d.source,
+            Event::new(d.at, EventKind::Rejected { reason: d.reason }, d.source).with_extra(extra),
         );
     }
 
     fn lone_decision(&mut self, ctx: &mut ReadCtx<'_>, d: Decision) -> Result<(), String> {
         let id = self.execution_id(&d.record, d.source);
         let (accepted, extra) = self.accepted(&d.record)?;
-        ctx.event(&id, d.at, accepted, extra, d.source);
+        ctx.event(&id, Event::new(d.at, accepted, d.source).with_extra(extra));
         Self::reject(ctx, &id, d);
         Ok(())
     }
@@ -357,7 +358,7 @@ impl State {
         let mut blocked: Vec<_> = self.blocked.drain().map(|(_, v)| v).collect();
         blocked.sort_by_key(|b| b.3.position());
         for (id, at, reason, source) in blocked {
-            ctx.event(&id, at, EventKind::Rejected { reason }, Map::new(), source);
+            ctx.event(&id, Event::new(at, EventKind::Rejected { reason }, source));
         }
         let mut waiting: Vec<Decision> = self.decisions.drain().flat_map(|(_, v)| v).collect();
         waiting.sort_by_key(|d| d.source.position());

@@ -36,35 +36,6 @@ use std::path::Path;
 
 pub use fields::parse_time;
 
-/// Name of the field a reader puts among an `accepted` event's unknown
-/// fields when its format does not record the full tool arguments; the value
-/// says what it records instead, starting with `no:` or `partly:`. Analysis
-/// reports it as the `arguments_not_logged` finding.
-pub const ARGUMENTS_LOGGED: &str = "arguments_logged";
-
-/// Name of the field a reader puts among an `outcome` event's unknown fields
-/// when it could only pair the response with its request by position (gh-aw
-/// logs reuse JSON-RPC ids): the value says why, in words.
-pub const PAIRING: &str = "pairing";
-
-/// Name of the field (value `true`) a reader adds beside [`PAIRING`] when the
-/// positional pairing of a failure cannot be trusted (the answers around it
-/// differ, or one came with no request): analysis then reads the failure as
-/// ambiguous, never as proof that the target did not act.
-pub const PAIRING_UNCERTAIN: &str = "pairing_uncertain";
-
-/// Why an outcome was paired with its request by position ([`PAIRING`]),
-/// when it was.
-pub fn positional_pairing(e: &crate::model::Event) -> Option<&str> {
-    e.extra.get(PAIRING).and_then(serde_json::Value::as_str)
-}
-
-/// Whether a reader marked an outcome's pairing as untrustworthy
-/// ([`PAIRING_UNCERTAIN`]).
-pub fn pairing_uncertain(e: &crate::model::Event) -> bool {
-    e.extra.get(PAIRING_UNCERTAIN) == Some(&serde_json::Value::Bool(true))
-}
-
 /// A line that could not be read, with where it is and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LineError {
@@ -248,25 +219,11 @@ impl ReadCtx<'_> {
         (self.sink)(r);
     }
 
-    /// Emits one lifecycle event of the named execution (a reader with no
-    /// journal `seq` of its own).
-    pub fn event(
-        &mut self,
-        execution_id: &str,
-        at: chrono::DateTime<chrono::Utc>,
-        kind: crate::model::EventKind,
-        extra: serde_json::Map<String, serde_json::Value>,
-        source: SourceRef,
-    ) {
+    /// Emits one lifecycle event of the named execution.
+    pub fn event(&mut self, execution_id: &str, event: crate::model::Event) {
         self.emit(Record::Event {
             execution_id: execution_id.to_string(),
-            event: crate::model::Event {
-                seq: None,
-                at,
-                kind,
-                extra,
-                source,
-            },
+            event,
         });
     }
     /// Counts a line read.

@@ -507,6 +507,7 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
             at,
             kind,
             extra: m.into_extra(),
+            facts: None,
             source,
         },
     ))
@@ -641,13 +642,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
     let mut push = |at, kind| {
         out.push(Record::Event {
             execution_id: execution_id.clone(),
-            event: Event {
-                seq: None,
-                at,
-                kind,
-                extra: Map::new(),
-                source,
-            },
+            event: Event::new(at, kind, source),
         })
     };
     push(

@@ -33,8 +33,8 @@ use super::fields::{parse_object, parse_time};
 use super::keys::KeyFile;
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
-    ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, ProcessInfo, Record, Session,
-    SourceRef,
+    ActionRecord, Arguments, CallRef, Event, EventKind, ObservedVia, OutcomeKind, ProcessInfo,
+    ReaderFacts, Record, Session, SourceRef,
 };
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit};
@@ -426,23 +426,26 @@ impl Events {
             if let Some((d, approver)) = authorization(&base) {
                 ctx.event(
                     &id,
-                    at,
-                    EventKind::Authorized {
-                        decision: d.into(),
-                        approver: approver.map(str::to_string),
-                    },
-                    rule_extra(&m),
-                    source,
+                    Event::new(
+                        at,
+                        EventKind::Authorized {
+                            decision: d.into(),
+                            approver: approver.map(str::to_string),
+                        },
+                        source,
+                    )
+                    .with_extra(rule_extra(&m)),
                 );
             }
             ctx.event(
                 &id,
-                at,
-                EventKind::Dispatched {
-                    idempotency_key: None,
-                },
-                Map::new(),
-                source,
+                Event::new(
+                    at,
+                    EventKind::Dispatched {
+                        idempotency_key: None,
+                    },
+                    source,
+                ),
             );
             self.pending
                 .entry(key)
@@ -455,10 +458,7 @@ impl Events {
             self.accepted(ctx, &id, &m, at, source);
             ctx.event(
                 &id,
-                at,
-                EventKind::Rejected { reason },
-                rule_extra(&m),
-                source,
+                Event::new(at, EventKind::Rejected { reason }, source).with_extra(rule_extra(&m)),
             );
             return Ok(());
         }
@@ -473,28 +473,29 @@ impl Events {
                 if let Some((d, approver)) = authorization(&base) {
                     ctx.event(
                         &id,
-                        at,
-                        EventKind::Authorized {
-                            decision: d.into(),
-                            approver: approver.map(str::to_string),
-                        },
-                        rule_extra(&m),
-                        source,
+                        Event::new(
+                            at,
+                            EventKind::Authorized {
+                                decision: d.into(),
+                                approver: approver.map(str::to_string),
+                            },
+                            source,
+                        )
+                        .with_extra(rule_extra(&m)),
                     );
                 }
-                let mut x = Map::new();
-                x.insert(
-                    "intent_row".into(),
-                    json!("none: the result row stands alone"),
-                );
                 ctx.event(
                     &id,
-                    at,
-                    EventKind::Dispatched {
-                        idempotency_key: None,
-                    },
-                    x,
-                    source,
+                    Event::new(
+                        at,
+                        EventKind::Dispatched {
+                            idempotency_key: None,
+                        },
+                        source,
+                    )
+                    .with_facts(ReaderFacts::inferred(
+                        "no intent row: the result row stands alone",
+                    )),
                 );
                 id
             }
@@ -511,22 +512,24 @@ impl Events {
         }
         ctx.event(
             &id,
-            at,
-            EventKind::Outcome {
-                outcome: if is_error {
-                    OutcomeKind::Failure
-                } else {
-                    OutcomeKind::Success
+            Event::new(
+                at,
+                EventKind::Outcome {
+                    outcome: if is_error {
+                        OutcomeKind::Failure
+                    } else {
+                        OutcomeKind::Success
+                    },
+                    target_status: None,
+                    exit_status: None,
+                    error: is_error.then(|| format!("{decision}: error")),
+                    result_reference: Some(format!("row seq {inner_seq}")),
+                    replayed: false,
+                    observed_via: ObservedVia::Response,
                 },
-                target_status: None,
-                exit_status: None,
-                error: is_error.then(|| format!("{decision}: error")),
-                result_reference: Some(format!("row seq {inner_seq}")),
-                replayed: false,
-                observed_via: ObservedVia::Response,
-            },
-            extra,
-            source,
+                source,
+            )
+            .with_extra(extra),
         );
         Ok(())
     }
@@ -555,26 +558,27 @@ impl Events {
             mcp_session_id: None,
             transport: Some(format!("sallyport:{}", st(m, "channel"))),
         };
-        let mut extra = Map::new();
-        if let Some(o) = m.get("origin") {
-            extra.insert("origin".into(), o.clone());
-        }
-        extra.insert(
-            super::ARGUMENTS_LOGGED.into(),
-            json!("partly: Sallyport keeps an argument preview clipped to 256 bytes, so long calls that differ late look alike"),
-        );
+        let facts = ReaderFacts {
+            arguments: Arguments::Partly(
+                "Sallyport keeps an argument preview clipped to 256 bytes, so long calls that differ late look alike".into(),
+            ),
+            notes: m.get("origin").map(|o| ("origin", o.clone())).into_iter().collect(),
+            ..ReaderFacts::default()
+        };
         ctx.event(
             id,
-            at,
-            EventKind::Accepted {
-                call,
-                action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            extra,
-            source,
+            Event::new(
+                at,
+                EventKind::Accepted {
+                    call,
+                    action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
+                    fingerprint: None,
+                    action_class: None,
+                    idempotency_key: None,
+                },
+                source,
+            )
+            .with_facts(facts),
         );
     }
 
