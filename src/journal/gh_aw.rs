@@ -11,10 +11,10 @@
 //! execution, accepted and dispatched when the gateway sent it to the server.
 //! Requests carry no JSON-RPC id and responses reuse ids, so responses are
 //! paired with requests by position per `server_id` (first in, first out).
-//! When several requests to one server were in flight, the pairing is marked
-//! as positional on the outcome event, because the server may have answered
+//! When several requests to one server were in flight, the outcome event's
+//! pairing is [`Pairing::ByPosition`], because the server may have answered
 //! out of order. Outcomes are held per burst (a burst ends when the next
-//! request finds the server idle). A failure is marked `pairing_uncertain`
+//! request finds the server idle). A failure's pairing is marked uncertain
 //! when it was paired by position in a burst whose answers differ, or when
 //! its burst got an answer with no request in flight (its pairings are off
 //! by one): it may be another call's, so analysis reads it as ambiguous, the
@@ -24,12 +24,10 @@
 //! is true, the gateway envelope has an `error` field, or a safe-outputs text
 //! result says `{"result":"error"}`.
 
+use super::exchange::{self, Answer, Call, Dispatch, End, Pending};
 use super::fields::{parse_object, parse_time, type_name};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, JsonRpcId, OutcomeKind, Pairing, ReaderFacts,
-    SourceRef,
-};
+use crate::model::{ActionRecord, CallRef, JsonRpcId, OutcomeKind, Pairing, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, VecDeque};
@@ -78,15 +76,17 @@ impl JournalReader for GhAwReader {
     }
 }
 
-struct Pending {
-    execution_id: Option<String>,
-    request: SourceRef,
+/// A request waiting for its answer: a `tools/call`, or another request
+/// that keeps the queue aligned (the server answers it too).
+enum Slot {
+    Call(Pending),
+    Other,
 }
 
 /// The requests to one server waiting for their answers, oldest first.
 #[derive(Default)]
 struct Waiting {
-    queue: VecDeque<Pending>,
+    queue: VecDeque<Slot>,
     /// The most requests in flight together since the queue was last empty.
     /// When a request is answered, this is the most that were in flight
     /// together while it waited: a request queued behind others saw at
@@ -99,14 +99,11 @@ struct Waiting {
 
 impl Waiting {
     /// Queues a request.
-    fn push(&mut self, execution_id: Option<String>, request: SourceRef) {
+    fn push(&mut self, slot: Slot) {
         if self.queue.is_empty() {
             self.peak = 0;
         }
-        self.queue.push_back(Pending {
-            execution_id,
-            request,
-        });
+        self.queue.push_back(slot);
         self.peak = self.peak.max(self.queue.len());
     }
 }
@@ -134,25 +131,23 @@ struct Burst {
     held: Vec<Held>,
 }
 
-/// An outcome event held until its burst ends.
+/// An answer held until its burst ends, with the call it answers.
 struct Held {
-    execution_id: String,
-    at: DateTime<Utc>,
-    kind: EventKind,
-    facts: ReaderFacts,
-    source: SourceRef,
+    call: Pending,
+    answer: Answer,
 }
 
 impl Burst {
-    /// Emits the held events, marking as `pairing_uncertain` the failures
-    /// paired by position in a burst whose answers differ, and every failure
-    /// of a burst that had an answer with no request (its pairings are off).
+    /// Emits the held answers, marking as uncertain the pairing of the
+    /// failures paired by position in a burst whose answers differ, and of
+    /// every failure of a burst that had an answer with no request (its
+    /// pairings are off).
     fn flush(self, ctx: &mut ReadCtx<'_>) {
         let mixed = self.failures > 0 && self.successes > 0;
-        for mut h in self.held {
+        for Held { call, mut answer } in self.held {
             let failure = matches!(
-                h.kind,
-                EventKind::Outcome {
+                answer.end,
+                End::Outcome {
                     outcome: OutcomeKind::Failure,
                     ..
                 }
@@ -164,7 +159,7 @@ impl Burst {
                     "{} answer(s) to this server came with no request in flight: the pairing is off, and this failure may be another call's",
                     self.orphans
                 ))
-            } else if mixed && matches!(h.facts.pairing, Pairing::ByPosition { .. }) {
+            } else if mixed && matches!(answer.pairing, Pairing::ByPosition { .. }) {
                 Some(format!(
                     "the {} answers to overlapping requests differ ({} failed, {} succeeded): this failure may be another call's",
                     self.failures + self.successes,
@@ -175,15 +170,12 @@ impl Burst {
                 None
             };
             if let Some(why) = why {
-                h.facts.pairing = Pairing::ByPosition {
+                answer.pairing = Pairing::ByPosition {
                     why,
                     uncertain: true,
                 };
             }
-            ctx.event(
-                &h.execution_id,
-                Event::new(h.at, h.kind, h.source).with_facts(h.facts),
-            );
+            call.answer(ctx, answer);
         }
     }
 }
@@ -269,13 +261,13 @@ impl State {
         }
         let queue = self.pending.entry(server.clone()).or_default();
         if method != "tools/call" {
-            queue.push(None, source);
+            queue.push(Slot::Other);
             return Ok(());
         }
         let params = payload.get("params").cloned().unwrap_or(Value::Null);
         let Some(tool) = params.get("name").and_then(Value::as_str) else {
             // Keep the queue aligned: the server will still answer it.
-            queue.push(None, source);
+            queue.push(Slot::Other);
             return Err("tools/call request without `payload.params.name`".into());
         };
         let arguments = match params.get("arguments") {
@@ -305,35 +297,24 @@ impl State {
             mcp_session_id: None,
             transport: Some("gh-aw-mcpg".into()),
         };
-        let mut extra = Map::new();
+        let mut c = Call::new(
+            execution_id,
+            at,
+            call,
+            action,
+            source,
+            Dispatch::WithRequest {
+                inferred: Some(
+                    "the request line is the gateway sending the call to the server".into(),
+                ),
+            },
+        );
         for k in ["agent_secrecy", "agent_integrity", "_schema"] {
             if let Some(v) = m.get(k) {
-                extra.insert(k.to_string(), v.clone());
+                c.extra.insert(k.to_string(), v.clone());
             }
         }
-        let mut emit = |kind, extra| {
-            ctx.event(
-                &execution_id,
-                Event::new(at, kind, source).with_extra(extra),
-            )
-        };
-        emit(
-            EventKind::Accepted {
-                call,
-                action,
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            extra,
-        );
-        emit(
-            EventKind::Dispatched {
-                idempotency_key: None,
-            },
-            Map::new(),
-        );
-        queue.push(Some(execution_id), source);
+        queue.push(Slot::Call(exchange::request(ctx, c)));
         Ok(())
     }
 
@@ -365,19 +346,22 @@ impl State {
             ));
             return;
         };
-        if let Some(execution_id) = p.execution_id {
-            let (kind, facts) =
-                outcome_event(outcome, error, p.request, in_flight, server, &source);
+        if let Slot::Call(call) = p {
+            let mut answer = Answer::new(
+                at,
+                source,
+                End::response(outcome, error, Some(format!("line {}", source.position()))),
+            );
             if in_flight > 1 {
                 self.positional += 1;
+                answer.pairing = Pairing::ByPosition {
+                    why: format!(
+                        "{in_flight} requests to {server} were in flight; the server may have answered out of order"
+                    ),
+                    uncertain: false,
+                };
             }
-            burst.held.push(Held {
-                execution_id,
-                at,
-                kind,
-                facts,
-                source,
-            });
+            burst.held.push(Held { call, answer });
         }
     }
 
@@ -388,13 +372,16 @@ impl State {
         for (_, b) in bursts {
             b.flush(ctx);
         }
-        let open: Vec<u32> = self
+        let mut open: Vec<u32> = self
             .pending
             .values()
             .flat_map(|w| &w.queue)
-            .filter(|p| p.execution_id.is_some())
-            .map(|p| p.request.position())
+            .filter_map(|p| match p {
+                Slot::Call(c) => Some(c.source().position()),
+                Slot::Other => None,
+            })
             .collect();
+        open.sort_unstable();
         if !open.is_empty() {
             ctx.note(format!(
                 "{} tools/call request(s) never got a response (lines {}): outcome unknown",
@@ -418,36 +405,6 @@ impl State {
             ));
         }
     }
-}
-
-/// The outcome event for a response paired with the request at `request`
-/// that waited while up to `in_flight` requests to `server` were pending.
-fn outcome_event(
-    outcome: OutcomeKind,
-    error: Option<String>,
-    request: SourceRef,
-    in_flight: usize,
-    server: &str,
-    source: &SourceRef,
-) -> (EventKind, ReaderFacts) {
-    let pairing = if in_flight > 1 {
-        Pairing::ByPosition {
-            why: format!(
-                "{in_flight} requests to {server} were in flight; the server may have answered out of order"
-            ),
-            uncertain: false,
-        }
-    } else {
-        Pairing::ById
-    };
-    let facts = ReaderFacts {
-        pairing,
-        request: Some(request),
-        ..ReaderFacts::default()
-    };
-    let outcome =
-        EventKind::response_outcome(outcome, error, Some(format!("line {}", source.position())));
-    (outcome, facts)
 }
 
 /// Success or failure of a response, with the error text when it failed.

@@ -31,12 +31,12 @@
 //! verifier does; inside the chain such a line is an inserted line.
 
 use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
+use super::exchange::{self, Answer, Call, Delivery, Dispatch, End, Pending};
 use super::fields::{parse_object, parse_time};
 use super::rawjson;
 use super::{Capabilities, JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
-    ActionRecord, Arguments, CallRef, Event, EventKind, JsonRpcId, OutcomeKind, ReaderFacts,
-    SourceRef,
+    ActionRecord, Arguments, CallRef, Event, EventKind, JsonRpcId, OutcomeKind, SourceRef,
 };
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -142,18 +142,13 @@ impl JournalReader for McpAcpReader {
     }
 }
 
-struct PendingWire {
-    execution_id: String,
-    request: SourceRef,
-}
-
 struct State {
     label: String,
     scope: String,
     kind: Option<Kind>,
     chain: Option<ChainTracker>,
     used: HashSet<String>,
-    wire: HashMap<(String, String, String), VecDeque<PendingWire>>,
+    wire: HashMap<(String, String, String), VecDeque<Pending>>,
     skipped_methods: u64,
     other_lines: u64,
     decisions: u64,
@@ -218,13 +213,14 @@ fn rejection(message: &str, code: Option<i64>) -> Option<&'static str> {
     }
 }
 
-/// The facts of a dispatch event that the log implies but does not
-/// record: neither log has the dispatch time, so it is placed at the answer
-/// (after any approval wait, never before authorization).
-fn inferred_dispatch() -> ReaderFacts {
-    ReaderFacts::inferred(
-        "the log records the answer, not the dispatch; placed at the answer's time",
-    )
+/// How the logs show a call's dispatch: they do not. Neither has the
+/// dispatch time, so an answer from the backend implies it, placed at the
+/// answer (after any approval wait, never before authorization).
+fn inferred_dispatch() -> Dispatch {
+    Dispatch::Implied {
+        why: "the log records the answer, not the dispatch; placed at the answer's time".into(),
+        at_request: false,
+    }
 }
 
 impl State {
@@ -351,12 +347,6 @@ impl State {
             .and_then(Value::as_f64)
             .unwrap_or(0.0);
         let started = super::started_before(at, duration_ms, "duration.duration_ms")?;
-        let mut extra = Map::new();
-        for k in ["client_id", "config_version", "file_extension"] {
-            if let Some(v) = m.get(k) {
-                extra.insert(k.into(), v.clone());
-            }
-        }
         let call = CallRef {
             call_id: Some(format!("request {request}")),
             session_id: None,
@@ -364,96 +354,58 @@ impl State {
             mcp_session_id: Some(session),
             transport: text(m.get("transport")),
         };
-        ctx.event(
-            &id,
-            Event::new(
-                started,
-                EventKind::Accepted {
-                    call,
-                    action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                    fingerprint: None,
-                    action_class: None,
-                    idempotency_key: None,
-                },
-                source,
-            )
-            .with_extra(extra)
-            .with_facts(ReaderFacts {
-                arguments: Arguments::No("the operations log keeps file paths only".into()),
-                ..ReaderFacts::default()
-            }),
+        let mut c = Call::new(
+            id,
+            started,
+            call,
+            ActionRecord(action.as_object().cloned().unwrap_or_default()),
+            source,
+            inferred_dispatch(),
         );
+        c.facts.arguments = Arguments::No("the operations log keeps file paths only".into());
+        for k in ["client_id", "config_version", "file_extension"] {
+            if let Some(v) = m.get(k) {
+                c.extra.insert(k.into(), v.clone());
+            }
+        }
         let status = m.get("status").and_then(Value::as_str).unwrap_or("");
         let message = text(m.get("message"));
         let code = m.get("error_code").and_then(Value::as_i64);
-        if status == "Success" {
-            ctx.event(
-                &id,
-                Event::new(
-                    at,
-                    EventKind::Dispatched {
-                        idempotency_key: None,
-                    },
-                    source,
-                )
-                .with_facts(inferred_dispatch()),
-            );
+        let answer = if status == "Success" {
             let body = m
                 .get("response_summary")
                 .and_then(|r| r.get("body_hash"))
                 .and_then(Value::as_str)
                 .map(|h| format!("response sha256:{h}"));
-            ctx.event(
-                &id,
-                Event::new(
-                    at,
-                    EventKind::response_outcome(OutcomeKind::Success, None, body),
-                    source,
-                ),
-            );
-            return Ok(());
-        }
-        let msg = message.unwrap_or_else(|| format!("status {status}"));
-        if let Some(reason) = rejection(&msg, code) {
-            let mut extra = Map::new();
-            extra.insert("message".into(), json!(msg));
-            ctx.event(
-                &id,
-                Event::new(
-                    at,
-                    EventKind::Rejected {
-                        reason: reason.into(),
-                    },
-                    source,
-                )
-                .with_extra(extra),
-            );
+            Answer::new(at, source, End::response(OutcomeKind::Success, None, body))
         } else {
-            ctx.event(
-                &id,
-                Event::new(
-                    at,
-                    EventKind::Dispatched {
-                        idempotency_key: None,
-                    },
-                    source,
-                )
-                .with_facts(inferred_dispatch()),
-            );
-            let mut extra = Map::new();
-            if let Some(c) = code {
-                extra.insert("error_code".into(), json!(c));
+            let msg = message.unwrap_or_else(|| format!("status {status}"));
+            match rejection(&msg, code) {
+                Some(reason) => {
+                    let mut a = Answer::new(
+                        at,
+                        source,
+                        End::Rejected {
+                            reason: reason.into(),
+                        },
+                    );
+                    a.extra.insert("message".into(), json!(msg));
+                    a
+                }
+                None => {
+                    let mut a = Answer::new(
+                        at,
+                        source,
+                        End::response(OutcomeKind::Failure, Some(msg), None),
+                    );
+                    if let Some(c) = code {
+                        a.extra.insert("error_code".into(), json!(c));
+                    }
+                    a
+                }
             }
-            ctx.event(
-                &id,
-                Event::new(
-                    at,
-                    EventKind::response_outcome(OutcomeKind::Failure, Some(msg), None),
-                    source,
-                )
-                .with_extra(extra),
-            );
-        }
+        };
+        exchange::exchange(ctx, c, Some(answer));
         Ok(())
     }
 
@@ -584,24 +536,18 @@ impl State {
                     mcp_session_id: text(m.get("session_id")),
                     transport: text(m.get("transport")),
                 };
-                ctx.event(
-                    &id,
-                    Event::new(
+                let pending = exchange::request(
+                    ctx,
+                    Call::new(
+                        id,
                         at,
-                        EventKind::Accepted {
-                            call,
-                            action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                            fingerprint: None,
-                            action_class: None,
-                            idempotency_key: None,
-                        },
+                        call,
+                        ActionRecord(action.as_object().cloned().unwrap_or_default()),
                         source,
+                        inferred_dispatch(),
                     ),
                 );
-                self.wire.entry(key).or_default().push_back(PendingWire {
-                    execution_id: id,
-                    request: source,
-                });
+                self.wire.entry(key).or_default().push_back(pending);
                 Ok(())
             }
             Some(ev @ ("proxy_response" | "proxy_error")) => {
@@ -612,100 +558,41 @@ impl State {
                     ));
                     return Ok(());
                 };
-                let mut extra = Map::new();
-                let answered = ReaderFacts {
-                    request: Some(p.request),
-                    ..ReaderFacts::default()
-                };
-                if ev == "proxy_response" {
-                    ctx.event(
-                        &p.execution_id,
-                        Event::new(
+                let here = Some(format!("line {}", source.position()));
+                let answer = if ev == "proxy_response" {
+                    let mut a =
+                        Answer::new(at, source, End::response(OutcomeKind::Success, None, here));
+                    a.delivery = Delivery::Delivered;
+                    a
+                } else {
+                    let msg = text(m.get("error")).unwrap_or_else(|| "proxy error".into());
+                    let code = m.get("error_code").and_then(Value::as_i64);
+                    if let Some(reason) = rejection(&msg, code) {
+                        let mut a = Answer::new(
                             at,
-                            EventKind::Dispatched {
-                                idempotency_key: None,
-                            },
                             source,
-                        )
-                        .with_facts(inferred_dispatch()),
-                    );
-                    ctx.event(
-                        &p.execution_id,
-                        Event::new(
-                            at,
-                            EventKind::response_outcome(
-                                OutcomeKind::Success,
-                                None,
-                                Some(format!("line {}", source.position())),
-                            ),
-                            source,
-                        )
-                        .with_extra(extra)
-                        .with_facts(answered),
-                    );
-                    ctx.event(
-                        &p.execution_id,
-                        Event::new(at, EventKind::Delivered, source),
-                    );
-                    return Ok(());
-                }
-                let msg = text(m.get("error")).unwrap_or_else(|| "proxy error".into());
-                let code = m.get("error_code").and_then(Value::as_i64);
-                if let Some(reason) = rejection(&msg, code) {
-                    extra.insert("message".into(), json!(msg));
-                    ctx.event(
-                        &p.execution_id,
-                        Event::new(
-                            at,
-                            EventKind::Rejected {
+                            End::Rejected {
                                 reason: reason.into(),
                             },
-                            source,
-                        )
-                        .with_extra(extra)
-                        .with_facts(answered),
-                    );
-                } else if msg.starts_with("Client failed to connect") {
-                    ctx.event(
-                        &p.execution_id,
-                        Event::new(at, EventKind::DispatchFailed { error: msg }, source)
-                            .with_extra(extra)
-                            .with_facts(answered),
-                    );
-                } else {
-                    ctx.event(
-                        &p.execution_id,
-                        Event::new(
+                        );
+                        a.extra.insert("message".into(), json!(msg));
+                        a
+                    } else if msg.starts_with("Client failed to connect") {
+                        Answer::new(at, source, End::DispatchFailed { error: msg })
+                    } else {
+                        let mut a = Answer::new(
                             at,
-                            EventKind::Dispatched {
-                                idempotency_key: None,
-                            },
                             source,
-                        )
-                        .with_facts(inferred_dispatch()),
-                    );
-                    if let Some(t) = m.get("error_type") {
-                        extra.insert("error_type".into(), t.clone());
+                            End::response(OutcomeKind::Failure, Some(msg), here),
+                        );
+                        if let Some(t) = m.get("error_type") {
+                            a.extra.insert("error_type".into(), t.clone());
+                        }
+                        a.delivery = Delivery::Delivered;
+                        a
                     }
-                    ctx.event(
-                        &p.execution_id,
-                        Event::new(
-                            at,
-                            EventKind::response_outcome(
-                                OutcomeKind::Failure,
-                                Some(msg),
-                                Some(format!("line {}", source.position())),
-                            ),
-                            source,
-                        )
-                        .with_extra(extra)
-                        .with_facts(answered),
-                    );
-                    ctx.event(
-                        &p.execution_id,
-                        Event::new(at, EventKind::Delivered, source),
-                    );
-                }
+                };
+                p.answer(ctx, answer);
                 Ok(())
             }
             _ => {
@@ -716,12 +603,13 @@ impl State {
     }
 
     fn finish(self, ctx: &mut ReadCtx<'_>) {
-        let open: Vec<u32> = self
+        let mut open: Vec<u32> = self
             .wire
             .values()
             .flatten()
-            .map(|p| p.request.position())
+            .map(|p| p.source().position())
             .collect();
+        open.sort_unstable();
         if !open.is_empty() {
             ctx.note(format!(
                 "{} tools/call request(s) never got a response (lines {}): outcome unknown",

@@ -25,13 +25,12 @@
 //! covered by the attestation, only by the next line's `previousHash`.
 
 use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
+use super::exchange::{Answer, Call, Dispatch, End, exchange};
 use super::fields::{parse_object, parse_time};
 use super::keys::KeyFile;
 use super::rawjson::{self, Raw, js_number, js_str};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{
-    ActionRecord, Arguments, CallRef, Event, EventKind, OutcomeKind, ReaderFacts, SourceRef,
-};
+use crate::model::{ActionRecord, Arguments, CallRef, OutcomeKind, SourceRef};
 use ed25519_dalek::Verifier;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value, json};
@@ -141,8 +140,8 @@ impl JournalReader for McpAuditReader {
 }
 
 /// Records one tool call: accepted at `timestamp - durationMs`, dispatched
-/// at once (the gateway calls the upstream right after its policy check),
-/// then the outcome at `timestamp`.
+/// at once when the outcome shows it was (the gateway calls the upstream
+/// right after its policy check), then the outcome at `timestamp`.
 fn emit_call(
     ctx: &mut ReadCtx<'_>,
     m: &Map<String, Value>,
@@ -191,12 +190,20 @@ fn emit_call(
             .map(str::to_string),
         transport: None,
     };
-    let mut extra = Map::new();
-    let arguments = if m.contains_key("args") {
-        Arguments::Full
-    } else {
-        Arguments::No("gateway mode logs no tool arguments".into())
-    };
+    let mut c = Call::new(
+        id,
+        started,
+        call,
+        ActionRecord(action.as_object().cloned().unwrap_or_default()),
+        source,
+        Dispatch::Implied {
+            why: "the log records the call when it ends; the gateway calls the upstream right after its policy check".into(),
+            at_request: true,
+        },
+    );
+    if !m.contains_key("args") {
+        c.facts.arguments = Arguments::No("gateway mode logs no tool arguments".into());
+    }
     for k in [
         "namespace",
         "aiInvocation",
@@ -204,86 +211,44 @@ fn emit_call(
         "parties",
     ] {
         if let Some(v) = m.get(k).filter(|v| !v.is_null()) {
-            extra.insert(k.into(), v.clone());
+            c.extra.insert(k.into(), v.clone());
         }
     }
-    let emit = |ctx: &mut ReadCtx<'_>, e: Event| ctx.event(&id, e);
-    emit(
-        ctx,
-        Event::new(
-            started,
-            EventKind::Accepted {
-                call,
-                action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            source,
-        )
-        .with_extra(extra)
-        .with_facts(ReaderFacts {
-            arguments,
-            ..ReaderFacts::default()
-        }),
-    );
     let success = m.get("success").and_then(Value::as_bool) == Some(true);
     let code = m.get("errorCode").and_then(Value::as_i64);
     let upstream_known = m.get("upstream").is_some_and(|u| !u.is_null());
-    if success {
-        emit(
-            ctx,
-            Event::new(
-                started,
-                EventKind::Dispatched {
-                    idempotency_key: None,
-                },
-                source,
-            ),
-        );
-        emit(
-            ctx,
-            Event::new(at, outcome(OutcomeKind::Success, None), source),
-        );
+    let answer = if success {
+        Answer::new(at, source, End::response(OutcomeKind::Success, None, None))
     } else if code == Some(-32602) && !upstream_known {
-        emit(
-            ctx,
-            Event::new(
-                at,
-                EventKind::DispatchFailed {
-                    error: "unknown tool (-32602): nothing was sent upstream".into(),
-                },
-                source,
-            ),
-        );
+        Answer::new(
+            at,
+            source,
+            End::DispatchFailed {
+                error: "unknown tool (-32602): nothing was sent upstream".into(),
+            },
+        )
     } else {
         // -32603 stands for a policy refusal and for an upstream error
         // alike (gateway.ts): the log cannot tell whether it was dispatched.
-        let mut x = Map::new();
-        if let Some(c) = code {
-            x.insert("errorCode".into(), json!(c));
-        }
-        emit(
-            ctx,
-            Event::new(
-                at,
-                outcome(
-                    OutcomeKind::Unknown,
-                    Some(format!(
-                        "failed with error code {}: a policy refusal or an upstream error; the log does not say which, nor whether the call was sent",
-                        code.map_or_else(|| "none".into(), |c| c.to_string())
-                    )),
-                ),
-                source,
-            )
-            .with_extra(x),
+        let mut a = Answer::new(
+            at,
+            source,
+            End::response(
+                OutcomeKind::Unknown,
+                Some(format!(
+                    "failed with error code {}: a policy refusal or an upstream error; the log does not say which, nor whether the call was sent",
+                    code.map_or_else(|| "none".into(), |c| c.to_string())
+                )),
+                None,
+            ),
         );
-    }
+        if let Some(c) = code {
+            a.extra.insert("errorCode".into(), json!(c));
+        }
+        a
+    };
+    exchange(ctx, c, Some(answer));
     Ok(())
-}
-
-fn outcome(outcome: OutcomeKind, error: Option<String>) -> EventKind {
-    EventKind::response_outcome(outcome, error, None)
 }
 
 /// The attestation key: an HMAC secret and, when it is 32 bytes, also the

@@ -8,8 +8,8 @@
 //!
 //! * `tool_call` records become one execution each (mcpproxy has no
 //!   execution identity): accepted at `timestamp - duration_ms`, then
-//!   dispatched and an outcome at `timestamp` (success or failure), or
-//!   rejected for `blocked`. retrace takes `timestamp` as the time the
+//!   dispatched (inferred: the export does not record it) and an outcome at
+//!   `timestamp` (success or failure), or rejected for `blocked`. retrace takes `timestamp` as the time the
 //!   record was written, at the end of the call.
 //! * `policy_decision` records (calls blocked by policy) are authorization
 //!   evidence: they join the `tool_call` of the same session, HTTP request,
@@ -19,9 +19,10 @@
 //!
 //! The export has no hash chain.
 
+use super::exchange::{self, Answer, Call, Dispatch, End};
 use super::fields::{parse_object, parse_time};
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{ActionRecord, CallRef, Event, EventKind, ObservedVia, OutcomeKind, SourceRef};
+use crate::model::{ActionRecord, CallRef, Event, EventKind, OutcomeKind, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -179,7 +180,14 @@ impl State {
         }
     }
 
-    fn accepted(&self, m: &Map<String, Value>) -> Result<(EventKind, Map<String, Value>), String> {
+    /// The call a record stands for, accepted at `at`. The export records
+    /// a call when it ends: the dispatch is implied by its outcome.
+    fn call(
+        &self,
+        m: &Map<String, Value>,
+        at: DateTime<Utc>,
+        source: SourceRef,
+    ) -> Result<Call, String> {
         let tool = m
             .get("tool_name")
             .and_then(Value::as_str)
@@ -213,22 +221,23 @@ impl State {
                 .and_then(Value::as_str)
                 .map(|s| format!("mcpproxy:{s}")),
         };
-        let mut extra = Map::new();
+        let mut c = Call::new(
+            self.execution_id(m, source),
+            at,
+            call,
+            ActionRecord(action.as_object().cloned().unwrap_or_default()),
+            source,
+            Dispatch::Implied {
+                why: "the export records the call when it ends; placed at its end".into(),
+                at_request: false,
+            },
+        );
         for k in ["request_id", "tool_variant", "intent", "metadata"] {
             if let Some(v) = m.get(k).filter(|v| !v.is_null()) {
-                extra.insert(k.into(), v.clone());
+                c.extra.insert(k.into(), v.clone());
             }
         }
-        Ok((
-            EventKind::Accepted {
-                call,
-                action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            extra,
-        ))
+        Ok(c)
     }
 
     fn tool_call(
@@ -238,11 +247,10 @@ impl State {
         at: DateTime<Utc>,
         source: SourceRef,
     ) -> Result<(), String> {
-        let id = self.execution_id(&m, source);
         let duration = m.get("duration_ms").and_then(Value::as_f64).unwrap_or(0.0);
         let started = super::started_before(at, duration, "duration_ms")?;
-        let (accepted, extra) = self.accepted(&m)?;
-        ctx.event(&id, Event::new(started, accepted, source).with_extra(extra));
+        let call = exchange::request(ctx, self.call(&m, started, source)?);
+        let id = call.execution_id().to_string();
         let status = m.get("status").and_then(Value::as_str).unwrap_or("");
         let error = m
             .get("error_message")
@@ -268,14 +276,14 @@ impl State {
                             self.blocked
                                 .insert(k, (id.clone(), at, block_reason(&m), source));
                         }
-                        None => ctx.event(
-                            &id,
-                            Event::new(
+                        None => call.answer(
+                            ctx,
+                            Answer::new(
                                 at,
-                                EventKind::Rejected {
+                                source,
+                                End::Rejected {
                                     reason: block_reason(&m),
                                 },
-                                source,
                             ),
                         ),
                     },
@@ -285,45 +293,21 @@ impl State {
                 for d in pending.into_iter().flatten() {
                     Self::reject(ctx, &id, d);
                 }
-                ctx.event(
-                    &id,
-                    Event::new(
-                        at,
-                        EventKind::Dispatched {
-                            idempotency_key: None,
-                        },
-                        source,
-                    ),
-                );
-                let mut extra = Map::new();
+                let outcome = if status == "success" {
+                    OutcomeKind::Success
+                } else {
+                    OutcomeKind::Failure
+                };
+                let result = m
+                    .get("response")
+                    .and_then(Value::as_str)
+                    .filter(|r| !r.is_empty())
+                    .map(|_| format!("response in line {}", source.position()));
+                let mut a = Answer::new(at, source, End::response(outcome, error, result));
                 if let Some(t) = m.get("response_truncated") {
-                    extra.insert("response_truncated".into(), t.clone());
+                    a.extra.insert("response_truncated".into(), t.clone());
                 }
-                ctx.event(
-                    &id,
-                    Event::new(
-                        at,
-                        EventKind::Outcome {
-                            outcome: if status == "success" {
-                                OutcomeKind::Success
-                            } else {
-                                OutcomeKind::Failure
-                            },
-                            target_status: None,
-                            exit_status: None,
-                            error,
-                            result_reference: m
-                                .get("response")
-                                .and_then(Value::as_str)
-                                .filter(|r| !r.is_empty())
-                                .map(|_| format!("response in line {}", source.position())),
-                            replayed: false,
-                            observed_via: ObservedVia::Response,
-                        },
-                        source,
-                    )
-                    .with_extra(extra),
-                );
+                call.answer(ctx, a);
             }
             other => {
                 return Err(format!(
@@ -347,10 +331,8 @@ impl State {
     }
 
     fn lone_decision(&mut self, ctx: &mut ReadCtx<'_>, d: Decision) -> Result<(), String> {
-        let id = self.execution_id(&d.record, d.source);
-        let (accepted, extra) = self.accepted(&d.record)?;
-        ctx.event(&id, Event::new(d.at, accepted, d.source).with_extra(extra));
-        Self::reject(ctx, &id, d);
+        let call = exchange::request(ctx, self.call(&d.record, d.at, d.source)?);
+        Self::reject(ctx, call.execution_id(), d);
         Ok(())
     }
 

@@ -8,6 +8,7 @@
 //! holds no readable record at all is an error ([`JournalError`]).
 
 pub mod chain;
+pub mod exchange;
 mod fields;
 mod format;
 mod gh_aw;
@@ -560,6 +561,36 @@ fn read_one(
         chain,
         source,
     })
+}
+
+/// Runs `f` with a reading context over an empty embedded journal and
+/// returns the records it emitted (unit tests of reader helpers).
+#[cfg(test)]
+pub(crate) fn with_test_ctx(f: impl FnOnce(&mut ReadCtx<'_>)) -> Vec<Record> {
+    let source = JournalSource::embedded("test.jsonl", b"");
+    let keys = ChainKeys::default();
+    let mut records = Vec::new();
+    let mut sink = |r: Record| records.push(r);
+    let mut progress = |_: u64| {};
+    let mut ctx = ReadCtx {
+        journal: 0,
+        source: &source,
+        label: "test".into(),
+        sink: &mut sink,
+        progress: &mut progress,
+        keys: &keys,
+        companions: Vec::new(),
+        chain: ChainStatus::no_chain("test"),
+        capabilities: Format::Native.capabilities(),
+        lines: 0,
+        records: 0,
+        bad: Vec::new(),
+        bad_count: 0,
+        notes: Vec::new(),
+    };
+    f(&mut ctx);
+    drop(ctx);
+    records
 }
 
 /// Shared loop of line-based readers: reads lines, skips blank ones, reports

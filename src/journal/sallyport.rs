@@ -29,12 +29,12 @@
 //! sessions with their process identity.
 
 use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
+use super::exchange::{self, Answer, Authorization, Call, Dispatch, End, Pending};
 use super::fields::{parse_object, parse_time};
 use super::keys::KeyFile;
 use super::{JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
-    ActionRecord, Arguments, CallRef, Event, EventKind, ObservedVia, OutcomeKind, ProcessInfo,
-    ReaderFacts, Record, Session, SourceRef,
+    ActionRecord, Arguments, CallRef, OutcomeKind, ProcessInfo, Record, Session, SourceRef,
 };
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit};
@@ -314,7 +314,7 @@ struct Events {
     label: String,
     scope: String,
     /// Intent rows waiting for their result row, by pairing key.
-    pending: HashMap<Vec<String>, VecDeque<(String, u32)>>,
+    pending: HashMap<Vec<String>, VecDeque<Pending>>,
     /// Sessions by key, in order of first sight; emitted at the end, when
     /// their end rows have been read.
     sessions: Vec<Session>,
@@ -420,128 +420,76 @@ impl Events {
             .get("seq")
             .and_then(Value::as_u64)
             .unwrap_or(u64::from(source.position()));
+        let id = || format!("sallyport:{}:{inner_seq}", self.label);
         if intent {
-            let id = format!("sallyport:{}:{inner_seq}", self.label);
-            self.accepted(ctx, &id, &m, at, source);
-            if let Some((d, approver)) = authorization(&base) {
-                ctx.event(
-                    &id,
-                    Event::new(
-                        at,
-                        EventKind::Authorized {
-                            decision: d.into(),
-                            approver: approver.map(str::to_string),
-                        },
-                        source,
-                    )
-                    .with_extra(rule_extra(&m)),
-                );
-            }
-            ctx.event(
-                &id,
-                Event::new(
-                    at,
-                    EventKind::Dispatched {
-                        idempotency_key: None,
-                    },
-                    source,
-                ),
-            );
-            self.pending
-                .entry(key)
-                .or_default()
-                .push_back((id, source.position()));
+            let dispatch = Dispatch::WithRequest {
+                inferred: Some("Sallyport writes the intent row as the call starts".into()),
+            };
+            let call = exchange::request(ctx, self.call(id(), &m, &base, at, source, dispatch));
+            self.pending.entry(key).or_default().push_back(call);
             return Ok(());
         }
         if let Some(reason) = refusal(&base, &st(&m, "rule")) {
-            let id = format!("sallyport:{}:{inner_seq}", self.label);
-            self.accepted(ctx, &id, &m, at, source);
-            ctx.event(
-                &id,
-                Event::new(at, EventKind::Rejected { reason }, source).with_extra(rule_extra(&m)),
-            );
+            let dispatch = Dispatch::Implied {
+                why: "a refusal row: the call was not dispatched".into(),
+                at_request: false,
+            };
+            let c = self.call(id(), &m, &base, at, source, dispatch);
+            let mut a = Answer::new(at, source, End::Rejected { reason });
+            a.extra = rule_extra(&m);
+            exchange::exchange(ctx, c, Some(a));
             return Ok(());
         }
         // A result row: the outcome of the oldest matching intent.
-        let id = match self.pending.get_mut(&key).and_then(VecDeque::pop_front) {
-            Some((id, _)) => id,
+        let call = match self.pending.get_mut(&key).and_then(VecDeque::pop_front) {
+            Some(call) => call,
             None => {
                 // No intent row (an older snapshot, or the intent row is
                 // missing): the result alone stands for the call.
-                let id = format!("sallyport:{}:{inner_seq}", self.label);
-                self.accepted(ctx, &id, &m, at, source);
-                if let Some((d, approver)) = authorization(&base) {
-                    ctx.event(
-                        &id,
-                        Event::new(
-                            at,
-                            EventKind::Authorized {
-                                decision: d.into(),
-                                approver: approver.map(str::to_string),
-                            },
-                            source,
-                        )
-                        .with_extra(rule_extra(&m)),
-                    );
-                }
-                ctx.event(
-                    &id,
-                    Event::new(
-                        at,
-                        EventKind::Dispatched {
-                            idempotency_key: None,
-                        },
-                        source,
-                    )
-                    .with_facts(ReaderFacts::inferred(
-                        "no intent row: the result row stands alone",
-                    )),
-                );
-                id
+                let dispatch = Dispatch::Implied {
+                    why: "no intent row: the result row stands alone".into(),
+                    at_request: false,
+                };
+                exchange::request(ctx, self.call(id(), &m, &base, at, source, dispatch))
             }
         };
         let is_error = m.get("is_error").and_then(Value::as_bool) == Some(true);
-        let mut extra = Map::new();
+        let outcome = if is_error {
+            OutcomeKind::Failure
+        } else {
+            OutcomeKind::Success
+        };
+        let mut a = Answer::new(
+            at,
+            source,
+            End::response(
+                outcome,
+                is_error.then(|| format!("{decision}: error")),
+                Some(format!("row seq {inner_seq}")),
+            ),
+        );
         for k in ["bytes_out", "duration_ms", "recording", "host_key_fp"] {
             if let Some(v) = m
                 .get(k)
                 .filter(|v| !v.is_null() && **v != json!(0) && **v != json!(""))
             {
-                extra.insert(k.into(), v.clone());
+                a.extra.insert(k.into(), v.clone());
             }
         }
-        ctx.event(
-            &id,
-            Event::new(
-                at,
-                EventKind::Outcome {
-                    outcome: if is_error {
-                        OutcomeKind::Failure
-                    } else {
-                        OutcomeKind::Success
-                    },
-                    target_status: None,
-                    exit_status: None,
-                    error: is_error.then(|| format!("{decision}: error")),
-                    result_reference: Some(format!("row seq {inner_seq}")),
-                    replayed: false,
-                    observed_via: ObservedVia::Response,
-                },
-                source,
-            )
-            .with_extra(extra),
-        );
+        call.answer(ctx, a);
         Ok(())
     }
 
-    fn accepted(
+    /// The call an event row stands for, authorized as its decision says.
+    fn call(
         &self,
-        ctx: &mut ReadCtx<'_>,
-        id: &str,
+        id: String,
         m: &Map<String, Value>,
+        base: &str,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) {
+        dispatch: Dispatch,
+    ) -> Call {
         let session = st(m, "session");
         let action = json!({
             "actor": st(m, "identity"),
@@ -558,28 +506,28 @@ impl Events {
             mcp_session_id: None,
             transport: Some(format!("sallyport:{}", st(m, "channel"))),
         };
-        let facts = ReaderFacts {
-            arguments: Arguments::Partly(
-                "Sallyport keeps an argument preview clipped to 256 bytes, so long calls that differ late look alike".into(),
-            ),
-            notes: m.get("origin").map(|o| ("origin", o.clone())).into_iter().collect(),
-            ..ReaderFacts::default()
-        };
-        ctx.event(
+        let mut c = Call::new(
             id,
-            Event::new(
-                at,
-                EventKind::Accepted {
-                    call,
-                    action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                    fingerprint: None,
-                    action_class: None,
-                    idempotency_key: None,
-                },
-                source,
-            )
-            .with_facts(facts),
+            at,
+            call,
+            ActionRecord(action.as_object().cloned().unwrap_or_default()),
+            source,
+            dispatch,
         );
+        c.facts.arguments = Arguments::Partly(
+            "Sallyport keeps an argument preview clipped to 256 bytes, so long calls that differ late look alike".into(),
+        );
+        c.facts.notes = m
+            .get("origin")
+            .map(|o| ("origin", o.clone()))
+            .into_iter()
+            .collect();
+        c.authorization = authorization(base).map(|(decision, approver)| Authorization {
+            decision: decision.into(),
+            approver: approver.map(str::to_string),
+            extra: rule_extra(m),
+        });
+        c
     }
 
     fn lifecycle_row(
@@ -663,7 +611,12 @@ impl Events {
                 self.undecryptable
             ));
         }
-        let mut open: Vec<u32> = self.pending.values().flatten().map(|(_, l)| *l).collect();
+        let mut open: Vec<u32> = self
+            .pending
+            .values()
+            .flatten()
+            .map(|p| p.source().position())
+            .collect();
         open.sort_unstable();
         if !open.is_empty() {
             ctx.note(format!(
