@@ -75,7 +75,7 @@ fn the_line_before_a_broken_link_is_unverified() {
     m.insert("outcome".into(), Value::String("not_executed".into()));
     let prev = m.remove("prev_hash").unwrap();
     m.remove("hash");
-    let hash = retrace::journal::native_chain_hash(prev.as_str().unwrap(), &m).unwrap();
+    let hash = retrace::journal::native_chain_hash(prev.as_str().unwrap(), &m);
     m.insert("prev_hash".into(), prev);
     m.insert("hash".into(), Value::String(hash));
     l[4] = serde_json::to_string(&m).unwrap();

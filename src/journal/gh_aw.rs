@@ -25,8 +25,8 @@
 //! result says `{"result":"error"}`.
 
 use super::exchange::{self, Answer, Call, Dispatch, End, Pending};
-use super::fields::{parse_object, parse_time, type_name};
-use super::{JournalError, JournalReader, ReadCtx, for_each_line};
+use super::fields::{missing, parse_object, parse_time, type_name};
+use super::{BadLine, JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{ActionRecord, CallRef, JsonRpcId, OutcomeKind, Pairing, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -192,7 +192,7 @@ impl State {
         ctx: &mut ReadCtx<'_>,
         mut m: Map<String, Value>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let kind = match (
             m.get("type").and_then(Value::as_str),
             m.get("event").and_then(Value::as_str),
@@ -200,7 +200,12 @@ impl State {
             (Some("REQUEST"), _) | (_, Some("rpc_request")) => Kind::Request,
             (Some("RESPONSE"), _) | (_, Some("rpc_response")) => Kind::Response,
             (None, Some(_)) => Kind::Other,
-            (Some(t), _) => return Err(format!("field `type`: unknown value {t:?}")),
+            (Some(t), _) => {
+                return Err(BadLine::in_field(
+                    "type",
+                    format!("field `type`: unknown value {t:?}"),
+                ));
+            }
             (None, None) => return Err("missing field `type` (v1) or `event` (v2)".into()),
         };
         if let Kind::Other = kind {
@@ -210,20 +215,24 @@ impl State {
         let at = match m.get("timestamp") {
             Some(Value::String(s)) => parse_time("timestamp", s)?,
             Some(v) => {
-                return Err(format!(
-                    "field `timestamp` must be a string, found {}",
-                    type_name(v)
+                return Err(BadLine::in_field(
+                    "timestamp",
+                    format!("field `timestamp` must be a string, found {}", type_name(v)),
                 ));
             }
-            None => return Err("missing field `timestamp`".into()),
+            None => return Err(missing("timestamp")),
         };
         let server = match m.get("server_id") {
             Some(Value::String(s)) => s.clone(),
-            _ => return Err("missing field `server_id`".into()),
+            _ => return Err(missing("server_id")),
         };
         let payload = match m.remove("payload") {
-            Some(Value::String(s)) => serde_json::from_str(&s)
-                .map_err(|e| format!("field `payload` holds a string that is not JSON: {e}"))?,
+            Some(Value::String(s)) => serde_json::from_str(&s).map_err(|e| {
+                BadLine::in_field(
+                    "payload",
+                    format!("field `payload` holds a string that is not JSON: {e}"),
+                )
+            })?,
             Some(v) => v,
             None => Value::Null,
         };
@@ -245,7 +254,7 @@ impl State {
         server: String,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let method = m
             .get("method")
             .and_then(Value::as_str)

@@ -32,9 +32,9 @@
 
 use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
 use super::exchange::{self, Answer, Call, Delivery, Dispatch, End, Pending};
-use super::fields::{parse_object, parse_time};
+use super::fields::{missing, parse_object, parse_time};
 use super::rawjson;
-use super::{Capabilities, JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{BadLine, Capabilities, JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
     ActionRecord, Arguments, CallRef, Event, EventKind, JsonRpcId, OutcomeKind, SourceRef,
 };
@@ -129,7 +129,7 @@ impl JournalReader for McpAcpReader {
                 Ok(m) => m,
                 Err(e) => {
                     if let Some(t) = st.chain.as_mut() {
-                        t.unreadable(line.source.position(), line.terminated, e.clone());
+                        t.unreadable(line.source.position(), line.terminated, e.message.clone());
                     }
                     return Err(e);
                 }
@@ -243,7 +243,7 @@ impl State {
         let mut raw = match rawjson::parse(text) {
             Ok(r) => r,
             Err(e) => {
-                t.unreadable(no, terminated, e);
+                t.unreadable(no, terminated, e.to_string());
                 return;
             }
         };
@@ -283,7 +283,7 @@ impl State {
         ctx: &mut ReadCtx<'_>,
         m: Map<String, Value>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let Some(kind) = kind_of(&m) else {
             self.other_lines += 1;
             return Ok(());
@@ -294,7 +294,7 @@ impl State {
         }
         let at = match m.get("time") {
             Some(Value::String(s)) => parse_time("time", s)?,
-            _ => return Err("missing field `time`".into()),
+            _ => return Err(missing("time")),
         };
         match kind {
             Kind::Operations => self.operation(ctx, m, at, source),
@@ -308,7 +308,7 @@ impl State {
         m: Map<String, Value>,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         if m.get("method").and_then(Value::as_str) != Some("tools/call") {
             self.skipped_methods += 1;
             return Ok(());
@@ -415,7 +415,7 @@ impl State {
         m: Map<String, Value>,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         if m.get("mcp_method").and_then(Value::as_str) != Some("tools/call") {
             self.skipped_methods += 1;
             return Ok(());
@@ -425,12 +425,12 @@ impl State {
             return Ok(());
         }
         let session = text(m.get("session_id")).unwrap_or_else(|| "unknown".into());
-        let request = text(m.get("request_id")).ok_or("missing field `request_id`")?;
+        let request = text(m.get("request_id")).ok_or_else(|| missing("request_id"))?;
         let id = format!("acp:{session}:{request}");
         let decision = m
             .get("decision")
             .and_then(Value::as_str)
-            .ok_or("missing field `decision`")?;
+            .ok_or_else(|| missing("decision"))?;
         let hitl = m.get("hitl_outcome").and_then(Value::as_str);
         let cached = m.get("hitl_cache_hit").and_then(Value::as_bool) == Some(true);
         let approver = text(m.get("hitl_approver_id"));
@@ -457,10 +457,13 @@ impl State {
                 reason: "policy_denied".into(),
             },
             (d, h) => {
-                return Err(format!(
-                    "field `decision`: unknown value {d:?}{}",
-                    h.map(|h| format!(" with hitl_outcome {h:?}"))
-                        .unwrap_or_default()
+                return Err(BadLine::in_field(
+                    "decision",
+                    format!(
+                        "field `decision`: unknown value {d:?}{}",
+                        h.map(|h| format!(" with hitl_outcome {h:?}"))
+                            .unwrap_or_default()
+                    ),
                 ));
             }
         };
@@ -489,7 +492,7 @@ impl State {
         m: Map<String, Value>,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let method = m.get("method").and_then(Value::as_str).unwrap_or("");
         if method != "tools/call" {
             self.skipped_methods += 1;
@@ -501,8 +504,9 @@ impl State {
         match m.get("event").and_then(Value::as_str) {
             Some("client_request") => {
                 let payload: Value = match m.get("payload") {
-                    Some(Value::String(s)) => serde_json::from_str(s)
-                        .map_err(|e| format!("field `payload` is not JSON: {e}"))?,
+                    Some(Value::String(s)) => serde_json::from_str(s).map_err(|e| {
+                        BadLine::in_field("payload", format!("field `payload` is not JSON: {e}"))
+                    })?,
                     Some(v) => v.clone(),
                     None => Value::Null,
                 };

@@ -26,10 +26,10 @@
 
 use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
 use super::exchange::{Answer, Call, Dispatch, End, exchange};
-use super::fields::{parse_object, parse_time};
-use super::keys::KeyFile;
+use super::fields::{missing, parse_object, parse_time};
+use super::keys::{KeyFile, KeyFileError};
 use super::rawjson::{self, Raw, js_number, js_str};
-use super::{JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{BadLine, JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{ActionRecord, Arguments, CallRef, OutcomeKind, SourceRef};
 use ed25519_dalek::Verifier;
 use hmac::{Hmac, KeyInit, Mac};
@@ -54,9 +54,9 @@ impl JournalReader for McpAuditReader {
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
         let key = match &ctx.keys.attestation_key {
             Some(k) => Some(
-                AttestationKey::from_file(k).map_err(|e| JournalError::Invalid {
+                AttestationKey::from_file(k).map_err(|source| JournalError::Key {
                     journal: ctx.source.name.clone(),
-                    message: e,
+                    source,
                 })?,
             ),
             None => None,
@@ -79,9 +79,10 @@ impl JournalReader for McpAuditReader {
         let mut other = 0u64;
         for_each_line(ctx, |ctx, line| {
             let no = line.source.position();
-            let raw = std::str::from_utf8(line.bytes)
-                .map_err(|_| "not UTF-8".to_string())
-                .and_then(rawjson::parse);
+            let raw = match std::str::from_utf8(line.bytes) {
+                Ok(text) => rawjson::parse(text).map_err(|e| e.to_string()),
+                Err(_) => Err("not UTF-8".to_string()),
+            };
             let raw = match raw {
                 Ok(r @ Raw::Obj(_)) => r,
                 Ok(_) => {
@@ -90,7 +91,7 @@ impl JournalReader for McpAuditReader {
                 }
                 Err(e) => {
                     chain.unreadable(no, line.terminated, e.clone());
-                    return Err(format!("not valid JSON: {e}"));
+                    return Err(BadLine::new(format!("not valid JSON: {e}")));
                 }
             };
             let kind = raw.get("type").and_then(Raw::as_str).unwrap_or("tool_call");
@@ -148,13 +149,13 @@ fn emit_call(
     label: &str,
     scope: &str,
     source: SourceRef,
-) -> Result<(), String> {
+) -> Result<(), BadLine> {
     if m.get("method").and_then(Value::as_str) != Some("tools/call") {
         return Ok(());
     }
     let at = match m.get("timestamp") {
         Some(Value::String(s)) => parse_time("timestamp", s)?,
-        _ => return Err("missing field `timestamp`".into()),
+        _ => return Err(missing("timestamp")),
     };
     let tool = m
         .get("toolName")
@@ -263,13 +264,13 @@ impl AttestationKey {
     /// contents are used as raw bytes.
     ///
     /// # Errors
-    /// An empty key file.
-    pub fn from_file(k: &KeyFile) -> Result<Self, String> {
+    /// [`KeyFileError::Invalid`] for an empty key file.
+    pub fn from_file(k: &KeyFile) -> Result<Self, KeyFileError> {
         let hmac = k
             .candidates()
             .into_iter()
             .next()
-            .ok_or_else(|| format!("{}: the attestation key file is empty", k.path))?;
+            .ok_or_else(|| k.invalid("the attestation key file is empty"))?;
         let mut ed25519 = Vec::new();
         for c in k.candidates() {
             if let Ok(b) = <[u8; 32]>::try_from(c.as_slice()) {
@@ -371,8 +372,8 @@ fn present(raw: &Raw, key: &str) -> bool {
 /// `canonicalizeCheckpoint`, `canonicalizeChainBreak` in signer.ts @2ba48c8).
 ///
 /// # Errors
-/// A value the M/L form refuses (a float, an unsafe integer).
-pub fn signing_form(raw: &Raw) -> Result<String, String> {
+/// [`UnsafeNumber`]: a value the M/L form refuses (a float, an unsafe integer).
+pub fn signing_form(raw: &Raw) -> Result<String, UnsafeNumber> {
     match raw.get("type").and_then(Raw::as_str) {
         Some("checkpoint") => {
             let mut p = vec![
@@ -440,20 +441,31 @@ pub fn signing_form(raw: &Raw) -> Result<String, String> {
     }
 }
 
+/// A number the attestation's M/L form refuses to sign (`signer.ts`
+/// `canonicalizeValue`): a float, or an integer beyond ±(2^53 − 1).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unsafe number {number}: only safe integers are signed")]
+pub struct UnsafeNumber {
+    /// The number as written.
+    pub number: String,
+}
+
 /// `JSON.stringify(canonicalizeValue(v))`: objects as `["M", [[k, v]…]]`
 /// with keys in UTF-16 code-unit order, arrays as `["L", […]]`, numbers
 /// only as safe integers.
 ///
 /// # Errors
-/// A float or an integer beyond ±(2^53 − 1).
-pub fn ml_form(v: &Raw, out: &mut String) -> Result<(), String> {
+/// [`UnsafeNumber`]: a float or an integer beyond ±(2^53 − 1).
+pub fn ml_form(v: &Raw, out: &mut String) -> Result<(), UnsafeNumber> {
     match v {
         Raw::Null => out.push_str("null"),
         Raw::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Raw::Num(n) => {
-            let f: f64 = n.parse().map_err(|_| format!("unsafe number {n}"))?;
-            if f.fract() != 0.0 || f.abs() > 9_007_199_254_740_991.0 {
-                return Err(format!("unsafe number {n}: only safe integers are signed"));
+            let safe = n
+                .parse::<f64>()
+                .is_ok_and(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_991.0);
+            if !safe {
+                return Err(UnsafeNumber { number: n.clone() });
             }
             out.push_str(&js_number(n));
         }
@@ -499,7 +511,7 @@ mod tests {
         hex::encode(Sha256::digest(s.as_bytes()))
     }
 
-    fn ml(json: &str) -> Result<String, String> {
+    fn ml(json: &str) -> Result<String, UnsafeNumber> {
         let mut s = String::new();
         ml_form(&rawjson::parse(json).unwrap(), &mut s)?;
         Ok(s)
@@ -532,7 +544,7 @@ mod tests {
             sha(&astral),
             "17e0391b630e2a8ba408b2d47f689fbb6c4fd4e63c606691d3eca219d1843495"
         );
-        assert!(ml("0.1").unwrap_err().contains("unsafe number"));
+        assert!(ml("0.1").unwrap_err().to_string().contains("unsafe number"));
         assert_eq!(
             sha(&ml(r#"{ "model": "gpt-4", "max_tokens": 1024 }"#).unwrap()),
             "bae5f878e0a23ed1918f2cb454e70d1306a862aa9bdc96117bbdc7d5b25b0d02"

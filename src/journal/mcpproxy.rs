@@ -20,8 +20,8 @@
 //! The export has no hash chain.
 
 use super::exchange::{self, Answer, Call, Dispatch, End};
-use super::fields::{parse_object, parse_time};
-use super::{JournalError, JournalReader, ReadCtx, for_each_line};
+use super::fields::{missing, parse_object, parse_time};
+use super::{BadLine, JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{ActionRecord, CallRef, Event, EventKind, OutcomeKind, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -134,15 +134,15 @@ impl State {
         ctx: &mut ReadCtx<'_>,
         m: Map<String, Value>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let ty = m
             .get("type")
             .and_then(Value::as_str)
-            .ok_or("missing field `type`")?
+            .ok_or_else(|| missing("type"))?
             .to_string();
         let at = match m.get("timestamp") {
             Some(Value::String(t)) => parse_time("timestamp", t)?,
-            _ => return Err("missing field `timestamp`".into()),
+            _ => return Err(missing("timestamp")),
         };
         match ty.as_str() {
             "tool_call" => self.tool_call(ctx, m, at, source),
@@ -187,7 +187,7 @@ impl State {
         m: &Map<String, Value>,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) -> Result<Call, String> {
+    ) -> Result<Call, BadLine> {
         let tool = m
             .get("tool_name")
             .and_then(Value::as_str)
@@ -246,7 +246,7 @@ impl State {
         m: Map<String, Value>,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let duration = m.get("duration_ms").and_then(Value::as_f64).unwrap_or(0.0);
         let started = super::started_before(at, duration, "duration_ms")?;
         let call = exchange::request(ctx, self.call(&m, started, source)?);
@@ -310,8 +310,11 @@ impl State {
                 call.answer(ctx, a);
             }
             other => {
-                return Err(format!(
-                    "field `status`: unknown value {other:?}; expected success, error or blocked"
+                return Err(BadLine::in_field(
+                    "status",
+                    format!(
+                        "field `status`: unknown value {other:?}; expected success, error or blocked"
+                    ),
                 ));
             }
         }
@@ -330,7 +333,7 @@ impl State {
         );
     }
 
-    fn lone_decision(&mut self, ctx: &mut ReadCtx<'_>, d: Decision) -> Result<(), String> {
+    fn lone_decision(&mut self, ctx: &mut ReadCtx<'_>, d: Decision) -> Result<(), BadLine> {
         let call = exchange::request(ctx, self.call(&d.record, d.at, d.source)?);
         Self::reject(ctx, call.execution_id(), d);
         Ok(())

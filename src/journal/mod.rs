@@ -8,6 +8,7 @@
 //! holds no readable record at all is an error ([`JournalError`]).
 
 pub mod chain;
+mod error;
 pub mod exchange;
 mod fields;
 mod format;
@@ -25,83 +26,16 @@ mod sqlite;
 
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
 use chain::{ChainMark, ChainStatus};
+pub use error::{BadLine, JournalError, LineError};
 pub use format::{Capabilities, Format};
 pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
 pub use native::{GENESIS, NativeChainWriter, native_chain_hash};
 use rayon::prelude::*;
 use serde::Serialize;
 pub use source::{JournalSource, SourceData};
-use std::fmt;
-use std::io;
 use std::path::Path;
 
 pub use fields::parse_time;
-
-/// A line that could not be read, with where it is and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LineError {
-    /// Journal name (the path as given).
-    pub journal: String,
-    /// 1-based line number.
-    pub line: u32,
-    /// What is wrong, naming the field where one is at fault.
-    pub message: String,
-}
-
-impl fmt::Display for LineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.journal, self.line, self.message)
-    }
-}
-
-/// Errors that stop a journal from loading at all.
-#[derive(Debug, thiserror::Error)]
-pub enum JournalError {
-    /// The journal could not be opened.
-    #[error("{journal}: cannot open: {source}")]
-    Open {
-        /// Journal name.
-        journal: String,
-        /// Cause.
-        source: io::Error,
-    },
-    /// Reading failed part way.
-    #[error("{journal}: read error: {source}")]
-    Io {
-        /// Journal name.
-        journal: String,
-        /// Cause.
-        source: io::Error,
-    },
-    /// No reader recognised the first lines.
-    #[error("{journal}:{line}: unknown journal format ({reason}); retrace reads: {formats}")]
-    UnknownFormat {
-        /// Journal name.
-        journal: String,
-        /// First non-blank line.
-        line: u32,
-        /// What the line looked like.
-        reason: String,
-        /// Format names retrace reads.
-        formats: String,
-    },
-    /// The journal is of a known kind but not usable as a journal.
-    #[error("{journal}: {message}")]
-    Invalid {
-        /// Journal name.
-        journal: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// Not one line of the journal could be read.
-    #[error("{first} (no readable record in {count} bad line(s))")]
-    NothingReadable {
-        /// The first bad line.
-        first: LineError,
-        /// Number of bad lines.
-        count: u64,
-    },
-}
 
 /// How much of a journal has been read, for progress gauges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,7 +112,7 @@ impl LoadedJournal {
             (SourceRef::Row { table, row, .. }, SourceData::File(p)) => {
                 sqlite::read_row(p, table, row).map_err(|e| JournalError::Invalid {
                     journal: self.name.clone(),
-                    message: e,
+                    message: e.to_string(),
                 })
             }
             _ => self.source.read_raw(at),
@@ -232,13 +166,15 @@ impl ReadCtx<'_> {
         self.lines += 1;
     }
     /// Records a bad line; it is skipped, counted, and shown.
-    pub fn bad_line(&mut self, line: u32, message: impl Into<String>) {
+    pub fn bad_line(&mut self, line: u32, error: impl Into<BadLine>) {
         self.bad_count += 1;
         if self.bad.len() < MAX_KEPT_BAD_LINES {
+            let BadLine { message, field } = error.into();
             self.bad.push(LineError {
                 journal: self.source.name.clone(),
                 line,
-                message: message.into(),
+                message,
+                field,
             });
         }
     }
@@ -275,24 +211,30 @@ pub trait JournalReader: Sync {
 /// record only the end time and a duration).
 ///
 /// # Errors
-/// A message naming `field` when the duration is negative, not finite, or
+/// A [`BadLine`] naming `field` when the duration is negative, not finite, or
 /// so large that the start would be before any representable time.
 pub(crate) fn started_before(
     end: chrono::DateTime<chrono::Utc>,
     duration_ms: f64,
     field: &str,
-) -> Result<chrono::DateTime<chrono::Utc>, String> {
+) -> Result<chrono::DateTime<chrono::Utc>, BadLine> {
     if !duration_ms.is_finite() || duration_ms < 0.0 {
-        return Err(format!(
-            "field `{field}` must be a non-negative number of milliseconds, found {duration_ms}"
+        return Err(BadLine::in_field(
+            field,
+            format!(
+                "field `{field}` must be a non-negative number of milliseconds, found {duration_ms}"
+            ),
         ));
     }
     // No tool call runs for a month: such a number is a corrupt field, and
     // taking it would place the call years away from its neighbours.
     const MONTH_MS: f64 = 31.0 * 24.0 * 3600.0 * 1000.0;
     if duration_ms > MONTH_MS {
-        return Err(format!(
-            "field `{field}` says the call took {duration_ms:.3e} ms, more than a month: not a plausible duration"
+        return Err(BadLine::in_field(
+            field,
+            format!(
+                "field `{field}` says the call took {duration_ms:.3e} ms, more than a month: not a plausible duration"
+            ),
         ));
     }
     // Microseconds of a u64/f64 far out of range saturate in the cast and
@@ -301,7 +243,10 @@ pub(crate) fn started_before(
     Some(chrono::TimeDelta::microseconds(micros.min(i64::MAX / 2)))
         .and_then(|d| end.checked_sub_signed(d))
         .ok_or_else(|| {
-            format!("field `{field}` ({duration_ms} ms) puts the call's start before any representable time")
+            BadLine::in_field(
+                field,
+                format!("field `{field}` ({duration_ms} ms) puts the call's start before any representable time"),
+            )
         })
 }
 
@@ -532,6 +477,7 @@ fn read_one(
             journal: source.name.clone(),
             line: 0,
             message: "no readable record".into(),
+            field: None,
         });
         return Err(JournalError::NothingReadable {
             first,
@@ -595,13 +541,13 @@ pub(crate) fn with_test_ctx(f: impl FnOnce(&mut ReadCtx<'_>)) -> Vec<Record> {
 
 /// Shared loop of line-based readers: reads lines, skips blank ones, reports
 /// progress every 4 MiB, and hands each line to `f`. `f` returns
-/// `Err(message)` for a bad line.
+/// `Err` for a bad line.
 ///
 /// # Errors
 /// I/O errors.
 pub(crate) fn for_each_line(
     ctx: &mut ReadCtx<'_>,
-    mut f: impl FnMut(&mut ReadCtx<'_>, lines::Line<'_>) -> Result<(), String>,
+    mut f: impl FnMut(&mut ReadCtx<'_>, lines::Line<'_>) -> Result<(), BadLine>,
 ) -> Result<(), JournalError> {
     let source = ctx.source;
     let input = source.open()?;
@@ -626,8 +572,8 @@ pub(crate) fn for_each_line(
         if lines::is_blank(line.bytes) {
             continue;
         }
-        if let Err(msg) = f(ctx, line) {
-            ctx.bad_line(no, msg);
+        if let Err(e) = f(ctx, line) {
+            ctx.bad_line(no, e);
         }
     }
     (ctx.progress)(reader.offset());
@@ -668,7 +614,7 @@ const PARALLEL_MIN_LINES: usize = 256;
 pub(crate) fn for_each_line_parallel<T: Send>(
     ctx: &mut ReadCtx<'_>,
     parse: impl Fn(&[u8], LineMeta) -> T + Sync,
-    mut apply: impl FnMut(&mut ReadCtx<'_>, LineMeta, T) -> Result<(), String>,
+    mut apply: impl FnMut(&mut ReadCtx<'_>, LineMeta, T) -> Result<(), BadLine>,
 ) -> Result<(), JournalError> {
     let source = ctx.source;
     let input = source.open()?;
@@ -723,8 +669,8 @@ pub(crate) fn for_each_line_parallel<T: Send>(
                 .collect()
         };
         for (r, &(_, _, meta)) in results.into_iter().zip(spans.iter()) {
-            if let Err(msg) = apply(ctx, meta, r) {
-                ctx.bad_line(meta.source.position(), msg);
+            if let Err(e) = apply(ctx, meta, r) {
+                ctx.bad_line(meta.source.position(), e);
             }
         }
     }

@@ -5,10 +5,10 @@
 
 use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
 use super::fields::{
-    FieldMap, FieldResult, Fields, opt_bool, opt_i64, opt_object, opt_str, opt_time, opt_u64,
-    parse_object, req_str, req_time,
+    FieldMap, FieldResult, Fields, missing, opt_bool, opt_i64, opt_object, opt_str, opt_time,
+    opt_u64, parse_object, req_str, req_time,
 };
-use super::{JournalError, JournalReader, LineMeta, ReadCtx, for_each_line_parallel};
+use super::{BadLine, JournalError, JournalReader, LineMeta, ReadCtx, for_each_line_parallel};
 use crate::model::{
     ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
     Record, Recovery, Session, SourceRef,
@@ -100,9 +100,9 @@ impl JournalReader for NativeReader {
                 Ok(line) => line,
                 Err(e) => {
                     match chain.as_mut() {
-                        Some(t) => t.unreadable(no, meta.terminated, e.clone()),
+                        Some(t) => t.unreadable(no, meta.terminated, e.message.clone()),
                         None => {
-                            leading.get_or_insert((no, meta.terminated, e.clone()));
+                            leading.get_or_insert((no, meta.terminated, e.message.clone()));
                         }
                     }
                     return Err(e);
@@ -181,17 +181,12 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
     let mut m = Fields::parse(bytes, KNOWN)?;
     let has_hash = m.contains_key("hash");
     let link = match (m.remove("prev_hash"), m.remove("hash")) {
-        (Some(Value::String(prev)), Some(Value::String(stored))) => {
-            match chain_hash_of(&prev, m.members()) {
-                Ok(computed) => Link::Hashed {
-                    prev,
-                    stored,
-                    computed,
-                    seq: m.seq(),
-                },
-                Err(e) => Link::Unreadable(e),
-            }
-        }
+        (Some(Value::String(prev)), Some(Value::String(stored))) => Link::Hashed {
+            computed: chain_hash_of(&prev, m.members()),
+            prev,
+            stored,
+            seq: m.seq(),
+        },
         (None, None) => Link::Unchained,
         _ => Link::Unreadable("prev_hash and hash must both be present and strings".into()),
     };
@@ -220,10 +215,7 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 /// `hex(sha256(prev_hash ‖ JCS(record)))`, where `prev_hash` is hashed as
 /// its ASCII hex text and `record` is the line's object without its
 /// `prev_hash` and `hash` fields, canonicalized by RFC 8785.
-///
-/// # Errors
-/// When the record cannot be canonicalized (a number JCS cannot write).
-pub fn native_chain_hash(prev_hash: &str, record: &Map<String, Value>) -> Result<String, String> {
+pub fn native_chain_hash(prev_hash: &str, record: &Map<String, Value>) -> String {
     chain_hash_of(
         prev_hash,
         record.iter().map(|(k, v)| (k.as_str(), v)).collect(),
@@ -231,11 +223,11 @@ pub fn native_chain_hash(prev_hash: &str, record: &Map<String, Value>) -> Result
 }
 
 /// The native chain hash over an object's members (in any order).
-fn chain_hash_of(prev_hash: &str, mut members: Vec<(&str, &Value)>) -> Result<String, String> {
+fn chain_hash_of(prev_hash: &str, mut members: Vec<(&str, &Value)>) -> String {
     let mut buf = Vec::with_capacity(512);
     buf.extend_from_slice(prev_hash.as_bytes());
     crate::canonical::write_members(&mut members, &mut buf);
-    Ok(lower_hex(&Sha256::digest(&buf)))
+    lower_hex(&Sha256::digest(&buf))
 }
 
 /// Lowercase hex of a digest (the `hex` crate's encoder goes through a
@@ -313,18 +305,16 @@ pub(crate) fn check_link(
         }
     };
     let seq = m.seq();
-    match chain_hash_of(&prev, m.members()) {
-        Ok(c) => t.link(LinkInput {
-            line: no,
-            seq,
-            prev: &prev,
-            stored: Some(&hash),
-            computed: &c,
-            terminated,
-            sig: SigResult::NotChecked,
-        }),
-        Err(e) => t.unreadable(no, terminated, e),
-    }
+    let computed = chain_hash_of(&prev, m.members());
+    t.link(LinkInput {
+        line: no,
+        seq,
+        prev: &prev,
+        stored: Some(&hash),
+        computed: &computed,
+        terminated,
+        sig: SigResult::NotChecked,
+    });
 }
 
 /// Writes a chained native journal (DESIGN.md §6): each appended record gets
@@ -354,11 +344,11 @@ impl<W: Write> NativeChainWriter<W> {
     /// replaced). Returns the line as written, without its newline.
     ///
     /// # Errors
-    /// I/O errors, or a record JCS cannot canonicalize.
+    /// I/O errors.
     pub fn append(&mut self, mut record: Map<String, Value>) -> io::Result<String> {
         record.remove("prev_hash");
         record.remove("hash");
-        let hash = native_chain_hash(&self.prev, &record).map_err(io::Error::other)?;
+        let hash = native_chain_hash(&self.prev, &record);
         record.insert("prev_hash".into(), Value::String(self.prev.clone()));
         record.insert("hash".into(), Value::String(hash.clone()));
         let line = serde_json::to_string(&record).map_err(io::Error::other)?;
@@ -394,8 +384,9 @@ pub fn parse_record(m: impl Into<Fields>, source: SourceRef) -> FieldResult<Vec<
             }])
         }
         "execution" => parse_snapshot(m, source),
-        other => Err(format!(
-            "unknown `kind` {other:?}; expected \"session\", \"event\" or \"execution\""
+        other => Err(BadLine::in_field(
+            "kind",
+            format!("unknown `kind` {other:?}; expected \"session\", \"event\" or \"execution\""),
         )),
     }
 }
@@ -405,9 +396,9 @@ fn parse_session(mut m: Fields, source: SourceRef) -> FieldResult<Session> {
     let process = match opt_object(&mut m, "process")? {
         None => None,
         Some(mut p) => Some(ProcessInfo {
-            pid: opt_i64(&mut p, "pid").map_err(|e| format!("process: {e}"))?,
-            name: opt_str(&mut p, "name").map_err(|e| format!("process: {e}"))?,
-            started_at: opt_time(&mut p, "started_at").map_err(|e| format!("process: {e}"))?,
+            pid: opt_i64(&mut p, "pid").map_err(|e| e.within("process"))?,
+            name: opt_str(&mut p, "name").map_err(|e| e.within("process"))?,
+            started_at: opt_time(&mut p, "started_at").map_err(|e| e.within("process"))?,
         }),
     };
     Ok(Session {
@@ -426,15 +417,17 @@ fn parse_session(mut m: Fields, source: SourceRef) -> FieldResult<Session> {
 }
 
 fn parse_call(m: &mut impl FieldMap) -> FieldResult<CallRef> {
-    let mut c = opt_object(m, "call")?.ok_or("missing field `call`")?;
-    let jsonrpc_id =
-        match c.remove("jsonrpc_id") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(JsonRpcId::from_value(&v).ok_or_else(|| {
-                format!("call.jsonrpc_id must be a string or an integer, found {v}")
-            })?),
-        };
-    let f = |e: String| format!("call: {e}");
+    let mut c = opt_object(m, "call")?.ok_or_else(|| missing("call"))?;
+    let jsonrpc_id = match c.remove("jsonrpc_id") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(JsonRpcId::from_value(&v).ok_or_else(|| {
+            BadLine::in_field(
+                "call.jsonrpc_id",
+                format!("call.jsonrpc_id must be a string or an integer, found {v}"),
+            )
+        })?),
+    };
+    let f = |e: BadLine| e.within("call");
     Ok(CallRef {
         call_id: opt_str(&mut c, "call_id").map_err(f)?,
         session_id: opt_str(&mut c, "session_id").map_err(f)?,
@@ -452,7 +445,7 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
     let kind = match name.as_str() {
         "accepted" => {
             let call = parse_call(&mut m)?;
-            let action = opt_object(&mut m, "action")?.ok_or("missing field `action`")?;
+            let action = opt_object(&mut m, "action")?.ok_or_else(|| missing("action"))?;
             EventKind::Accepted {
                 call,
                 action: ActionRecord(action),
@@ -465,10 +458,10 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
             let call = parse_call(&mut m)?;
             let r = req_str(&mut m, "recovery")?;
             let recovery = Recovery::parse(&r).ok_or_else(|| {
-                format!(
+                BadLine::in_field("recovery", format!(
                     "field `recovery`: unknown value {r:?}; expected continued, queried_status, \
                      returned_stored_result, returned_rejection or awaiting_review"
-                )
+                ))
             })?;
             EventKind::Attached { call, recovery }
         }
@@ -494,9 +487,12 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
             by: opt_str(&mut m, "by")?.unwrap_or_else(|| "client".into()),
         },
         other => {
-            return Err(format!(
-                "unknown `event` {other:?}; expected accepted, attached, authorized, rejected, \
-                 dispatched, dispatch_failed, outcome, delivered, delivery_failed or cancelled"
+            return Err(BadLine::in_field(
+                "event",
+                format!(
+                    "unknown `event` {other:?}; expected accepted, attached, authorized, rejected, \
+                     dispatched, dispatch_failed, outcome, delivered, delivery_failed or cancelled"
+                ),
             ));
         }
     };
@@ -519,7 +515,12 @@ fn parse_status(m: &mut impl FieldMap) -> FieldResult<Option<u16>> {
             u16::try_from(s)
                 .ok()
                 .filter(|s| (100..=599).contains(s))
-                .ok_or_else(|| format!("field `target_status` must be an HTTP status, found {s}"))
+                .ok_or_else(|| {
+                    BadLine::in_field(
+                        "target_status",
+                        format!("field `target_status` must be an HTTP status, found {s}"),
+                    )
+                })
         })
         .transpose()
 }
@@ -527,16 +528,19 @@ fn parse_status(m: &mut impl FieldMap) -> FieldResult<Option<u16>> {
 fn parse_outcome(m: &mut impl FieldMap) -> FieldResult<EventKind> {
     let o = req_str(m, "outcome")?;
     let outcome = OutcomeKind::parse(&o).ok_or_else(|| {
-        format!(
+        BadLine::in_field("outcome", format!(
             "field `outcome`: unknown value {o:?}; expected success, failure, not_executed or unknown"
-        )
+        ))
     })?;
     let observed_via = match opt_str(m, "observed_via")? {
         None => ObservedVia::Response,
         Some(v) => ObservedVia::parse(&v).ok_or_else(|| {
-            format!(
-                "field `observed_via`: unknown value {v:?}; expected response, status_query, \
+            BadLine::in_field(
+                "observed_via",
+                format!(
+                    "field `observed_via`: unknown value {v:?}; expected response, status_query, \
                  durable_marker or late_response"
+                ),
             )
         })?,
     };
@@ -617,9 +621,12 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
         "not_executed",
     ];
     if !STATES.contains(&state.as_str()) {
-        return Err(format!(
-            "field `state`: unknown value {state:?}; expected one of {}",
-            STATES.join(", ")
+        return Err(BadLine::in_field(
+            "state",
+            format!(
+                "field `state`: unknown value {state:?}; expected one of {}",
+                STATES.join(", ")
+            ),
         ));
     }
     let past_authorization = !matches!(state.as_str(), "accepted" | "rejected");
@@ -628,14 +635,20 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
         "accepted" | "authorized" | "rejected" | "dispatch_failed"
     );
     if past_dispatch && dispatched_at.is_none() {
-        return Err(format!("state {state:?} needs field `dispatched_at`"));
+        return Err(BadLine::in_field(
+            "dispatched_at",
+            format!("state {state:?} needs field `dispatched_at`"),
+        ));
     }
     let has_outcome = matches!(
         state.as_str(),
         "completed" | "completed_result_not_delivered" | "failed" | "not_executed"
     );
     if has_outcome && completed_at.is_none() {
-        return Err(format!("state {state:?} needs field `completed_at`"));
+        return Err(BadLine::in_field(
+            "completed_at",
+            format!("state {state:?} needs field `completed_at`"),
+        ));
     }
 
     let mut out = Vec::new();
@@ -770,14 +783,30 @@ mod tests {
     #[test]
     fn bad_fields_are_named() {
         let e = parse(json!({"kind":"event","at":"2026-07-22T14:03:18Z","execution_id":"x","event":"outcome","outcome":"maybe"})).unwrap_err();
-        assert!(e.contains("`outcome`") && e.contains("maybe"), "{e}");
+        assert!(
+            e.message.contains("`outcome`") && e.message.contains("maybe"),
+            "{e}"
+        );
+        assert_eq!(e.field.as_deref(), Some("outcome"));
         let e = parse(json!({"kind":"event","at":"noon","execution_id":"x","event":"delivered"}))
             .unwrap_err();
-        assert!(e.contains("`at`"), "{e}");
+        assert!(e.message.contains("`at`"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("at"));
         let e = parse(json!({"kind":"nope"})).unwrap_err();
-        assert!(e.contains("`kind`"), "{e}");
+        assert!(e.message.contains("`kind`"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("kind"));
         let e = parse(json!({"kind":"event","at":"2026-07-22T14:03:18Z","execution_id":"x","event":"outcome","outcome":"success","target_status":9000})).unwrap_err();
-        assert!(e.contains("target_status"), "{e}");
+        assert!(e.message.contains("target_status"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("target_status"));
+        let e =
+            parse(json!({"kind":"session","session_id":"s","process":{"pid":"x"}})).unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.field.as_deref()),
+            (
+                "process: field `pid` must be an integer, found \"x\"",
+                Some("process.pid")
+            )
+        );
     }
 
     #[test]
@@ -818,6 +847,7 @@ mod tests {
             "accepted_at":"2026-07-22T14:03:18Z","dispatched_at":"2026-07-22T14:03:19Z"}),
         )
         .unwrap_err();
-        assert!(e.contains("completed_at"), "{e}");
+        assert!(e.message.contains("completed_at"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("completed_at"));
     }
 }

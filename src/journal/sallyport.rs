@@ -30,9 +30,9 @@
 
 use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
 use super::exchange::{self, Answer, Authorization, Call, Dispatch, End, Pending};
-use super::fields::{parse_object, parse_time};
-use super::keys::KeyFile;
-use super::{JournalError, JournalReader, ReadCtx, for_each_line};
+use super::fields::{missing, parse_object, parse_time};
+use super::keys::{KeyFile, KeyFileError};
+use super::{BadLine, JournalError, JournalReader, ReadCtx, for_each_line};
 use crate::model::{
     ActionRecord, Arguments, CallRef, OutcomeKind, ProcessInfo, Record, Session, SourceRef,
 };
@@ -72,9 +72,9 @@ impl JournalReader for SallyportReader {
     }
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
-        let invalid = |message: String| JournalError::Invalid {
+        let invalid = |source: KeyFileError| JournalError::Key {
             journal: ctx.source.name.clone(),
-            message,
+            source,
         };
         let signer = match &ctx.keys.signer_key {
             Some(k) => Some(signer_key(k).map_err(invalid)?),
@@ -116,7 +116,7 @@ impl JournalReader for SallyportReader {
             let row = match parse_object(line.bytes).and_then(Row::from_map) {
                 Ok(r) => r,
                 Err(e) => {
-                    chain.unreadable(no, line.terminated, e.clone());
+                    chain.unreadable(no, line.terminated, e.message.clone());
                     return Err(e);
                 }
             };
@@ -144,10 +144,10 @@ impl JournalReader for SallyportReader {
                     }
                     Err(e) => {
                         st.undecryptable += 1;
-                        return Err(format!(
+                        return Err(BadLine::new(format!(
                             "row {} does not decrypt with this audit identity ({e})",
                             row.seq
-                        ));
+                        )));
                     }
                 }
             }
@@ -169,15 +169,15 @@ struct Row {
 }
 
 impl Row {
-    fn from_map(mut m: Map<String, Value>) -> Result<Row, String> {
+    fn from_map(mut m: Map<String, Value>) -> Result<Row, BadLine> {
         let mut s = |k: &str| match m.remove(k) {
             Some(Value::String(v)) => Ok(Some(v)),
             None => Ok(None),
             Some(_) => Err(format!("field `{k}` must be a string")),
         };
-        let prev_hash = s("prev_hash")?.ok_or("missing field `prev_hash`")?;
-        let sealed = s("sealed")?.ok_or("missing field `sealed`")?;
-        let this_hash = s("this_hash")?.ok_or("missing field `this_hash`")?;
+        let prev_hash = s("prev_hash")?.ok_or_else(|| missing("prev_hash"))?;
+        let sealed = s("sealed")?.ok_or_else(|| missing("sealed"))?;
+        let this_hash = s("this_hash")?.ok_or_else(|| missing("this_hash"))?;
         let sig = s("sig")?;
         let seq = m
             .get("seq")
@@ -227,27 +227,25 @@ pub fn this_hash(prev_hash: &str, sealed: &str, seq: u64) -> String {
     hex::encode(Sha256::digest(pre.as_bytes()))
 }
 
-fn signer_key(k: &KeyFile) -> Result<p256::ecdsa::VerifyingKey, String> {
+fn signer_key(k: &KeyFile) -> Result<p256::ecdsa::VerifyingKey, KeyFileError> {
     k.candidates()
         .iter()
         .find_map(|c| p256::ecdsa::VerifyingKey::from_sec1_bytes(c).ok())
         .ok_or_else(|| {
-            format!(
-                "{}: expected the audit signer's P-256 public key in X9.63/SEC1 form (65 or 33 bytes; raw, hex or base64)",
-                k.path
+            k.invalid(
+                "expected the audit signer's P-256 public key in X9.63/SEC1 form (65 or 33 bytes; raw, hex or base64)",
             )
         })
 }
 
-fn audit_identity(k: &KeyFile) -> Result<p256::SecretKey, String> {
+fn audit_identity(k: &KeyFile) -> Result<p256::SecretKey, KeyFileError> {
     k.candidates()
         .iter()
         .filter(|c| c.len() == 32)
         .find_map(|c| p256::SecretKey::from_slice(c).ok())
         .ok_or_else(|| {
-            format!(
-                "{}: expected the exported audit identity: a 32-byte P-256 private key (raw, hex or base64)",
-                k.path
+            k.invalid(
+                "expected the exported audit identity: a 32-byte P-256 private key (raw, hex or base64)",
             )
         })
 }
@@ -271,26 +269,55 @@ fn check_sig(vk: &p256::ecdsa::VerifyingKey, row: &Row) -> SigResult {
     }
 }
 
+/// Which step of opening a sealed event failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SealError {
+    /// `sealed` is not base64.
+    #[error("`sealed` is not base64")]
+    NotBase64,
+    /// The blob ends before its parts do.
+    #[error("blob too short")]
+    TooShort,
+    /// The ephemeral public key is not a P-256 point.
+    #[error("bad ephemeral key")]
+    BadEphemeralKey,
+    /// The derived key does not fit the cipher.
+    #[error("bad key")]
+    BadKey,
+    /// The nonce is not 12 bytes.
+    #[error("bad nonce")]
+    BadNonce,
+    /// The ciphertext does not authenticate with this identity.
+    #[error("authentication failed")]
+    AuthenticationFailed,
+    /// The public key has no raw form.
+    #[error("bad public key")]
+    BadPublicKey,
+    /// HKDF refused the output length.
+    #[error("HKDF expand failed")]
+    HkdfExpand,
+}
+
 /// Decrypts a sealed blob (ECIES as in the module doc).
 ///
 /// # Errors
-/// A message saying which step failed.
-pub fn open(identity: &p256::SecretKey, sealed: &str) -> Result<Vec<u8>, String> {
+/// [`SealError`]: which step failed.
+pub fn open(identity: &p256::SecretKey, sealed: &str) -> Result<Vec<u8>, SealError> {
     let blob = base64::engine::general_purpose::STANDARD
         .decode(sealed)
-        .map_err(|_| "`sealed` is not base64")?;
-    let (len, rest) = blob.split_at_checked(2).ok_or("blob too short")?;
+        .map_err(|_| SealError::NotBase64)?;
+    let (len, rest) = blob.split_at_checked(2).ok_or(SealError::TooShort)?;
     let n = usize::from(u16::from_be_bytes([len[0], len[1]]));
-    let (epk, boxed) = rest.split_at_checked(n).ok_or("blob too short")?;
-    let epk = p256::PublicKey::from_sec1_bytes(epk).map_err(|_| "bad ephemeral key")?;
+    let (epk, boxed) = rest.split_at_checked(n).ok_or(SealError::TooShort)?;
+    let epk = p256::PublicKey::from_sec1_bytes(epk).map_err(|_| SealError::BadEphemeralKey)?;
     let shared = p256::ecdh::diffie_hellman(identity.to_nonzero_scalar(), epk.as_affine());
     let key = ecies_key(shared.raw_secret_bytes(), &epk)?;
-    let (nonce, ct) = boxed.split_at_checked(12).ok_or("blob too short")?;
-    let cipher = ChaCha20Poly1305::new_from_slice(&key).map_err(|_| "bad key")?;
-    let nonce = Nonce::try_from(nonce).map_err(|_| "bad nonce")?;
+    let (nonce, ct) = boxed.split_at_checked(12).ok_or(SealError::TooShort)?;
+    let cipher = ChaCha20Poly1305::new_from_slice(&key).map_err(|_| SealError::BadKey)?;
+    let nonce = Nonce::try_from(nonce).map_err(|_| SealError::BadNonce)?;
     cipher
         .decrypt(&nonce, ct)
-        .map_err(|_| "authentication failed".into())
+        .map_err(|_| SealError::AuthenticationFailed)
 }
 
 /// The ChaCha20-Poly1305 key both sides derive from the ECDH shared secret
@@ -298,14 +325,15 @@ pub fn open(identity: &p256::SecretKey, sealed: &str) -> Result<Vec<u8>, String>
 /// X‖Y (CryptoKit `rawRepresentation`), info [`HKDF_INFO`], 32 bytes.
 ///
 /// # Errors
-/// Never for valid keys; a message otherwise.
-pub fn ecies_key(shared_x: &[u8], ephemeral: &p256::PublicKey) -> Result<[u8; 32], String> {
+/// Never for valid keys; [`SealError::BadPublicKey`] or
+/// [`SealError::HkdfExpand`] otherwise.
+pub fn ecies_key(shared_x: &[u8], ephemeral: &p256::PublicKey) -> Result<[u8; 32], SealError> {
     let sec1 = ephemeral.to_sec1_point(false);
-    let raw = sec1.as_bytes().get(1..).ok_or("bad public key")?;
+    let raw = sec1.as_bytes().get(1..).ok_or(SealError::BadPublicKey)?;
     let hk = hkdf::Hkdf::<Sha256>::new(Some(raw), shared_x);
     let mut okm = [0u8; 32];
     hk.expand(HKDF_INFO, &mut okm)
-        .map_err(|_| "HKDF expand failed")?;
+        .map_err(|_| SealError::HkdfExpand)?;
     Ok(okm)
 }
 
@@ -388,7 +416,7 @@ impl Events {
         ctx: &mut ReadCtx<'_>,
         m: Map<String, Value>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let at = parse_time("ts", &st(&m, "ts"))?;
         let channel = st(&m, "channel");
         let tool = st(&m, "tool");

@@ -27,7 +27,7 @@
 
 use super::chain::ChainTracker;
 use super::native::{check_link, native_rule, parse_record};
-use super::{JournalError, JournalReader, ReadCtx, SourceData};
+use super::{BadLine, JournalError, JournalReader, ReadCtx, SourceData};
 use crate::model::SourceRef;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -154,35 +154,36 @@ fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Option<Vec<Col>>>
 }
 
 /// Maps one row to the record object it stands for.
-fn row_object(row: &rusqlite::Row<'_>, cols: &[Col]) -> Result<Map<String, Value>, String> {
+fn row_object(row: &rusqlite::Row<'_>, cols: &[Col]) -> Result<Map<String, Value>, BadLine> {
     let mut m = Map::new();
     let mut extra = None;
     for (i, c) in cols.iter().enumerate() {
+        let bad = |what: String| BadLine::in_field(&c.name, format!("column `{}` {what}", c.name));
         // Column 0 of the query is the rowid.
-        let v = row.get_ref(i + 1).map_err(|e| e.to_string())?;
+        let v = row
+            .get_ref(i + 1)
+            .map_err(|e| BadLine::in_field(&c.name, e.to_string()))?;
         let value = match v {
             ValueRef::Null => continue,
             ValueRef::Integer(n) if c.boolean => Value::Bool(n != 0),
             ValueRef::Integer(n) => Value::from(n),
             ValueRef::Real(f) => serde_json::Number::from_f64(f)
                 .map(Value::Number)
-                .ok_or_else(|| format!("column `{}` holds a non-finite number", c.name))?,
+                .ok_or_else(|| bad("holds a non-finite number".into()))?,
             ValueRef::Text(t) => {
-                let s = std::str::from_utf8(t)
-                    .map_err(|_| format!("column `{}` is not UTF-8 text", c.name))?;
+                let s = std::str::from_utf8(t).map_err(|_| bad("is not UTF-8 text".into()))?;
                 if c.json {
-                    serde_json::from_str(s)
-                        .map_err(|e| format!("column `{}` is not valid JSON: {e}", c.name))?
+                    serde_json::from_str(s).map_err(|e| bad(format!("is not valid JSON: {e}")))?
                 } else {
                     Value::String(s.to_string())
                 }
             }
-            ValueRef::Blob(_) => return Err(format!("column `{}` holds a BLOB", c.name)),
+            ValueRef::Blob(_) => return Err(bad("holds a BLOB".into())),
         };
         if c.name == "extra" {
             match value {
                 Value::Object(o) => extra = Some(o),
-                _ => return Err("column `extra` must hold a JSON object".into()),
+                _ => return Err(bad("must hold a JSON object".into())),
             }
         } else {
             m.insert(c.name.clone(), value);
@@ -244,9 +245,9 @@ fn read_table(
             Ok(m) => m,
             Err(e) => {
                 if let Some(t) = chain.as_mut() {
-                    t.unreadable(line, true, e.clone());
+                    t.unreadable(line, true, e.message.clone());
                 }
-                ctx.bad_line(line, format!("{table} row {rowid}: {e}"));
+                ctx.bad_line(line, e.context(format_args!("{table} row {rowid}")));
                 continue;
             }
         };
@@ -258,21 +259,41 @@ fn read_table(
         }
         match parse_record(m, source) {
             Ok(records) => records.into_iter().for_each(|r| ctx.emit(r)),
-            Err(e) => ctx.bad_line(line, format!("{table} row {rowid}: {e}")),
+            Err(e) => ctx.bad_line(line, e.context(format_args!("{table} row {rowid}"))),
         }
     }
     Ok(())
 }
 
+/// Why a row could not be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadRowError {
+    /// SQLite refused.
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The table is not in the file (any more).
+    #[error("no `{0}` table")]
+    NoTable(String),
+    /// The row is not in the table (any more).
+    #[error("{table} row {row} is gone")]
+    Gone {
+        /// The table.
+        table: String,
+        /// The row id.
+        row: u32,
+    },
+    /// The row cannot be mapped to a record.
+    #[error(transparent)]
+    Bad(#[from] BadLine),
+}
+
 /// Reads row `row` of `table` back as JSON text (for the raw view).
 ///
 /// # Errors
-/// When the file cannot be opened or the row is gone.
-pub fn read_row(path: &Path, table: &str, row: u32) -> Result<String, String> {
-    let conn = open(path).map_err(|e| e.to_string())?;
-    let cols = columns(&conn, table)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no `{table}` table"))?;
+/// [`ReadRowError`] when the file cannot be opened or the row is gone.
+pub fn read_row(path: &Path, table: &str, row: u32) -> Result<String, ReadRowError> {
+    let conn = open(path)?;
+    let cols = columns(&conn, table)?.ok_or_else(|| ReadRowError::NoTable(table.into()))?;
     let names: Vec<String> = cols
         .iter()
         .map(|c| format!("\"{}\"", c.name.replace('"', "\"\"")))
@@ -282,12 +303,12 @@ pub fn read_row(path: &Path, table: &str, row: u32) -> Result<String, String> {
         names.join(", "),
         table.replace('"', "\"\"")
     );
-    let mut stmt = conn.prepare(&sql).map_err(|e| e.to_string())?;
-    let mut rows = stmt.query([row]).map_err(|e| e.to_string())?;
-    let found = rows
-        .next()
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{table} row {row} is gone"))?;
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([row])?;
+    let found = rows.next()?.ok_or_else(|| ReadRowError::Gone {
+        table: table.into(),
+        row,
+    })?;
     let m = row_object(found, &cols)?;
-    serde_json::to_string(&m).map_err(|e| e.to_string())
+    Ok(Value::Object(m).to_string())
 }
