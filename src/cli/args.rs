@@ -79,7 +79,7 @@ pub struct Common {
     pub read_only: bool,
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
+fn parse_format(s: &str) -> Result<Format, crate::journal::UnknownFormat> {
     s.parse()
 }
 

@@ -26,7 +26,9 @@
 
 use super::exchange::{self, Answer, Call, Dispatch, End, Pending};
 use super::fields::{missing, parse_object, parse_time, type_name};
-use super::{BadLine, JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{
+    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
+};
 use crate::model::{ActionRecord, CallRef, JsonRpcId, OutcomeKind, Pairing, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -34,6 +36,22 @@ use std::collections::{HashMap, VecDeque};
 
 /// Reader for gh-aw MCP gateway RPC logs.
 pub struct GhAwReader;
+
+/// gh-aw gateway logs: requests and responses, nothing more.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "gh-aw-mcpg",
+    description: "gh-aw MCP gateway rpc-messages.jsonl (v1 and v2)",
+    noun: "the gh-aw gateway log",
+    capabilities: Capabilities {
+        execution_identity: false,
+        authorization: false,
+        delivery: false,
+        sessions: false,
+        authenticated_actor: false,
+    },
+    no_chain: "gh-aw-mcpg logs carry no hash chain",
+    reader: &GhAwReader,
+};
 
 /// The actor recorded for gh-aw calls: the log names no caller identity.
 pub const GH_AW_ACTOR: &str = "gh-aw:agent";

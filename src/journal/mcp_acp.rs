@@ -34,7 +34,9 @@ use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, Si
 use super::exchange::{self, Answer, Call, Delivery, Dispatch, End, Pending};
 use super::fields::{missing, parse_object, parse_time};
 use super::rawjson;
-use super::{BadLine, Capabilities, JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{
+    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
+};
 use crate::model::{
     ActionRecord, Arguments, CallRef, Event, EventKind, JsonRpcId, OutcomeKind, SourceRef,
 };
@@ -45,6 +47,18 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Reader for mcp-acp logs.
 pub struct McpAcpReader;
+
+/// mcp-acp logs. What a journal can show depends on which log it is; the
+/// reader narrows it ([`Kind::capabilities`]); the operations log's is
+/// stated here.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "mcp-acp",
+    description: "mcp-acp operations.jsonl, decisions.jsonl (hash-chained) and client_wire.jsonl",
+    noun: "the mcp-acp log",
+    capabilities: Kind::Operations.capabilities(),
+    no_chain: "no line carries sequence/entry_hash (mcp-acp debug wire logs are not chained)",
+    reader: &McpAcpReader,
+};
 
 /// The actor of wire-log calls: the wire log names no authenticated subject.
 pub const WIRE_ACTOR: &str = "mcp-acp:client";
@@ -58,7 +72,8 @@ enum Kind {
 }
 
 impl Kind {
-    fn capabilities(self) -> Capabilities {
+    /// What a log of this kind can show.
+    const fn capabilities(self) -> Capabilities {
         match self {
             Kind::Operations => Capabilities {
                 execution_identity: false,

@@ -29,7 +29,9 @@ use super::exchange::{Answer, Call, Dispatch, End, exchange};
 use super::fields::{missing, parse_object, parse_time};
 use super::keys::{KeyFile, KeyFileError};
 use super::rawjson::{self, Raw, js_number, js_str};
-use super::{BadLine, JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{
+    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
+};
 use crate::model::{ActionRecord, Arguments, CallRef, OutcomeKind, SourceRef};
 use ed25519_dalek::Verifier;
 use hmac::{Hmac, KeyInit, Mac};
@@ -38,6 +40,22 @@ use sha2::{Digest, Sha256};
 
 /// Reader for mcp-audit logs.
 pub struct McpAuditReader;
+
+/// mcp-audit logs: one chained record per call, with its principal.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "mcp-audit",
+    description: "mcp-audit gateway audit.jsonl (hash chain, HMAC or Ed25519 attestations)",
+    noun: "the mcp-audit log",
+    capabilities: Capabilities {
+        execution_identity: false,
+        authorization: false,
+        delivery: false,
+        sessions: false,
+        authenticated_actor: true,
+    },
+    no_chain: "no chained line was read",
+    reader: &McpAuditReader,
+};
 
 impl JournalReader for McpAuditReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {

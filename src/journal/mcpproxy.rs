@@ -21,7 +21,9 @@
 
 use super::exchange::{self, Answer, Call, Dispatch, End};
 use super::fields::{missing, parse_object, parse_time};
-use super::{BadLine, JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{
+    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
+};
 use crate::model::{ActionRecord, CallRef, Event, EventKind, OutcomeKind, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -29,6 +31,22 @@ use std::collections::HashMap;
 
 /// Reader for mcpproxy activity exports.
 pub struct McpProxyReader;
+
+/// mcpproxy activity exports: one record per call, no caller identity.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "mcpproxy",
+    description: "mcpproxy activity export (mcpproxy activity export, JSONL)",
+    noun: "the mcpproxy activity export",
+    capabilities: Capabilities {
+        execution_identity: false,
+        authorization: false,
+        delivery: false,
+        sessions: false,
+        authenticated_actor: false,
+    },
+    no_chain: "mcpproxy activity exports carry no hash chain",
+    reader: &McpProxyReader,
+};
 
 /// The actor of mcpproxy calls: records name the trigger (`mcp`, `cli`,
 /// `api`), not an authenticated caller.

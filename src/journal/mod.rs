@@ -6,6 +6,24 @@
 //! kept with its file and line in [`LoadedJournal::bad_lines`], and skipped.
 //! Only a journal that cannot be opened, whose format cannot be told, or that
 //! holds no readable record at all is an error ([`JournalError`]).
+//!
+//! # Adding a format
+//!
+//! 1. A module with a reader: a unit struct implementing [`JournalReader`]
+//!    (`sniff` the first lines, `read` them with `for_each_line` or
+//!    `for_each_line_parallel`; a bad line is an `Err(`[`BadLine`]`)`).
+//! 2. Beside it, `static FACTS: FormatFacts`: the format's name, a one-line
+//!    description, the noun answers use, its [`Capabilities`], and why a
+//!    journal of it has no chain until the reader verifies one.
+//! 3. One line in the `formats!` list of `format.rs` (`Name => module::FACTS`),
+//!    placed where detection should try it.
+//! 4. For a request/response log, each call goes through [`exchange`]: a
+//!    [`exchange::Call`], and an [`exchange::Answer`] when one comes; what the
+//!    reader establishes beyond the journal's fields (a pairing by
+//!    position, arguments not logged, an inferred event) goes in
+//!    [`crate::model::ReaderFacts`], never in `extra`.
+//! 5. A chained format feeds each line to a [`chain::ChainTracker`] with its
+//!    rule and reports the status with [`ReadCtx::set_chain`].
 
 pub mod chain;
 mod error;
@@ -27,7 +45,7 @@ mod sqlite;
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
 use chain::{ChainMark, ChainStatus};
 pub use error::{BadLine, JournalError, LineError};
-pub use format::{Capabilities, Format};
+pub use format::{Capabilities, Format, FormatFacts, UnknownFormat};
 pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
 pub use native::{GENESIS, NativeChainWriter, native_chain_hash};
 use rayon::prelude::*;
@@ -715,7 +733,7 @@ mod tests {
         for &f in Format::ALL {
             assert_eq!(f.name().parse::<Format>().unwrap(), f);
         }
-        let e = "csv".parse::<Format>().unwrap_err();
+        let e = "csv".parse::<Format>().unwrap_err().to_string();
         assert!(e.contains("native") && e.contains("gh-aw-mcpg"), "{e}");
     }
 

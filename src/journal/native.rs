@@ -8,7 +8,10 @@ use super::fields::{
     FieldMap, FieldResult, Fields, missing, opt_bool, opt_i64, opt_object, opt_str, opt_time,
     opt_u64, parse_object, req_str, req_time,
 };
-use super::{BadLine, JournalError, JournalReader, LineMeta, ReadCtx, for_each_line_parallel};
+use super::{
+    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, LineMeta, ReadCtx,
+    for_each_line_parallel,
+};
 use crate::model::{
     ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
     Record, Recovery, Session, SourceRef,
@@ -19,6 +22,25 @@ use std::io::{self, Write};
 
 /// Reader for the native format.
 pub struct NativeReader;
+
+/// What the native journal records: everything retrace reads (DESIGN.md §3).
+pub(super) const NATIVE_CAPABILITIES: Capabilities = Capabilities {
+    execution_identity: true,
+    authorization: true,
+    delivery: true,
+    sessions: true,
+    authenticated_actor: true,
+};
+
+/// The native JSONL format.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "native",
+    description: "retrace native JSONL (sessions, events, execution snapshots)",
+    noun: "the journal",
+    capabilities: NATIVE_CAPABILITIES,
+    no_chain: "the journal carries no prev_hash/hash fields",
+    reader: &NativeReader,
+};
 
 /// Fields of the audit chain (DESIGN.md §6); verified separately, not kept
 /// as unknown fields.

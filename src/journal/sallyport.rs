@@ -32,7 +32,9 @@ use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, Si
 use super::exchange::{self, Answer, Authorization, Call, Dispatch, End, Pending};
 use super::fields::{missing, parse_object, parse_time};
 use super::keys::{KeyFile, KeyFileError};
-use super::{BadLine, JournalError, JournalReader, ReadCtx, for_each_line};
+use super::{
+    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
+};
 use crate::model::{
     ActionRecord, Arguments, CallRef, OutcomeKind, ProcessInfo, Record, Session, SourceRef,
 };
@@ -49,6 +51,23 @@ use std::fmt::Write as _;
 
 /// Reader for Sallyport audit journals.
 pub struct SallyportReader;
+
+/// Sallyport audit journals: sealed events with authorization and
+/// process-identified sessions.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "sallyport",
+    description: "Sallyport audit journal (sealed events, hash chain, ECDSA signatures)",
+    noun: "the Sallyport audit journal",
+    capabilities: Capabilities {
+        execution_identity: false,
+        authorization: true,
+        delivery: false,
+        sessions: true,
+        authenticated_actor: false,
+    },
+    no_chain: "no sealed row was read",
+    reader: &SallyportReader,
+};
 
 /// Genesis `prev_hash`: 64 ASCII zeros (`AuditLog.genesisPrev`).
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";

@@ -27,7 +27,7 @@
 
 use super::chain::ChainTracker;
 use super::native::{check_link, native_rule, parse_record};
-use super::{BadLine, JournalError, JournalReader, ReadCtx, SourceData};
+use super::{BadLine, FormatFacts, JournalError, JournalReader, ReadCtx, SourceData};
 use crate::model::SourceRef;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -36,6 +36,16 @@ use std::path::Path;
 
 /// Reader for native SQLite journals.
 pub struct SqliteReader;
+
+/// The native journal in SQLite: the native format's fields as columns.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "native-sqlite",
+    description: "retrace native journal in SQLite (events and sessions tables)",
+    noun: "the journal",
+    capabilities: super::native::NATIVE_CAPABILITIES,
+    no_chain: "the events table has no prev_hash/hash columns",
+    reader: &SqliteReader,
+};
 
 /// The table of lifecycle events; its rows are chained.
 pub const EVENTS_TABLE: &str = "events";
