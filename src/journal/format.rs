@@ -42,8 +42,7 @@ macro_rules! formats {
     ($( $(#[$doc:meta])* $variant:ident => $facts:path, )*) => {
         /// Input formats retrace reads. The [`Format::name`] spelling is
         /// what `--input-format` takes.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-        #[serde(rename_all = "kebab-case")]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Format {
             $( $(#[$doc])* $variant, )*
         }
@@ -124,6 +123,13 @@ impl Format {
             .map(|f| f.name())
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// As its name: JSON spells a format as `--input-format` takes it.
+impl Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 

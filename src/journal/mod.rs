@@ -732,6 +732,7 @@ mod tests {
     fn format_names_round_trip() {
         for &f in Format::ALL {
             assert_eq!(f.name().parse::<Format>().unwrap(), f);
+            assert_eq!(serde_json::to_value(f).unwrap(), f.name());
         }
         let e = "csv".parse::<Format>().unwrap_err().to_string();
         assert!(e.contains("native") && e.contains("gh-aw-mcpg"), "{e}");
