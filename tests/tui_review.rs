@@ -9,8 +9,9 @@ mod tui_support;
 
 use ratatui::layout::Rect;
 use retrace::cli::{self, Common};
+use retrace::journal::chain::{ChainFailure, ChainRule, ChainStatus, FailureKind, SignatureCheck};
 use retrace::query::Investigation;
-use retrace::review::case::{self, ChainStatus};
+use retrace::review::case;
 use retrace::tui::app::{Effect, ReviewSetup};
 use retrace::tui::dialog::Dialog;
 use retrace::tui::jobs;
@@ -158,7 +159,7 @@ fn a_decision_is_recorded_the_verdict_changes_and_a_new_start_shows_it() {
     // The case file holds one decision, chain intact, guards in place.
     let v = case::verify(&case_path).unwrap();
     assert!(
-        matches!(&v.chain, ChainStatus::Intact { entries: 1, .. }),
+        matches!(&v.chain.status, ChainStatus::Intact { lines: 1, .. }),
         "{v:?}"
     );
     assert!(v.append_only_guards);
@@ -339,17 +340,25 @@ fn a_case_file_that_cannot_be_written_is_a_message_not_a_crash() {
 fn a_broken_case_file_chain_refuses_decisions() {
     let (_d, journal) = folder();
     let mut a = open_app(&journal, &common(Some("alice"), false, None));
-    a.review.case.chain = Some(ChainStatus::Broken {
-        verified: 0,
-        brk: case::ChainBreak {
-            seq: 1,
-            kind: case::BreakKind::ChangedEntry,
-            detail: "hash differs".into(),
+    a.review.case.chain = Some(case::CaseChain {
+        status: ChainStatus::Broken {
+            rule: ChainRule::Native,
+            lines_checked: 1,
+            lines: 1,
+            failure: ChainFailure {
+                kind: FailureKind::ChangedLine,
+                line: 1,
+                seq: Some(1),
+                message: "hash differs".into(),
+                unverified_from: 1,
+            },
+            signatures: SignatureCheck::NotApplicable,
         },
+        head: retrace::journal::GENESIS.into(),
     });
     let s = screen(&a);
     assert!(
-        s.contains("Case file chain broken at entry 1 (changed_entry)"),
+        s.contains("Case file chain broken at entry 1 (changed_line)"),
         "{s}"
     );
     a.update(Action::ShowReview);

@@ -19,6 +19,7 @@
 //! | the last line has no newline and does not verify | [`FailureKind::TruncatedLastLine`] |
 //! | a signature is missing or does not verify with the key given | [`FailureKind::Unsigned`], [`FailureKind::BadSignature`] |
 //! | the producer itself wrote a chain-break record | [`FailureKind::DeclaredBreak`] |
+//! | a case file's append-only triggers were removed or changed | [`FailureKind::GuardsRemoved`] |
 //!
 //! Deleting lines at the very end of a journal cannot be seen by any chain
 //! without an anchor kept elsewhere; `docs/formats.md` says so per format.
@@ -102,6 +103,12 @@ pub enum FailureKind {
     BadSignature,
     /// The producer wrote a chain-break record: the chain restarts here.
     DeclaredBreak,
+    /// The guards that keep the file append-only (a case file's triggers
+    /// refusing UPDATE and DELETE) were removed or changed. Every line may
+    /// verify, but the latest ones could have been deleted without a trace
+    /// (a cut tail leaves a valid chain): the break is placed after the
+    /// last line.
+    GuardsRemoved,
 }
 
 impl FailureKind {
@@ -118,6 +125,24 @@ impl FailureKind {
             FailureKind::Unsigned => "unsigned line",
             FailureKind::BadSignature => "badly signed line",
             FailureKind::DeclaredBreak => "chain break declared by the producer",
+            FailureKind::GuardsRemoved => "append-only guards removed",
+        }
+    }
+
+    /// The snake_case name, as in JSON (`changed_line`, `guards_removed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::SeqGap => "seq_gap",
+            FailureKind::DeletedLine => "deleted_line",
+            FailureKind::ReorderedLines => "reordered_lines",
+            FailureKind::InsertedLine => "inserted_line",
+            FailureKind::ChangedLine => "changed_line",
+            FailureKind::BrokenLink => "broken_link",
+            FailureKind::TruncatedLastLine => "truncated_last_line",
+            FailureKind::Unsigned => "unsigned",
+            FailureKind::BadSignature => "bad_signature",
+            FailureKind::DeclaredBreak => "declared_break",
+            FailureKind::GuardsRemoved => "guards_removed",
         }
     }
 }
@@ -369,6 +394,10 @@ pub struct LinkInput<'a> {
     pub sig: SigResult,
 }
 
+/// The genesis `prev_hash` of the native rule (DESIGN.md §6), which the
+/// Sallyport rule shares (`AuditLog.genesisPrev`): 64 ASCII zeros.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
 /// How a rule starts and what it demands.
 #[derive(Debug, Clone)]
 pub struct RuleParams {
@@ -384,6 +413,21 @@ pub struct RuleParams {
     /// Whether an unterminated last line is a failure even when it verifies
     /// (Sallyport's reader treats it as an error).
     pub require_newline: bool,
+}
+
+impl RuleParams {
+    /// The native rule (DESIGN.md §6): genesis [`GENESIS`], `seq`
+    /// contiguous from 1, no signatures. Native journals (JSONL and SQLite)
+    /// and the case file follow it.
+    pub fn native() -> RuleParams {
+        RuleParams {
+            rule: ChainRule::Native,
+            genesis: GENESIS.to_string(),
+            first_seq: Some(1),
+            signatures: SignatureCheck::NotApplicable,
+            require_newline: false,
+        }
+    }
 }
 
 /// Something deferred: a break whose kind depends on lines still to come.
@@ -451,6 +495,12 @@ impl ChainTracker {
     /// Chained lines seen so far.
     pub fn lines(&self) -> u64 {
         self.total
+    }
+
+    /// What the next line must link to: the hash of the last line (the
+    /// genesis value before any), the head of the chain while it holds.
+    pub fn head(&self) -> &str {
+        &self.expected
     }
 
     fn fail(&mut self, kind: FailureKind, line: u32, seq: Option<u64>, message: String) {

@@ -43,11 +43,12 @@ mod source;
 mod sqlite;
 
 use crate::model::{JournalId, Model, ModelBuilder, Record, SourceRef};
+pub use chain::GENESIS;
 use chain::{ChainMark, ChainStatus};
 pub use error::{BadLine, JournalError, LineError};
 pub use format::{Capabilities, Format, FormatFacts, UnknownFormat};
 pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
-pub use native::{GENESIS, NativeChainWriter, native_chain_hash};
+pub use native::{NativeChainWriter, native_chain_hash};
 use rayon::prelude::*;
 use serde::Serialize;
 pub use source::{JournalSource, SourceData};

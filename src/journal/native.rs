@@ -3,7 +3,7 @@
 //! `execution` snapshot records, which are expanded into the events they
 //! imply.
 
-use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
+use super::chain::{ChainTracker, GENESIS, LinkInput, RuleParams, SigResult};
 use super::fields::{
     FieldMap, FieldResult, Fields, missing, opt_bool, opt_i64, opt_object, opt_str, opt_time,
     opt_u64, parse_object, req_str, req_time,
@@ -134,7 +134,7 @@ impl JournalReader for NativeReader {
                 if !line.has_hash {
                     leading.get_or_insert((no, true, String::new()));
                 } else {
-                    let mut t = ChainTracker::new(native_rule());
+                    let mut t = ChainTracker::new(RuleParams::native());
                     if let Some((first, terminated, err)) = leading.take() {
                         if err.is_empty() {
                             t.unchained(first, "no prev_hash and hash, before the chain starts");
@@ -218,20 +218,6 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
         records: parse_record(m, meta.source),
     })
 }
-
-/// The native chain rule's parameters (DESIGN.md §6).
-pub(crate) fn native_rule() -> RuleParams {
-    RuleParams {
-        rule: ChainRule::Native,
-        genesis: GENESIS.to_string(),
-        first_seq: Some(1),
-        signatures: SignatureCheck::NotApplicable,
-        require_newline: false,
-    }
-}
-
-/// The genesis `prev_hash` of a native chain: 64 ASCII zeros (DESIGN.md §6).
-pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// The native chain hash of one record (DESIGN.md §6):
 /// `hex(sha256(prev_hash ‖ JCS(record)))`, where `prev_hash` is hashed as

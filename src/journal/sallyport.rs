@@ -28,7 +28,9 @@
 //! `session.ended` / `session.revoked` / `session.orphaned` rows become
 //! sessions with their process identity.
 
-use super::chain::{ChainRule, ChainTracker, LinkInput, RuleParams, SigResult, SignatureCheck};
+use super::chain::{
+    ChainRule, ChainTracker, GENESIS, LinkInput, RuleParams, SigResult, SignatureCheck,
+};
 use super::exchange::{self, Answer, Authorization, Call, Dispatch, End, Pending};
 use super::fields::{missing, parse_object, parse_time};
 use super::keys::{KeyFile, KeyFileError};
@@ -68,9 +70,6 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
     no_chain: "no sealed row was read",
     reader: &SallyportReader,
 };
-
-/// Genesis `prev_hash`: 64 ASCII zeros (`AuditLog.genesisPrev`).
-pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// HKDF info of Sallyport's ECIES (`ECIES.swift`).
 pub const HKDF_INFO: &[u8] = b"sallyport-identity-v1";

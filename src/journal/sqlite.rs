@@ -25,8 +25,8 @@
 //! line. So a chained JSONL journal loaded into these tables verifies
 //! unchanged. The `sessions` table is not chained.
 
-use super::chain::ChainTracker;
-use super::native::{check_link, native_rule, parse_record};
+use super::chain::{ChainTracker, RuleParams};
+use super::native::{check_link, parse_record};
 use super::{BadLine, FormatFacts, JournalError, JournalReader, ReadCtx, SourceData};
 use crate::model::SourceRef;
 use rusqlite::types::ValueRef;
@@ -96,7 +96,7 @@ impl JournalReader for SqliteReader {
                         |r| r.get::<_, bool>(0),
                     )
                     .map_err(|e| invalid(ctx, e))?;
-            let mut chain = chained.then(|| ChainTracker::new(native_rule()));
+            let mut chain = chained.then(|| ChainTracker::new(RuleParams::native()));
             read_table(ctx, &conn, EVENTS_TABLE, cols, &mut chain).map_err(|e| invalid(ctx, e))?;
             if let Some(t) = chain
                 && t.lines() > 0

@@ -13,10 +13,14 @@
 //!                       hash TEXT NOT NULL);      -- 64 hex digits
 //! ```
 //!
-//! Chain rule, the same as the native journal chain (DESIGN.md §6):
+//! Chain rule: the native journal chain (DESIGN.md §6), each row read as
+//! the record `{"seq","at","kind","payload"}`:
 //! `hash = hex(SHA-256(ascii(prev_hash) ‖ JCS({"seq","at","kind","payload"})))`
 //! with JCS the JSON Canonicalization Scheme (RFC 8785) and the genesis
-//! `prev_hash` 64 ASCII zeros. Triggers refuse `UPDATE` and `DELETE` on both
+//! `prev_hash` 64 ASCII zeros ([`crate::journal::GENESIS`]). The rows are
+//! verified by the same [`ChainTracker`] as native journals, in seq order,
+//! and report in the same vocabulary ([`ChainStatus`], [`FailureKind`]): an
+//! "entry N" is the N-th row. Triggers refuse `UPDATE` and `DELETE` on both
 //! tables, so the file only grows through retrace; a change made around the
 //! triggers (or with them dropped) shows as a break in [`verify`].
 //!
@@ -44,22 +48,22 @@
 //! after inserting the entry and before committing, so that a test can kill
 //! the process inside the transaction. It changes nothing else.
 
-use crate::analysis::fingerprint::jcs;
 use crate::analysis::{Decision, Resolution};
+use crate::journal::GENESIS;
+use crate::journal::chain::{
+    ChainFailure, ChainRule, ChainStatus, ChainTracker, FailureKind, LinkInput, RuleParams,
+    SigResult, SignatureCheck,
+};
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The format name stored in the `meta` table.
 pub const FORMAT: &str = "retrace-case/1";
-
-/// `prev_hash` of the first entry: 64 ASCII zeros (DESIGN.md §6).
-pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// File name of the default case file, created beside the first journal.
 /// One per folder rather than one per journal: an incident's journals
@@ -108,12 +112,12 @@ pub enum CaseError {
     #[error("case file {0} does not exist")]
     Missing(String),
     /// Appending was refused because the chain is already broken.
-    #[error("case file {path}: the chain is broken at entry {} ({}): {}; nothing was appended", brk.seq, brk.kind, brk.detail)]
+    #[error("case file {path}: the chain is broken at entry {} ({}): {}; nothing was appended", failure.line, failure.kind.as_str(), failure.message)]
     Broken {
         /// The case file.
         path: String,
-        /// The first break.
-        brk: ChainBreak,
+        /// The first break (`line`: the entry's place in seq order).
+        failure: ChainFailure,
     },
     /// The file was opened read-only.
     #[error("case file {0} is open read-only; nothing was written")]
@@ -300,98 +304,80 @@ impl DecisionRecord {
     }
 }
 
-/// Kinds of chain break (DESIGN.md §6 vocabulary).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BreakKind {
-    /// An entry is missing: seq does not follow its predecessor (a deleted
-    /// entry, or a first entry that is not seq 1).
-    SeqGap,
-    /// `prev_hash` is not the previous entry's hash (deleted, reordered or
-    /// inserted entries).
-    BrokenLink,
-    /// The stored hash does not match the entry's content (a changed entry).
-    ChangedEntry,
-    /// The entry cannot be read: unknown kind, bad time, payload that is not
-    /// a JSON object, or a hash that is not 64 hex digits.
-    BadEntry,
-    /// The triggers that refuse UPDATE and DELETE were removed. Every entry
-    /// may verify, but the latest ones could have been deleted without a
-    /// trace (a cut tail leaves a valid chain); the break is placed after
-    /// the last entry.
-    GuardsRemoved,
+/// A case file's chain: its status by the native rule, in the vocabulary
+/// of journal chains (lines are entries, counted in seq order), and its
+/// head. Serialized as the status with `head` beside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaseChain {
+    /// What verifying the entries found.
+    #[serde(flatten)]
+    pub status: ChainStatus,
+    /// Hash of the last entry that verified ([`GENESIS`] when none did):
+    /// what the next entry links to, and what a copy kept elsewhere
+    /// anchors.
+    pub head: String,
 }
 
-impl BreakKind {
-    /// The snake_case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BreakKind::SeqGap => "seq_gap",
-            BreakKind::BrokenLink => "broken_link",
-            BreakKind::ChangedEntry => "changed_entry",
-            BreakKind::BadEntry => "bad_entry",
-            BreakKind::GuardsRemoved => "guards_removed",
+impl CaseChain {
+    /// Whether every entry verified (and the append-only guards are in
+    /// place, for a chain read with [`CaseFile::load_guarded`]).
+    pub fn is_intact(&self) -> bool {
+        self.status.is_intact()
+    }
+
+    /// How many entries verified: all of them, or those before the first
+    /// one a break puts in doubt.
+    pub fn entries(&self) -> u64 {
+        match &self.status {
+            ChainStatus::Intact { lines, .. } => *lines,
+            ChainStatus::Broken { failure, .. } => u64::from(failure.unverified_from) - 1,
+            ChainStatus::NoChain { .. } | ChainStatus::NotChecked { .. } => 0,
         }
     }
-}
 
-impl fmt::Display for BreakKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The first break in a case file's chain.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ChainBreak {
-    /// The seq of the first entry that does not verify (for a gap: the
-    /// missing seq).
-    pub seq: u64,
-    /// What is wrong.
-    pub kind: BreakKind,
-    /// In words.
-    pub detail: String,
-}
-
-/// The result of verifying a case file's chain.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum ChainStatus {
-    /// Every entry verified.
-    Intact {
-        /// Number of entries.
-        entries: u64,
-        /// Hash of the last entry ([`GENESIS`] when empty).
-        head: String,
-    },
-    /// The first break; entries before it verified.
-    Broken {
-        /// Entries that verified (those before the break).
-        verified: u64,
-        /// The break.
-        #[serde(rename = "break")]
-        brk: ChainBreak,
-    },
-}
-
-impl ChainStatus {
-    /// Whether every entry verified.
-    pub fn is_intact(&self) -> bool {
-        matches!(self, ChainStatus::Intact { .. })
-    }
     /// One line for people: `intact: 3 entries, head 1f2e…` or
-    /// `broken at entry 2 (changed_entry): ...`.
+    /// `broken at entry 2 (changed_line): …; 1 entries before it verify`.
     pub fn describe(&self) -> String {
-        match self {
-            ChainStatus::Intact { entries, head } => format!(
-                "intact: {entries} {}, head {}",
-                if *entries == 1 { "entry" } else { "entries" },
-                &head[..12.min(head.len())]
+        match &self.status {
+            ChainStatus::Intact { lines, .. } => format!(
+                "intact: {lines} {}, head {}",
+                if *lines == 1 { "entry" } else { "entries" },
+                &self.head[..12.min(self.head.len())]
             ),
-            ChainStatus::Broken { verified, brk } => format!(
-                "broken at entry {} ({}): {}; {verified} entries before it verify",
-                brk.seq, brk.kind, brk.detail
+            ChainStatus::Broken { failure, .. } => format!(
+                "broken at entry {} ({}): {}; {} entries before it verify",
+                failure.line,
+                failure.kind.as_str(),
+                failure.message,
+                self.entries()
             ),
+            other => other.summary(),
+        }
+    }
+
+    /// The chain of a file whose append-only triggers were removed or
+    /// changed, when its entries all verified: broken after the last one
+    /// ([`FailureKind::GuardsRemoved`]). Any other chain is returned as it is.
+    fn without_guards(self) -> CaseChain {
+        let ChainStatus::Intact { lines, .. } = self.status else {
+            return self;
+        };
+        let after = u32::try_from(lines + 1).unwrap_or(u32::MAX);
+        CaseChain {
+            status: ChainStatus::Broken {
+                rule: ChainRule::Native,
+                lines_checked: lines,
+                lines,
+                failure: ChainFailure {
+                    kind: FailureKind::GuardsRemoved,
+                    line: after,
+                    seq: None,
+                    message: "the triggers that refuse UPDATE and DELETE were removed or changed: the latest entries may have been deleted without a trace".into(),
+                    unverified_from: after,
+                },
+                signatures: SignatureCheck::NotApplicable,
+            },
+            head: self.head,
         }
     }
 }
@@ -401,7 +387,7 @@ impl ChainStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verification {
     /// Chain status.
-    pub chain: ChainStatus,
+    pub chain: CaseChain,
     /// Whether the triggers refusing UPDATE and DELETE are present. Missing
     /// triggers do not break the chain, but someone removed them.
     pub append_only_guards: bool,
@@ -545,26 +531,21 @@ fn guards_ok(conn: &Connection) -> rusqlite::Result<bool> {
     Ok(true)
 }
 
-/// The break a case file without its guards reads as: after its last entry.
-fn guards_removed(entries: u64) -> ChainStatus {
-    ChainStatus::Broken {
-        verified: entries,
-        brk: ChainBreak {
-            seq: entries + 1,
-            kind: BreakKind::GuardsRemoved,
-            detail: "the triggers that refuse UPDATE and DELETE were removed or changed: the latest entries may have been deleted without a trace".into(),
-        },
-    }
+/// The hash of an entry: `hex(SHA-256(ascii(prev_hash) ‖ JCS(body)))` with
+/// `body = {"seq","at","kind","payload"}`, the native chain hash of the
+/// entry as a record (DESIGN.md §6 rule).
+pub fn entry_hash(prev_hash: &str, seq: u64, at: &str, kind: &str, payload: &Value) -> String {
+    crate::journal::native_chain_hash(prev_hash, &entry_record(seq, at, kind, payload))
 }
 
-/// The hash of an entry: `hex(SHA-256(ascii(prev_hash) ‖ JCS(body)))` with
-/// `body = {"seq","at","kind","payload"}` (DESIGN.md §6 rule).
-pub fn entry_hash(prev_hash: &str, seq: u64, at: &str, kind: &str, payload: &Value) -> String {
-    let body = serde_json::json!({"seq": seq, "at": at, "kind": kind, "payload": payload});
-    let mut h = Sha256::new();
-    h.update(prev_hash.as_bytes());
-    h.update(jcs(&body).as_bytes());
-    hex::encode(h.finalize())
+/// An entry as the record its hash covers.
+fn entry_record(seq: u64, at: &str, kind: &str, payload: &Value) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert("seq".into(), seq.into());
+    m.insert("at".into(), at.into());
+    m.insert("kind".into(), kind.into());
+    m.insert("payload".into(), payload.clone());
+    m
 }
 
 /// The stored spelling of a time: RFC 3339 UTC with microseconds.
@@ -581,137 +562,76 @@ struct RawRow {
     hash: String,
 }
 
-fn is_hash(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-/// Walks rows in seq order and returns the verified entries and the status.
-fn check_rows(rows: Vec<RawRow>) -> (Vec<Entry>, ChainStatus) {
-    let mut out = Vec::with_capacity(rows.len());
-    let mut prev = GENESIS.to_string();
-    let mut expected: u64 = 1;
-    for r in rows {
-        let broken = |kind, seq, detail: String, out: Vec<Entry>| {
-            let verified = out.len() as u64;
-            (
-                out,
-                ChainStatus::Broken {
-                    verified,
-                    brk: ChainBreak { seq, kind, detail },
-                },
-            )
-        };
-        let seq = match u64::try_from(r.seq) {
-            Ok(s) if s >= 1 => s,
-            _ => {
-                return broken(
-                    BreakKind::BadEntry,
-                    expected,
-                    format!("entry with seq {} (seqs start at 1)", r.seq),
-                    out,
-                );
-            }
-        };
-        if seq != expected {
-            return broken(
-                BreakKind::SeqGap,
-                expected,
-                format!("entry {expected} is missing (the next entry is {seq})"),
-                out,
-            );
-        }
-        let at = match DateTime::parse_from_rfc3339(&r.at) {
-            Ok(t) => t.with_timezone(&Utc),
-            Err(e) => {
-                return broken(
-                    BreakKind::BadEntry,
-                    seq,
-                    format!("time {:?} is not RFC 3339 ({e})", r.at),
-                    out,
-                );
-            }
-        };
-        let Some(kind) = EntryKind::parse(&r.kind) else {
-            return broken(
-                BreakKind::BadEntry,
-                seq,
-                format!("unknown kind {:?}", r.kind),
-                out,
-            );
-        };
-        let payload: Value = match serde_json::from_str(&r.payload) {
+impl RawRow {
+    /// The entry the row stands for, or why it cannot be read as one.
+    fn entry(self) -> Result<Entry, String> {
+        let seq = u64::try_from(self.seq)
+            .ok()
+            .filter(|&s| s >= 1)
+            .ok_or_else(|| format!("entry with seq {} (seqs start at 1)", self.seq))?;
+        let at = DateTime::parse_from_rfc3339(&self.at)
+            .map_err(|e| format!("time {:?} is not RFC 3339 ({e})", self.at))?
+            .with_timezone(&Utc);
+        let kind =
+            EntryKind::parse(&self.kind).ok_or_else(|| format!("unknown kind {:?}", self.kind))?;
+        let payload = match serde_json::from_str(&self.payload) {
             Ok(v @ Value::Object(_)) => v,
-            Ok(_) => {
-                return broken(
-                    BreakKind::BadEntry,
-                    seq,
-                    "payload is not a JSON object".into(),
-                    out,
-                );
-            }
-            Err(e) => {
-                return broken(
-                    BreakKind::BadEntry,
-                    seq,
-                    format!("payload is not JSON ({e})"),
-                    out,
-                );
-            }
+            Ok(_) => return Err("payload is not a JSON object".into()),
+            Err(e) => return Err(format!("payload is not JSON ({e})")),
         };
-        if !is_hash(&r.prev_hash) || !is_hash(&r.hash) {
-            return broken(
-                BreakKind::BadEntry,
-                seq,
-                "prev_hash or hash is not 64 lowercase hex digits".into(),
-                out,
-            );
-        }
-        if r.prev_hash != prev {
-            return broken(
-                BreakKind::BrokenLink,
-                seq,
-                format!(
-                    "prev_hash {}… does not match the previous entry's hash {}…",
-                    &r.prev_hash[..12],
-                    &prev[..12]
-                ),
-                out,
-            );
-        }
-        let want = entry_hash(&r.prev_hash, seq, &r.at, &r.kind, &payload);
-        if want != r.hash {
-            return broken(
-                BreakKind::ChangedEntry,
-                seq,
-                format!(
-                    "stored hash {}… does not match the entry's content (recomputed {}…)",
-                    &r.hash[..12],
-                    &want[..12]
-                ),
-                out,
-            );
-        }
-        prev = r.hash.clone();
-        expected = seq + 1;
-        out.push(Entry {
+        Ok(Entry {
             seq,
             at,
             kind,
             payload,
-            prev_hash: r.prev_hash,
-            hash: r.hash,
-        });
+            prev_hash: self.prev_hash,
+            hash: self.hash,
+        })
     }
-    let entries = out.len() as u64;
-    (
-        out,
-        ChainStatus::Intact {
-            entries,
-            head: prev,
-        },
-    )
+}
+
+/// Verifies rows in seq order with the native rule's [`ChainTracker`]
+/// and returns the entries that verified (those before the first entry a
+/// break puts in doubt) with the chain.
+fn check_rows(rows: Vec<RawRow>) -> (Vec<Entry>, CaseChain) {
+    let mut t = ChainTracker::new(RuleParams::native());
+    let mut read = Vec::with_capacity(rows.len());
+    for (i, r) in rows.into_iter().enumerate() {
+        let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        // The stored text is hashed, as written.
+        let at = r.at.clone();
+        match r.entry() {
+            Err(why) => t.unreadable(line, true, why),
+            Ok(e) => {
+                let computed = entry_hash(&e.prev_hash, e.seq, &at, e.kind.as_str(), &e.payload);
+                t.link(LinkInput {
+                    line,
+                    seq: Some(e.seq),
+                    prev: &e.prev_hash,
+                    stored: Some(&e.hash),
+                    computed: &computed,
+                    terminated: true,
+                    sig: SigResult::NotChecked,
+                });
+                read.push((line, e));
+            }
+        }
+    }
+    let head_if_intact = t.head().to_string();
+    let status = t.finish();
+    let verified_before = status.failure().map_or(u32::MAX, |f| f.unverified_from);
+    let entries: Vec<Entry> = read
+        .into_iter()
+        .take_while(|(line, _)| *line < verified_before)
+        .map(|(_, e)| e)
+        .collect();
+    let head = match &status {
+        ChainStatus::Intact { .. } => head_if_intact,
+        _ => entries
+            .last()
+            .map_or_else(|| GENESIS.to_string(), |e| e.hash.clone()),
+    };
+    (entries, CaseChain { status, head })
 }
 
 fn read_rows(conn: &Connection) -> rusqlite::Result<Vec<RawRow>> {
@@ -925,7 +845,7 @@ impl CaseFile {
     ///
     /// # Errors
     /// [`CaseError::Sqlite`] when the file cannot be read.
-    pub fn load(&self) -> Result<(Vec<Entry>, ChainStatus), CaseError> {
+    pub fn load(&self) -> Result<(Vec<Entry>, CaseChain), CaseError> {
         if self.empty {
             return Ok(check_rows(Vec::new()));
         }
@@ -947,16 +867,17 @@ impl CaseFile {
 
     /// [`CaseFile::load`], and a file whose append-only triggers were
     /// removed reads as broken after its last entry
-    /// ([`BreakKind::GuardsRemoved`]): its entries still count, but nothing
+    /// ([`FailureKind::GuardsRemoved`]): its entries still count, but nothing
     /// may extend it and every view says it is broken.
     ///
     /// # Errors
     /// [`CaseError::Sqlite`] when the file cannot be read.
-    pub fn load_guarded(&self) -> Result<(Vec<Entry>, ChainStatus), CaseError> {
+    pub fn load_guarded(&self) -> Result<(Vec<Entry>, CaseChain), CaseError> {
         let (entries, chain) = self.load()?;
-        let chain = match chain {
-            ChainStatus::Intact { entries: n, .. } if !self.guards_present()? => guards_removed(n),
-            other => other,
+        let chain = if chain.is_intact() && !self.guards_present()? {
+            chain.without_guards()
+        } else {
+            chain
         };
         Ok((entries, chain))
     }
@@ -974,7 +895,7 @@ impl CaseFile {
     ///
     /// # Errors
     /// [`CaseError::Sqlite`] when the file cannot be read.
-    pub fn decisions(&self) -> Result<(Vec<DecisionRecord>, ChainStatus), CaseError> {
+    pub fn decisions(&self) -> Result<(Vec<DecisionRecord>, CaseChain), CaseError> {
         let (entries, status) = self.load()?;
         Ok((decisions_of(&entries), status))
     }
@@ -1024,18 +945,20 @@ impl CaseFile {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
-        let (entries, status) = check_rows(read_rows(&tx).map_err(sql)?);
-        let status = match status {
-            ChainStatus::Intact { entries: n, .. } if !guards_ok(&tx).map_err(sql)? => {
-                guards_removed(n)
-            }
-            other => other,
+        let (entries, chain) = check_rows(read_rows(&tx).map_err(sql)?);
+        let chain = if chain.is_intact() && !guards_ok(&tx).map_err(sql)? {
+            chain.without_guards()
+        } else {
+            chain
         };
-        let prev = match status {
-            ChainStatus::Intact { head, .. } => head,
-            ChainStatus::Broken { brk, .. } => {
-                return Err(CaseError::Broken { path: name, brk });
+        let prev = match chain.status {
+            ChainStatus::Broken { failure, .. } => {
+                return Err(CaseError::Broken {
+                    path: name,
+                    failure,
+                });
             }
+            _ => chain.head,
         };
         check(&entries)?;
         let seq = entries.len() as u64 + 1;
@@ -1244,10 +1167,10 @@ mod tests {
         assert_eq!(entries.len(), 3);
         assert_eq!(entries[0].prev_hash, GENESIS);
         assert_eq!(entries[1].prev_hash, entries[0].hash);
-        let ChainStatus::Intact { entries: n, head } = status else {
+        let ChainStatus::Intact { lines: n, .. } = status.status else {
             panic!("{status:?}")
         };
-        assert_eq!((n, head), (3, entries[2].hash.clone()));
+        assert_eq!((n, status.head), (3, entries[2].hash.clone()));
         let (ds, _) = c.decisions().unwrap();
         assert_eq!(ds.len(), 2);
         assert_eq!(ds[1].payload.decision, Decision::ConfirmedCompleted);
@@ -1259,6 +1182,7 @@ mod tests {
 
     #[test]
     fn hash_follows_the_journal_rule() {
+        use sha2::{Digest, Sha256};
         // sha256("000…0" ‖ JCS(body)) computed independently of entry_hash.
         let payload = serde_json::json!({"b": 1, "a": "x"});
         let body = r#"{"at":"2026-07-22T15:00:00.000000Z","kind":"note","payload":{"a":"x","b":1},"seq":1}"#;
@@ -1306,9 +1230,11 @@ mod tests {
         }
     }
 
-    fn broken(p: &Path) -> (u64, BreakKind, u64) {
-        match verify(p).unwrap().chain {
-            ChainStatus::Broken { verified, brk } => (brk.seq, brk.kind, verified),
+    /// The entry the break shows at, its kind, and how many entries verify.
+    fn broken(p: &Path) -> (u32, FailureKind, u64) {
+        let chain = verify(p).unwrap().chain;
+        match &chain.status {
+            ChainStatus::Broken { failure, .. } => (failure.line, failure.kind, chain.entries()),
             s => panic!("not detected: {s:?}"),
         }
     }
@@ -1321,7 +1247,7 @@ mod tests {
             &p,
             "UPDATE entries SET payload = replace(payload, 'checked', 'ignored') WHERE seq = 2",
         );
-        assert_eq!(broken(&p), (2, BreakKind::ChangedEntry, 1));
+        assert_eq!(broken(&p), (2, FailureKind::ChangedLine, 1));
         assert!(!verify(&p).unwrap().append_only_guards);
     }
 
@@ -1330,11 +1256,11 @@ mod tests {
         let (_d, p) = new_case();
         three(&p);
         tamper(&p, "DELETE FROM entries WHERE seq = 2");
-        assert_eq!(broken(&p), (2, BreakKind::SeqGap, 1));
+        assert_eq!(broken(&p), (2, FailureKind::DeletedLine, 1));
         let (_d, p) = new_case();
         three(&p);
         tamper(&p, "DELETE FROM entries WHERE seq = 1");
-        assert_eq!(broken(&p), (1, BreakKind::SeqGap, 0));
+        assert_eq!(broken(&p), (1, FailureKind::DeletedLine, 0));
     }
 
     #[test]
@@ -1345,7 +1271,9 @@ mod tests {
             &p,
             "DELETE FROM entries WHERE seq = 2; UPDATE entries SET seq = 2 WHERE seq = 3",
         );
-        assert_eq!(broken(&p), (2, BreakKind::BrokenLink, 1));
+        // Entry 1 may have been rewritten with a recomputed hash as well:
+        // nothing verifies.
+        assert_eq!(broken(&p), (2, FailureKind::BrokenLink, 0));
     }
 
     #[test]
@@ -1372,7 +1300,8 @@ mod tests {
                 payload
             ),
         );
-        assert_eq!(broken(&p), (3, BreakKind::BrokenLink, 2));
+        // Entry 2 was rewritten: the break puts it in doubt too.
+        assert_eq!(broken(&p), (3, FailureKind::BrokenLink, 1));
     }
 
     #[test]
@@ -1380,7 +1309,7 @@ mod tests {
         let (_d, p) = new_case();
         three(&p);
         tamper(&p, "UPDATE entries SET at = 'yesterday' WHERE seq = 3");
-        assert_eq!(broken(&p), (3, BreakKind::BadEntry, 2));
+        assert_eq!(broken(&p), (3, FailureKind::ChangedLine, 2));
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub mod fsm;
 pub mod queue;
 
 pub use case::{
-    Access, CaseError, CaseFile, ChainStatus, DecisionPayload, DecisionRecord, Entry, EntryKind,
+    Access, CaseChain, CaseError, CaseFile, DecisionPayload, DecisionRecord, Entry, EntryKind,
     Verification,
 };
 pub use fsm::{Effect, Event, Flow, State, Subject};
@@ -57,7 +57,7 @@ pub struct CaseContext {
     /// Every verified entry (decisions, notes, bookmarks).
     pub entries: Vec<Entry>,
     /// The chain status, when the file exists.
-    pub chain: Option<ChainStatus>,
+    pub chain: Option<CaseChain>,
 }
 
 impl CaseContext {

@@ -14,7 +14,7 @@ use super::app::Data;
 use crate::analysis::{self, Analysis, Config};
 use crate::export::{Format, Report, Request, atomic};
 use crate::review::{
-    self, Access, CaseContext, CaseFile, ChainStatus, DecisionRecord, Entry, Event, NotQueued,
+    self, Access, CaseChain, CaseContext, CaseFile, DecisionRecord, Entry, Event, NotQueued,
     QueueItem, case, queue,
 };
 use chrono::Utc;
@@ -106,7 +106,7 @@ pub struct Written {
     /// The entry as stored.
     pub record: Option<DecisionRecord>,
     /// Entries and chain status read back after the write.
-    pub case: Option<(Vec<Entry>, ChainStatus)>,
+    pub case: Option<(Vec<Entry>, CaseChain)>,
 }
 
 /// What a job reports.
