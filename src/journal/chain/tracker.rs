@@ -140,12 +140,6 @@ impl ChainTracker {
         self.total
     }
 
-    /// What the next line must link to: the hash of the last line (the
-    /// genesis value before any), the head of the chain while it holds.
-    pub fn head(&self) -> &str {
-        &self.expected
-    }
-
     fn fail(&mut self, kind: FailureKind, line: u32, seq: Option<u64>, message: String) {
         // A line whose link does not match the one before it does not say
         // which of the two was rewritten (a rewritten line can carry a

@@ -38,7 +38,9 @@ impl CaseChain {
     pub fn entries(&self) -> u64 {
         match &self.status {
             ChainStatus::Intact { lines, .. } => *lines,
-            ChainStatus::Broken { failure, .. } => u64::from(failure.unverified_from) - 1,
+            ChainStatus::Broken { failure, .. } => {
+                u64::from(failure.unverified_from).saturating_sub(1)
+            }
             ChainStatus::NoChain { .. } | ChainStatus::NotChecked { .. } => 0,
         }
     }
@@ -193,7 +195,6 @@ pub(super) fn check_rows(rows: Vec<RawRow>) -> (Vec<Entry>, CaseChain) {
             }
         }
     }
-    let head_if_intact = t.head().to_string();
     let status = t.finish();
     let verified_before = status.failure().map_or(u32::MAX, |f| f.unverified_from);
     let entries: Vec<Entry> = read
@@ -201,12 +202,9 @@ pub(super) fn check_rows(rows: Vec<RawRow>) -> (Vec<Entry>, CaseChain) {
         .take_while(|(line, _)| *line < verified_before)
         .map(|(_, e)| e)
         .collect();
-    let head = match &status {
-        ChainStatus::Intact { .. } => head_if_intact,
-        _ => entries
-            .last()
-            .map_or_else(|| GENESIS.to_string(), |e| e.hash.clone()),
-    };
+    let head = entries
+        .last()
+        .map_or_else(|| GENESIS.to_string(), |e| e.hash.clone());
     (entries, CaseChain { status, head })
 }
 
