@@ -107,8 +107,7 @@ fn rechain(text: &str) -> Result<String> {
             serde_json::from_str(line).with_context(|| format!("line {}", i + 1))?;
         record.remove("prev_hash");
         record.remove("hash");
-        let hash =
-            retrace::journal::native_chain_hash(&prev, &record).map_err(anyhow::Error::msg)?;
+        let hash = retrace::journal::native_chain_hash(&prev, &record);
         // Keep the line as written, minus old chain fields, then append.
         let body = strip_chain_fields(line);
         let body = body.trim_end().strip_suffix('}').context("not an object")?;

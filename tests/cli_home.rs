@@ -28,13 +28,7 @@ fn completions_for_every_shell_and_a_man_page() {
         let o = retrace(d.path(), &["completions", shell], &[]);
         assert!(o.status.success(), "{shell}: {}", stderr(&o));
         let s = stdout(&o);
-        for word in [
-            "groups",
-            "investigate",
-            "verify",
-            "export",
-            "input-format",
-        ] {
+        for word in ["groups", "investigate", "verify", "export", "input-format"] {
             assert!(s.contains(word), "{shell} completion lacks {word}");
         }
     }

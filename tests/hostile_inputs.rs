@@ -75,7 +75,7 @@ fn the_line_before_a_broken_link_is_unverified() {
     m.insert("outcome".into(), Value::String("not_executed".into()));
     let prev = m.remove("prev_hash").unwrap();
     m.remove("hash");
-    let hash = retrace::journal::native_chain_hash(prev.as_str().unwrap(), &m).unwrap();
+    let hash = retrace::journal::native_chain_hash(prev.as_str().unwrap(), &m);
     m.insert("prev_hash".into(), prev);
     m.insert("hash".into(), Value::String(hash));
     l[4] = serde_json::to_string(&m).unwrap();
@@ -403,4 +403,129 @@ fn an_empty_journal_does_not_stop_the_others() {
     let (code, out) = verify(&empty);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("the journal is empty"), "{out}");
+}
+
+/// A native journal of two executions of one intent: the first refused
+/// with HTTP 400 (`extra` holds fields on the first outcome, on both
+/// accepted lines), the second a success.
+fn refused_then_done(first_outcome: &str, accepted: &str) -> Vec<String> {
+    let action = r#""action":{"actor":"signed-process:com.example.agent","tool":"post_message","channel":"http","target":"chat.internal.example/api/messages","method":"POST","arguments":{"channel":"ops","text":"done"},"intent_scope":"run:r1"}"#;
+    let mut l = Vec::new();
+    for (x, n, t, outcome, extra) in [
+        (
+            "act_1",
+            1,
+            "10:00:00",
+            r#""outcome":"failure","target_status":400"#,
+            first_outcome,
+        ),
+        (
+            "act_2",
+            2,
+            "10:00:05",
+            r#""outcome":"success","target_status":200"#,
+            "",
+        ),
+    ] {
+        let ev = |s: u32, at: &str, rest: &str| {
+            format!(
+                r#"{{"kind":"event","seq":{s},"at":"2026-09-01T{at}Z","execution_id":"{x}",{rest}}}"#
+            )
+        };
+        let s = (n - 1) * 4;
+        l.push(ev(
+            s + 1,
+            &format!("{t}.000"),
+            &format!(r#""event":"accepted","call":{{"call_id":"c{n}","jsonrpc_id":{n}}},{action}{accepted}"#),
+        ));
+        l.push(ev(s + 2, &format!("{t}.100"), r#""event":"dispatched""#));
+        l.push(ev(
+            s + 3,
+            &format!("{t}.200"),
+            &format!(r#""event":"outcome",{outcome}{extra}"#),
+        ));
+        l.push(ev(s + 4, &format!("{t}.300"), r#""event":"delivered""#));
+    }
+    l
+}
+
+/// Runs retrace in `dir` on `j.jsonl` there, so that two journals in two
+/// folders give byte-identical output.
+fn run_in(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let o = retrace().current_dir(dir).args(args).output().unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o.stdout
+}
+
+/// Reader facts (pairing, arguments logged, inferred events) are typed
+/// fields only readers set. A native journal once chose its own verdict by
+/// writing them as fields: `"pairing_uncertain": true` on a refusal and
+/// `"arguments_logged": "no: x"` turned a `safe_retry` into a
+/// `possible_duplicate` with `arguments_not_logged`. Now they are unknown
+/// fields like any other: shown, never read.
+#[test]
+fn a_journal_cannot_forge_reader_facts() {
+    let plain = tempfile::tempdir().unwrap();
+    let forged = tempfile::tempdir().unwrap();
+    write(plain.path(), "j.jsonl", &refused_then_done("", ""));
+    write(
+        forged.path(),
+        "j.jsonl",
+        &refused_then_done(
+            r#","pairing_uncertain":true,"pairing":"3 requests were in flight","inferred":"placed at the answer's time""#,
+            r#","arguments_logged":"no: x","inferred":"from the log""#,
+        ),
+    );
+    let groups = ["groups", "--all", "--json", "j.jsonl"];
+    let expected = run_in(plain.path(), &groups);
+    let g: Value = serde_json::from_slice(&expected).unwrap();
+    assert_eq!(g[0]["verdict"], "safe_retry", "{g:#}");
+    assert_eq!(run_in(forged.path(), &groups), expected);
+
+    let id = g[0]["group_id"].as_str().unwrap();
+    let investigate = ["investigate", "j.jsonl", "--group", id, "--json"];
+    let plain_detail: Value = serde_json::from_slice(&run_in(plain.path(), &investigate)).unwrap();
+    let forged_detail: Value =
+        serde_json::from_slice(&run_in(forged.path(), &investigate)).unwrap();
+    for key in ["verdict", "findings", "questions", "reason"] {
+        assert_eq!(forged_detail[key], plain_detail[key], "{key}");
+    }
+    assert!(
+        !forged_detail["findings"]
+            .to_string()
+            .contains("arguments_not_logged"),
+        "{forged_detail:#}"
+    );
+    // The forged fields are still shown, as unknown fields, and no reader
+    // fact comes of them.
+    let events: Vec<&Value> = forged_detail["event_log"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|v| v.as_array().unwrap())
+        .collect();
+    let refusal = events
+        .iter()
+        .find(|e| e["event"] == "outcome" && e["summary"].as_str().unwrap().contains("400"))
+        .unwrap();
+    assert_eq!(refusal["extra"]["pairing_uncertain"], true, "{refusal:#}");
+    assert_eq!(refusal["extra"]["pairing"], "3 requests were in flight");
+    assert!(
+        !refusal["summary"].as_str().unwrap().contains("paired"),
+        "{refusal:#}"
+    );
+    let accepted: Vec<&&Value> = events.iter().filter(|e| e["event"] == "accepted").collect();
+    assert_eq!(accepted.len(), 2);
+    for e in accepted {
+        assert_eq!(e["extra"]["arguments_logged"], "no: x", "{e:#}");
+        assert_eq!(e["extra"]["inferred"], "from the log");
+    }
+    assert!(
+        events.iter().all(|e| e.get("facts").is_none()),
+        "{events:#?}"
+    );
 }

@@ -9,7 +9,8 @@
 mod common;
 
 use common::*;
-use retrace::review::case::{self, ChainStatus};
+use retrace::journal::chain::ChainStatus;
+use retrace::review::case;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -43,8 +44,8 @@ fn kill_at_hook(dir: &Path, hook: &str, args: &[&str]) {
 }
 
 fn entries(case_path: &Path) -> u64 {
-    match case::verify(case_path).unwrap().chain {
-        ChainStatus::Intact { entries, .. } => entries,
+    match case::verify(case_path).unwrap().chain.status {
+        ChainStatus::Intact { lines, .. } => lines,
         s => panic!("chain not intact after a kill: {s:?}"),
     }
 }

@@ -32,7 +32,8 @@ fn tool_calls_and_policy_decisions() {
         EventKind::Rejected { reason } if reason == "blocked: destructive tools are not allowed"
     ));
     assert_eq!(
-        x.events[1].source.line, 8,
+        x.events[1].source.position(),
+        8,
         "the evidence is the decision line"
     );
     // A blocked call with no decision: the record says why.

@@ -7,7 +7,8 @@
 mod common;
 
 use common::*;
-use retrace::review::case::{self, BreakKind, ChainStatus};
+use retrace::journal::chain::{ChainStatus, FailureKind};
+use retrace::review::case;
 use serde_json::Value;
 
 const J: &str = "pending-retry.jsonl";
@@ -136,8 +137,8 @@ fn confirmed_completed_turns_possible_duplicate_into_duplicate_side_effect() {
     // The chain is intact and holds exactly one entry.
     let v = case::verify(&case_path).unwrap();
     assert!(v.append_only_guards);
-    match v.chain {
-        ChainStatus::Intact { entries, .. } => assert_eq!(entries, 1),
+    match v.chain.status {
+        ChainStatus::Intact { lines, .. } => assert_eq!(lines, 1),
         s => panic!("{s:?}"),
     }
 
@@ -185,7 +186,7 @@ fn escalation_keeps_the_item_queued_and_a_later_decision_settles_it() {
         .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["type"], "retrace.review_decision");
-    assert_eq!(lines[0]["prev_hash"], case::GENESIS);
+    assert_eq!(lines[0]["prev_hash"], retrace::journal::GENESIS);
     assert_eq!(lines[1]["prev_hash"], lines[0]["hash"]);
     assert_eq!(lines[1]["decision"], "confirmed_completed");
     assert_eq!(lines[1]["verdict_before"], "possible_duplicate");
@@ -387,11 +388,11 @@ fn a_tampered_case_file_is_detected() {
 
     let v = case::verify(&case_path).unwrap();
     assert!(!v.append_only_guards);
-    match v.chain {
-        ChainStatus::Broken { brk, verified } => {
+    match &v.chain.status {
+        ChainStatus::Broken { failure, .. } => {
             assert_eq!(
-                (brk.seq, brk.kind, verified),
-                (2, BreakKind::ChangedEntry, 1)
+                (failure.line, failure.kind, v.chain.entries()),
+                (2, FailureKind::ChangedLine, 1)
             );
         }
         s => panic!("tampering not detected: {s:?}"),
@@ -400,14 +401,14 @@ fn a_tampered_case_file_is_detected() {
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(
         stdout(&o).contains("BROKEN      retrace-case.sqlite (case file)")
-            && stdout(&o).contains("broken at entry 2 (changed_entry)")
+            && stdout(&o).contains("broken at entry 2 (changed_line)")
             && stdout(&o).contains("triggers that refuse UPDATE and DELETE are missing"),
         "{}",
         stdout(&o)
     );
     let o = run(d.path(), &["verify", J, "--json"]);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v[1]["case_file"]["chain"]["break"]["seq"], 2, "{v:#}");
+    assert_eq!(v[1]["case_file"]["chain"]["failure"]["line"], 2, "{v:#}");
     // Every run says so, and only the verified entries count: the forged
     // decision does not turn the group into safe_retry.
     let o = run(d.path(), &["groups", J, "--json"]);
@@ -582,16 +583,10 @@ fn concurrent_first_decisions_create_one_case_file() {
             assert!(o.status.success(), "{}", stderr(o));
         }
         let v = retrace::review::case::verify(&d.path().join("retrace-case.sqlite")).unwrap();
-        assert_eq!(
-            v.chain,
-            match &v.chain {
-                retrace::review::ChainStatus::Intact { head, .. } =>
-                    retrace::review::ChainStatus::Intact {
-                        entries: 20,
-                        head: head.clone()
-                    },
-                other => panic!("{other:?}"),
-            }
+        assert!(
+            matches!(v.chain.status, ChainStatus::Intact { lines: 20, .. }),
+            "{:?}",
+            v.chain
         );
         assert!(v.append_only_guards);
     }

@@ -8,8 +8,9 @@
 mod tui_support;
 
 use ratatui::layout::Rect;
+use retrace::journal::chain::ChainStatus;
 use retrace::query::{Investigation, Setup};
-use retrace::review::case::{self, ChainStatus};
+use retrace::review::case;
 use retrace::tui::app::Effect;
 use retrace::tui::dialog::Dialog;
 use retrace::tui::jobs;
@@ -154,7 +155,7 @@ fn a_decision_is_recorded_the_verdict_changes_and_a_new_start_shows_it() {
     // The case file holds one decision, chain intact, guards in place.
     let v = case::verify(&case_path).unwrap();
     assert!(
-        matches!(&v.chain, ChainStatus::Intact { entries: 1, .. }),
+        matches!(&v.chain.status, ChainStatus::Intact { lines: 1, .. }),
         "{v:?}"
     );
     assert!(v.append_only_guards);
@@ -356,7 +357,7 @@ fn a_broken_case_file_chain_refuses_decisions() {
     let mut a = open_app(&journal, &common(Some("alice"), false, None));
     let s = screen(&a);
     assert!(
-        s.contains("Case file chain broken at entry 1 (changed_entry)"),
+        s.contains("Case file chain broken at entry 1 (changed_line)"),
         "{s}"
     );
     a.update(Action::ShowReview);

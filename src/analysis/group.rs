@@ -9,7 +9,7 @@ use super::{
     accepted_ref, questions,
 };
 use crate::journal::Capabilities;
-use crate::model::{EventIdx, ExecIdx};
+use crate::model::{Arguments, EventIdx, ExecIdx};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -329,22 +329,13 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
     // Readers say when their format does not record the arguments.
     if let Some((x, what)) = xs.iter().find_map(|&x| {
         let (e, _, _) = model.execution(x).accepted()?;
-        let v = e.extra.get(crate::journal::ARGUMENTS_LOGGED)?.as_str()?;
-        Some((x, v))
-    }) {
-        // The reader's value starts with `no:` or `partly:` (journal/mod.rs).
-        let what = match what.split_once(':') {
-            Some(("no", rest)) => {
-                format!("the journal does not log tool arguments ({})", rest.trim())
-            }
-            Some(("partly", rest)) => {
-                format!(
-                    "the journal logs tool arguments only in part ({})",
-                    rest.trim()
-                )
-            }
-            _ => what.to_string(),
+        let what = match &e.facts().arguments {
+            Arguments::Full => return None,
+            Arguments::No(w) => format!("the journal does not log tool arguments ({w})"),
+            Arguments::Partly(w) => format!("the journal logs tool arguments only in part ({w})"),
         };
+        Some((x, what))
+    }) {
         findings.push(Finding {
             kind: FindingKind::ArgumentsNotLogged,
             detail: format!(
@@ -421,7 +412,7 @@ impl questions::Ctx<'_> {
             .execution(x)
             .events
             .first()
-            .map_or(0, |e| e.source.journal);
+            .map_or(0, |e| e.source.journal());
         self.journals.caps(j)
     }
 

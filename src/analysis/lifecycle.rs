@@ -68,7 +68,7 @@ fn contradicts(a: TargetAnswer, b: TargetAnswer) -> bool {
 ///   SSH exit status (the command ran) → ambiguous; other failures → not
 ///   performed
 /// * a failure whose pairing with its request a reader marked uncertain
-///   ([`crate::journal::PAIRING_UNCERTAIN`]: it may be another call's) →
+///   ([`crate::model::Pairing::is_uncertain`]: it may be another call's) →
 ///   ambiguous
 /// * unknown → no answer
 pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
@@ -96,9 +96,7 @@ pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
         (OutcomeKind::Failure, None) if exit_status.is_some_and(|x| x != 0) => {
             TargetAnswer::Ambiguous
         }
-        (OutcomeKind::Failure, _) if crate::journal::pairing_uncertain(e) => {
-            TargetAnswer::Ambiguous
-        }
+        (OutcomeKind::Failure, _) if e.facts().pairing.is_uncertain() => TargetAnswer::Ambiguous,
         (OutcomeKind::Failure, _) => TargetAnswer::NotPerformed,
     }
 }

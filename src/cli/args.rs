@@ -3,7 +3,7 @@
 //! command (the TUI) every option is accepted, and options written before a
 //! command name (`retrace --read-only export …`) still apply to it.
 
-use crate::query::{Decision, Format};
+use crate::query::{Decision, Format, UnknownFormat};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -144,7 +144,7 @@ pub struct TuiOpts {
     pub theme: Option<String>,
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
+fn parse_format(s: &str) -> Result<Format, UnknownFormat> {
     s.parse()
 }
 

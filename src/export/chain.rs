@@ -46,7 +46,7 @@ pub fn evidence_chain_verified(
             let mut after: Vec<u32> = lines
                 .iter()
                 .filter(|&&l| j.chain_mark(l) == ChainMark::Unverified)
-                .map(|l| l.line)
+                .map(|l| l.position())
                 .collect();
             after.sort_unstable();
             after.dedup();

@@ -220,12 +220,12 @@ impl<N: Namer> Builder<'_, N> {
         let mut by_journal: std::collections::BTreeMap<JournalId, Vec<SourceRef>> =
             Default::default();
         for &(_, s, _, _) in &rows {
-            by_journal.entry(s.journal).or_default().push(s);
+            by_journal.entry(s.journal()).or_default().push(s);
         }
         for q in &detail.questions {
             for v in &q.evidence {
                 by_journal
-                    .entry(v.source.journal)
+                    .entry(v.source.journal())
                     .or_default()
                     .push(v.source);
             }

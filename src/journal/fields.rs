@@ -1,11 +1,12 @@
 //! Typed field extraction from a parsed JSON object, with messages that name
 //! the field and what was expected (shown with file and line by the caller).
 
+use super::BadLine;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-/// A field-level problem: the message names the field.
-pub type FieldResult<T> = Result<T, String>;
+/// A line-level problem, naming the field at fault when one is.
+pub type FieldResult<T> = Result<T, BadLine>;
 
 /// Something fields can be taken out of: a JSON object, or the [`Fields`]
 /// of one line.
@@ -84,13 +85,13 @@ impl Fields {
             Err(e) if e.classify() == serde_json::error::Category::Data => {
                 // Valid JSON that is not an object: say what it is.
                 return match serde_json::from_slice::<Value>(bytes) {
-                    Ok(v) => Err(format!("expected a JSON object, found {}", type_name(&v))),
-                    Err(e) => Err(format!("not valid JSON: {e}")),
+                    Ok(v) => Err(not_an_object(&v)),
+                    Err(e) => Err(not_json(&e)),
                 };
             }
-            Err(e) => return Err(format!("not valid JSON: {e}")),
+            Err(e) => return Err(not_json(&e)),
         };
-        de.end().map_err(|e| format!("not valid JSON: {e}"))?;
+        de.end().map_err(|e| not_json(&e))?;
         Ok(fields)
     }
 
@@ -142,16 +143,24 @@ pub fn opt_str(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<String>> 
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
         Some(Value::Number(n)) => Ok(Some(n.to_string())),
-        Some(other) => Err(format!(
-            "field `{key}` must be a string, found {}",
-            type_name(&other)
+        Some(other) => Err(BadLine::in_field(
+            key,
+            format!(
+                "field `{key}` must be a string, found {}",
+                type_name(&other)
+            ),
         )),
     }
 }
 
+/// The error for a required field that is absent.
+pub fn missing(key: &str) -> BadLine {
+    BadLine::in_field(key, format!("missing field `{key}`"))
+}
+
 /// Removes `key` and returns it as a string, or an error naming the field.
 pub fn req_str(m: &mut impl FieldMap, key: &str) -> FieldResult<String> {
-    opt_str(m, key)?.ok_or_else(|| format!("missing field `{key}`"))
+    opt_str(m, key)?.ok_or_else(|| missing(key))
 }
 
 /// Removes `key` and returns it as an unsigned integer.
@@ -162,14 +171,24 @@ pub fn opt_u64(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<u64>> {
             .as_u64()
             .or_else(|| integral(&n).and_then(|f| (f >= 0.0).then_some(f as u64)))
             .map(Some)
-            .ok_or_else(|| format!("field `{key}` must be a non-negative integer, found {n}")),
-        Some(Value::String(s)) => s
-            .parse()
-            .map(Some)
-            .map_err(|_| format!("field `{key}` must be a non-negative integer, found {s:?}")),
-        Some(other) => Err(format!(
-            "field `{key}` must be an integer, found {}",
-            type_name(&other)
+            .ok_or_else(|| {
+                BadLine::in_field(
+                    key,
+                    format!("field `{key}` must be a non-negative integer, found {n}"),
+                )
+            }),
+        Some(Value::String(s)) => s.parse().map(Some).map_err(|_| {
+            BadLine::in_field(
+                key,
+                format!("field `{key}` must be a non-negative integer, found {s:?}"),
+            )
+        }),
+        Some(other) => Err(BadLine::in_field(
+            key,
+            format!(
+                "field `{key}` must be an integer, found {}",
+                type_name(&other)
+            ),
         )),
     }
 }
@@ -190,14 +209,21 @@ pub fn opt_i64(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<i64>> {
             .as_i64()
             .or_else(|| integral(&n).map(|f| f as i64))
             .map(Some)
-            .ok_or_else(|| format!("field `{key}` must be an integer, found {n}")),
-        Some(Value::String(s)) => s
-            .parse()
-            .map(Some)
-            .map_err(|_| format!("field `{key}` must be an integer, found {s:?}")),
-        Some(other) => Err(format!(
-            "field `{key}` must be an integer, found {}",
-            type_name(&other)
+            .ok_or_else(|| {
+                BadLine::in_field(key, format!("field `{key}` must be an integer, found {n}"))
+            }),
+        Some(Value::String(s)) => s.parse().map(Some).map_err(|_| {
+            BadLine::in_field(
+                key,
+                format!("field `{key}` must be an integer, found {s:?}"),
+            )
+        }),
+        Some(other) => Err(BadLine::in_field(
+            key,
+            format!(
+                "field `{key}` must be an integer, found {}",
+                type_name(&other)
+            ),
         )),
     }
 }
@@ -207,9 +233,12 @@ pub fn opt_bool(m: &mut impl FieldMap, key: &str) -> FieldResult<bool> {
     match m.remove(key) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(b),
-        Some(other) => Err(format!(
-            "field `{key}` must be true or false, found {}",
-            type_name(&other)
+        Some(other) => Err(BadLine::in_field(
+            key,
+            format!(
+                "field `{key}` must be true or false, found {}",
+                type_name(&other)
+            ),
         )),
     }
 }
@@ -219,9 +248,12 @@ pub fn opt_object(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<Map<St
     match m.remove(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(o)) => Ok(Some(o)),
-        Some(other) => Err(format!(
-            "field `{key}` must be an object, found {}",
-            type_name(&other)
+        Some(other) => Err(BadLine::in_field(
+            key,
+            format!(
+                "field `{key}` must be an object, found {}",
+                type_name(&other)
+            ),
         )),
     }
 }
@@ -230,7 +262,12 @@ pub fn opt_object(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<Map<St
 pub fn parse_time(key: &str, s: &str) -> FieldResult<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| format!("field `{key}` is not an RFC 3339 time ({e}): {s:?}"))
+        .map_err(|e| {
+            BadLine::in_field(
+                key,
+                format!("field `{key}` is not an RFC 3339 time ({e}): {s:?}"),
+            )
+        })
 }
 
 /// Removes `key` and parses it as an RFC 3339 time.
@@ -240,7 +277,7 @@ pub fn opt_time(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<DateTime
 
 /// Removes `key` and parses it as an RFC 3339 time, or errors when absent.
 pub fn req_time(m: &mut impl FieldMap, key: &str) -> FieldResult<DateTime<Utc>> {
-    opt_time(m, key)?.ok_or_else(|| format!("missing field `{key}`"))
+    opt_time(m, key)?.ok_or_else(|| missing(key))
 }
 
 /// A JSON type name for messages.
@@ -259,12 +296,17 @@ pub fn type_name(v: &Value) -> &'static str {
 pub fn parse_object(bytes: &[u8]) -> FieldResult<Map<String, Value>> {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(other) => Err(format!(
-            "expected a JSON object, found {}",
-            type_name(&other)
-        )),
-        Err(e) => Err(format!("not valid JSON: {e}")),
+        Ok(other) => Err(not_an_object(&other)),
+        Err(e) => Err(not_json(&e)),
     }
+}
+
+fn not_an_object(v: &Value) -> BadLine {
+    BadLine::new(format!("expected a JSON object, found {}", type_name(v)))
+}
+
+fn not_json(e: &serde_json::Error) -> BadLine {
+    BadLine::new(format!("not valid JSON: {e}"))
 }
 
 #[cfg(test)]
@@ -278,13 +320,15 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap();
-        assert!(opt_u64(&mut m, "seq").unwrap_err().contains("`seq`"));
-        assert!(req_time(&mut m, "at").unwrap_err().contains("`at`"));
+        let e = opt_u64(&mut m, "seq").unwrap_err();
+        assert!(e.message.contains("`seq`"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("seq"));
+        assert!(req_time(&mut m, "at").unwrap_err().message.contains("`at`"));
         assert_eq!(opt_str(&mut m, "n").unwrap().as_deref(), Some("3"));
-        assert!(
-            req_str(&mut m, "gone")
-                .unwrap_err()
-                .contains("missing field `gone`")
+        let e = req_str(&mut m, "gone").unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.field.as_deref()),
+            ("missing field `gone`", Some("gone"))
         );
     }
 
@@ -302,7 +346,16 @@ mod tests {
 
     #[test]
     fn parse_object_rejects_non_objects() {
-        assert!(parse_object(b"[1]").unwrap_err().contains("an array"));
-        assert!(parse_object(b"{").unwrap_err().contains("not valid JSON"));
+        assert!(
+            parse_object(b"[1]")
+                .unwrap_err()
+                .message
+                .contains("an array")
+        );
+        let e = parse_object(b"{").unwrap_err();
+        assert!(
+            e.message.contains("not valid JSON") && e.field.is_none(),
+            "{e}"
+        );
     }
 }

@@ -11,10 +11,10 @@
 //! execution, accepted and dispatched when the gateway sent it to the server.
 //! Requests carry no JSON-RPC id and responses reuse ids, so responses are
 //! paired with requests by position per `server_id` (first in, first out).
-//! When several requests to one server were in flight, the pairing is marked
-//! as positional on the outcome event, because the server may have answered
+//! When several requests to one server were in flight, the outcome event's
+//! pairing is [`Pairing::ByPosition`], because the server may have answered
 //! out of order. Outcomes are held per burst (a burst ends when the next
-//! request finds the server idle). A failure is marked `pairing_uncertain`
+//! request finds the server idle). A failure's pairing is marked uncertain
 //! when it was paired by position in a burst whose answers differ, or when
 //! its burst got an answer with no request in flight (its pairings are off
 //! by one): it may be another call's, so analysis reads it as ambiguous, the
@@ -24,15 +24,34 @@
 //! is true, the gateway envelope has an `error` field, or a safe-outputs text
 //! result says `{"result":"error"}`.
 
-use super::fields::{parse_object, parse_time, type_name};
-use super::{JournalError, JournalReader, PAIRING, PAIRING_UNCERTAIN, ReadCtx, for_each_line};
-use crate::model::{ActionRecord, CallRef, EventKind, JsonRpcId, OutcomeKind, SourceRef};
+use super::exchange::{self, Answer, Call, Dispatch, End, Pending};
+use super::fields::{missing, parse_object, parse_time, type_name};
+use super::{
+    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
+};
+use crate::model::{ActionRecord, CallRef, JsonRpcId, OutcomeKind, Pairing, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, VecDeque};
 
 /// Reader for gh-aw MCP gateway RPC logs.
 pub struct GhAwReader;
+
+/// gh-aw gateway logs: requests and responses, nothing more.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "gh-aw-mcpg",
+    description: "gh-aw MCP gateway rpc-messages.jsonl (v1 and v2)",
+    noun: "the gh-aw gateway log",
+    capabilities: Capabilities {
+        execution_identity: false,
+        authorization: false,
+        delivery: false,
+        sessions: false,
+        authenticated_actor: false,
+    },
+    no_chain: "gh-aw-mcpg logs carry no hash chain",
+    reader: &GhAwReader,
+};
 
 /// The actor recorded for gh-aw calls: the log names no caller identity.
 pub const GH_AW_ACTOR: &str = "gh-aw:agent";
@@ -75,15 +94,17 @@ impl JournalReader for GhAwReader {
     }
 }
 
-struct Pending {
-    execution_id: Option<String>,
-    line: u32,
+/// A request waiting for its answer: a `tools/call`, or another request
+/// that keeps the queue aligned (the server answers it too).
+enum Slot {
+    Call(Pending),
+    Other,
 }
 
 /// The requests to one server waiting for their answers, oldest first.
 #[derive(Default)]
 struct Waiting {
-    queue: VecDeque<Pending>,
+    queue: VecDeque<Slot>,
     /// The most requests in flight together since the queue was last empty.
     /// When a request is answered, this is the most that were in flight
     /// together while it waited: a request queued behind others saw at
@@ -96,11 +117,11 @@ struct Waiting {
 
 impl Waiting {
     /// Queues a request.
-    fn push(&mut self, execution_id: Option<String>, line: u32) {
+    fn push(&mut self, slot: Slot) {
         if self.queue.is_empty() {
             self.peak = 0;
         }
-        self.queue.push_back(Pending { execution_id, line });
+        self.queue.push_back(slot);
         self.peak = self.peak.max(self.queue.len());
     }
 }
@@ -128,25 +149,23 @@ struct Burst {
     held: Vec<Held>,
 }
 
-/// An outcome event held until its burst ends.
+/// An answer held until its burst ends, with the call it answers.
 struct Held {
-    execution_id: String,
-    at: DateTime<Utc>,
-    kind: EventKind,
-    extra: Map<String, Value>,
-    source: SourceRef,
+    call: Pending,
+    answer: Answer,
 }
 
 impl Burst {
-    /// Emits the held events, marking as `pairing_uncertain` the failures
-    /// paired by position in a burst whose answers differ, and every failure
-    /// of a burst that had an answer with no request (its pairings are off).
+    /// Emits the held answers, marking as uncertain the pairing of the
+    /// failures paired by position in a burst whose answers differ, and of
+    /// every failure of a burst that had an answer with no request (its
+    /// pairings are off).
     fn flush(self, ctx: &mut ReadCtx<'_>) {
         let mixed = self.failures > 0 && self.successes > 0;
-        for mut h in self.held {
+        for Held { call, mut answer } in self.held {
             let failure = matches!(
-                h.kind,
-                EventKind::Outcome {
+                answer.end,
+                End::Outcome {
                     outcome: OutcomeKind::Failure,
                     ..
                 }
@@ -158,7 +177,7 @@ impl Burst {
                     "{} answer(s) to this server came with no request in flight: the pairing is off, and this failure may be another call's",
                     self.orphans
                 ))
-            } else if mixed && h.extra.contains_key(PAIRING) {
+            } else if mixed && matches!(answer.pairing, Pairing::ByPosition { .. }) {
                 Some(format!(
                     "the {} answers to overlapping requests differ ({} failed, {} succeeded): this failure may be another call's",
                     self.failures + self.successes,
@@ -169,10 +188,12 @@ impl Burst {
                 None
             };
             if let Some(why) = why {
-                h.extra.insert(PAIRING_UNCERTAIN.into(), Value::Bool(true));
-                h.extra.insert(PAIRING.into(), Value::String(why));
+                answer.pairing = Pairing::ByPosition {
+                    why,
+                    uncertain: true,
+                };
             }
-            ctx.event(&h.execution_id, h.at, h.kind, h.extra, h.source);
+            call.answer(ctx, answer);
         }
     }
 }
@@ -189,7 +210,7 @@ impl State {
         ctx: &mut ReadCtx<'_>,
         mut m: Map<String, Value>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let kind = match (
             m.get("type").and_then(Value::as_str),
             m.get("event").and_then(Value::as_str),
@@ -197,7 +218,12 @@ impl State {
             (Some("REQUEST"), _) | (_, Some("rpc_request")) => Kind::Request,
             (Some("RESPONSE"), _) | (_, Some("rpc_response")) => Kind::Response,
             (None, Some(_)) => Kind::Other,
-            (Some(t), _) => return Err(format!("field `type`: unknown value {t:?}")),
+            (Some(t), _) => {
+                return Err(BadLine::in_field(
+                    "type",
+                    format!("field `type`: unknown value {t:?}"),
+                ));
+            }
             (None, None) => return Err("missing field `type` (v1) or `event` (v2)".into()),
         };
         if let Kind::Other = kind {
@@ -207,20 +233,24 @@ impl State {
         let at = match m.get("timestamp") {
             Some(Value::String(s)) => parse_time("timestamp", s)?,
             Some(v) => {
-                return Err(format!(
-                    "field `timestamp` must be a string, found {}",
-                    type_name(v)
+                return Err(BadLine::in_field(
+                    "timestamp",
+                    format!("field `timestamp` must be a string, found {}", type_name(v)),
                 ));
             }
-            None => return Err("missing field `timestamp`".into()),
+            None => return Err(missing("timestamp")),
         };
         let server = match m.get("server_id") {
             Some(Value::String(s)) => s.clone(),
-            _ => return Err("missing field `server_id`".into()),
+            _ => return Err(missing("server_id")),
         };
         let payload = match m.remove("payload") {
-            Some(Value::String(s)) => serde_json::from_str(&s)
-                .map_err(|e| format!("field `payload` holds a string that is not JSON: {e}"))?,
+            Some(Value::String(s)) => serde_json::from_str(&s).map_err(|e| {
+                BadLine::in_field(
+                    "payload",
+                    format!("field `payload` holds a string that is not JSON: {e}"),
+                )
+            })?,
             Some(v) => v,
             None => Value::Null,
         };
@@ -242,7 +272,7 @@ impl State {
         server: String,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let method = m
             .get("method")
             .and_then(Value::as_str)
@@ -258,13 +288,13 @@ impl State {
         }
         let queue = self.pending.entry(server.clone()).or_default();
         if method != "tools/call" {
-            queue.push(None, source.line);
+            queue.push(Slot::Other);
             return Ok(());
         }
         let params = payload.get("params").cloned().unwrap_or(Value::Null);
         let Some(tool) = params.get("name").and_then(Value::as_str) else {
             // Keep the queue aligned: the server will still answer it.
-            queue.push(None, source.line);
+            queue.push(Slot::Other);
             return Err("tools/call request without `payload.params.name`".into());
         };
         let arguments = match params.get("arguments") {
@@ -272,7 +302,7 @@ impl State {
             Some(v @ Value::Object(_)) => v.clone(),
             Some(v) => json!({ "_value": v }),
         };
-        let execution_id = format!("{}:{}", self.label, source.line);
+        let execution_id = format!("{}:{}", self.label, source.position());
         let action = ActionRecord(
             json!({
                 "actor": GH_AW_ACTOR,
@@ -288,36 +318,30 @@ impl State {
             .unwrap_or_default(),
         );
         let call = CallRef {
-            call_id: Some(format!("line {}", source.line)),
+            call_id: Some(format!("line {}", source.position())),
             session_id: None,
             jsonrpc_id: payload.get("id").and_then(JsonRpcId::from_value),
             mcp_session_id: None,
             transport: Some("gh-aw-mcpg".into()),
         };
-        let mut extra = Map::new();
+        let mut c = Call::new(
+            execution_id,
+            at,
+            call,
+            action,
+            source,
+            Dispatch::WithRequest {
+                inferred: Some(
+                    "the request line is the gateway sending the call to the server".into(),
+                ),
+            },
+        );
         for k in ["agent_secrecy", "agent_integrity", "_schema"] {
             if let Some(v) = m.get(k) {
-                extra.insert(k.to_string(), v.clone());
+                c.extra.insert(k.to_string(), v.clone());
             }
         }
-        let mut emit = |kind, extra| ctx.event(&execution_id, at, kind, extra, source);
-        emit(
-            EventKind::Accepted {
-                call,
-                action,
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            extra,
-        );
-        emit(
-            EventKind::Dispatched {
-                idempotency_key: None,
-            },
-            Map::new(),
-        );
-        queue.push(Some(execution_id), source.line);
+        queue.push(Slot::Call(exchange::request(ctx, c)));
         Ok(())
     }
 
@@ -345,22 +369,26 @@ impl State {
             burst.orphans += 1;
             ctx.note(format!(
                 "line {}: response from {server:?} with no request in flight; the failures answered to {server:?} just before it are read as ambiguous",
-                source.line
+                source.position()
             ));
             return;
         };
-        if let Some(execution_id) = p.execution_id {
-            let (kind, extra) = outcome_event(outcome, error, p.line, in_flight, server, &source);
+        if let Slot::Call(call) = p {
+            let mut answer = Answer::new(
+                at,
+                source,
+                End::response(outcome, error, Some(format!("line {}", source.position()))),
+            );
             if in_flight > 1 {
                 self.positional += 1;
+                answer.pairing = Pairing::ByPosition {
+                    why: format!(
+                        "{in_flight} requests to {server} were in flight; the server may have answered out of order"
+                    ),
+                    uncertain: false,
+                };
             }
-            burst.held.push(Held {
-                execution_id,
-                at,
-                kind,
-                extra,
-                source,
-            });
+            burst.held.push(Held { call, answer });
         }
     }
 
@@ -371,13 +399,16 @@ impl State {
         for (_, b) in bursts {
             b.flush(ctx);
         }
-        let open: Vec<u32> = self
+        let mut open: Vec<u32> = self
             .pending
             .values()
             .flat_map(|w| &w.queue)
-            .filter(|p| p.execution_id.is_some())
-            .map(|p| p.line)
+            .filter_map(|p| match p {
+                Slot::Call(c) => Some(c.source().position()),
+                Slot::Other => None,
+            })
             .collect();
+        open.sort_unstable();
         if !open.is_empty() {
             ctx.note(format!(
                 "{} tools/call request(s) never got a response (lines {}): outcome unknown",
@@ -401,31 +432,6 @@ impl State {
             ));
         }
     }
-}
-
-/// The outcome event for a response paired with the request on `request_line`
-/// that waited while up to `in_flight` requests to `server` were pending.
-fn outcome_event(
-    outcome: OutcomeKind,
-    error: Option<String>,
-    request_line: u32,
-    in_flight: usize,
-    server: &str,
-    source: &SourceRef,
-) -> (EventKind, Map<String, Value>) {
-    let mut extra = Map::new();
-    extra.insert("request_line".into(), json!(request_line));
-    if in_flight > 1 {
-        extra.insert(
-            PAIRING.into(),
-            json!(format!(
-                "{in_flight} requests to {server} were in flight; the server may have answered out of order"
-            )),
-        );
-    }
-    let outcome =
-        EventKind::response_outcome(outcome, error, Some(format!("line {}", source.line)));
-    (outcome, extra)
 }
 
 /// Success or failure of a response, with the error text when it failed.

@@ -23,6 +23,17 @@ pub struct Line<'a> {
     pub too_long: Option<u64>,
 }
 
+impl Line<'_> {
+    /// The 1-based line number.
+    pub fn no(&self) -> u32 {
+        self.source.position()
+    }
+    /// Byte offset of the line's first byte.
+    pub fn offset(&self) -> u64 {
+        self.source.byte_range().map_or(0, |(o, _)| o)
+    }
+}
+
 /// Reads lines from a buffered reader, reusing one buffer, and tracks byte
 /// offsets so that a line can later be re-read from the file.
 pub struct LineReader<R> {
@@ -108,7 +119,7 @@ impl<R: BufRead> LineReader<R> {
             begin = 3;
         }
         Ok(Some(Line {
-            source: SourceRef {
+            source: SourceRef::Line {
                 journal: self.journal,
                 line: self.line,
                 offset: start + begin as u64,
@@ -136,16 +147,19 @@ mod tests {
         let mut r = LineReader::new(&data[..], 3);
         let l1 = r.next_line().unwrap().unwrap();
         assert_eq!(l1.bytes, b"{\"a\":1}");
-        assert_eq!((l1.source.line, l1.source.offset, l1.source.len), (1, 0, 7));
+        assert_eq!((l1.no(), l1.source.byte_range()), (1, Some((0, 7))));
         assert!(l1.terminated);
         let l2 = r.next_line().unwrap().unwrap();
         assert!(is_blank(l2.bytes));
-        assert_eq!(l2.source.offset, 9);
+        assert_eq!(l2.offset(), 9);
         let l3 = r.next_line().unwrap().unwrap();
         assert_eq!(l3.bytes, b"{\"b\":2}");
-        assert_eq!((l3.source.line, l3.source.offset), (3, 10));
+        assert_eq!((l3.no(), l3.offset()), (3, 10));
         assert!(!l3.terminated);
-        assert_eq!(&data[10..10 + l3.source.len as usize], l3.bytes);
+        assert_eq!(
+            &data[10..10 + l3.source.byte_range().unwrap().1 as usize],
+            l3.bytes
+        );
         assert!(r.next_line().unwrap().is_none());
     }
 
@@ -155,7 +169,7 @@ mod tests {
         let mut r = LineReader::new(&data[..], 0);
         let l1 = r.next_line().unwrap().unwrap();
         assert_eq!(l1.bytes, b"{\"a\":1}");
-        assert_eq!((l1.source.offset, l1.source.len), (3, 7));
+        assert_eq!(l1.source.byte_range(), Some((3, 7)));
         assert_eq!(r.next_line().unwrap().unwrap().bytes, b"{\"b\":2}");
     }
 
@@ -168,7 +182,7 @@ mod tests {
         assert_eq!(l1.too_long, Some(MAX_LINE as u64 + 10));
         assert!(l1.bytes.is_empty());
         let l2 = r.next_line().unwrap().unwrap();
-        assert_eq!((l2.bytes, l2.source.line), (&b"{}"[..], 2));
-        assert_eq!(l2.source.offset, MAX_LINE as u64 + 11);
+        assert_eq!((l2.bytes, l2.no()), (&b"{}"[..], 2));
+        assert_eq!(l2.offset(), MAX_LINE as u64 + 11);
     }
 }

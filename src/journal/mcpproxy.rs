@@ -8,8 +8,8 @@
 //!
 //! * `tool_call` records become one execution each (mcpproxy has no
 //!   execution identity): accepted at `timestamp - duration_ms`, then
-//!   dispatched and an outcome at `timestamp` (success or failure), or
-//!   rejected for `blocked`. retrace takes `timestamp` as the time the
+//!   dispatched (inferred: the export does not record it) and an outcome at
+//!   `timestamp` (success or failure), or rejected for `blocked`. retrace takes `timestamp` as the time the
 //!   record was written, at the end of the call.
 //! * `policy_decision` records (calls blocked by policy) are authorization
 //!   evidence: they join the `tool_call` of the same session, HTTP request,
@@ -19,15 +19,34 @@
 //!
 //! The export has no hash chain.
 
-use super::fields::{parse_object, parse_time};
-use super::{JournalError, JournalReader, ReadCtx, for_each_line};
-use crate::model::{ActionRecord, CallRef, EventKind, ObservedVia, OutcomeKind, SourceRef};
+use super::exchange::{self, Answer, Call, Dispatch, End};
+use super::fields::{missing, parse_object, parse_time};
+use super::{
+    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
+};
+use crate::model::{ActionRecord, CallRef, Event, EventKind, OutcomeKind, SourceRef};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
 /// Reader for mcpproxy activity exports.
 pub struct McpProxyReader;
+
+/// mcpproxy activity exports: one record per call, no caller identity.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "mcpproxy",
+    description: "mcpproxy activity export (mcpproxy activity export, JSONL)",
+    noun: "the mcpproxy activity export",
+    capabilities: Capabilities {
+        execution_identity: false,
+        authorization: false,
+        delivery: false,
+        sessions: false,
+        authenticated_actor: false,
+    },
+    no_chain: "mcpproxy activity exports carry no hash chain",
+    reader: &McpProxyReader,
+};
 
 /// The actor of mcpproxy calls: records name the trigger (`mcp`, `cli`,
 /// `api`), not an authenticated caller.
@@ -133,15 +152,15 @@ impl State {
         ctx: &mut ReadCtx<'_>,
         m: Map<String, Value>,
         source: SourceRef,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadLine> {
         let ty = m
             .get("type")
             .and_then(Value::as_str)
-            .ok_or("missing field `type`")?
+            .ok_or_else(|| missing("type"))?
             .to_string();
         let at = match m.get("timestamp") {
             Some(Value::String(t)) => parse_time("timestamp", t)?,
-            _ => return Err("missing field `timestamp`".into()),
+            _ => return Err(missing("timestamp")),
         };
         match ty.as_str() {
             "tool_call" => self.tool_call(ctx, m, at, source),
@@ -175,11 +194,18 @@ impl State {
     fn execution_id(&self, m: &Map<String, Value>, source: SourceRef) -> String {
         match m.get("id").and_then(Value::as_str) {
             Some(id) if !id.is_empty() => format!("mcpproxy:{}:{id}", self.label),
-            _ => format!("mcpproxy:{}:L{}", self.label, source.line),
+            _ => format!("mcpproxy:{}:L{}", self.label, source.position()),
         }
     }
 
-    fn accepted(&self, m: &Map<String, Value>) -> Result<(EventKind, Map<String, Value>), String> {
+    /// The call a record stands for, accepted at `at`. The export records
+    /// a call when it ends: the dispatch is implied by its outcome.
+    fn call(
+        &self,
+        m: &Map<String, Value>,
+        at: DateTime<Utc>,
+        source: SourceRef,
+    ) -> Result<Call, BadLine> {
         let tool = m
             .get("tool_name")
             .and_then(Value::as_str)
@@ -213,22 +239,23 @@ impl State {
                 .and_then(Value::as_str)
                 .map(|s| format!("mcpproxy:{s}")),
         };
-        let mut extra = Map::new();
+        let mut c = Call::new(
+            self.execution_id(m, source),
+            at,
+            call,
+            ActionRecord(action.as_object().cloned().unwrap_or_default()),
+            source,
+            Dispatch::Implied {
+                why: "the export records the call when it ends; placed at its end".into(),
+                at_request: false,
+            },
+        );
         for k in ["request_id", "tool_variant", "intent", "metadata"] {
             if let Some(v) = m.get(k).filter(|v| !v.is_null()) {
-                extra.insert(k.into(), v.clone());
+                c.extra.insert(k.into(), v.clone());
             }
         }
-        Ok((
-            EventKind::Accepted {
-                call,
-                action: ActionRecord(action.as_object().cloned().unwrap_or_default()),
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            extra,
-        ))
+        Ok(c)
     }
 
     fn tool_call(
@@ -237,12 +264,11 @@ impl State {
         m: Map<String, Value>,
         at: DateTime<Utc>,
         source: SourceRef,
-    ) -> Result<(), String> {
-        let id = self.execution_id(&m, source);
+    ) -> Result<(), BadLine> {
         let duration = m.get("duration_ms").and_then(Value::as_f64).unwrap_or(0.0);
         let started = super::started_before(at, duration, "duration_ms")?;
-        let (accepted, extra) = self.accepted(&m)?;
-        ctx.event(&id, started, accepted, extra, source);
+        let call = exchange::request(ctx, self.call(&m, started, source)?);
+        let id = call.execution_id().to_string();
         let status = m.get("status").and_then(Value::as_str).unwrap_or("");
         let error = m
             .get("error_message")
@@ -268,14 +294,15 @@ impl State {
                             self.blocked
                                 .insert(k, (id.clone(), at, block_reason(&m), source));
                         }
-                        None => ctx.event(
-                            &id,
-                            at,
-                            EventKind::Rejected {
-                                reason: block_reason(&m),
-                            },
-                            Map::new(),
-                            source,
+                        None => call.answer(
+                            ctx,
+                            Answer::new(
+                                at,
+                                source,
+                                End::Rejected {
+                                    reason: block_reason(&m),
+                                },
+                            ),
                         ),
                     },
                 }
@@ -284,46 +311,28 @@ impl State {
                 for d in pending.into_iter().flatten() {
                     Self::reject(ctx, &id, d);
                 }
-                ctx.event(
-                    &id,
-                    at,
-                    EventKind::Dispatched {
-                        idempotency_key: None,
-                    },
-                    Map::new(),
-                    source,
-                );
-                let mut extra = Map::new();
+                let outcome = if status == "success" {
+                    OutcomeKind::Success
+                } else {
+                    OutcomeKind::Failure
+                };
+                let result = m
+                    .get("response")
+                    .and_then(Value::as_str)
+                    .filter(|r| !r.is_empty())
+                    .map(|_| format!("response in line {}", source.position()));
+                let mut a = Answer::new(at, source, End::response(outcome, error, result));
                 if let Some(t) = m.get("response_truncated") {
-                    extra.insert("response_truncated".into(), t.clone());
+                    a.extra.insert("response_truncated".into(), t.clone());
                 }
-                ctx.event(
-                    &id,
-                    at,
-                    EventKind::Outcome {
-                        outcome: if status == "success" {
-                            OutcomeKind::Success
-                        } else {
-                            OutcomeKind::Failure
-                        },
-                        target_status: None,
-                        exit_status: None,
-                        error,
-                        result_reference: m
-                            .get("response")
-                            .and_then(Value::as_str)
-                            .filter(|r| !r.is_empty())
-                            .map(|_| format!("response in line {}", source.line)),
-                        replayed: false,
-                        observed_via: ObservedVia::Response,
-                    },
-                    extra,
-                    source,
-                );
+                call.answer(ctx, a);
             }
             other => {
-                return Err(format!(
-                    "field `status`: unknown value {other:?}; expected success, error or blocked"
+                return Err(BadLine::in_field(
+                    "status",
+                    format!(
+                        "field `status`: unknown value {other:?}; expected success, error or blocked"
+                    ),
                 ));
             }
         }
@@ -338,31 +347,26 @@ impl State {
         }
         ctx.event(
             id,
-            d.at,
-            EventKind::Rejected { reason: d.reason },
-            extra,
-            d.source,
+            Event::new(d.at, EventKind::Rejected { reason: d.reason }, d.source).with_extra(extra),
         );
     }
 
-    fn lone_decision(&mut self, ctx: &mut ReadCtx<'_>, d: Decision) -> Result<(), String> {
-        let id = self.execution_id(&d.record, d.source);
-        let (accepted, extra) = self.accepted(&d.record)?;
-        ctx.event(&id, d.at, accepted, extra, d.source);
-        Self::reject(ctx, &id, d);
+    fn lone_decision(&mut self, ctx: &mut ReadCtx<'_>, d: Decision) -> Result<(), BadLine> {
+        let call = exchange::request(ctx, self.call(&d.record, d.at, d.source)?);
+        Self::reject(ctx, call.execution_id(), d);
         Ok(())
     }
 
     fn finish(mut self, ctx: &mut ReadCtx<'_>) {
         let mut blocked: Vec<_> = self.blocked.drain().map(|(_, v)| v).collect();
-        blocked.sort_by_key(|b| b.3.line);
+        blocked.sort_by_key(|b| b.3.position());
         for (id, at, reason, source) in blocked {
-            ctx.event(&id, at, EventKind::Rejected { reason }, Map::new(), source);
+            ctx.event(&id, Event::new(at, EventKind::Rejected { reason }, source));
         }
         let mut waiting: Vec<Decision> = self.decisions.drain().flat_map(|(_, v)| v).collect();
-        waiting.sort_by_key(|d| d.source.line);
+        waiting.sort_by_key(|d| d.source.position());
         for d in waiting {
-            let line = d.source.line;
+            let line = d.source.position();
             if let Err(e) = self.lone_decision(ctx, d) {
                 ctx.bad_line(line, e);
             }

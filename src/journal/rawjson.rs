@@ -283,11 +283,21 @@ pub fn js_str(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// Why a text is not JSON, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{what} at byte {at}")]
+pub struct SyntaxError {
+    /// What was expected or found (`expected ',' or ']'`).
+    pub what: &'static str,
+    /// Byte offset in the text.
+    pub at: usize,
+}
+
 /// Parses one JSON text.
 ///
 /// # Errors
-/// A message with the byte offset of the problem.
-pub fn parse(text: &str) -> Result<Raw, String> {
+/// [`SyntaxError`]: what is wrong, and at which byte.
+pub fn parse(text: &str) -> Result<Raw, SyntaxError> {
     let mut p = Parser {
         s: text.as_bytes(),
         text,
@@ -298,7 +308,7 @@ pub fn parse(text: &str) -> Result<Raw, String> {
     let v = p.value()?;
     p.ws();
     if p.i != p.s.len() {
-        return Err(format!("trailing characters at byte {}", p.i));
+        return Err(p.err("trailing characters"));
     }
     Ok(v)
 }
@@ -317,8 +327,8 @@ impl Parser<'_> {
         }
     }
 
-    fn err(&self, what: &str) -> String {
-        format!("{what} at byte {}", self.i)
+    fn err(&self, what: &'static str) -> SyntaxError {
+        SyntaxError { what, at: self.i }
     }
 
     fn eat(&mut self, lit: &str) -> bool {
@@ -330,7 +340,7 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self) -> Result<Raw, String> {
+    fn value(&mut self) -> Result<Raw, SyntaxError> {
         let Some(&c) = self.s.get(self.i) else {
             return Err(self.err("unexpected end"));
         };
@@ -349,7 +359,7 @@ impl Parser<'_> {
         }
     }
 
-    fn enter(&mut self) -> Result<(), String> {
+    fn enter(&mut self) -> Result<(), SyntaxError> {
         self.depth += 1;
         if self.depth > 256 {
             return Err(self.err("nesting deeper than 256"));
@@ -357,7 +367,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn object(&mut self) -> Result<Raw, String> {
+    fn object(&mut self) -> Result<Raw, SyntaxError> {
         self.enter()?;
         self.i += 1;
         let mut m: Vec<(String, Raw)> = Vec::new();
@@ -395,7 +405,7 @@ impl Parser<'_> {
         Ok(Raw::Obj(m))
     }
 
-    fn array(&mut self) -> Result<Raw, String> {
+    fn array(&mut self) -> Result<Raw, SyntaxError> {
         self.enter()?;
         self.i += 1;
         let mut a = Vec::new();
@@ -420,7 +430,7 @@ impl Parser<'_> {
         Ok(Raw::Arr(a))
     }
 
-    fn number(&mut self) -> Result<Raw, String> {
+    fn number(&mut self) -> Result<Raw, SyntaxError> {
         let start = self.i;
         if self.s[self.i] == b'-' {
             self.i += 1;
@@ -453,7 +463,7 @@ impl Parser<'_> {
         Ok(Raw::Num(self.text[start..self.i].to_string()))
     }
 
-    fn hex4(&mut self) -> Result<u16, String> {
+    fn hex4(&mut self) -> Result<u16, SyntaxError> {
         let h = self
             .text
             .get(self.i..self.i + 4)
@@ -463,7 +473,7 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String, SyntaxError> {
         self.i += 1;
         let mut out = String::new();
         loop {

@@ -120,27 +120,30 @@ impl JournalSource {
     /// Reads the raw text of one line back (for the raw JSON view).
     ///
     /// # Errors
-    /// [`JournalError::Io`] when the file changed or cannot be read.
+    /// [`JournalError::Io`] when the file changed or cannot be read, or
+    /// `at` is a row of a table rather than a line.
     pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
-        let in_memory: Option<&[u8]> = match &self.data {
-            SourceData::Embedded(b) => Some(b),
-            SourceData::Memory(b) => Some(b),
-            SourceData::File(_) => None,
+        let Some((offset, len)) = at.byte_range() else {
+            return Err(self.io_error(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a line of a file", at.place()),
+            )));
         };
-        let bytes = match (&self.data, in_memory) {
-            (_, Some(b)) => {
-                let start = usize::try_from(at.offset).unwrap_or(usize::MAX);
-                b.get(start..start.saturating_add(at.len as usize))
-                    .map(<[u8]>::to_vec)
-                    .ok_or_else(|| {
-                        self.io_error(io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            "line lies past the end of the journal",
-                        ))
-                    })?
-            }
-            (SourceData::Embedded(_) | SourceData::Memory(_), None) => Vec::new(),
-            (SourceData::File(p), None) => {
+        let in_memory = |b: &[u8]| {
+            let start = usize::try_from(offset).unwrap_or(usize::MAX);
+            b.get(start..start.saturating_add(len as usize))
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| {
+                    self.io_error(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "line lies past the end of the journal",
+                    ))
+                })
+        };
+        let bytes = match &self.data {
+            SourceData::Embedded(b) => in_memory(b)?,
+            SourceData::Memory(b) => in_memory(b)?,
+            SourceData::File(p) => {
                 // Evidence shown must be what was analysed: refuse a file
                 // that changed since it was read.
                 let now = std::fs::metadata(p)
@@ -152,9 +155,9 @@ impl JournalSource {
                     )));
                 }
                 let mut f = File::open(p).map_err(|e| self.io_error(e))?;
-                f.seek(SeekFrom::Start(at.offset))
+                f.seek(SeekFrom::Start(offset))
                     .map_err(|e| self.io_error(e))?;
-                let mut buf = vec![0; at.len as usize];
+                let mut buf = vec![0; len as usize];
                 f.read_exact(&mut buf).map_err(|e| self.io_error(e))?;
                 buf
             }

@@ -16,7 +16,7 @@
 //! columns declared `JSON` and the columns `call`, `action`, `process`,
 //! `arguments` and `extra`, which hold JSON text. An `extra` object is merged
 //! into the record as unknown fields. Rows are read in `rowid` order; a
-//! record's position ([`SourceRef::line`]) is its rowid (a row whose rowid is
+//! record's position ([`SourceRef::Row`]) is its table and rowid (a row whose rowid is
 //! not in 1..=2^32-1 is reported as a bad row: it cannot be cited).
 //!
 //! Chain: when the `events` table has a `hash` column, its rows form a
@@ -25,9 +25,9 @@
 //! line. So a chained JSONL journal loaded into these tables verifies
 //! unchanged. The `sessions` table is not chained.
 
-use super::chain::ChainTracker;
-use super::native::{check_link, native_rule, parse_record};
-use super::{JournalError, JournalReader, ReadCtx, SourceData};
+use super::chain::{ChainTracker, RuleParams};
+use super::native::{check_link, parse_record};
+use super::{BadLine, FormatFacts, JournalError, JournalReader, ReadCtx, SourceData};
 use crate::model::SourceRef;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -37,10 +37,20 @@ use std::path::Path;
 /// Reader for native SQLite journals.
 pub struct SqliteReader;
 
-/// `SourceRef::offset` of a row of the `events` table.
-pub const EVENTS_TABLE: u64 = 0;
-/// `SourceRef::offset` of a row of the `sessions` table.
-pub const SESSIONS_TABLE: u64 = 1;
+/// The native journal in SQLite: the native format's fields as columns.
+pub(super) static FACTS: FormatFacts = FormatFacts {
+    name: "native-sqlite",
+    description: "retrace native journal in SQLite (events and sessions tables)",
+    noun: "the journal",
+    capabilities: super::native::NATIVE_CAPABILITIES,
+    no_chain: "the events table has no prev_hash/hash columns",
+    reader: &SqliteReader,
+};
+
+/// The table of lifecycle events; its rows are chained.
+pub const EVENTS_TABLE: &str = "events";
+/// The table of agent runs; not chained.
+pub const SESSIONS_TABLE: &str = "sessions";
 
 /// Columns whose TEXT is JSON whatever their declared type.
 const JSON_COLUMNS: [&str; 5] = ["call", "action", "process", "arguments", "extra"];
@@ -73,7 +83,7 @@ impl JournalReader for SqliteReader {
             });
         }
         if let Some(cols) = &tables.sessions {
-            read_table(ctx, &conn, "sessions", cols, &mut None).map_err(|e| invalid(ctx, e))?;
+            read_table(ctx, &conn, SESSIONS_TABLE, cols, &mut None).map_err(|e| invalid(ctx, e))?;
         }
         if let Some(cols) = &tables.events {
             // Chained when any row carries a hash: then every row must (a
@@ -86,8 +96,8 @@ impl JournalReader for SqliteReader {
                         |r| r.get::<_, bool>(0),
                     )
                     .map_err(|e| invalid(ctx, e))?;
-            let mut chain = chained.then(|| ChainTracker::new(native_rule()));
-            read_table(ctx, &conn, "events", cols, &mut chain).map_err(|e| invalid(ctx, e))?;
+            let mut chain = chained.then(|| ChainTracker::new(RuleParams::native()));
+            read_table(ctx, &conn, EVENTS_TABLE, cols, &mut chain).map_err(|e| invalid(ctx, e))?;
             if let Some(t) = chain
                 && t.lines() > 0
             {
@@ -154,35 +164,36 @@ fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Option<Vec<Col>>>
 }
 
 /// Maps one row to the record object it stands for.
-fn row_object(row: &rusqlite::Row<'_>, cols: &[Col]) -> Result<Map<String, Value>, String> {
+fn row_object(row: &rusqlite::Row<'_>, cols: &[Col]) -> Result<Map<String, Value>, BadLine> {
     let mut m = Map::new();
     let mut extra = None;
     for (i, c) in cols.iter().enumerate() {
+        let bad = |what: String| BadLine::in_field(&c.name, format!("column `{}` {what}", c.name));
         // Column 0 of the query is the rowid.
-        let v = row.get_ref(i + 1).map_err(|e| e.to_string())?;
+        let v = row
+            .get_ref(i + 1)
+            .map_err(|e| BadLine::in_field(&c.name, e.to_string()))?;
         let value = match v {
             ValueRef::Null => continue,
             ValueRef::Integer(n) if c.boolean => Value::Bool(n != 0),
             ValueRef::Integer(n) => Value::from(n),
             ValueRef::Real(f) => serde_json::Number::from_f64(f)
                 .map(Value::Number)
-                .ok_or_else(|| format!("column `{}` holds a non-finite number", c.name))?,
+                .ok_or_else(|| bad("holds a non-finite number".into()))?,
             ValueRef::Text(t) => {
-                let s = std::str::from_utf8(t)
-                    .map_err(|_| format!("column `{}` is not UTF-8 text", c.name))?;
+                let s = std::str::from_utf8(t).map_err(|_| bad("is not UTF-8 text".into()))?;
                 if c.json {
-                    serde_json::from_str(s)
-                        .map_err(|e| format!("column `{}` is not valid JSON: {e}", c.name))?
+                    serde_json::from_str(s).map_err(|e| bad(format!("is not valid JSON: {e}")))?
                 } else {
                     Value::String(s.to_string())
                 }
             }
-            ValueRef::Blob(_) => return Err(format!("column `{}` holds a BLOB", c.name)),
+            ValueRef::Blob(_) => return Err(bad("holds a BLOB".into())),
         };
         if c.name == "extra" {
             match value {
                 Value::Object(o) => extra = Some(o),
-                _ => return Err("column `extra` must hold a JSON object".into()),
+                _ => return Err(bad("must hold a JSON object".into())),
             }
         } else {
             m.insert(c.name.clone(), value);
@@ -197,14 +208,14 @@ fn row_object(row: &rusqlite::Row<'_>, cols: &[Col]) -> Result<Map<String, Value
 fn read_table(
     ctx: &mut ReadCtx<'_>,
     conn: &Connection,
-    table: &str,
+    table: &'static str,
     cols: &[Col],
     chain: &mut Option<ChainTracker>,
 ) -> rusqlite::Result<()> {
-    let (kind, offset) = if table == "sessions" {
-        ("session", SESSIONS_TABLE)
+    let kind = if table == SESSIONS_TABLE {
+        "session"
     } else {
-        ("event", EVENTS_TABLE)
+        "event"
     };
     let names: Vec<String> = cols
         .iter()
@@ -235,19 +246,18 @@ fn read_table(
             );
             continue;
         };
-        let source = SourceRef {
+        let source = SourceRef::Row {
             journal: ctx.journal,
-            line,
-            offset,
-            len: 0,
+            table,
+            row: line,
         };
         let mut m = match row_object(row, cols) {
             Ok(m) => m,
             Err(e) => {
                 if let Some(t) = chain.as_mut() {
-                    t.unreadable(line, true, e.clone());
+                    t.unreadable(line, true, e.message.clone());
                 }
-                ctx.bad_line(line, format!("{table} row {rowid}: {e}"));
+                ctx.bad_line(line, e.context(format_args!("{table} row {rowid}")));
                 continue;
             }
         };
@@ -259,40 +269,56 @@ fn read_table(
         }
         match parse_record(m, source) {
             Ok(records) => records.into_iter().for_each(|r| ctx.emit(r)),
-            Err(e) => ctx.bad_line(line, format!("{table} row {rowid}: {e}")),
+            Err(e) => ctx.bad_line(line, e.context(format_args!("{table} row {rowid}"))),
         }
     }
     Ok(())
 }
 
-/// Reads one row back as JSON text (for the raw view).
+/// Why a row could not be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadRowError {
+    /// SQLite refused.
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The table is not in the file (any more).
+    #[error("no `{0}` table")]
+    NoTable(String),
+    /// The row is not in the table (any more).
+    #[error("{table} row {row} is gone")]
+    Gone {
+        /// The table.
+        table: String,
+        /// The row id.
+        row: u32,
+    },
+    /// The row cannot be mapped to a record.
+    #[error(transparent)]
+    Bad(#[from] BadLine),
+}
+
+/// Reads row `row` of `table` back as JSON text (for the raw view).
 ///
 /// # Errors
-/// When the file cannot be opened or the row is gone.
-pub fn read_row(path: &Path, at: SourceRef) -> Result<String, String> {
-    let conn = open(path).map_err(|e| e.to_string())?;
-    let table = if at.offset == SESSIONS_TABLE {
-        "sessions"
-    } else {
-        "events"
-    };
-    let cols = columns(&conn, table)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no `{table}` table"))?;
+/// [`ReadRowError`] when the file cannot be opened or the row is gone.
+pub fn read_row(path: &Path, table: &str, row: u32) -> Result<String, ReadRowError> {
+    let conn = open(path)?;
+    let cols = columns(&conn, table)?.ok_or_else(|| ReadRowError::NoTable(table.into()))?;
     let names: Vec<String> = cols
         .iter()
         .map(|c| format!("\"{}\"", c.name.replace('"', "\"\"")))
         .collect();
     let sql = format!(
-        "SELECT rowid, {} FROM \"{table}\" WHERE rowid = ?1",
-        names.join(", ")
+        "SELECT rowid, {} FROM \"{}\" WHERE rowid = ?1",
+        names.join(", "),
+        table.replace('"', "\"\"")
     );
-    let mut stmt = conn.prepare(&sql).map_err(|e| e.to_string())?;
-    let mut rows = stmt.query([at.line]).map_err(|e| e.to_string())?;
-    let row = rows
-        .next()
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{table} row {} is gone", at.line))?;
-    let m = row_object(row, &cols)?;
-    serde_json::to_string(&m).map_err(|e| e.to_string())
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([row])?;
+    let found = rows.next()?.ok_or_else(|| ReadRowError::Gone {
+        table: table.into(),
+        row,
+    })?;
+    let m = row_object(found, &cols)?;
+    Ok(Value::Object(m).to_string())
 }

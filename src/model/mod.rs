@@ -7,10 +7,14 @@
 //! execution id, and an *event* is one lifecycle transition of an execution.
 
 mod builder;
+mod facts;
 mod index;
+mod source;
 
 pub use builder::{Model, ModelBuilder, Record};
+pub use facts::{Arguments, Pairing, ReaderFacts};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
+pub use source::SourceRef;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -19,21 +23,6 @@ use std::fmt;
 
 /// Index of a journal in the loaded set (see [`crate::journal::LoadedJournal`]).
 pub type JournalId = u32;
-
-/// Where a record sits in its journal: which journal, the 1-based line number,
-/// and the byte range of the line, so that the raw text can be read back on
-/// demand instead of being kept in memory for every event.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct SourceRef {
-    /// Journal index in the loaded set.
-    pub journal: JournalId,
-    /// 1-based line number (for SQLite journals: the row id).
-    pub line: u32,
-    /// Byte offset of the line's first byte in the journal file.
-    pub offset: u64,
-    /// Length of the line in bytes, without its line terminator.
-    pub len: u32,
-}
 
 /// A JSON-RPC request id: a string or an integer (MCP forbids `null`,
 /// `schema/2025-11-25` `RequestId`). Used only for protocol correlation, never
@@ -362,11 +351,51 @@ pub struct Event {
     /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,
-    /// Fields the reader did not recognise, kept and shown (DESIGN.md §3).
+    /// Fields of the journal record that retrace does not interpret, kept
+    /// and shown as written (DESIGN.md §3): every unknown field of a native
+    /// journal, and what other readers pass through for display. Never read
+    /// by analysis, so a journal line cannot choose a verdict through it.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
-    /// Journal, line and byte range.
+    /// What the reader established about the event ([`ReaderFacts`]), out
+    /// of line because most events have none; read it with
+    /// [`Event::facts`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facts: Option<Box<ReaderFacts>>,
+    /// Where the event was read: a line of a file, or a row of a table.
     pub source: SourceRef,
+}
+
+impl Event {
+    /// An event with no journal `seq`, no unknown fields and no reader facts.
+    pub fn new(at: DateTime<Utc>, kind: EventKind, source: SourceRef) -> Event {
+        Event {
+            seq: None,
+            at,
+            kind,
+            extra: Map::new(),
+            facts: None,
+            source,
+        }
+    }
+
+    /// The event with these fields kept for display ([`Event::extra`]).
+    pub fn with_extra(mut self, extra: Map<String, Value>) -> Event {
+        self.extra = extra;
+        self
+    }
+
+    /// The event with these reader facts.
+    pub fn with_facts(mut self, facts: ReaderFacts) -> Event {
+        self.facts = facts.boxed();
+        self
+    }
+
+    /// What the reader established about the event (the default facts
+    /// when it established nothing).
+    pub fn facts(&self) -> &ReaderFacts {
+        self.facts.as_deref().unwrap_or(&facts::NO_FACTS)
+    }
 }
 
 /// Process identity of an agent run.

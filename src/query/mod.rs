@@ -22,7 +22,9 @@ pub use crate::analysis::{
     Verdict,
 };
 pub use crate::journal::chain::{ChainMark, ChainStatus};
-pub use crate::journal::{Capabilities, Format, JournalError, LineError, LoadedJournal, Progress};
+pub use crate::journal::{
+    Capabilities, Format, JournalError, LineError, LoadedJournal, Progress, UnknownFormat,
+};
 pub use crate::model::{EventIdx, ExecIdx, GroupIdx, Session, SessionIdx, SourceRef};
 pub use decide::{
     Decided, DecisionError, DecisionRequest, Reanalysis, Recorded, Retired, decision_blocker,
@@ -498,13 +500,13 @@ impl Investigation {
     /// Whether a record lies in the verified part of its journal's chain.
     pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
         self.journals
-            .get(at.journal as usize)
+            .get(at.journal() as usize)
             .map_or(ChainMark::NoChain, |j| j.chain_mark(at))
     }
 
     /// The chain status of the journal a record comes from.
     pub fn chain_of(&self, at: SourceRef) -> Option<&ChainStatus> {
-        self.journals.get(at.journal as usize).map(|j| &j.chain)
+        self.journals.get(at.journal() as usize).map(|j| &j.chain)
     }
 
     /// The raw text of a journal record, as written.
@@ -512,7 +514,7 @@ impl Investigation {
     /// # Errors
     /// When the journal can no longer be read (or changed since it was).
     pub fn raw_line(&self, at: SourceRef) -> Result<String, JournalError> {
-        match self.journals.get(at.journal as usize) {
+        match self.journals.get(at.journal() as usize) {
             Some(j) => j.read_raw(at),
             None => Ok(String::new()),
         }
@@ -520,7 +522,7 @@ impl Investigation {
 
     /// The display name of the journal a record comes from.
     pub fn journal_name_of(&self, at: SourceRef) -> String {
-        self.journal_name(at.journal)
+        self.journal_name(at.journal())
     }
 
     fn journal_name(&self, id: JournalId) -> String {
@@ -537,7 +539,7 @@ impl Investigation {
                 .execution(xi)
                 .events
                 .first()
-                .map_or(0, |e| e.source.journal),
+                .map_or(0, |e| e.source.journal()),
         )
     }
 

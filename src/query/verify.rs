@@ -74,11 +74,11 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
         Ok(v) => {
             let mut notes = Vec::new();
             // Said once: by the chain when that is its only fault.
-            let said = matches!(
-                &v.chain,
-                crate::review::case::ChainStatus::Broken { brk, .. }
-                    if brk.kind == crate::review::case::BreakKind::GuardsRemoved
-            );
+            let said = v
+                .chain
+                .status
+                .failure()
+                .is_some_and(|f| f.kind == crate::journal::chain::FailureKind::GuardsRemoved);
             if !v.append_only_guards && !said {
                 notes.push(
                     "the triggers that refuse UPDATE and DELETE are missing: someone removed them, and the latest entries may have been deleted without a trace in the chain"
@@ -86,10 +86,7 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
                 );
             }
             VerifyReport {
-                lines: match &v.chain {
-                    crate::review::case::ChainStatus::Intact { entries, .. } => *entries,
-                    crate::review::case::ChainStatus::Broken { verified, .. } => *verified,
-                },
+                lines: v.chain.entries(),
                 notes,
                 case_file: Some(v),
                 ..blank

@@ -68,7 +68,7 @@ pub struct CallRate {
 pub struct EvidenceView {
     /// Journal name.
     pub journal: String,
-    /// 1-based line.
+    /// 1-based line (the row id for a row of a table).
     pub line: u32,
     /// Journal `seq`, when the format has one.
     pub seq: Option<u64>,
@@ -113,11 +113,13 @@ impl EvidenceView {
         }
     }
 
-    /// `file:line` with `seq N` when known.
+    /// `file:line` (``file table `events` row N`` for a row) with `seq N`
+    /// when known.
     pub fn cite(&self) -> String {
+        let at = self.source.cite(&self.journal);
         match self.seq {
-            Some(s) => format!("{}:{} seq {s}", self.journal, self.line),
-            None => format!("{}:{}", self.journal, self.line),
+            Some(s) => format!("{at} seq {s}"),
+            None => at,
         }
     }
 }
@@ -298,11 +300,16 @@ pub struct EventView {
     pub event: &'static str,
     /// Key details in one line.
     pub summary: String,
-    /// Fields the journal line carried beyond what retrace reads (DESIGN.md
-    /// §3: unknown fields are kept and shown), and notes a reader attached
-    /// (`pairing`, `request_line`, ...). Omitted when empty.
+    /// Fields the journal line carried beyond what retrace reads
+    /// (docs/design.md §3: unknown fields are kept and shown). Omitted when
+    /// empty.
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub extra: serde_json::Map<String, Value>,
+    /// What the reader established about the event (`pairing`,
+    /// `arguments_logged`, `inferred`, `request_line`, notes such as
+    /// `origin`; [`crate::model::ReaderFacts`]). Omitted when empty.
+    #[serde(skip_serializing_if = "crate::model::ReaderFacts::is_empty")]
+    pub facts: crate::model::ReaderFacts,
     /// The event as read, the arguments' secret fields redacted, for
     /// renderers that word it themselves ([`super::words::event_detail`]
     /// with a pseudonymizer).
@@ -318,8 +325,8 @@ impl Investigation {
                 let x = &self.model.execution(execution);
                 let e = x.event(event);
                 EvidenceView {
-                    journal: self.journal_name(e.source.journal),
-                    line: e.source.line,
+                    journal: self.journal_name(e.source.journal()),
+                    line: e.source.position(),
                     seq: e.seq,
                     record: e.kind.name(),
                     execution_id: Some(x.id.clone()),
@@ -332,8 +339,8 @@ impl Investigation {
             EvidenceRef::Session { index } => {
                 let s = &self.model.sessions[index.get()];
                 EvidenceView {
-                    journal: self.journal_name(s.source.journal),
-                    line: s.source.line,
+                    journal: self.journal_name(s.source.journal()),
+                    line: s.source.position(),
                     seq: None,
                     record: "session",
                     execution_id: None,
@@ -447,6 +454,7 @@ impl Investigation {
                 event: e.kind.name(),
                 summary: event_detail(e, secrets, &mut Plain),
                 extra: e.extra.clone(),
+                facts: e.facts().clone(),
                 record: redacted(e, secrets),
             })
             .collect()

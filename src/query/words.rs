@@ -236,8 +236,8 @@ pub fn event_detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> S
                 s.push_str(" · replayed");
             }
             s.push_str(&format!(" · via {}", observed_via.as_str()));
-            if crate::journal::positional_pairing(e).is_some() {
-                s.push_str(" · paired by position");
+            if let Some(words) = e.facts().pairing.words() {
+                s.push_str(&format!(" · {words}"));
             }
             if let Some(r) = result_reference {
                 s.push_str(&format!(" · result {}", n.id(Class::Result, r)));

@@ -18,7 +18,7 @@ pub mod case;
 pub mod fsm;
 
 pub use case::{
-    Access, CaseError, CaseFile, ChainStatus, DecisionPayload, DecisionRecord, Entry, EntryKind,
+    Access, CaseChain, CaseError, CaseFile, DecisionPayload, DecisionRecord, Entry, EntryKind,
     Verification,
 };
 pub use fsm::{Effect, Event, Flow, State, Subject};
@@ -53,7 +53,7 @@ pub struct CaseContext {
     /// Every verified entry (decisions, notes, bookmarks).
     pub entries: Vec<Entry>,
     /// The chain status, when the file exists.
-    pub chain: Option<ChainStatus>,
+    pub chain: Option<CaseChain>,
 }
 
 impl CaseContext {

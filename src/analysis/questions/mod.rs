@@ -107,7 +107,7 @@ impl Ctx<'_> {
     }
 
     fn format_name(&self, x: ExecIdx) -> String {
-        let j = self.x(x).events.first().map_or(0, |e| e.source.journal);
+        let j = self.x(x).events.first().map_or(0, |e| e.source.journal());
         self.journals.name(j).to_string()
     }
 
@@ -222,7 +222,7 @@ impl Ctx<'_> {
             _ => {
                 let caps = self
                     .journals
-                    .caps(self.x(e).events.first().map_or(0, |x| x.source.journal));
+                    .caps(self.x(e).events.first().map_or(0, |x| x.source.journal()));
                 match (&ce.mcp_session_id, &cf.mcp_session_id) {
                     (Some(a), Some(b)) if a == b => format!(
                         "unknown: both calls used MCP session {a}, but the journal records no agent run for them"
@@ -247,7 +247,7 @@ impl Ctx<'_> {
         let l = self.lc(e);
         let caps = self
             .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal));
+            .caps(x.events.first().map_or(0, |v| v.source.journal()));
         let mut evidence = Vec::new();
         let auth = if let Some(i) = l.authorized {
             evidence.push(ev(e, i));
@@ -377,9 +377,11 @@ impl Ctx<'_> {
                     _ => "Yes",
                 };
                 // Readers that pair responses by position say so on the event.
-                let pairing = crate::journal::positional_pairing(x.event(i))
-                    .map(|p| format!(" (response paired by position: {p})"))
-                    .unwrap_or_default();
+                let p = &x.event(i).facts().pairing;
+                let pairing = match (p.words(), p.why()) {
+                    (Some(words), Some(why)) => format!(" (response {words}: {why})"),
+                    _ => String::new(),
+                };
                 format!("{lead}: {words}.{pairing}")
             }
         };
@@ -392,7 +394,7 @@ impl Ctx<'_> {
         let l = self.lc(e);
         let caps = self
             .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal));
+            .caps(x.events.first().map_or(0, |v| v.source.journal()));
         let (d, i) = l.delivery_at(x, later_at, caps.delivery);
         let mut evidence: Vec<EvidenceRef> = i.map(|i| ev(e, i)).into_iter().collect();
         let completed = matches!(l.answer, TargetAnswer::Performed | TargetAnswer::Replayed);

@@ -19,7 +19,7 @@ impl Ctx<'_> {
         let l = self.lc(e);
         let caps = self
             .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal));
+            .caps(x.events.first().map_or(0, |v| v.source.journal()));
         let detail = if outcome.is_empty() {
             String::new()
         } else {

@@ -1,0 +1,590 @@
+//! The usual event sequence of a request/response log, in one place.
+//!
+//! Gateway and proxy logs (gh-aw, mcp-acp, mcpproxy, mcp-audit, Sallyport)
+//! record a tool call as a request and what came back, not as a lifecycle.
+//! Each call becomes one execution: `accepted` (and `authorized` when the log
+//! says so) for the [`Call`], then for its [`Answer`] `dispatched` when the
+//! answer implies it, then `rejected`, `dispatch_failed` or `outcome`, then
+//! `delivered` or `delivery_failed` when the log says. An event the log does
+//! not record itself carries [`ReaderFacts::inferred`] with the reason.
+//!
+//! A log with one record per call hands both at once ([`exchange`]); a log
+//! with a request line and a response line calls [`request`] at the first
+//! and [`Pending::answer`] at the second. A call that never gets an answer
+//! ends at [`request`]: its outcome is unknown, which the reader notes.
+
+use super::ReadCtx;
+use crate::model::{
+    ActionRecord, CallRef, Event, EventKind, ObservedVia, OutcomeKind, Pairing, ReaderFacts,
+    SourceRef,
+};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+/// A tool call as the log records it: what its `accepted` event says, and
+/// how the log shows it leaving the gateway.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// The execution the call creates (readers make one per call).
+    pub execution_id: String,
+    /// When the gateway took the call.
+    pub at: DateTime<Utc>,
+    /// Protocol correlation.
+    pub call: CallRef,
+    /// The canonical action record.
+    pub action: ActionRecord,
+    /// Idempotency key the gateway assigned, if the log has one; also sent
+    /// with the dispatch.
+    pub idempotency_key: Option<String>,
+    /// Where the request is.
+    pub source: SourceRef,
+    /// Journal fields shown on the `accepted` event.
+    pub extra: Map<String, Value>,
+    /// Facts for the `accepted` event: whether the format records the
+    /// arguments, display notes.
+    pub facts: ReaderFacts,
+    /// An authorization the log records with the request (`authorized`
+    /// right after `accepted`).
+    pub authorization: Option<Authorization>,
+    /// How the log shows the call leaving the gateway.
+    pub dispatch: Dispatch,
+}
+
+impl Call {
+    /// A call with no extra fields, facts, authorization or key.
+    pub fn new(
+        execution_id: String,
+        at: DateTime<Utc>,
+        call: CallRef,
+        action: ActionRecord,
+        source: SourceRef,
+        dispatch: Dispatch,
+    ) -> Call {
+        Call {
+            execution_id,
+            at,
+            call,
+            action,
+            idempotency_key: None,
+            source,
+            extra: Map::new(),
+            facts: ReaderFacts::default(),
+            authorization: None,
+            dispatch,
+        }
+    }
+}
+
+/// An authorization decision recorded with the request.
+#[derive(Debug, Clone)]
+pub struct Authorization {
+    /// `session_grant`, `per_use_approval` or `policy_allow`.
+    pub decision: String,
+    /// Who approved, for per-use approvals.
+    pub approver: Option<String>,
+    /// Journal fields shown on the `authorized` event.
+    pub extra: Map<String, Value>,
+}
+
+/// How the log shows a call leaving the gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dispatch {
+    /// The request record is the call leaving the gateway (a request line
+    /// the gateway sent to the server, an intent row written as the call
+    /// starts): `dispatched` at the call's time, whatever the answer.
+    /// `inferred` says why the reader reads the record so, when the log
+    /// does not say it in so many words.
+    WithRequest {
+        /// Why, when the dispatch is inferred.
+        inferred: Option<String>,
+    },
+    /// The log does not record the dispatch: an answer that shows the call
+    /// reached the target implies it (an outcome the log knows, or a
+    /// gateway-side timeout; not a refusal, a dispatch failure, or an
+    /// outcome the log itself calls unknown). `dispatched` is then placed
+    /// at the call's time when `at_request`, else at the answer's, and
+    /// marked inferred for the reason `why`.
+    Implied {
+        /// Why the reader infers the dispatch, in words.
+        why: String,
+        /// Placed at the call's time (the gateway dispatches right away)
+        /// rather than the answer's.
+        at_request: bool,
+    },
+}
+
+/// What is known of a call's answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// When the answer was recorded.
+    pub at: DateTime<Utc>,
+    /// Where it is (the request's own record, for logs of one record per
+    /// call).
+    pub source: SourceRef,
+    /// How the call ended.
+    pub end: End,
+    /// How the answer was paired with the request.
+    pub pairing: Pairing,
+    /// Journal fields shown on the answer's event.
+    pub extra: Map<String, Value>,
+    /// Whether the result reached the agent, when the log says.
+    pub delivery: Delivery,
+}
+
+impl Answer {
+    /// An answer paired by id, with no extra fields and no delivery recorded.
+    pub fn new(at: DateTime<Utc>, source: SourceRef, end: End) -> Answer {
+        Answer {
+            at,
+            source,
+            end,
+            pairing: Pairing::ById,
+            extra: Map::new(),
+            delivery: Delivery::NotRecorded,
+        }
+    }
+}
+
+/// How a call ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum End {
+    /// Authorization refused the call; nothing was dispatched.
+    Rejected {
+        /// e.g. `policy_denied`, `approval_timeout`.
+        reason: String,
+    },
+    /// Nothing left the gateway (a retry is safe).
+    DispatchFailed {
+        /// Why.
+        error: String,
+    },
+    /// The gateway stopped waiting for the target: dispatched, outcome
+    /// unknown.
+    TimedOut {
+        /// What the gateway said.
+        error: Option<String>,
+    },
+    /// The target's answer as the log classifies it (`unknown` when the log
+    /// cannot tell what happened, nor whether the call was sent).
+    Outcome {
+        /// What happened.
+        outcome: OutcomeKind,
+        /// Error text.
+        error: Option<String>,
+        /// HTTP status from the target.
+        status: Option<u16>,
+        /// Where the result is (`line 12`, `row seq 7`).
+        result_reference: Option<String>,
+    },
+}
+
+impl End {
+    /// An outcome with no HTTP status: what MCP-level logs record.
+    pub fn response(
+        outcome: OutcomeKind,
+        error: Option<String>,
+        result_reference: Option<String>,
+    ) -> End {
+        End::Outcome {
+            outcome,
+            error,
+            status: None,
+            result_reference,
+        }
+    }
+
+    /// Whether the answer shows that the call reached the target.
+    fn implies_dispatch(&self) -> bool {
+        match self {
+            End::Rejected { .. } | End::DispatchFailed { .. } => false,
+            End::TimedOut { .. } => true,
+            End::Outcome { outcome, .. } => *outcome != OutcomeKind::Unknown,
+        }
+    }
+}
+
+/// Whether the result reached the agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Delivery {
+    /// The log does not say.
+    #[default]
+    NotRecorded,
+    /// The agent received it.
+    Delivered,
+    /// It could not be delivered; why.
+    Failed(String),
+}
+
+/// A call whose request has been emitted, waiting for its answer.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    execution_id: String,
+    at: DateTime<Utc>,
+    source: SourceRef,
+    /// For a dispatch the answer implies: why, and whether at the call's time.
+    implied: Option<(String, bool)>,
+}
+
+/// Emits the events of a call's request: `accepted`, then `authorized`
+/// and `dispatched` when the log records them with the request.
+pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
+    let id = c.execution_id;
+    ctx.event(
+        &id,
+        Event::new(
+            c.at,
+            EventKind::Accepted {
+                call: c.call,
+                action: c.action,
+                fingerprint: None,
+                action_class: None,
+                idempotency_key: c.idempotency_key.clone(),
+            },
+            c.source,
+        )
+        .with_extra(c.extra)
+        .with_facts(c.facts),
+    );
+    if let Some(a) = c.authorization {
+        ctx.event(
+            &id,
+            Event::new(
+                c.at,
+                EventKind::Authorized {
+                    decision: a.decision,
+                    approver: a.approver,
+                },
+                c.source,
+            )
+            .with_extra(a.extra),
+        );
+    }
+    let implied = match c.dispatch {
+        Dispatch::WithRequest { inferred } => {
+            ctx.event(
+                &id,
+                Event::new(
+                    c.at,
+                    EventKind::Dispatched {
+                        idempotency_key: c.idempotency_key,
+                    },
+                    c.source,
+                )
+                .with_facts(inferred.map(ReaderFacts::inferred).unwrap_or_default()),
+            );
+            None
+        }
+        Dispatch::Implied { why, at_request } => Some((why, at_request)),
+    };
+    Pending {
+        execution_id: id,
+        at: c.at,
+        source: c.source,
+        implied,
+    }
+}
+
+/// Emits a call with its answer, when one record holds both ([`request`],
+/// then [`Pending::answer`]); `None`: the log has no answer, the outcome is
+/// unknown.
+pub fn exchange(ctx: &mut ReadCtx<'_>, c: Call, answer: Option<Answer>) {
+    let p = request(ctx, c);
+    if let Some(a) = answer {
+        p.answer(ctx, a);
+    }
+}
+
+impl Pending {
+    /// The execution the call created.
+    pub fn execution_id(&self) -> &str {
+        &self.execution_id
+    }
+
+    /// Where the request is.
+    pub fn source(&self) -> SourceRef {
+        self.source
+    }
+
+    /// Emits the events of the answer: `dispatched` when the answer implies
+    /// it, the answer's own event (with its pairing, and where the request
+    /// is when that is another record), then the delivery when the log
+    /// records it.
+    pub fn answer(self, ctx: &mut ReadCtx<'_>, a: Answer) {
+        let id = self.execution_id;
+        if let Some((why, at_request)) = self.implied
+            && a.end.implies_dispatch()
+        {
+            let (at, source) = if at_request {
+                (self.at, self.source)
+            } else {
+                (a.at, a.source)
+            };
+            ctx.event(
+                &id,
+                Event::new(
+                    at,
+                    EventKind::Dispatched {
+                        idempotency_key: None,
+                    },
+                    source,
+                )
+                .with_facts(ReaderFacts::inferred(why)),
+            );
+        }
+        let kind = match a.end {
+            End::Rejected { reason } => EventKind::Rejected { reason },
+            End::DispatchFailed { error } => EventKind::DispatchFailed { error },
+            End::TimedOut { error } => {
+                EventKind::response_outcome(OutcomeKind::Unknown, error, None)
+            }
+            End::Outcome {
+                outcome,
+                error,
+                status,
+                result_reference,
+            } => EventKind::Outcome {
+                outcome,
+                target_status: status,
+                exit_status: None,
+                error,
+                result_reference,
+                replayed: false,
+                observed_via: ObservedVia::Response,
+            },
+        };
+        let facts = ReaderFacts {
+            pairing: a.pairing,
+            request: (a.source != self.source).then_some(self.source),
+            ..ReaderFacts::default()
+        };
+        ctx.event(
+            &id,
+            Event::new(a.at, kind, a.source)
+                .with_extra(a.extra)
+                .with_facts(facts),
+        );
+        let delivery = match a.delivery {
+            Delivery::NotRecorded => return,
+            Delivery::Delivered => EventKind::Delivered,
+            Delivery::Failed(error) => EventKind::DeliveryFailed { error },
+        };
+        ctx.event(&id, Event::new(a.at, delivery, a.source));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::with_test_ctx;
+    use crate::model::Record;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(&format!("2026-09-01T{s}Z"))
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    fn line(n: u32) -> SourceRef {
+        SourceRef::Line {
+            journal: 0,
+            line: n,
+            offset: 0,
+            len: 0,
+        }
+    }
+
+    fn call(dispatch: Dispatch) -> Call {
+        Call::new(
+            "x1".into(),
+            at("10:00:00"),
+            CallRef::default(),
+            ActionRecord::default(),
+            line(1),
+            dispatch,
+        )
+    }
+
+    fn implied(at_request: bool) -> Dispatch {
+        Dispatch::Implied {
+            why: "the log records the answer".into(),
+            at_request,
+        }
+    }
+
+    /// The events emitted, as (name, time, line, inferred?, request line).
+    fn events(
+        f: impl FnOnce(&mut ReadCtx<'_>),
+    ) -> Vec<(&'static str, String, u32, bool, Option<u32>)> {
+        with_test_ctx(f)
+            .into_iter()
+            .map(|r| match r {
+                Record::Event {
+                    execution_id,
+                    event,
+                } => {
+                    assert_eq!(execution_id, "x1");
+                    (
+                        event.kind.name(),
+                        event.at.format("%H:%M:%S").to_string(),
+                        event.source.position(),
+                        event.facts().inferred.is_some(),
+                        event.facts().request.map(SourceRef::position),
+                    )
+                }
+                Record::Session(_) => panic!("a session"),
+            })
+            .collect()
+    }
+
+    fn ok_at(s: &str, n: u32) -> Answer {
+        Answer::new(
+            at(s),
+            line(n),
+            End::response(OutcomeKind::Success, None, None),
+        )
+    }
+
+    #[test]
+    fn a_request_line_and_its_response_line() {
+        let ev = events(|ctx| {
+            let p = request(
+                ctx,
+                call(Dispatch::WithRequest {
+                    inferred: Some("the request line is the call sent".into()),
+                }),
+            );
+            let mut a = ok_at("10:00:02", 5);
+            a.delivery = Delivery::Delivered;
+            p.answer(ctx, a);
+        });
+        assert_eq!(
+            ev,
+            [
+                ("accepted", "10:00:00".into(), 1, false, None),
+                ("dispatched", "10:00:00".into(), 1, true, None),
+                ("outcome", "10:00:02".into(), 5, false, Some(1)),
+                ("delivered", "10:00:02".into(), 5, false, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_dispatch_the_answer_implies_is_inferred_where_the_reader_places_it() {
+        let ev = events(|ctx| exchange(ctx, call(implied(false)), Some(ok_at("10:00:03", 1))));
+        assert_eq!(
+            ev,
+            [
+                ("accepted", "10:00:00".into(), 1, false, None),
+                ("dispatched", "10:00:03".into(), 1, true, None),
+                ("outcome", "10:00:03".into(), 1, false, None),
+            ]
+        );
+        let ev = events(|ctx| exchange(ctx, call(implied(true)), Some(ok_at("10:00:03", 1))));
+        assert_eq!(ev[1], ("dispatched", "10:00:00".into(), 1, true, None));
+    }
+
+    #[test]
+    fn refusals_dispatch_failures_and_unknown_outcomes_imply_no_dispatch() {
+        for end in [
+            End::Rejected {
+                reason: "policy_denied".into(),
+            },
+            End::DispatchFailed {
+                error: "connection refused".into(),
+            },
+            End::response(OutcomeKind::Unknown, Some("cannot tell".into()), None),
+        ] {
+            let name = match &end {
+                End::Rejected { .. } => "rejected",
+                End::DispatchFailed { .. } => "dispatch_failed",
+                _ => "outcome",
+            };
+            let ev = events(|ctx| {
+                exchange(
+                    ctx,
+                    call(implied(false)),
+                    Some(Answer::new(at("10:00:01"), line(1), end)),
+                )
+            });
+            let names: Vec<_> = ev.iter().map(|e| e.0).collect();
+            assert_eq!(names, ["accepted", name]);
+        }
+    }
+
+    #[test]
+    fn a_gateway_timeout_was_dispatched_with_an_unknown_outcome() {
+        let records = with_test_ctx(|ctx| {
+            let mut a = Answer::new(
+                at("10:00:30"),
+                line(2),
+                End::TimedOut {
+                    error: Some("upstream timed out after 30 s".into()),
+                },
+            );
+            a.delivery = Delivery::Failed("the client had gone".into());
+            exchange(ctx, call(implied(false)), Some(a));
+        });
+        let kinds: Vec<EventKind> = records
+            .into_iter()
+            .filter_map(|r| match r {
+                Record::Event { event, .. } => Some(event.kind),
+                Record::Session(_) => None,
+            })
+            .collect();
+        assert_eq!(kinds[1].name(), "dispatched");
+        assert!(matches!(
+            &kinds[2],
+            EventKind::Outcome {
+                outcome: OutcomeKind::Unknown,
+                error: Some(_),
+                ..
+            }
+        ));
+        assert_eq!(
+            kinds[3],
+            EventKind::DeliveryFailed {
+                error: "the client had gone".into()
+            }
+        );
+    }
+
+    #[test]
+    fn authorization_comes_between_accepted_and_dispatched() {
+        let ev = events(|ctx| {
+            let mut c = call(Dispatch::WithRequest { inferred: None });
+            c.authorization = Some(Authorization {
+                decision: "session_grant".into(),
+                approver: None,
+                extra: Map::new(),
+            });
+            request(ctx, c);
+        });
+        let names: Vec<_> = ev.iter().map(|e| (e.0, e.3)).collect();
+        assert_eq!(
+            names,
+            [
+                ("accepted", false),
+                ("authorized", false),
+                ("dispatched", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_positional_pairing_stays_on_the_answer() {
+        let records = with_test_ctx(|ctx| {
+            let p = request(ctx, call(Dispatch::WithRequest { inferred: None }));
+            let mut a = ok_at("10:00:01", 3);
+            a.pairing = Pairing::ByPosition {
+                why: "2 requests were in flight".into(),
+                uncertain: true,
+            };
+            p.answer(ctx, a);
+        });
+        let Some(Record::Event { event, .. }) = records.last() else {
+            panic!("no event")
+        };
+        assert!(event.facts().pairing.is_uncertain());
+        assert_eq!(event.facts().request, Some(line(1)));
+    }
+}

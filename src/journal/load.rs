@@ -1,0 +1,280 @@
+//! Loading journals: format detection from the first lines, reading each
+//! journal with its reader, and folding them into one model.
+
+use super::read::{Read, ReadCtx};
+use super::{
+    ChainKeys, Format, JournalError, JournalSource, LineError, LoadOptions, LoadedJournal,
+    Progress, lines,
+};
+use crate::journal::chain::ChainStatus;
+use crate::model::{JournalId, Model, ModelBuilder, Record};
+use std::path::Path;
+
+/// How many non-blank lines format detection looks at: enough that a few
+/// bad lines at the top do not hide the journal's format.
+const SNIFF_LINES: usize = 32;
+
+/// How much of a journal format detection reads.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Whether `head`, the first [`SNIFF_BYTES`] of a journal of `size` bytes,
+/// is the whole journal and holds nothing but blank lines and a byte order
+/// mark (an empty file, a log just rotated).
+fn all_blank(head: &[u8], size: Option<u64>) -> bool {
+    size.is_some_and(|n| n <= head.len() as u64)
+        && head
+            .strip_prefix(b"\xEF\xBB\xBF")
+            .unwrap_or(head)
+            .split(|&b| b == b'\n')
+            .all(lines::is_blank)
+}
+
+/// [`all_blank`] for a journal that has been read (a read error answers no).
+fn is_blank(source: &JournalSource) -> bool {
+    source
+        .head(SNIFF_BYTES)
+        .is_ok_and(|h| all_blank(&h, source.size()))
+}
+
+/// Tells the format of a journal from its first lines.
+///
+/// # Errors
+/// [`JournalError::UnknownFormat`] naming the first line and the formats
+/// retrace reads.
+pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
+    let raw = source.head(SNIFF_BYTES)?;
+    let head = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
+    let mut first: Vec<&[u8]> = Vec::new();
+    let mut first_line_no = 0u32;
+    for (i, l) in head.split(|&b| b == b'\n').enumerate() {
+        if lines::is_blank(l) {
+            continue;
+        }
+        if first.is_empty() {
+            first_line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        }
+        first.push(l);
+        if first.len() == SNIFF_LINES {
+            break;
+        }
+    }
+    // An empty journal (a gateway that just started, a log just rotated) is
+    // an empty native journal: it adds nothing, and does not stop the others
+    // from loading.
+    if first.is_empty() && all_blank(&raw, source.size()) {
+        return Ok(Format::Native);
+    }
+    // The last piece may be cut by the 64 KiB limit; sniffers parse leniently.
+    for &f in Format::ALL {
+        if f.reader().sniff(&first) {
+            return Ok(f);
+        }
+    }
+    let reason = match first.first() {
+        None => "the journal is empty".to_string(),
+        Some(l) => {
+            let shown: String = String::from_utf8_lossy(&l[..l.len().min(60)]).into_owned();
+            format!("first line starts {:?}", crate::sanitize::escape(&shown))
+        }
+    };
+    Err(JournalError::UnknownFormat {
+        journal: source.name.clone(),
+        line: first_line_no.max(1),
+        reason,
+        formats: Format::names(),
+    })
+}
+
+/// Loads journals into one model.
+///
+/// `forced` overrides detection for every journal (`--input-format`).
+/// `progress` is called now and then while reading.
+///
+/// # Errors
+/// The first journal that cannot be opened, detected, or read at all.
+pub fn load(
+    sources: Vec<JournalSource>,
+    forced: Option<Format>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
+    let opts = LoadOptions {
+        forced,
+        keys: ChainKeys::default(),
+    };
+    load_with(sources, &opts, progress)
+}
+
+/// Loads journals into one model, with keys for chain checks and decryption.
+///
+/// # Errors
+/// The first journal that cannot be opened, detected, or read at all.
+pub fn load_with(
+    mut sources: Vec<JournalSource>,
+    opts: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
+    // Pipes are read once, in full, before detection looks at them.
+    for s in &mut sources {
+        s.materialize()?;
+    }
+    let total_size = sources.iter().map(JournalSource::size).sum::<Option<u64>>();
+    let labels = unique_labels(&sources);
+    let mut builder = ModelBuilder::new();
+    let mut loaded = Vec::with_capacity(sources.len());
+    let mut done_bytes = 0u64;
+    // Formats first: a reader may depend on what is loaded with it (an
+    // mcp-acp decisions log joins the operations log it authorizes).
+    let formats: Vec<(Format, bool)> = sources
+        .iter()
+        .map(|s| match opts.forced {
+            Some(f) => Ok((f, false)),
+            None => detect(s).map(|f| (f, true)),
+        })
+        .collect::<Result<_, _>>()?;
+    for (i, source) in sources.into_iter().enumerate() {
+        let id = JournalId::try_from(i).unwrap_or(JournalId::MAX);
+        let companions: Vec<Format> = formats
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != i)
+            .map(|(_, f)| f.0)
+            .collect();
+        let size = source.size().unwrap_or(0);
+        let mut sink = |r: Record| builder.push(r);
+        let mut prog = |bytes: u64| {
+            progress(Progress {
+                journal: id,
+                bytes,
+                total_bytes: done_bytes + bytes,
+                total_size,
+            })
+        };
+        let j = read_one(
+            id,
+            source,
+            labels[i].clone(),
+            formats[i],
+            companions,
+            opts,
+            &mut sink,
+            &mut prog,
+        )?;
+        done_bytes += size;
+        loaded.push(j);
+    }
+    Ok((loaded, builder.finish()))
+}
+
+/// Reads one journal for its chain status only (`retrace verify`): records
+/// are parsed, so bad lines are still reported, but no model is built.
+///
+/// # Errors
+/// When the journal cannot be opened, detected, or read at all.
+pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal, JournalError> {
+    let label = unique_labels(std::slice::from_ref(&source))
+        .pop()
+        .unwrap_or_else(|| "journal".into());
+    let mut sink = |_: Record| {};
+    let mut prog = |_: u64| {};
+    let format = match opts.forced {
+        Some(f) => (f, false),
+        None => (detect(&source)?, true),
+    };
+    read_one(
+        0,
+        source,
+        label,
+        format,
+        Vec::new(),
+        opts,
+        &mut sink,
+        &mut prog,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_one(
+    id: JournalId,
+    source: JournalSource,
+    label: String,
+    (format, detected): (Format, bool),
+    companions: Vec<Format>,
+    opts: &LoadOptions,
+    sink: &mut dyn FnMut(Record),
+    progress: &mut dyn FnMut(u64),
+) -> Result<LoadedJournal, JournalError> {
+    let mut ctx = ReadCtx::new(
+        id,
+        &source,
+        label,
+        format,
+        (sink, progress),
+        &opts.keys,
+        companions,
+    );
+    format.reader().read(&mut ctx)?;
+    let Read {
+        lines,
+        records,
+        bad,
+        bad_count,
+        notes,
+        chain,
+        capabilities,
+    } = ctx.finish();
+    // A chained journal whose records cannot be read (sealed events with the
+    // wrong identity, say) still has a chain to report.
+    if records == 0 && bad_count > 0 && matches!(chain, ChainStatus::NoChain { .. }) {
+        let first = bad.into_iter().next().unwrap_or(LineError {
+            journal: source.name.clone(),
+            line: 0,
+            message: "no readable record".into(),
+            field: None,
+        });
+        return Err(JournalError::NothingReadable {
+            first,
+            count: bad_count,
+        });
+    }
+    // An empty journal says so, rather than that its lines lack a chain.
+    let mut notes = notes;
+    let empty = records == 0 && bad_count == 0 && is_blank(&source);
+    let chain = if empty {
+        notes.push("the journal is empty: no record in it".into());
+        ChainStatus::no_chain("the journal is empty")
+    } else {
+        chain
+    };
+    Ok(LoadedJournal {
+        id,
+        name: source.name.clone(),
+        format,
+        detected,
+        lines,
+        records,
+        bad_line_count: bad_count,
+        bad_lines: bad,
+        notes,
+        capabilities,
+        chain,
+        source,
+    })
+}
+
+/// File stems of the journals, made unique with a `~N` suffix.
+fn unique_labels(sources: &[JournalSource]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    sources
+        .iter()
+        .map(|s| {
+            let stem = Path::new(&s.name)
+                .file_stem()
+                .and_then(|x| x.to_str())
+                .unwrap_or("journal")
+                .to_string();
+            let n = seen.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 { stem } else { format!("{stem}~{n}") }
+        })
+        .collect()
+}

@@ -1,0 +1,368 @@
+//! Reading one journal: the context a reader writes into, the reader
+//! interface, and the line loops readers share.
+
+use super::{
+    BadLine, Capabilities, ChainKeys, Format, JournalError, JournalSource, LineError,
+    MAX_KEPT_BAD_LINES, lines,
+};
+use crate::journal::chain::ChainStatus;
+use crate::model::{JournalId, Record, SourceRef};
+use rayon::prelude::*;
+use std::path::Path;
+
+/// Everything a reader needs while it reads one journal.
+pub struct ReadCtx<'a> {
+    /// Index of this journal.
+    pub journal: JournalId,
+    /// The journal being read.
+    pub source: &'a JournalSource,
+    /// A short name unique among the loaded journals (the file stem), for
+    /// synthetic execution ids.
+    pub label: String,
+    /// Where records go.
+    pub sink: &'a mut dyn FnMut(Record),
+    /// Called now and then with bytes read so far in this journal.
+    pub progress: &'a mut dyn FnMut(u64),
+    /// Keys for chain checks and decryption.
+    pub keys: &'a ChainKeys,
+    /// Formats of the other journals loaded with this one (empty for
+    /// `retrace verify`, which reads each journal on its own).
+    pub companions: Vec<Format>,
+    chain: ChainStatus,
+    capabilities: Capabilities,
+    lines: u64,
+    records: u64,
+    bad: Vec<LineError>,
+    bad_count: u64,
+    notes: Vec<String>,
+}
+
+/// What a reader found, once it is done: [`ReadCtx::finish`].
+pub(super) struct Read {
+    pub lines: u64,
+    pub records: u64,
+    pub bad: Vec<LineError>,
+    pub bad_count: u64,
+    pub notes: Vec<String>,
+    pub chain: ChainStatus,
+    pub capabilities: Capabilities,
+}
+
+impl<'a> ReadCtx<'a> {
+    /// A context for reading `source` (journal `journal`) as `format`, at
+    /// the format's capabilities and default chain status.
+    pub(super) fn new(
+        journal: JournalId,
+        source: &'a JournalSource,
+        label: String,
+        format: Format,
+        (sink, progress): (&'a mut dyn FnMut(Record), &'a mut dyn FnMut(u64)),
+        keys: &'a ChainKeys,
+        companions: Vec<Format>,
+    ) -> ReadCtx<'a> {
+        ReadCtx {
+            journal,
+            source,
+            label,
+            sink,
+            progress,
+            keys,
+            companions,
+            chain: format.default_chain(),
+            capabilities: format.capabilities(),
+            lines: 0,
+            records: 0,
+            bad: Vec::new(),
+            bad_count: 0,
+            notes: Vec::new(),
+        }
+    }
+
+    /// What the reader found.
+    pub(super) fn finish(self) -> Read {
+        Read {
+            lines: self.lines,
+            records: self.records,
+            bad: self.bad,
+            bad_count: self.bad_count,
+            notes: self.notes,
+            chain: self.chain,
+            capabilities: self.capabilities,
+        }
+    }
+}
+
+impl ReadCtx<'_> {
+    /// Emits one record.
+    pub fn emit(&mut self, r: Record) {
+        self.records += 1;
+        (self.sink)(r);
+    }
+
+    /// Emits one lifecycle event of the named execution.
+    pub fn event(&mut self, execution_id: &str, event: crate::model::Event) {
+        self.emit(Record::Event {
+            execution_id: execution_id.to_string(),
+            event,
+        });
+    }
+    /// Counts a line read.
+    pub fn count_line(&mut self) {
+        self.lines += 1;
+    }
+    /// Records a bad line; it is skipped, counted, and shown.
+    pub fn bad_line(&mut self, line: u32, error: impl Into<BadLine>) {
+        self.bad_count += 1;
+        if self.bad.len() < MAX_KEPT_BAD_LINES {
+            let BadLine { message, field } = error.into();
+            self.bad.push(LineError {
+                journal: self.source.name.clone(),
+                line,
+                message,
+                field,
+            });
+        }
+    }
+    /// Adds a note about the journal as a whole.
+    pub fn note(&mut self, n: impl Into<String>) {
+        self.notes.push(n.into());
+    }
+    /// Records what verifying the journal's chain found. Readers of chained
+    /// formats call it once, at the end of the read.
+    pub fn set_chain(&mut self, status: ChainStatus) {
+        self.chain = status;
+    }
+    /// Narrows or widens what this journal can show, for formats whose
+    /// files differ (an mcp-acp decisions log versus its wire log).
+    pub fn set_capabilities(&mut self, caps: Capabilities) {
+        self.capabilities = caps;
+    }
+}
+
+/// One input format. Implementations stream: they must not hold the whole
+/// journal in memory.
+pub trait JournalReader: Sync {
+    /// Whether the first non-blank lines look like this format.
+    fn sniff(&self, first_lines: &[&[u8]]) -> bool;
+    /// Reads the journal, emitting records and reporting bad lines.
+    ///
+    /// # Errors
+    /// Only for failures that stop reading (I/O); bad lines go to
+    /// [`ReadCtx::bad_line`].
+    fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError>;
+}
+
+/// When a call began, from when it ended and how long it took (formats that
+/// record only the end time and a duration).
+///
+/// # Errors
+/// A [`BadLine`] naming `field` when the duration is negative, not finite, or
+/// so large that the start would be before any representable time.
+pub(crate) fn started_before(
+    end: chrono::DateTime<chrono::Utc>,
+    duration_ms: f64,
+    field: &str,
+) -> Result<chrono::DateTime<chrono::Utc>, BadLine> {
+    if !duration_ms.is_finite() || duration_ms < 0.0 {
+        return Err(BadLine::in_field(
+            field,
+            format!(
+                "field `{field}` must be a non-negative number of milliseconds, found {duration_ms}"
+            ),
+        ));
+    }
+    // No tool call runs for a month: such a number is a corrupt field, and
+    // taking it would place the call years away from its neighbours.
+    const MONTH_MS: f64 = 31.0 * 24.0 * 3600.0 * 1000.0;
+    if duration_ms > MONTH_MS {
+        return Err(BadLine::in_field(
+            field,
+            format!(
+                "field `{field}` says the call took {duration_ms:.3e} ms, more than a month: not a plausible duration"
+            ),
+        ));
+    }
+    // Microseconds of a u64/f64 far out of range saturate in the cast and
+    // are then refused by the checked arithmetic.
+    let micros = (duration_ms * 1000.0).round() as i64;
+    Some(chrono::TimeDelta::microseconds(micros.min(i64::MAX / 2)))
+        .and_then(|d| end.checked_sub_signed(d))
+        .ok_or_else(|| {
+            BadLine::in_field(
+                field,
+                format!("field `{field}` ({duration_ms} ms) puts the call's start before any representable time"),
+            )
+        })
+}
+
+/// Runs `f` with a reading context over an empty embedded journal and
+/// returns the records it emitted (unit tests of reader helpers).
+#[cfg(test)]
+pub(crate) fn with_test_ctx(f: impl FnOnce(&mut ReadCtx<'_>)) -> Vec<Record> {
+    let source = JournalSource::embedded("test.jsonl", b"");
+    let keys = ChainKeys::default();
+    let mut records = Vec::new();
+    let mut sink = |r: Record| records.push(r);
+    let mut progress = |_: u64| {};
+    let mut ctx = ReadCtx::new(
+        0,
+        &source,
+        "test".into(),
+        Format::Native,
+        (&mut sink, &mut progress),
+        &keys,
+        Vec::new(),
+    );
+    f(&mut ctx);
+    drop(ctx);
+    records
+}
+
+/// Shared loop of line-based readers: reads lines, skips blank ones, reports
+/// progress every 4 MiB, and hands each line to `f`. `f` returns
+/// `Err` for a bad line.
+///
+/// # Errors
+/// I/O errors.
+pub(crate) fn for_each_line(
+    ctx: &mut ReadCtx<'_>,
+    mut f: impl FnMut(&mut ReadCtx<'_>, lines::Line<'_>) -> Result<(), BadLine>,
+) -> Result<(), JournalError> {
+    let source = ctx.source;
+    let input = source.open()?;
+    let mut reader = lines::LineReader::new(input, ctx.journal);
+    let mut next_report = 0u64;
+    loop {
+        let line = match reader.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => return Err(source.io_error(e)),
+        };
+        ctx.count_line();
+        if line.offset() >= next_report {
+            (ctx.progress)(line.offset());
+            next_report = line.offset() + (4 << 20);
+        }
+        let no = line.source.position();
+        if let Some(n) = line.too_long {
+            ctx.bad_line(no, too_long_message(n));
+            continue;
+        }
+        if lines::is_blank(line.bytes) {
+            continue;
+        }
+        if let Err(e) = f(ctx, line) {
+            ctx.bad_line(no, e);
+        }
+    }
+    (ctx.progress)(reader.offset());
+    Ok(())
+}
+
+fn too_long_message(n: u64) -> String {
+    format!(
+        "line of {n} bytes is longer than the {} MiB retrace reads; skipped",
+        lines::MAX_LINE >> 20
+    )
+}
+
+/// Where a line is, without its bytes: what [`for_each_line_parallel`]'s
+/// second step gets.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LineMeta {
+    /// Position.
+    pub source: SourceRef,
+    /// False for a final line with no newline.
+    pub terminated: bool,
+}
+
+/// Lines per batch handed to the parsing threads, and bytes at most.
+const BATCH_LINES: usize = 8192;
+const BATCH_BYTES: usize = 8 << 20;
+/// Batches with fewer lines are parsed on the reading thread.
+const PARALLEL_MIN_LINES: usize = 256;
+
+/// Like [`for_each_line`], in two steps: `parse` runs on rayon's pool over
+/// batches of lines (it sees only the line), then `apply` takes each result
+/// in journal order (it sees the context: it emits records, feeds the chain
+/// tracker). Parsing JSON is most of the cost of loading, and it needs
+/// nothing from the lines before.
+///
+/// # Errors
+/// I/O errors.
+pub(crate) fn for_each_line_parallel<T: Send>(
+    ctx: &mut ReadCtx<'_>,
+    parse: impl Fn(&[u8], LineMeta) -> T + Sync,
+    mut apply: impl FnMut(&mut ReadCtx<'_>, LineMeta, T) -> Result<(), BadLine>,
+) -> Result<(), JournalError> {
+    let source = ctx.source;
+    let input = source.open()?;
+    let mut reader = lines::LineReader::new(input, ctx.journal);
+    let mut next_report = 0u64;
+    let mut arena: Vec<u8> = Vec::with_capacity(BATCH_BYTES + (64 << 10));
+    let mut spans: Vec<(usize, usize, LineMeta)> = Vec::with_capacity(BATCH_LINES);
+    let mut done = false;
+    while !done {
+        arena.clear();
+        spans.clear();
+        while spans.len() < BATCH_LINES && arena.len() < BATCH_BYTES {
+            let line = match reader.next_line() {
+                Ok(Some(l)) => l,
+                Ok(None) => {
+                    done = true;
+                    break;
+                }
+                Err(e) => return Err(source.io_error(e)),
+            };
+            ctx.count_line();
+            if line.offset() >= next_report {
+                (ctx.progress)(line.offset());
+                next_report = line.offset() + (4 << 20);
+            }
+            if let Some(n) = line.too_long {
+                ctx.bad_line(line.source.position(), too_long_message(n));
+                continue;
+            }
+            if lines::is_blank(line.bytes) {
+                continue;
+            }
+            let start = arena.len();
+            arena.extend_from_slice(line.bytes);
+            let meta = LineMeta {
+                source: line.source,
+                terminated: line.terminated,
+            };
+            spans.push((start, arena.len(), meta));
+        }
+        let parse_span = |&(a, b, meta): &(usize, usize, LineMeta)| parse(&arena[a..b], meta);
+        // Indexed parallel iterators collect in order: results line up with
+        // `spans`, so `apply` sees journal order. Small batches (a short
+        // journal, the tail) are not worth handing to the pool.
+        let results: Vec<T> = if spans.len() < PARALLEL_MIN_LINES {
+            spans.iter().map(parse_span).collect()
+        } else {
+            spans
+                .par_iter()
+                .with_min_len(PARALLEL_MIN_LINES / 4)
+                .map(parse_span)
+                .collect()
+        };
+        for (r, &(_, _, meta)) in results.into_iter().zip(spans.iter()) {
+            if let Err(e) = apply(ctx, meta, r) {
+                ctx.bad_line(meta.source.position(), e);
+            }
+        }
+    }
+    (ctx.progress)(reader.offset());
+    Ok(())
+}
+
+/// Path helpers for readers that derive an intent scope from where a journal
+/// lives (a gh-aw log sits under `.../run-<id>/mcp-logs/`).
+pub(crate) fn run_scope_from_path(name: &str) -> Option<String> {
+    Path::new(name).ancestors().find_map(|p| {
+        let n = p.file_name()?.to_str()?;
+        let id = n.strip_prefix("run-")?;
+        (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| format!("run:{id}"))
+    })
+}

@@ -1,0 +1,243 @@
+//! What a reader established about an event beyond the journal's own
+//! fields: how an answer was paired with its request, whether the format
+//! records tool arguments, which events it inferred, and notes for display.
+//!
+//! These are typed fields set only by readers ([`crate::journal`]), never
+//! taken from a journal line: a field a journal writes under one of these
+//! names is an unknown field like any other ([`super::Event::extra`]), shown
+//! and never read by analysis.
+
+use super::SourceRef;
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::Value;
+
+/// How an outcome was paired with the request it answers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Pairing {
+    /// Nothing to doubt: by an id both carry (a JSON-RPC id, a request
+    /// id), one record holding both, or the only request in flight.
+    #[default]
+    ById,
+    /// By position: the oldest request in flight gets the next answer
+    /// (gh-aw logs reuse JSON-RPC ids). `why` says why position was all the
+    /// reader had; `uncertain` marks a pairing that cannot be trusted (the
+    /// answers around it differ, or one came with no request in flight):
+    /// analysis then reads a failure as ambiguous, never as proof that the
+    /// target did not act.
+    ByPosition {
+        /// Why, in words.
+        why: String,
+        /// Whether the answer may be another call's.
+        uncertain: bool,
+    },
+    /// By content: the answer names what it answers. (No reader pairs so
+    /// yet; readers of logs without ids will.)
+    ByContent {
+        /// Why, in words.
+        why: String,
+    },
+}
+
+impl Pairing {
+    /// How the pairing is shown beside an outcome: `paired by position`,
+    /// `paired by content`; `None` for a pairing by id.
+    pub fn words(&self) -> Option<&'static str> {
+        match self {
+            Pairing::ById => None,
+            Pairing::ByPosition { .. } => Some("paired by position"),
+            Pairing::ByContent { .. } => Some("paired by content"),
+        }
+    }
+
+    /// Why the reader paired so, for pairings not by id.
+    pub fn why(&self) -> Option<&str> {
+        match self {
+            Pairing::ById => None,
+            Pairing::ByPosition { why, .. } | Pairing::ByContent { why } => Some(why),
+        }
+    }
+
+    /// Whether the answer may be another call's.
+    pub fn is_uncertain(&self) -> bool {
+        matches!(
+            self,
+            Pairing::ByPosition {
+                uncertain: true,
+                ..
+            }
+        )
+    }
+}
+
+/// Whether the journal format records a call's tool arguments. Anything
+/// but [`Arguments::Full`] is reported as the `arguments_not_logged`
+/// finding: calls are grouped by what the journal records, so distinct
+/// intents may look alike.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Arguments {
+    /// The arguments as the caller sent them.
+    #[default]
+    Full,
+    /// Part of them; the words say what (`Sallyport keeps an argument
+    /// preview clipped to 256 bytes, …`).
+    Partly(String),
+    /// None; the words say what the format records instead (`the
+    /// operations log keeps file paths only`).
+    No(String),
+}
+
+impl Arguments {
+    /// `no: <words>` or `partly: <words>`; `None` for full arguments.
+    pub fn label(&self) -> Option<String> {
+        match self {
+            Arguments::Full => None,
+            Arguments::Partly(w) => Some(format!("partly: {w}")),
+            Arguments::No(w) => Some(format!("no: {w}")),
+        }
+    }
+}
+
+/// What a reader established about one event. The default says nothing:
+/// paired by id (or no pairing at all), full arguments, read as written.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReaderFacts {
+    /// How an outcome (or another answer) was paired with its request.
+    pub pairing: Pairing,
+    /// For an `accepted` event: whether the format records the arguments.
+    pub arguments: Arguments,
+    /// The journal does not record this event: the reader inferred it
+    /// from what the journal does record, for the reason given.
+    pub inferred: Option<String>,
+    /// For an answer on another record than its request: where the request is.
+    pub request: Option<SourceRef>,
+    /// Other display-only notes, by name (a journal field the reader used
+    /// for its own purposes and shows as written, such as Sallyport's
+    /// `origin`).
+    pub notes: Vec<(&'static str, Value)>,
+}
+
+/// The facts of an event without any ([`super::Event::facts`]).
+pub(super) static NO_FACTS: ReaderFacts = ReaderFacts {
+    pairing: Pairing::ById,
+    arguments: Arguments::Full,
+    inferred: None,
+    request: None,
+    notes: Vec::new(),
+};
+
+impl ReaderFacts {
+    /// Facts saying only that the event was inferred, and why.
+    pub fn inferred(why: impl Into<String>) -> Self {
+        ReaderFacts {
+            inferred: Some(why.into()),
+            ..ReaderFacts::default()
+        }
+    }
+
+    /// Whether these are the default facts (nothing established).
+    pub fn is_empty(&self) -> bool {
+        *self == NO_FACTS
+    }
+
+    /// The facts as [`super::Event::facts`] holds them: out of line, and
+    /// nothing at all when empty (most events have none).
+    pub fn boxed(self) -> Option<Box<ReaderFacts>> {
+        (!self.is_empty()).then(|| Box::new(self))
+    }
+}
+
+/// As a JSON object for event views, only what was established:
+/// `pairing` (`{"by": "position" | "content", "why": …, "uncertain": true}`),
+/// `arguments_logged` (`"no: …"`, `"partly: …"`), `inferred` (why),
+/// `request_line` (the request's line or row), then the notes by name.
+impl Serialize for ReaderFacts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(why) = self.pairing.why() {
+            let by = match self.pairing {
+                Pairing::ByContent { .. } => "content",
+                _ => "position",
+            };
+            let mut p = serde_json::Map::new();
+            p.insert("by".into(), by.into());
+            p.insert("why".into(), why.into());
+            if self.pairing.is_uncertain() {
+                p.insert("uncertain".into(), true.into());
+            }
+            m.serialize_entry("pairing", &p)?;
+        }
+        if let Some(a) = self.arguments.label() {
+            m.serialize_entry("arguments_logged", &a)?;
+        }
+        if let Some(why) = &self.inferred {
+            m.serialize_entry("inferred", why)?;
+        }
+        if let Some(r) = self.request {
+            m.serialize_entry("request_line", &r.position())?;
+        }
+        for (k, v) in &self.notes {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_facts_take_no_room() {
+        assert!(ReaderFacts::default().is_empty());
+        assert!(ReaderFacts::default().boxed().is_none());
+        let f = ReaderFacts::inferred("placed at the answer's time");
+        assert_eq!(f.clone().boxed().as_deref(), Some(&f));
+    }
+
+    #[test]
+    fn pairings_name_themselves() {
+        let p = Pairing::ByPosition {
+            why: "3 requests were in flight".into(),
+            uncertain: true,
+        };
+        assert_eq!(p.words(), Some("paired by position"));
+        assert!(p.is_uncertain());
+        let c = Pairing::ByContent {
+            why: "the answer names its request".into(),
+        };
+        assert_eq!(c.words(), Some("paired by content"));
+        assert!(!c.is_uncertain());
+        assert_eq!(Pairing::ById.words(), None);
+    }
+
+    #[test]
+    fn shows_only_what_was_established() {
+        let f = ReaderFacts {
+            pairing: Pairing::ByPosition {
+                why: "w".into(),
+                uncertain: false,
+            },
+            arguments: Arguments::No("paths only".into()),
+            request: Some(SourceRef::Line {
+                journal: 0,
+                line: 7,
+                offset: 0,
+                len: 0,
+            }),
+            ..ReaderFacts::default()
+        };
+        assert_eq!(
+            serde_json::to_value(&f).unwrap(),
+            serde_json::json!({
+                "pairing": {"by": "position", "why": "w"},
+                "arguments_logged": "no: paths only",
+                "request_line": 7
+            })
+        );
+        assert_eq!(
+            serde_json::to_value(ReaderFacts::default()).unwrap(),
+            serde_json::json!({})
+        );
+    }
+}

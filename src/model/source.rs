@@ -1,0 +1,132 @@
+//! Where a record sits in its journal: a line of a file or a row of a table.
+
+use super::JournalId;
+use serde::Serialize;
+
+/// Where a record sits in its journal, so that its raw text can be read
+/// back on demand instead of being kept in memory for every event, and so
+/// that evidence can cite it.
+///
+/// `Copy` and 32 bytes: every event carries one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceRef {
+    /// A line of a file (JSONL journals).
+    Line {
+        /// Journal index in the loaded set.
+        journal: JournalId,
+        /// 1-based line number.
+        line: u32,
+        /// Byte offset of the line's first byte in the journal file (after
+        /// a byte order mark on the first line).
+        offset: u64,
+        /// Length of the line in bytes, without its line terminator.
+        len: u32,
+    },
+    /// A row of a table (SQLite journals).
+    Row {
+        /// Journal index in the loaded set.
+        journal: JournalId,
+        /// The table, e.g. `events`.
+        table: &'static str,
+        /// The row's id (SQLite `rowid`), 1 to 2^32-1.
+        row: u32,
+    },
+}
+
+impl Default for SourceRef {
+    /// Line 0 of journal 0: a record that came from nowhere in particular
+    /// (tests, defaults filled in before the reader knows better).
+    fn default() -> Self {
+        SourceRef::Line {
+            journal: 0,
+            line: 0,
+            offset: 0,
+            len: 0,
+        }
+    }
+}
+
+impl SourceRef {
+    /// The journal the record is in.
+    pub fn journal(self) -> JournalId {
+        match self {
+            SourceRef::Line { journal, .. } | SourceRef::Row { journal, .. } => journal,
+        }
+    }
+
+    /// The record's position in its journal: the 1-based line, or the row
+    /// id. What chain statuses and evidence count in.
+    pub fn position(self) -> u32 {
+        match self {
+            SourceRef::Line { line, .. } => line,
+            SourceRef::Row { row, .. } => row,
+        }
+    }
+
+    /// The table of a row; `None` for a line.
+    pub fn table(self) -> Option<&'static str> {
+        match self {
+            SourceRef::Line { .. } => None,
+            SourceRef::Row { table, .. } => Some(table),
+        }
+    }
+
+    /// The byte offset and length of a line; `None` for a row.
+    pub fn byte_range(self) -> Option<(u64, u32)> {
+        match self {
+            SourceRef::Line { offset, len, .. } => Some((offset, len)),
+            SourceRef::Row { .. } => None,
+        }
+    }
+
+    /// The position in words: `line 12`, or ``table `events` row 12``.
+    pub fn place(self) -> String {
+        match self {
+            SourceRef::Line { line, .. } => format!("line {line}"),
+            SourceRef::Row { table, row, .. } => format!("table `{table}` row {row}"),
+        }
+    }
+
+    /// A citation in the journal named `journal_name`: `file:12` for a
+    /// line, ``file table `events` row 12`` for a row.
+    pub fn cite(self, journal_name: &str) -> String {
+        match self {
+            SourceRef::Line { line, .. } => format!("{journal_name}:{line}"),
+            SourceRef::Row { .. } => format!("{journal_name} {}", self.place()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_rows_cite_their_place() {
+        let l = SourceRef::Line {
+            journal: 2,
+            line: 12,
+            offset: 340,
+            len: 80,
+        };
+        let r = SourceRef::Row {
+            journal: 3,
+            table: "events",
+            row: 12,
+        };
+        assert_eq!((l.journal(), r.journal()), (2, 3));
+        assert_eq!((l.position(), r.position()), (12, 12));
+        assert_eq!((l.byte_range(), r.byte_range()), (Some((340, 80)), None));
+        assert_eq!((l.table(), r.table()), (None, Some("events")));
+        assert_eq!(l.cite("a.jsonl"), "a.jsonl:12");
+        assert_eq!(r.cite("a.sqlite"), "a.sqlite table `events` row 12");
+        assert_eq!(l.place(), "line 12");
+        assert_ne!(l, r);
+    }
+
+    #[test]
+    fn stays_small() {
+        assert!(std::mem::size_of::<SourceRef>() <= 32);
+    }
+}
