@@ -1,4 +1,4 @@
-//! Writes a chained native journal (DESIGN.md §6) of N lines, for the
+//! Writes a chained native journal (docs/design.md §6) of N lines, for the
 //! verification benchmark (`benches/verify-1m.sh`): executions of five
 //! lifecycle events each (accepted, authorized, dispatched, outcome,
 //! delivered), chained with `NativeChainWriter`. Output is deterministic

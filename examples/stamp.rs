@@ -1,7 +1,7 @@
 //! Fills in `"fingerprint":"auto"` placeholders in native journals with the
 //! intent fingerprint retrace computes, so that hand-written fixtures carry
 //! the fingerprints a gateway would have written; with `--chain`, also
-//! (re)writes the audit chain (DESIGN.md §6) of every line.
+//! (re)writes the audit chain (docs/design.md §6) of every line.
 //!
 //! ```sh
 //! cargo run --example stamp -- --chain --contracts sample-journals/contracts.toml \

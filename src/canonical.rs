@@ -1,5 +1,5 @@
 //! RFC 8785 JSON Canonicalization Scheme (JCS), the one implementation both
-//! intent fingerprints (DESIGN.md §4) and native chain hashes (§6) use.
+//! intent fingerprints (docs/design.md §4) and native chain hashes (§6) use.
 //!
 //! `serde_json_canonicalizer` is the reference implementation. It buffers and
 //! re-sorts every object member, which costs about 16 times what

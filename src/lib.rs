@@ -1,6 +1,6 @@
 //! retrace: a terminal incident investigator for duplicate MCP tool calls.
 //!
-//! Data flows one way (DESIGN.md §9):
+//! Data flows one way (docs/design.md §9):
 //! [`journal`] (readers, one module per format) → [`model`] (calls,
 //! executions, sessions) → [`analysis`] (fingerprints, contracts, grouping,
 //! the five questions, verdicts) → [`query`] (the one place front ends ask)

@@ -1,5 +1,5 @@
 //! The bundled sample incident, compiled into the binary so that `retrace`
-//! with no journal works from any directory: the seed's `deploy_release`
+//! with no journal works from any directory: the reference incident's `deploy_release` (docs/design.md §5.11)
 //! whose HTTP 201 was lost with the stream, then sent again.
 
 use crate::analysis::{Config, Contracts, FingerprintKey};

@@ -1,4 +1,4 @@
-//! The native audit chain (DESIGN.md §6) against every tampering kind: a
+//! The native audit chain (docs/design.md §6) against every tampering kind: a
 //! journal is written with `NativeChainWriter`, tampered with one way, and
 //! `verify` must name the kind and the line where it shows.
 

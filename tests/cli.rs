@@ -56,7 +56,7 @@ fn no_journal_means_the_bundled_sample() {
             .unwrap()
             .starts_with("hmac-sha256:")
     );
-    // The §7 shape, every key present.
+    // The docs/design.md §7.4 shape, every key present.
     for k in [
         "group_id",
         "verdict",
@@ -331,7 +331,7 @@ fn escape_sequences_from_journals_never_reach_the_terminal_raw() {
 }
 
 /// The real gh-aw gateway logs: every `tools/call` is its own execution, and
-/// the repeated calls their README lists show up with the seed's verdicts.
+/// the repeated calls their README lists show up with the verdicts of docs/design.md §5.3.
 #[test]
 fn real_gh_aw_logs() {
     let (Some(v1), Some(v2)) = (real("gh-aw-mcpg"), real("gh-aw-mcpg-v2")) else {
@@ -698,7 +698,7 @@ fn a_theme_syntax_error_is_one_line_with_its_position() {
     );
 }
 
-/// Unknown fields are kept and shown (DESIGN.md §3): `investigate --json`
+/// Unknown fields are kept and shown (docs/design.md §3): `investigate --json`
 /// lists each execution's events with the fields retrace did not read, and
 /// JSON escapes any control characters in them.
 #[test]

@@ -95,7 +95,7 @@ fn every_scenario_gives_its_expected_verdict() {
             seen_verdicts.insert(e.verdict.clone());
         }
     }
-    // At least one scenario per verdict of DESIGN.md §5.
+    // At least one scenario per verdict of docs/design.md §5.
     for v in retrace::analysis::Verdict::ALL {
         assert!(seen_verdicts.contains(v.as_str()), "no scenario for {v}");
     }

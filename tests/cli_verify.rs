@@ -1,5 +1,5 @@
 //! `retrace verify` exit codes and output, and the chain status as it shows
-//! in `groups` and `investigate` (DESIGN.md §6, §7).
+//! in `groups` and `investigate` (docs/design.md §6, §7).
 
 use assert_cmd::Command;
 use retrace::journal::NativeChainWriter;

@@ -1,5 +1,4 @@
-//! Tool contracts (DESIGN.md §4; the seed's "Make replay behavior part of
-//! every tool contract"): per-tool action class, attach window, fingerprint
+//! Tool contracts (docs/design.md §4; docs/design.md §4.4): per-tool action class, attach window, fingerprint
 //! fields, defaults and secret fields, read from TOML.
 //!
 //! ```toml
@@ -56,7 +55,7 @@ impl ActionClass {
     }
 }
 
-/// Attach window applied to tools without a contract (DESIGN.md §4).
+/// Attach window applied to tools without a contract (docs/design.md §4).
 pub const DEFAULT_ATTACH_WINDOW: Duration = Duration::from_secs(15 * 60);
 
 /// One tool's replay rule, as configured or defaulted.

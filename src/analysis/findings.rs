@@ -1,4 +1,4 @@
-//! Findings on a group beyond its verdict (DESIGN.md §5: late responses,
+//! Findings on a group beyond its verdict (docs/design.md §5: late responses,
 //! cancels after completion, JSON-RPC id reuse, keys per attempt,
 //! fingerprint mismatch and drift, tools without contracts), and the ones
 //! that look across groups.
@@ -153,7 +153,7 @@ pub(super) fn setup_notes(model: &Model, config: &Config, notes: &mut Vec<String
 }
 
 /// Groups that would be one intent if the arguments one of them leaves out
-/// took the other's values as defaults (DESIGN.md §4: "records become equal
+/// took the other's values as defaults (docs/design.md §4: "records become equal
 /// once defaults are materialized"). Without a contract naming the default,
 /// this is the trace a missing default leaves: the same call with one
 /// argument fewer.
@@ -240,7 +240,7 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
     }
 }
 
-/// One (MCP session, JSON-RPC id) used for two intents (research A2: ids
+/// One (MCP session, JSON-RPC id) used for two intents (docs/design.md §10.1: ids
 /// identify messages, not actions).
 pub(super) fn jsonrpc_findings(
     model: &Model,

@@ -1,5 +1,4 @@
-//! Intent fingerprints (DESIGN.md §4; the seed's "A useful fingerprint
-//! describes the effect").
+//! Intent fingerprints (docs/design.md §4; docs/design.md §4.1).
 //!
 //! canonical action record → drop fields without semantic meaning →
 //! materialize contract defaults → keep only the contract's fingerprint

@@ -79,7 +79,7 @@ pub struct Group {
     pub asked: Basis,
     /// Extra findings.
     pub findings: Vec<Finding>,
-    /// Each execution's own status verdict (the DESIGN.md §5 rows about one
+    /// Each execution's own status verdict (the docs/design.md §5 rows about one
     /// execution: rejected, pending verification, undelivered result, safe
     /// retry, clean), aligned with `executions`; `None` when a later call
     /// superseded it (an undelivered result that was retried, a pending
@@ -95,7 +95,7 @@ impl Group {
     pub fn severity(&self) -> Severity {
         self.verdict.severity()
     }
-    /// Whether the group is worth listing by default (DESIGN.md §7: two or
+    /// Whether the group is worth listing by default (docs/design.md §7: two or
     /// more calls, or a verdict other than `clean`).
     pub fn worth_a_look(&self) -> bool {
         self.calls >= 2 || self.verdict != Verdict::Clean

@@ -1,5 +1,4 @@
-//! Walks one execution through its lifecycle (DESIGN.md §2; the seed's "The
-//! activity record needs states"): accepted → authorized → dispatched →
+//! Walks one execution through its lifecycle (docs/design.md §2; docs/design.md §2.1): accepted → authorized → dispatched →
 //! outcome observed → result delivered, with the exits rejected,
 //! dispatch_failed and cancelled.
 
@@ -9,8 +8,7 @@ use crate::model::{EventIdx, EventKind, Execution, JsonRpcId, ObservedVia, Outco
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-/// HTTP statuses that do not tell whether the target acted (research notes
-/// A14: 408, 502, 504 and 503 on a POST are ambiguous; a 500 may follow
+/// HTTP statuses that do not tell whether the target acted (docs/design.md §10.6: 408, 502, 504 and 503 on a POST are ambiguous; a 500 may follow
 /// partial work).
 pub const AMBIGUOUS_STATUSES: [u16; 5] = [408, 500, 502, 503, 504];
 
@@ -143,7 +141,7 @@ impl Lifecycle {
             l.idempotency_key = accepted_key;
         }
         let key_sent = l.idempotency_key.is_some();
-        // DESIGN.md §5: a later outcome (status query, durable marker, late
+        // docs/design.md §5: a later outcome (status query, durable marker, late
         // response) resolves an *unknown* one. The first definite answer
         // decides, and when it was seen is when the gateway knew. A later
         // answer that contradicts it is kept as a finding; if either says
@@ -186,8 +184,7 @@ impl Lifecycle {
         if self.accepted.is_none() {
             return Dispatch::Unknown;
         }
-        // Gateways persist `dispatched` before handing the action over (the
-        // seed: "Persist state transitions before and after dispatch"), so
+        // Gateways persist `dispatched` before handing the action over (docs/design.md §2.1), so
         // its absence means the boundary was not crossed.
         Dispatch::NotDispatched
     }
@@ -267,7 +264,7 @@ impl Lifecycle {
         }
     }
 
-    /// The seed-style state name of the execution at the end of the journal
+    /// The state name (docs/design.md §2.4) of the execution at the end of the journal
     /// (`completed_result_not_delivered`, `dispatched`, ...), for display.
     pub fn state_name(&self, x: &Execution, delivery_recorded: bool) -> &'static str {
         match self.dispatch() {

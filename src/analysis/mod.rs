@@ -1,5 +1,5 @@
 //! Analysis: fingerprints, tool contracts, grouping, the five questions and
-//! the verdicts (DESIGN.md §4–§5). Pure functions of the [`Model`]; nothing
+//! the verdicts (docs/design.md §4–§5). Pure functions of the [`Model`]; nothing
 //! here knows about terminals or output formats.
 
 pub mod actions;
@@ -60,7 +60,7 @@ pub enum EvidenceRef {
     },
 }
 
-/// The answer to one of the five questions (DESIGN.md §5), with evidence.
+/// The answer to one of the five questions (docs/design.md §5), with evidence.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Answer {
     /// 1 to 5.
@@ -74,7 +74,7 @@ pub struct Answer {
     pub evidence: Vec<EvidenceRef>,
 }
 
-/// The five questions, in the seed's order.
+/// The five questions, in the order of docs/design.md §5.1.
 pub const QUESTIONS: [&str; 5] = [
     "Did one agent process or two distinct processes send the calls?",
     "Did the first call receive authorization and enter dispatch?",
@@ -88,7 +88,7 @@ pub const QUESTIONS: [&str; 5] = [
 pub struct Explanation {
     /// Why, in one sentence.
     pub reason: String,
-    /// The five answers, in the seed's order.
+    /// The five answers, in the order of docs/design.md §5.1.
     pub answers: Vec<Answer>,
 }
 

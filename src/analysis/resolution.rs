@@ -1,5 +1,4 @@
-//! Reviewer resolutions of unknown outcomes (the seed's "Approval is
-//! evidence, not an idempotency mechanism": a reviewer sees the original
+//! Reviewer resolutions of unknown outcomes (docs/design.md §5.7: a reviewer sees the original
 //! activity record and states what the target shows).
 //!
 //! A resolution is an input to analysis, like a journal: where an

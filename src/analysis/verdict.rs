@@ -1,6 +1,5 @@
-//! The verdict table of DESIGN.md §5 as pure functions of the answers to the
-//! five investigation questions (the seed's "Investigate the sequence, not
-//! the final count").
+//! The verdict table of docs/design.md §5 as pure functions of the answers to the
+//! five investigation questions (docs/design.md §5.1).
 //!
 //! Two functions make up the table:
 //!
@@ -188,7 +187,7 @@ pub enum TargetAnswer {
     /// or 400 on a request that carried a key).
     KeyRefused,
     /// The target answered, but the answer does not tell whether it acted
-    /// (HTTP 408, 500, 502, 503, 504; see research A14).
+    /// (HTTP 408, 500, 502, 503, 504; docs/design.md §10.6).
     Ambiguous,
     /// No answer observed (outcome unknown).
     #[default]
@@ -369,7 +368,7 @@ pub struct ExecutionAnswers {
     pub delivery: Delivery,
 }
 
-/// The verdict for one execution on its own (DESIGN.md §5 rows that speak of
+/// The verdict for one execution on its own (docs/design.md §5 rows that speak of
 /// a single execution: rejected, pending verification, undelivered result,
 /// clean; an execution that never crossed the dispatch boundary is safe to
 /// retry).
@@ -407,7 +406,7 @@ pub struct Redispatch {
 }
 
 /// The verdict for an execution dispatched more than once, or `None` for
-/// one dispatch. The same rows as for two executions (DESIGN.md §5): each
+/// one dispatch. The same rows as for two executions (docs/design.md §5): each
 /// dispatch is an attempt at the target.
 pub fn redispatch_verdict(r: &Redispatch) -> Option<Verdict> {
     if r.dispatches < 2 {
@@ -507,7 +506,7 @@ mod tests {
         }
     }
 
-    /// The "when" column of DESIGN.md §5, written independently of
+    /// The "when" column of docs/design.md §5, written independently of
     /// `pair_verdict`: each verdict the function gives must satisfy its row.
     fn row_holds(v: Verdict, a: &PairAnswers) -> bool {
         let fresh = a.later != LaterCall::Attached;
@@ -673,7 +672,7 @@ mod tests {
             window: Window::Within,
             fate: LaterFate::Answered(TargetAnswer::Performed),
         };
-        // The seed's incident: 201 observed, delivery failed, fresh retry acted.
+        // The reference incident (docs/design.md §5.11): 201 observed, delivery failed, fresh retry acted.
         assert_eq!(pair_verdict(&base), Some(Verdict::DuplicateSideEffect));
         // Unknown outcome, fresh retry.
         let unknown = PairAnswers {

@@ -1,4 +1,4 @@
-//! Headless commands (DESIGN.md §7): text and JSON over the query layer.
+//! Headless commands (docs/design.md §7): text and JSON over the query layer.
 //! Every TUI view has a twin here.
 
 mod args;

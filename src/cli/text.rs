@@ -49,7 +49,7 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// One line per journal with its chain status (DESIGN.md §6).
+/// One line per journal with its chain status (docs/design.md §6).
 pub fn chain_header(inv: &Investigation, out: &mut dyn Write) -> io::Result<()> {
     for j in inv.journals() {
         writeln!(out, "{}: {}", escape(&j.name), escape(&j.chain.summary()))?;

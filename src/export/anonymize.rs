@@ -1,4 +1,4 @@
-//! Consistent pseudonyms for `--anonymize` (research notes §1.6 row 17:
+//! Consistent pseudonyms for `--anonymize` (docs/design.md §7.5:
 //! lnav's `--anonymize`).
 //!
 //! Every report field passes through a [`Namer`] while the report is built:

@@ -13,7 +13,7 @@ pub type ChainCheck<'a> =
     dyn Fn(&Investigation, JournalId, &[SourceRef]) -> (ChainState, String) + 'a;
 
 /// The default chain check: the journal's chain as verified while it was
-/// loaded (the same result as `retrace verify`, DESIGN.md §6). The cited
+/// loaded (the same result as `retrace verify`, docs/design.md §6). The cited
 /// lines are `intact` when all lie in the verified part of the chain,
 /// `broken` when one lies at or after the first failure, `unchained` when
 /// the format (or the record, such as a SQLite sessions row) has no chain,
@@ -78,7 +78,7 @@ pub fn evidence_chain_verified(
 }
 
 /// A chain check that only looks at whether the cited lines carry the
-/// native chain fields (`prev_hash`, `hash`, DESIGN.md §6), without
+/// native chain fields (`prev_hash`, `hash`, docs/design.md §6), without
 /// verifying them; formats without a chain are `unchained`.
 pub fn evidence_chain_fields(
     inv: &Investigation,
@@ -129,7 +129,7 @@ pub fn evidence_chain_fields(
 }
 
 /// The mark after a citation of evidence that no verified chain covers
-/// (DESIGN.md §6: evidence from an unverified or broken span is marked as
+/// (docs/design.md §6: evidence from an unverified or broken span is marked as
 /// such everywhere it shows), as `retrace investigate` writes it:
 /// ` [UNVERIFIED: at or after the chain break at line 7]`, or, for a
 /// chain that could not be checked, ` [UNVERIFIED: chain not checked]`.

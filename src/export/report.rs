@@ -32,7 +32,7 @@ pub struct CaseInfo {
     pub intact: bool,
 }
 
-/// Chain status of one source of evidence (DESIGN.md §6: evidence from an
+/// Chain status of one source of evidence (docs/design.md §6: evidence from an
 /// unverified or broken span is marked as such).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

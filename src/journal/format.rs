@@ -62,25 +62,25 @@ macro_rules! formats {
 }
 
 formats! {
-    /// retrace's own JSONL (DESIGN.md §3).
+    /// retrace's own JSONL (docs/design.md §3).
     Native => native::FACTS,
     /// retrace's native journal stored in SQLite (`events` and `sessions`
     /// tables with the native fields as columns).
     NativeSqlite => sqlite::FACTS,
     /// github/gh-aw-mcpg `rpc-messages.jsonl`, v1 and v2 envelopes
-    /// (research/journal-formats.md §2.4).
+    /// (docs/formats.md#gh-aw-mcpg).
     GhAwMcpg => gh_aw::FACTS,
     /// mcp-acp audit logs (operations, decisions) and its client wire log
-    /// (research/journal-formats.md §2.3).
+    /// (docs/formats.md#mcp-acp).
     McpAcp => mcp_acp::FACTS,
     /// smart-mcp-proxy/mcpproxy-go activity exports (JSONL;
-    /// research/journal-formats.md §2.5).
+    /// docs/formats.md#mcpproxy).
     McpProxy => mcpproxy::FACTS,
     /// elang2/mcp-audit-gateway `audit.jsonl` (hash-chained, attested;
-    /// research/journal-formats.md §2.1).
+    /// docs/formats.md#mcp-audit).
     McpAudit => mcp_audit::FACTS,
     /// Sallyport audit journal: sealed, hash-chained, signed rows
-    /// (research/journal-formats.md §1).
+    /// (docs/formats.md#sallyport).
     Sallyport => sallyport::FACTS,
 }
 

@@ -1,5 +1,4 @@
-//! github/gh-aw-mcpg gateway RPC logs (`rpc-messages.jsonl`), research notes
-//! `journal-formats.md` §2.4.
+//! github/gh-aw-mcpg gateway RPC logs (`rpc-messages.jsonl`), docs/formats.md#gh-aw-mcpg.
 //!
 //! * v1 line: `timestamp`, `direction` (`OUT` to the server, `IN` from it),
 //!   `type` (`REQUEST` | `RESPONSE`), `server_id`, `method`, `payload`.

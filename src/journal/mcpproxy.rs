@@ -1,6 +1,5 @@
 //! smart-mcp-proxy/mcpproxy-go activity exports (`mcpproxy activity export
-//! --output x.jsonl`, optionally `--include-bodies`), research notes
-//! `journal-formats.md` §2.5: one `ActivityRecord` a line, snake_case:
+//! --output x.jsonl`, optionally `--include-bodies`), docs/formats.md#mcpproxy: one `ActivityRecord` a line, snake_case:
 //! `id` (ULID), `type`, `source`, `server_name`, `tool_name`, `arguments`,
 //! `response`, `response_truncated`, `status` (`success` | `error` |
 //! `blocked`), `error_message`, `duration_ms`, `timestamp`, `session_id`

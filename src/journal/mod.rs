@@ -99,7 +99,7 @@ pub struct LoadedJournal {
     pub notes: Vec<String>,
     /// What the format can show.
     pub capabilities: Capabilities,
-    /// What verifying the journal's audit chain found (DESIGN.md §6).
+    /// What verifying the journal's audit chain found (docs/design.md §6).
     pub chain: ChainStatus,
     #[serde(skip)]
     source: JournalSource,

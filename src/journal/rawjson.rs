@@ -1,6 +1,6 @@
 //! A small JSON tree that keeps what re-serialization needs to reproduce a
 //! producer's own hash preimage: object members in file order and numbers as
-//! the exact tokens the producer wrote (research/journal-formats.md §4:
+//! the exact tokens the producer wrote (docs/formats.md#hashing-what-the-producer-wrote:
 //! "re-serializing through serde can change escapes or number formats").
 //!
 //! Two writers reproduce the producers that chain by re-serializing:

@@ -1,5 +1,5 @@
 //! The native journal stored in SQLite, for gateways that keep their
-//! activity in a database (DESIGN.md §3 fields, one column per field).
+//! activity in a database (docs/design.md §3 fields, one column per field).
 //!
 //! Tables:
 //! * `events`: one row per lifecycle event, the columns named as the native
@@ -20,7 +20,7 @@
 //! not in 1..=2^32-1 is reported as a bad row: it cannot be cited).
 //!
 //! Chain: when the `events` table has a `hash` column, its rows form a
-//! native chain (DESIGN.md §6) in rowid order, each row's hash computed over
+//! native chain (docs/design.md §6) in rowid order, each row's hash computed over
 //! the record the row maps to (with `"kind":"event"`), exactly as for a JSONL
 //! line. So a chained JSONL journal loaded into these tables verifies
 //! unchanged. The `sessions` table is not chained.

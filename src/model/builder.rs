@@ -59,7 +59,7 @@ impl Model {
 ///
 /// Records may arrive from several journals in any order: each execution's
 /// events are sorted by time at the end (stable, so journal order breaks
-/// ties), which is how several files are merged by time (DESIGN.md §3).
+/// ties), which is how several files are merged by time (docs/design.md §3).
 #[derive(Debug, Default)]
 pub struct ModelBuilder {
     executions: Vec<Execution>,

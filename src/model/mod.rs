@@ -2,7 +2,7 @@
 //! journals record. No I/O lives here; readers in [`crate::journal`] produce
 //! these values and [`crate::analysis`] interprets them.
 //!
-//! Vocabulary follows DESIGN.md §1–§3: a *call* is one protocol-level request,
+//! Vocabulary follows docs/design.md §1–§3: a *call* is one protocol-level request,
 //! an *execution* is one accepted attempt named by a gateway-created
 //! execution id, and an *event* is one lifecycle transition of an execution.
 
@@ -26,7 +26,7 @@ pub type JournalId = u32;
 
 /// A JSON-RPC request id: a string or an integer (MCP forbids `null`,
 /// `schema/2025-11-25` `RequestId`). Used only for protocol correlation, never
-/// as a grouping key (DESIGN.md §1).
+/// as a grouping key (docs/design.md §1).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum JsonRpcId {
@@ -56,7 +56,7 @@ impl fmt::Display for JsonRpcId {
     }
 }
 
-/// Protocol correlation of one call (DESIGN.md §3 `call`): who sent it and how.
+/// Protocol correlation of one call (docs/design.md §3 `call`): who sent it and how.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CallRef {
     /// Gateway-assigned id of this call, unique per call.
@@ -71,8 +71,7 @@ pub struct CallRef {
     pub transport: Option<String>,
 }
 
-/// The canonical action record of DESIGN.md §3 and the seed ("A useful
-/// fingerprint describes the effect"): `actor`, `tool`, `channel`, `target`,
+/// The canonical action record of docs/design.md §3 and docs/design.md §4.1: `actor`, `tool`, `channel`, `target`,
 /// `credential_ref`, `method`, `arguments`, `intent_scope`, and for SSH
 /// `host_key`, `account`, `command`, `cwd`.
 ///
@@ -113,7 +112,7 @@ impl ActionRecord {
 }
 
 /// How a later call was handled when it attached to an existing execution
-/// (DESIGN.md §3 `attached.recovery`; the seed's `recover_or_attach_to`).
+/// (docs/design.md §3 `attached.recovery`; docs/design.md §5.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Recovery {
@@ -153,8 +152,8 @@ impl Recovery {
     }
 }
 
-/// What the target said happened (DESIGN.md §3 `outcome.outcome`). `Unknown`
-/// never means "did nothing" (DESIGN.md §2).
+/// What the target said happened (docs/design.md §3 `outcome.outcome`). `Unknown`
+/// never means "did nothing" (docs/design.md §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeKind {
@@ -190,7 +189,7 @@ impl OutcomeKind {
     }
 }
 
-/// How the gateway learned the outcome (DESIGN.md §3 `observed_via`).
+/// How the gateway learned the outcome (docs/design.md §3 `observed_via`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ObservedVia {
@@ -198,7 +197,7 @@ pub enum ObservedVia {
     Response,
     /// A later status query against the target.
     StatusQuery,
-    /// A durable marker written by the remote command (the seed's SSH pattern).
+    /// A durable marker written by the remote command (docs/design.md §2.3).
     DurableMarker,
     /// A response that arrived after the gateway had stopped waiting.
     LateResponse,
@@ -226,7 +225,7 @@ impl ObservedVia {
     }
 }
 
-/// One lifecycle transition with its kind-specific fields (DESIGN.md §3 table).
+/// One lifecycle transition with its kind-specific fields (docs/design.md §3 table).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
@@ -352,7 +351,7 @@ pub struct Event {
     #[serde(flatten)]
     pub kind: EventKind,
     /// Fields of the journal record that retrace does not interpret, kept
-    /// and shown as written (DESIGN.md §3): every unknown field of a native
+    /// and shown as written (docs/design.md §3): every unknown field of a native
     /// journal, and what other readers pass through for display. Never read
     /// by analysis, so a journal line cannot choose a verdict through it.
     #[serde(skip_serializing_if = "Map::is_empty")]
@@ -409,8 +408,8 @@ pub struct ProcessInfo {
     pub started_at: Option<DateTime<Utc>>,
 }
 
-/// One agent run: a process instance with its authorization (DESIGN.md §3
-/// session record; the seed's Sessions journal).
+/// One agent run: a process instance with its authorization (docs/design.md §3
+/// session record; docs/design.md §3.2).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Session {
     /// Session id that calls refer to.

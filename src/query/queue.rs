@@ -1,6 +1,6 @@
 //! The review queue: executions that wait for a reviewer, oldest first,
 //! each shown as its original activity record rather than a fresh approval
-//! (the seed's "Approval is evidence, not an idempotency mechanism": the
+//! (docs/design.md §5.7: the
 //! reviewer sees the target, the first dispatch time, the known outcome,
 //! and why the gateway did not send the action again).
 //!

@@ -30,7 +30,7 @@ pub struct VerifyReport {
 
 impl VerifyReport {
     /// 0 intact or no chain, 1 broken or not checked, 2 unreadable
-    /// (DESIGN.md §7).
+    /// (docs/design.md §7).
     pub fn exit_code(&self) -> u8 {
         if let Some(c) = &self.case_file {
             return if c.is_intact() { 0 } else { 1 };

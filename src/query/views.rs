@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
-/// One group as `retrace groups --json` prints it (DESIGN.md §7).
+/// One group as `retrace groups --json` prints it (docs/design.md §7).
 #[derive(Debug, Clone, Serialize)]
 pub struct GroupSummary {
     /// Group id.
@@ -80,7 +80,7 @@ pub struct EvidenceView {
     pub at: Option<DateTime<Utc>>,
     /// Whether the line lies in the verified part of its journal's audit
     /// chain (`verified`), at or after a break (`unverified`), or in a
-    /// journal without a chain (`no_chain`). DESIGN.md §6.
+    /// journal without a chain (`no_chain`). docs/design.md §6.
     pub chain: ChainMark,
     /// Where to find it again.
     #[serde(skip)]
@@ -176,7 +176,7 @@ pub struct StageMark {
 }
 
 /// Stage marks of one execution, for lifecycle lanes: accepted, authorized,
-/// dispatched, outcome observed, result delivered (DESIGN.md §2).
+/// dispatched, outcome observed, result delivered (docs/design.md §2).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Stages {
     /// Accepted.
@@ -212,7 +212,7 @@ pub struct ExecutionSummary {
     pub index: ExecIdx,
     /// Execution id.
     pub execution_id: String,
-    /// State at the end of the journal, in the seed's words.
+    /// State at the end of the journal, as named in docs/design.md §2.4.
     pub state: &'static str,
     /// Stage times.
     pub stages: Stages,

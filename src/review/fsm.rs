@@ -1,5 +1,5 @@
 //! The decision flow as a pure state machine (after atuin's tool-approval
-//! FSM, research notes §2.6: events in, effects out as data, a driver does
+//! FSM, docs/design.md §9.4: events in, effects out as data, a driver does
 //! the I/O).
 //!
 //! ```text
@@ -11,7 +11,7 @@
 //!      └───────────────────────────── Confirming ◀──────────┘ (with the error)
 //! ```
 //!
-//! A decision needs an explicit confirmation (research notes §1.6 row 19:
+//! A decision needs an explicit confirmation (docs/design.md §8.4:
 //! confirmation for approving actions), a non-empty note and a reviewer,
 //! and it must be one the queue item allows (a decision never contradicts
 //! what the journal shows). In read-only mode nothing can be confirmed.

@@ -1,5 +1,4 @@
-//! The five investigation questions (the seed's "Investigate the sequence,
-//! not the final count"), answered in words with the journal lines that
+//! The five investigation questions (docs/design.md §5.1), answered in words with the journal lines that
 //! support each answer. Unknown answers say what the journal lacks.
 
 use super::lifecycle::Lifecycle;

@@ -1,4 +1,4 @@
-//! Tamper-evident audit chains (DESIGN.md §6): what a chain rule says about a
+//! Tamper-evident audit chains (docs/design.md §6): what a chain rule says about a
 //! journal, and the one classification engine every rule shares.
 //!
 //! A reader that knows its format's chain rule recomputes each line's hash
@@ -36,13 +36,13 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChainRule {
-    /// retrace native (DESIGN.md §6).
+    /// retrace native (docs/design.md §6).
     Native,
-    /// Sallyport audit journal (research/journal-formats.md §1.3).
+    /// Sallyport audit journal (docs/formats.md#sallyport-chain).
     Sallyport,
-    /// elang2/mcp-audit-gateway `audit.jsonl` (research §2.1).
+    /// elang2/mcp-audit-gateway `audit.jsonl` (docs/formats.md#mcp-audit-chain).
     McpAudit,
-    /// mcp-acp audit logs (research §2.3).
+    /// mcp-acp audit logs (docs/formats.md#mcp-acp-chain).
     McpAcp,
 }
 

@@ -37,7 +37,7 @@ pub struct LinkInput<'a> {
     pub sig: SigResult,
 }
 
-/// The genesis `prev_hash` of the native rule (DESIGN.md §6), which the
+/// The genesis `prev_hash` of the native rule (docs/design.md §6), which the
 /// Sallyport rule shares (`AuditLog.genesisPrev`): 64 ASCII zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -59,7 +59,7 @@ pub struct RuleParams {
 }
 
 impl RuleParams {
-    /// The native rule (DESIGN.md §6): genesis [`GENESIS`], `seq`
+    /// The native rule (docs/design.md §6): genesis [`GENESIS`], `seq`
     /// contiguous from 1, no signatures. Native journals (JSONL and SQLite)
     /// and the case file follow it.
     pub fn native() -> RuleParams {

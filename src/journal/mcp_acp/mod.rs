@@ -1,5 +1,4 @@
-//! mcp-acp (alandra-v/mcp-acp-nexus and mcp-acp-core) logs, research notes
-//! `journal-formats.md` §2.3:
+//! mcp-acp (alandra-v/mcp-acp-nexus and mcp-acp-core) logs, docs/formats.md#mcp-acp:
 //!
 //! * `audit/operations.jsonl`: one hash-chained record per completed
 //!   operation (`session_id`, `request_id`, `method`, `status`, `tool_name`,

@@ -1,5 +1,4 @@
-//! elang2/mcp-audit-gateway (`mcp-audit`) `audit.jsonl`, research notes
-//! `journal-formats.md` §2.1, and the in-toto `ai-agent-action` predicate
+//! elang2/mcp-audit-gateway (`mcp-audit`) `audit.jsonl`, docs/formats.md#mcp-audit, and the in-toto `ai-agent-action` predicate
 //! (in-toto/attestation `spec/predicates/ai-agent-action.md`).
 //!
 //! Records (one JSON object a line, written by `JSON.stringify`):

@@ -1,4 +1,4 @@
-//! The native chain rule's hash (DESIGN.md §6), checking a parsed record
+//! The native chain rule's hash (docs/design.md §6), checking a parsed record
 //! against it, and writing chained journals.
 
 use crate::journal::chain::{ChainTracker, GENESIS, LinkInput, SigResult};
@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::io::{self, Write};
 
-/// The native chain hash of one record (DESIGN.md §6):
+/// The native chain hash of one record (docs/design.md §6):
 /// `hex(sha256(prev_hash ‖ JCS(record)))`, where `prev_hash` is hashed as
 /// its ASCII hex text and `record` is the line's object without its
 /// `prev_hash` and `hash` fields, canonicalized by RFC 8785.
@@ -113,7 +113,7 @@ pub(crate) fn check_link(
     });
 }
 
-/// Writes a chained native journal (DESIGN.md §6): each appended record gets
+/// Writes a chained native journal (docs/design.md §6): each appended record gets
 /// `prev_hash` (the previous line's `hash`, or [`GENESIS`]) and its own
 /// `hash`, then is written as one JSON line. Used by tests and by the
 /// benchmark generator; any producer can use it to emit verifiable journals.

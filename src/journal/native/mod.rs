@@ -1,6 +1,5 @@
-//! retrace's native JSONL journal (DESIGN.md §3): `session` records,
-//! `event` records (one per lifecycle transition) and seed-shaped
-//! `execution` snapshot records, which are expanded into the events they
+//! retrace's native JSONL journal (docs/design.md §3): `session` records,
+//! `event` records (one per lifecycle transition) and `execution` snapshot records (docs/design.md §3.4), which are expanded into the events they
 //! imply.
 
 mod chain;
@@ -23,7 +22,7 @@ use serde_json::Value;
 /// Reader for the native format.
 pub struct NativeReader;
 
-/// What the native journal records: everything retrace reads (DESIGN.md §3).
+/// What the native journal records: everything retrace reads (docs/design.md §3).
 pub(super) const NATIVE_CAPABILITIES: Capabilities = Capabilities {
     execution_identity: true,
     authorization: true,
@@ -42,7 +41,7 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
     reader: &NativeReader,
 };
 
-/// Every field name the native format defines (DESIGN.md §3), for
+/// Every field name the native format defines (docs/design.md §3), for
 /// one-pass parsing; anything else is kept as an unknown field.
 const KNOWN: &[&str] = &[
     "kind",

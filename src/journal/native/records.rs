@@ -13,7 +13,7 @@ use crate::model::{
 };
 use serde_json::{Map, Value};
 
-/// Fields of the audit chain (DESIGN.md §6); verified separately, not kept
+/// Fields of the audit chain (docs/design.md §6); verified separately, not kept
 /// as unknown fields.
 const CHAIN_FIELDS: [&str; 2] = ["prev_hash", "hash"];
 
@@ -208,8 +208,7 @@ fn parse_outcome(m: &mut impl FieldMap) -> FieldResult<EventKind> {
     })
 }
 
-/// Expands a seed-shaped snapshot (`"kind":"execution"`, the record in the
-/// seed's "The activity record needs states") into the events it implies.
+/// Expands a snapshot (`"kind":"execution"`, docs/design.md §3.4) into the events it implies.
 /// States understood: `accepted`, `authorized`, `rejected`, `dispatched`,
 /// `dispatch_failed`, `outcome_unknown`, `pending_verification`,
 /// `completed`, `completed_result_not_delivered`, `failed`, `not_executed`.
@@ -234,7 +233,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
         CallRef::default()
     };
     // The action record: explicit, or assembled from the snapshot's own
-    // top-level fields as in the seed's example.
+    // top-level fields as in docs/design.md §3.4.
     let action = match opt_object(&mut m, "action")? {
         Some(a) => a,
         None => {

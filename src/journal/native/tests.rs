@@ -76,7 +76,7 @@ fn bad_fields_are_named() {
 
 #[test]
 fn seed_snapshot_expands_to_events() {
-    // The record from the seed's "The activity record needs states".
+    // The snapshot record of docs/design.md §3.4.
     let r = parse(json!({
         "kind":"execution",
         "execution_id": "act_01J4K8J7DX7V",

@@ -1,5 +1,5 @@
 //! Sallyport audit journals (`~/.sallyport/audit/audit-000001.jsonl`),
-//! research notes `journal-formats.md` §1 (OlegSotnikov/sallyport,
+//! docs/formats.md#sallyport (OlegSotnikov/sallyport,
 //! SallyportVault/Audit/Audit.swift, SallyportKit/Keystore/ECIES.swift).
 //!
 //! Each line is a sealed row, canonical JSON:
@@ -16,7 +16,7 @@
 //!   key ‖ nonce(12) ‖ ciphertext ‖ tag(16)`; the key is HKDF-SHA256 over
 //!   the ECDH secret, salt = the ephemeral key's raw X‖Y (64 bytes), info
 //!   `"sallyport-identity-v1"`, 32 bytes; the cipher ChaCha20-Poly1305.
-//!   The plaintext is the event's canonical JSON (§1.5).
+//!   The plaintext is the event's canonical JSON (docs/formats.md#sallyport-events).
 //!
 //! Events: a tool call writes an intent row (`decision` ending in `.start`)
 //! before it runs and a result row after; retrace pairs them by identity,

@@ -1,5 +1,5 @@
 //! Sealed events: the audit identity that opens them and Sallyport's
-//! ECIES (`SallyportKit/Keystore/ECIES.swift`, research notes §1.4).
+//! ECIES (`SallyportKit/Keystore/ECIES.swift`; docs/formats.md#sallyport-events).
 
 use crate::journal::keys::{KeyFile, KeyFileError};
 use base64::Engine;

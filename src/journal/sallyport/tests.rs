@@ -186,7 +186,7 @@ fn failure(st: &ChainStatus) -> (FailureKind, u32) {
 
 #[test]
 fn derived_vector() {
-    // research/journal-formats.md §1.3, verified locally from the formula.
+    // docs/formats.md#sallyport-chain, verified locally from the formula.
     assert_eq!(
         this_hash(GENESIS, "AAEC", 1),
         "806b91b69947b51715b7fe77b9a85fd2155dfeea46b4fc766ebc7015cbe20c03"

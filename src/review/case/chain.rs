@@ -115,7 +115,7 @@ impl Verification {
 
 /// The hash of an entry: `hex(SHA-256(ascii(prev_hash) ‖ JCS(body)))` with
 /// `body = {"seq","at","kind","payload"}`, the native chain hash of the
-/// entry as a record (DESIGN.md §6 rule).
+/// entry as a record (docs/design.md §6 rule).
 pub fn entry_hash(prev_hash: &str, seq: u64, at: &str, kind: &str, payload: &Value) -> String {
     crate::journal::native_chain_hash(prev_hash, &entry_record(seq, at, kind, payload))
 }

@@ -13,7 +13,7 @@
 //!                       hash TEXT NOT NULL);      -- 64 hex digits
 //! ```
 //!
-//! Chain rule: the native journal chain (DESIGN.md §6), each row read as
+//! Chain rule: the native journal chain (docs/design.md §6), each row read as
 //! the record `{"seq","at","kind","payload"}`:
 //! `hash = hex(SHA-256(ascii(prev_hash) ‖ JCS({"seq","at","kind","payload"})))`
 //! with JCS the JSON Canonicalization Scheme (RFC 8785) and the genesis
@@ -31,7 +31,7 @@
 //!
 //! # Durability
 //!
-//! WAL journal mode with `synchronous=FULL` (research notes §3.3: FULL where
+//! WAL journal mode with `synchronous=FULL` (docs/design.md §9.5: FULL where
 //! the durability of approvals matters), and exactly one `BEGIN IMMEDIATE`
 //! transaction per appended entry: an entry is either committed whole or
 //! absent, whatever happens to the process. The schema is created the same
