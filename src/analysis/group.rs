@@ -328,7 +328,17 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
     }
     // Readers say when their format does not record the arguments.
     if let Some((x, what)) = xs.iter().find_map(|&x| {
-        let (e, _, _) = model.execution(x).accepted()?;
+        let ex = model.execution(x);
+        // Another layer's record of the call may hold what this one lacks.
+        let accepted = || {
+            ex.events
+                .iter()
+                .filter(|e| matches!(e.kind, crate::model::EventKind::Accepted { .. }))
+        };
+        if accepted().any(|e| e.facts().arguments == Arguments::Full) {
+            return None;
+        }
+        let e = accepted().next()?;
         let what = match &e.facts().arguments {
             Arguments::Full => return None,
             Arguments::No(w) => format!("the journal does not log tool arguments ({w})"),
@@ -407,13 +417,7 @@ fn first_pair(
 
 impl questions::Ctx<'_> {
     fn caps_of(&self, x: ExecIdx) -> Capabilities {
-        let j = self
-            .model
-            .execution(x)
-            .events
-            .first()
-            .map_or(0, |e| e.source.journal());
-        self.journals.caps(j)
+        self.journals.caps_of(self.model.execution(x))
     }
 
     fn pair_answers_attached(&self, x: ExecIdx, _event: EventIdx) -> PairAnswers {

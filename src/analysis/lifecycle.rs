@@ -101,9 +101,19 @@ pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
 
 impl Lifecycle {
     /// Reads the lifecycle of an execution.
+    ///
+    /// A call recorded by several layers (docs/design.md §5.12: client,
+    /// gateway, server) is read layer by layer: each layer's `dispatched`
+    /// is the same dispatch seen from its side, so the dispatches are
+    /// those of the layer that counted most; whether the result reached the
+    /// agent is the outermost layer's word (the client knows what it
+    /// received; the gateway only what it sent).
     pub fn of(x: &Execution) -> Lifecycle {
         let mut l = Lifecycle::default();
         let mut accepted_key = None;
+        // Dispatches per layer: client, gateway, server, none.
+        let mut dispatches = [0usize; 4];
+        let rank = |e: &crate::model::Event| e.facts().layer.map_or(3, |l| l as usize);
         for (i, e) in x.events.iter().enumerate() {
             let i = EventIdx::new(i);
             match &e.kind {
@@ -111,7 +121,9 @@ impl Lifecycle {
                     idempotency_key, ..
                 } => {
                     l.accepted.get_or_insert(i);
-                    accepted_key.clone_from(idempotency_key);
+                    if idempotency_key.is_some() || accepted_key.is_none() {
+                        accepted_key.clone_from(idempotency_key);
+                    }
                 }
                 EventKind::Attached { .. } => l.attached.push(i),
                 EventKind::Authorized { .. } => {
@@ -122,7 +134,7 @@ impl Lifecycle {
                 }
                 EventKind::Dispatched { idempotency_key } => {
                     l.dispatched.get_or_insert(i);
-                    l.dispatches += 1;
+                    dispatches[rank(e)] += 1;
                     if idempotency_key.is_some() {
                         l.idempotency_key.clone_from(idempotency_key);
                     }
@@ -136,6 +148,10 @@ impl Lifecycle {
                     l.cancelled.get_or_insert(i);
                 }
             }
+        }
+        l.dispatches = dispatches.into_iter().max().unwrap_or(0);
+        if let Some(outer) = l.deliveries.iter().map(|&i| rank(x.event(i))).min() {
+            l.deliveries.retain(|&i| rank(x.event(i)) == outer);
         }
         if l.idempotency_key.is_none() {
             l.idempotency_key = accepted_key;

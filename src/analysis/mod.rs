@@ -128,6 +128,24 @@ pub trait JournalCaps: Sync {
     fn caps(&self, id: JournalId) -> Capabilities;
     /// Display name of journal `id`.
     fn name(&self, id: JournalId) -> &str;
+
+    /// What the journals an execution's events come from show together
+    /// (one journal, or several layers of one call, docs/design.md §5.12).
+    fn caps_of(&self, x: &Execution) -> Capabilities {
+        let mut journals = x.events.iter().map(|e| e.source.journal());
+        let Some(first) = journals.next() else {
+            return self.caps(0);
+        };
+        let mut caps = self.caps(first);
+        let mut seen = first;
+        for j in journals {
+            if j != seen {
+                caps = caps.or(self.caps(j));
+                seen = j;
+            }
+        }
+        caps
+    }
 }
 
 /// The key calls are grouped by (docs/design.md §1): the recomputed
@@ -305,7 +323,8 @@ fn intents<'a>(
         .executions
         .par_iter()
         .map(|x| {
-            let (_, call, action) = x.accepted()?;
+            let (_, call, _) = x.accepted()?;
+            let action = x.action()?;
             let tool = action.tool().unwrap_or("?");
             let contract = config.contracts.lookup(tool).unwrap_or(unconfigured);
             let mut unkeyed = false;

@@ -15,8 +15,8 @@
 
 use super::ReadCtx;
 use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, ObservedVia, OutcomeKind, Pairing, ReaderFacts,
-    SourceRef,
+    ActionRecord, CallRef, Event, EventKind, Layer, Link, ObservedVia, OutcomeKind, Pairing,
+    ReaderFacts, SourceRef,
 };
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -48,6 +48,12 @@ pub struct Call {
     pub authorization: Option<Authorization>,
     /// How the log shows the call leaving the gateway.
     pub dispatch: Dispatch,
+    /// The layer that recorded the call (every event of the exchange gets
+    /// it), when the journal is one layer of several.
+    pub layer: Option<Layer>,
+    /// Identities that tie the call to the same call in other journals
+    /// (put on its `accepted` event).
+    pub links: Vec<Link>,
 }
 
 impl Call {
@@ -71,6 +77,8 @@ impl Call {
             facts: ReaderFacts::default(),
             authorization: None,
             dispatch,
+            layer: None,
+            links: Vec::new(),
         }
     }
 }
@@ -129,6 +137,9 @@ pub struct Answer {
     pub extra: Map<String, Value>,
     /// Whether the result reached the agent, when the log says.
     pub delivery: Delivery,
+    /// Identities that tie the answer to the same call in other journals
+    /// (a span of the answering side).
+    pub links: Vec<Link>,
 }
 
 impl Answer {
@@ -141,6 +152,7 @@ impl Answer {
             pairing: Pairing::ById,
             extra: Map::new(),
             delivery: Delivery::NotRecorded,
+            links: Vec::new(),
         }
     }
 }
@@ -223,12 +235,19 @@ pub struct Pending {
     source: SourceRef,
     /// For a dispatch the answer implies: why, and whether at the call's time.
     implied: Option<(String, bool)>,
+    /// The layer that recorded the call.
+    layer: Option<Layer>,
 }
 
 /// Emits the events of a call's request: `accepted`, then `authorized`
 /// and `dispatched` when the log records them with the request.
 pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
     let id = c.execution_id;
+    let layer = c.layer;
+    let mut accepted_facts = c.facts;
+    accepted_facts.layer = layer;
+    accepted_facts.links = c.links;
+    let layered = |f: ReaderFacts| ReaderFacts { layer, ..f };
     ctx.event(
         &id,
         Event::new(
@@ -243,7 +262,7 @@ pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
             c.source,
         )
         .with_extra(c.extra)
-        .with_facts(c.facts),
+        .with_facts(accepted_facts),
     );
     if let Some(a) = c.authorization {
         ctx.event(
@@ -256,7 +275,8 @@ pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
                 },
                 c.source,
             )
-            .with_extra(a.extra),
+            .with_extra(a.extra)
+            .with_facts(layered(ReaderFacts::default())),
         );
     }
     let implied = match c.dispatch {
@@ -270,7 +290,9 @@ pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
                     },
                     c.source,
                 )
-                .with_facts(inferred.map(ReaderFacts::inferred).unwrap_or_default()),
+                .with_facts(layered(
+                    inferred.map(ReaderFacts::inferred).unwrap_or_default(),
+                )),
             );
             None
         }
@@ -281,6 +303,7 @@ pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
         at: c.at,
         source: c.source,
         implied,
+        layer,
     }
 }
 
@@ -328,7 +351,10 @@ impl Pending {
                     },
                     source,
                 )
-                .with_facts(ReaderFacts::inferred(why)),
+                .with_facts(ReaderFacts {
+                    layer: self.layer,
+                    ..ReaderFacts::inferred(why)
+                }),
             );
         }
         let kind = match a.end {
@@ -355,6 +381,8 @@ impl Pending {
         let facts = ReaderFacts {
             pairing: a.pairing,
             request: (a.source != self.source).then_some(self.source),
+            layer: self.layer,
+            links: a.links,
             ..ReaderFacts::default()
         };
         ctx.event(
@@ -368,7 +396,13 @@ impl Pending {
             Delivery::Delivered => EventKind::Delivered,
             Delivery::Failed(error) => EventKind::DeliveryFailed { error },
         };
-        ctx.event(&id, Event::new(a.at, delivery, a.source));
+        ctx.event(
+            &id,
+            Event::new(a.at, delivery, a.source).with_facts(ReaderFacts {
+                layer: self.layer,
+                ..ReaderFacts::default()
+            }),
+        );
     }
 }
 

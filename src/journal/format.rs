@@ -170,3 +170,17 @@ pub struct Capabilities {
     /// An authenticated actor per call.
     pub authenticated_actor: bool,
 }
+
+impl Capabilities {
+    /// What two journals show together: a call recorded in both
+    /// (docs/design.md §5.12) shows what either shows.
+    pub fn or(self, o: Capabilities) -> Capabilities {
+        Capabilities {
+            execution_identity: self.execution_identity || o.execution_identity,
+            authorization: self.authorization || o.authorization,
+            delivery: self.delivery || o.delivery,
+            sessions: self.sessions || o.sessions,
+            authenticated_actor: self.authenticated_actor || o.authenticated_actor,
+        }
+    }
+}

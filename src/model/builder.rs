@@ -135,25 +135,39 @@ impl ModelBuilder {
         self.executions.iter().map(|e| e.events.len()).sum()
     }
 
-    /// Sorts events by time, orders executions by when they began
-    /// ([`Execution::started_at`]) and
-    /// derives the call list.
+    /// Joins the records of one call made by several layers or journals
+    /// (docs/design.md §5.12), sorts events by time, orders executions by
+    /// when they began ([`Execution::started_at`]) and derives the call
+    /// list.
     pub fn finish(self) -> Model {
-        let mut executions = self.executions;
+        let (mut executions, aliases) = super::join::join(self.executions);
         for e in &mut executions {
             e.events.sort_by_key(|ev| ev.at);
         }
         executions.sort_by_key(|e| e.started_at());
-        let execution_index = executions
+        let mut execution_index: HashMap<String, usize> = executions
             .iter()
             .enumerate()
             .map(|(i, e)| (e.id.clone(), i))
             .collect();
+        // An execution joined into another is still found by its own id.
+        for (alias, id) in aliases {
+            if let Some(&i) = execution_index.get(&id) {
+                execution_index.entry(alias).or_insert(i);
+            }
+        }
         let mut calls = Vec::new();
         for (xi, x) in executions.iter().enumerate() {
+            let mut created = false;
             for (ei, ev) in x.events.iter().enumerate() {
                 let (call, role) = match &ev.kind {
-                    EventKind::Accepted { call, .. } => (call, CallRole::Created),
+                    // One call created the execution: another layer's
+                    // record of the same call is not a second call.
+                    EventKind::Accepted { .. } if created => continue,
+                    EventKind::Accepted { call, .. } => {
+                        created = true;
+                        (call, CallRole::Created)
+                    }
                     EventKind::Attached { call, recovery } => (call, CallRole::Attached(*recovery)),
                     _ => continue,
                 };

@@ -98,6 +98,66 @@ impl Arguments {
     }
 }
 
+/// Which layer of a call's path recorded an event (docs/design.md §5.12):
+/// the client that sent the call, a gateway it passed through, the server
+/// that ran the tool. Sources of several layers joined into one execution
+/// are read layer by layer: whether the result reached the agent is the
+/// outermost layer's word, what the target did the innermost's.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, strum::IntoStaticStr,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Layer {
+    /// The MCP client (the agent's side).
+    Client,
+    /// A gateway or proxy between client and server.
+    Gateway,
+    /// The MCP server that ran the tool.
+    Server,
+}
+
+/// An identity that ties a record to the same call recorded elsewhere, so
+/// that sources of several layers are joined into one execution
+/// (docs/design.md §5.12). Two executions that share a link are one call.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum Link {
+    /// The record is (part of) span `span` of trace `trace` (W3C trace
+    /// context, lowercase hex).
+    Span {
+        /// Trace id, 32 hex digits.
+        trace: String,
+        /// Span id, 16 hex digits.
+        span: String,
+    },
+    /// The record's call was sent from span `span` of trace `trace`: a
+    /// server span's parent, a `traceparent` a gateway logged with the
+    /// request. It names the same call as that span's [`Link::Span`].
+    CalledFrom {
+        /// Trace id.
+        trace: String,
+        /// Span id.
+        span: String,
+    },
+    /// A gateway's id for one request, shared by its log lines, database
+    /// rows and spans (ContextForge's correlation id).
+    Correlation(String),
+}
+
+impl Link {
+    /// The key two linked records share: a span is named the same whether
+    /// a record is that span or was called from it.
+    pub fn key(&self) -> String {
+        match self {
+            Link::Span { trace, span } | Link::CalledFrom { trace, span } => {
+                format!("span:{trace}:{span}")
+            }
+            Link::Correlation(c) => format!("correlation:{c}"),
+        }
+    }
+}
+
 /// What a reader established about one event. The default says nothing:
 /// paired by id (or no pairing at all), full arguments, read as written.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -115,6 +175,13 @@ pub struct ReaderFacts {
     /// for its own purposes and shows as written, such as Sallyport's
     /// `origin`).
     pub notes: Vec<(&'static str, Value)>,
+    /// Which layer of the call's path recorded the event; `None` for a
+    /// journal that is the gateway's own record of every layer it sees
+    /// (native journals, most gateway logs).
+    pub layer: Option<Layer>,
+    /// Identities that tie the event's call to the same call recorded by
+    /// another layer or another journal.
+    pub links: Vec<Link>,
 }
 
 /// The facts of an event without any ([`super::Event::facts`]).
@@ -124,6 +191,8 @@ pub(super) static NO_FACTS: ReaderFacts = ReaderFacts {
     inferred: None,
     request: None,
     notes: Vec::new(),
+    layer: None,
+    links: Vec::new(),
 };
 
 impl ReaderFacts {
@@ -150,7 +219,8 @@ impl ReaderFacts {
 /// As a JSON object for event views, only what was established:
 /// `pairing` (`{"by": "position" | "content", "why": …, "uncertain": true}`),
 /// `arguments_logged` (`"no: …"`, `"partly: …"`), `inferred` (why),
-/// `request_line` (the request's line or row), then the notes by name.
+/// `request_line` (the request's line or row), the notes by name, `layer`
+/// and `links`.
 impl Serialize for ReaderFacts {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
@@ -178,6 +248,12 @@ impl Serialize for ReaderFacts {
         }
         for (k, v) in &self.notes {
             m.serialize_entry(k, v)?;
+        }
+        if let Some(l) = self.layer {
+            m.serialize_entry("layer", &l)?;
+        }
+        if !self.links.is_empty() {
+            m.serialize_entry("links", &self.links)?;
         }
         m.end()
     }

@@ -9,11 +9,13 @@
 mod builder;
 mod facts;
 mod index;
+mod join;
 mod source;
 
 pub use builder::{Model, ModelBuilder, Record};
-pub use facts::{Arguments, Pairing, ReaderFacts};
+pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
+pub use join::JOIN_WINDOW;
 pub use source::SourceRef;
 
 use chrono::{DateTime, Utc};
@@ -495,16 +497,30 @@ impl Execution {
         &self.events[i.get()]
     }
 
-    /// The `accepted` event, if the journal recorded one.
+    /// The `accepted` event, if the journal recorded one: the call that
+    /// created the execution (when several layers recorded it, the
+    /// outermost's, which comes first).
     pub fn accepted(&self) -> Option<(&Event, &CallRef, &ActionRecord)> {
         self.events.iter().find_map(|e| match &e.kind {
             EventKind::Accepted { call, action, .. } => Some((e, call, action)),
             _ => None,
         })
     }
-    /// The canonical action record, if known.
+    /// The canonical action record, if known. When several layers
+    /// recorded the call (docs/design.md §5.12), the first record that
+    /// holds the tool arguments, else the first: what the call asked for is
+    /// best known where the arguments are.
     pub fn action(&self) -> Option<&ActionRecord> {
-        self.accepted().map(|(_, _, a)| a)
+        let all = || {
+            self.events.iter().filter_map(|e| match &e.kind {
+                EventKind::Accepted { action, .. } => Some((e, action)),
+                _ => None,
+            })
+        };
+        all()
+            .find(|(e, _)| e.facts().arguments == Arguments::Full)
+            .or_else(|| all().next())
+            .map(|(_, a)| a)
     }
     /// When the execution began: its `accepted` event, else its first
     /// event. Executions are ordered by it and attach windows measured from

@@ -533,14 +533,7 @@ impl Investigation {
 
     /// Capabilities of the journal an execution comes from.
     fn caps_of(&self, xi: ExecIdx) -> Capabilities {
-        analysis::JournalCaps::caps(
-            &self.journals,
-            self.model
-                .execution(xi)
-                .events
-                .first()
-                .map_or(0, |e| e.source.journal()),
-        )
+        analysis::JournalCaps::caps_of(&self.journals, self.model.execution(xi))
     }
 
     /// The secret fields of the contract of an execution's group.

@@ -168,6 +168,23 @@ pub fn is_vocabulary(s: &str) -> bool {
 /// arguments' secret fields redacted: what the TUI's event list, the
 /// review queue and the postmortem timeline show.
 pub fn event_detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
+    let detail = detail(e, secret_fields, n);
+    // Which layer saw it, when several recorded the call (docs/design.md
+    // §5.12).
+    match e.facts().layer {
+        Some(l) => {
+            let l: &'static str = l.into();
+            if detail.is_empty() {
+                format!("seen by the {l}")
+            } else {
+                format!("{detail} · seen by the {l}")
+            }
+        }
+        None => detail,
+    }
+}
+
+fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
     let joined = |head: String, tail: String| {
         if tail.is_empty() {
             head

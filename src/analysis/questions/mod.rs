@@ -219,9 +219,7 @@ impl Ctx<'_> {
                 describe(b)
             ),
             _ => {
-                let caps = self
-                    .journals
-                    .caps(self.x(e).events.first().map_or(0, |x| x.source.journal()));
+                let caps = self.journals.caps_of(self.x(e));
                 match (&ce.mcp_session_id, &cf.mcp_session_id) {
                     (Some(a), Some(b)) if a == b => format!(
                         "unknown: both calls used MCP session {a}, but the journal records no agent run for them"
@@ -244,9 +242,7 @@ impl Ctx<'_> {
     fn q2(&self, e: ExecIdx) -> Answer {
         let x = self.x(e);
         let l = self.lc(e);
-        let caps = self
-            .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal()));
+        let caps = self.journals.caps_of(x);
         let mut evidence = Vec::new();
         let auth = if let Some(i) = l.authorized {
             evidence.push(ev(e, i));
@@ -391,9 +387,7 @@ impl Ctx<'_> {
     fn q4(&self, e: ExecIdx, later_at: Option<DateTime<Utc>>) -> Answer {
         let x = self.x(e);
         let l = self.lc(e);
-        let caps = self
-            .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal()));
+        let caps = self.journals.caps_of(x);
         let (d, i) = l.delivery_at(x, later_at, caps.delivery);
         let mut evidence: Vec<EvidenceRef> = i.map(|i| ev(e, i)).into_iter().collect();
         let completed = matches!(l.answer, TargetAnswer::Performed | TargetAnswer::Replayed);

@@ -17,9 +17,7 @@ impl Ctx<'_> {
     fn clean_reason(&self, e: ExecIdx, outcome: &str) -> String {
         let x = self.x(e);
         let l = self.lc(e);
-        let caps = self
-            .journals
-            .caps(x.events.first().map_or(0, |v| v.source.journal()));
+        let caps = self.journals.caps_of(x);
         let detail = if outcome.is_empty() {
             String::new()
         } else {
