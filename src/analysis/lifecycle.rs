@@ -103,16 +103,17 @@ impl Lifecycle {
     /// Reads the lifecycle of an execution.
     ///
     /// A call recorded by several layers (docs/design.md §5.12: client,
-    /// gateway, server) is read layer by layer: each layer's `dispatched`
-    /// is the same dispatch seen from its side, so the dispatches are
-    /// those of the layer that counted most; whether the result reached the
+    /// gateway, server) is read layer by layer: each layer's (and each
+    /// journal's) `dispatched` is the same dispatch seen from its side, so
+    /// the dispatches are those of the one that counted most; whether the result reached the
     /// agent is the outermost layer's word (the client knows what it
     /// received; the gateway only what it sent).
     pub fn of(x: &Execution) -> Lifecycle {
         let mut l = Lifecycle::default();
         let mut accepted_key = None;
-        // Dispatches per layer: client, gateway, server, none.
-        let mut dispatches = [0usize; 4];
+        // Dispatches per layer and journal: two journals of one layer (a
+        // gateway's database and its log) record the same dispatch.
+        let mut dispatches: Vec<((usize, u32), usize)> = Vec::new();
         let rank = |e: &crate::model::Event| e.facts().layer.map_or(3, |l| l as usize);
         for (i, e) in x.events.iter().enumerate() {
             let i = EventIdx::new(i);
@@ -134,7 +135,11 @@ impl Lifecycle {
                 }
                 EventKind::Dispatched { idempotency_key } => {
                     l.dispatched.get_or_insert(i);
-                    dispatches[rank(e)] += 1;
+                    let by = (rank(e), e.source.journal());
+                    match dispatches.iter_mut().find(|(k, _)| *k == by) {
+                        Some((_, n)) => *n += 1,
+                        None => dispatches.push((by, 1)),
+                    }
                     if idempotency_key.is_some() {
                         l.idempotency_key.clone_from(idempotency_key);
                     }
@@ -149,7 +154,7 @@ impl Lifecycle {
                 }
             }
         }
-        l.dispatches = dispatches.into_iter().max().unwrap_or(0);
+        l.dispatches = dispatches.into_iter().map(|(_, n)| n).max().unwrap_or(0);
         if let Some(outer) = l.deliveries.iter().map(|&i| rank(x.event(i))).min() {
             l.deliveries.retain(|&i| rank(x.event(i)) == outer);
         }
