@@ -8,8 +8,8 @@ use super::keys::Ctx;
 use super::screens::{detail, execution, groups, overview, review, sessions};
 use super::theme::Theme;
 use crate::query::{
-    CallRate, ExecIdx, GroupFilter, GroupIdx, Investigation, Progress, QueueItem, Reanalysis,
-    Verdict,
+    CallRate, ExecIdx, GroupFilter, GroupIdx, Investigation, Progress, QueryError, QueueItem,
+    Reanalysis, Verdict,
 };
 use crate::sanitize::escape;
 use ratatui::layout::Rect;
@@ -114,8 +114,8 @@ pub struct LoadProgress {
 pub enum Load {
     /// Journals are being read.
     Loading(LoadProgress),
-    /// Loading failed (the message names file and line).
-    Failed(String),
+    /// Loading failed (the error names file and line).
+    Failed(QueryError),
     /// Ready. Shared with a background job (recording a decision,
     /// writing an export) while one runs; only the UI thread changes it,
     /// once the job has let go.
@@ -130,7 +130,7 @@ pub enum LoadMsg {
     /// Reading is done; analysis runs.
     Analysing,
     /// The result.
-    Done(Result<Box<Data>, String>),
+    Done(Result<Box<Data>, QueryError>),
 }
 
 /// Something the event loop must do outside the state: the state asks,
@@ -247,11 +247,23 @@ impl App {
     }
 
     /// Why the journals could not be loaded, if they could not (the
-    /// message names file and line; the TUI exits 2 with it).
-    pub fn load_error(&self) -> Option<&str> {
+    /// error names file and line; the TUI exits 2 with it).
+    pub fn load_error(&self) -> Option<&QueryError> {
         match &self.load {
             Load::Failed(e) => Some(e),
             _ => None,
+        }
+    }
+
+    /// Takes the load error out, for the caller to return once the TUI
+    /// ends (the loading screen then shows no message; nothing draws it).
+    pub fn take_load_error(&mut self) -> Option<QueryError> {
+        match std::mem::replace(&mut self.load, Load::Loading(LoadProgress::default())) {
+            Load::Failed(e) => Some(e),
+            other => {
+                self.load = other;
+                None
+            }
         }
     }
 
@@ -376,16 +388,33 @@ impl App {
         match (&action, self.view()) {
             (Action::Decide, View::Review(st)) => {
                 let item = data.queue.get(st.cursor.selected);
-                match self.start_decision(item) {
+                match dialog::start_decision(&data.inv, item, self.job.as_deref()) {
                     Ok(d) => self.dialog = Some(d),
-                    Err(msg) => self.status = Some(msg),
+                    Err(why) => self.status = Some(why.to_string()),
                 }
                 return;
             }
             (Action::Export, View::Groups | View::Detail(_)) => {
-                match self.start_export() {
+                let single = matches!(self.view(), View::Detail(_));
+                let ids = || match self.view() {
+                    View::Detail(st) => vec![st.detail.summary.group_id.clone()],
+                    View::Groups => self
+                        .groups
+                        .rows
+                        .iter()
+                        .filter_map(|&g| data.inv.group_at(g).map(|g| g.id().to_string()))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                match dialog::start_export(
+                    &data.inv,
+                    self.job.as_deref(),
+                    ids,
+                    single,
+                    &self.export_dir,
+                ) {
                     Ok(d) => self.dialog = Some(d),
-                    Err(msg) => self.status = Some(msg),
+                    Err(why) => self.status = Some(why.to_string()),
                 }
                 return;
             }
@@ -442,57 +471,6 @@ impl App {
         }
     }
 
-    /// The decision dialog for a queue item, or why no decision can be
-    /// made now (the message for the key line).
-    fn start_decision(&self, item: Option<&QueueItem>) -> Result<Dialog, String> {
-        let Some(data) = self.data() else {
-            return Err("nothing loaded".into());
-        };
-        let Some(item) = item else {
-            return Err(match data.inv.cannot_decide() {
-                Some(e @ crate::query::DecisionError::ReadOnly) => e.to_string(),
-                _ => "nothing waits for a reviewer".into(),
-            });
-        };
-        if let Some(j) = &self.job {
-            return Err(format!("busy: {j}; wait for it to finish"));
-        }
-        let flow = data.inv.decision_flow(item).map_err(|e| e.to_string())?;
-        let case_name = data.inv.case().name().unwrap_or_default();
-        Ok(Dialog::decide(item.clone(), flow, case_name))
-    }
-
-    /// The export dialog for the current screen's group (detail) or listed
-    /// groups (groups table), or why nothing can be exported now.
-    fn start_export(&self) -> Result<Dialog, String> {
-        if self.data().is_some_and(|d| d.inv.read_only()) {
-            return Err(
-                "read-only mode (--read-only): exports are disabled; nothing is written".into(),
-            );
-        }
-        if let Some(j) = &self.job {
-            return Err(format!("busy: {j}; wait for it to finish"));
-        }
-        let Some(data) = self.data() else {
-            return Err("nothing loaded".into());
-        };
-        let ids: Vec<String> = match self.view() {
-            View::Detail(st) => vec![st.detail.summary.group_id.clone()],
-            View::Groups => self
-                .groups
-                .rows
-                .iter()
-                .filter_map(|&g| data.inv.group_at(g).map(|g| g.id().to_string()))
-                .collect(),
-            _ => Vec::new(),
-        };
-        if ids.is_empty() {
-            return Err("no group is listed: nothing to export".into());
-        }
-        let single = matches!(self.view(), View::Detail(_));
-        Ok(Dialog::export(ids, single, self.export_dir.clone()))
-    }
-
     /// Applies a background job's message: progress, a decision written
     /// (or not), the new analysis, an export written (or not).
     pub fn on_job(&mut self, msg: JobMsg) {
@@ -542,7 +520,7 @@ impl App {
                         escape(&done.path.display().to_string()),
                         crate::tui::widgets::text::count(done.bytes, "byte", "bytes")
                     ),
-                    Err(e) => escape(&e).into_owned(),
+                    Err(e) => escape(&e.to_string()).into_owned(),
                 });
             }
         }

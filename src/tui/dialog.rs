@@ -16,7 +16,7 @@ use super::jobs::{ExportJob, Job, RecordJob};
 use super::keys::Ctx;
 use super::theme::Theme;
 use super::widgets::text::{esc, wrap};
-use crate::query::{Decision, DecisionRecord, Flow, QueueItem};
+use crate::query::{Decision, DecisionError, DecisionRecord, Flow, Investigation, QueueItem};
 use crate::review::fsm::{NoteEdit, consequence};
 use crate::review::{Event, State};
 use ratatui::Frame;
@@ -96,6 +96,78 @@ pub enum DialogNav {
     Close(Option<String>),
     /// Run a job off the UI thread (the dialog stays open for a decision).
     Start(Job),
+}
+
+/// Why a dialog cannot be opened now; said on the key line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// No decision can be recorded (read-only, no case file, no reviewer
+    /// name, a broken case file chain).
+    #[error(transparent)]
+    Decision(#[from] DecisionError),
+    /// The review queue is empty.
+    #[error("nothing waits for a reviewer")]
+    NothingWaits,
+    /// A background job runs (what it does); one runs at a time.
+    #[error("busy: {0}; wait for it to finish")]
+    Busy(String),
+    /// `--read-only`: nothing is written, exports neither.
+    #[error("read-only mode (--read-only): exports are disabled; nothing is written")]
+    ExportsDisabled,
+    /// The screen lists no group.
+    #[error("no group is listed: nothing to export")]
+    NothingListed,
+}
+
+/// The decision dialog for the selected queue item (`None`: the queue is
+/// empty), unless `job` (what the running background job does) or the
+/// investigation forbids it.
+///
+/// # Errors
+/// [`Refusal`]: nothing to decide, busy, or why decisions are disabled.
+pub fn start_decision(
+    inv: &Investigation,
+    item: Option<&QueueItem>,
+    job: Option<&str>,
+) -> Result<Dialog, Refusal> {
+    let Some(item) = item else {
+        return Err(match inv.cannot_decide() {
+            Some(e @ DecisionError::ReadOnly) => Refusal::Decision(e),
+            _ => Refusal::NothingWaits,
+        });
+    };
+    if let Some(j) = job {
+        return Err(Refusal::Busy(j.to_string()));
+    }
+    let flow = inv.decision_flow(item)?;
+    let case_name = inv.case().name().unwrap_or_default();
+    Ok(Dialog::decide(item.clone(), flow, case_name))
+}
+
+/// The export dialog for the groups `ids` gives (asked only when an export
+/// is possible; one group when `single`), file names relative to `dir`,
+/// unless `job` (the running background job) or read-only mode forbids it.
+///
+/// # Errors
+/// [`Refusal`]: read-only, busy, or no group listed.
+pub fn start_export(
+    inv: &Investigation,
+    job: Option<&str>,
+    ids: impl FnOnce() -> Vec<String>,
+    single: bool,
+    dir: &Path,
+) -> Result<Dialog, Refusal> {
+    if inv.read_only() {
+        return Err(Refusal::ExportsDisabled);
+    }
+    if let Some(j) = job {
+        return Err(Refusal::Busy(j.to_string()));
+    }
+    let ids = ids();
+    if ids.is_empty() {
+        return Err(Refusal::NothingListed);
+    }
+    Ok(Dialog::export(ids, single, dir.to_path_buf()))
 }
 
 impl Dialog {

@@ -22,7 +22,7 @@ pub mod widgets;
 pub use action::Action;
 pub use app::App;
 
-use crate::query::{Investigation, LoadStage, Prepared, Setup, SetupError};
+use crate::query::{Investigation, LoadStage, Prepared, QueryError, Setup, SetupError};
 use app::{Data, LoadMsg};
 use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
 use ratatui::crossterm::execute;
@@ -48,11 +48,11 @@ pub enum TuiError {
     #[error(transparent)]
     Setup(#[from] SetupError),
     /// The theme could not be read.
-    #[error("{0}")]
-    Theme(String),
+    #[error(transparent)]
+    Theme(#[from] theme::ThemeError),
     /// The journals could not be loaded (said on screen first).
     #[error("could not load the journals: {0}")]
-    Load(String),
+    Load(#[source] QueryError),
     /// No terminal, or the terminal failed.
     #[error("{0}")]
     Terminal(#[from] std::io::Error),
@@ -72,9 +72,8 @@ fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
             LoadStage::Reading(_) => {}
             LoadStage::Analysing => send(LoadMsg::Analysing),
         };
-        let result = Investigation::load(prepared, &mut progress)
-            .map(|inv| Box::new(Data::new(inv)))
-            .map_err(|e| e.to_string());
+        let result =
+            Investigation::load(prepared, &mut progress).map(|inv| Box::new(Data::new(inv)));
         send(LoadMsg::Done(result));
     });
 }
@@ -91,7 +90,7 @@ fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
 pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
     // A bad theme is reported before the screen is taken over.
     let theme = match theme {
-        Some(t) => theme::Theme::load(t).map_err(|e| TuiError::Theme(e.to_string()))?,
+        Some(t) => theme::Theme::load(t)?,
         None => theme::Theme::default(),
     };
     let prepared = setup.prepare()?;
@@ -151,8 +150,8 @@ pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
                         Msg::Term(ev) => typed.event(&mut app, ev),
                     }
                     if app.quit {
-                        return match app.load_error() {
-                            Some(e) => Err(TuiError::Load(e.to_string())),
+                        return match app.take_load_error() {
+                            Some(e) => Err(TuiError::Load(e)),
                             None => Ok(()),
                         };
                     }

@@ -40,7 +40,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             let p = Paragraph::new(vec![
                 Line::styled("Could not load the journals", theme.critical),
                 Line::raw(""),
-                Line::raw(esc(msg).into_owned()),
+                Line::raw(esc(&msg.to_string()).into_owned()),
             ])
             .wrap(Wrap { trim: false })
             .block(Block::bordered().border_style(theme.muted));
