@@ -1,4 +1,5 @@
-//! The terminal UI (ratatui + crossterm).
+//! The terminal UI (ratatui, with crossterm as ratatui re-exports it:
+//! `ratatui::crossterm`, so that the two can never disagree on a version).
 //!
 //! Shape (DESIGN.md §8–§9): an [`Action`] enum is the one vocabulary that
 //! keys map to and tests send; [`App::update`] applies actions to the
