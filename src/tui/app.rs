@@ -7,6 +7,7 @@ use super::jobs::{Job, JobMsg};
 use super::keys::Ctx;
 use super::screens::{detail, execution, groups, overview, review, sessions};
 use super::theme::Theme;
+use super::widgets::{Move, scroll};
 use crate::query::{
     CallRate, ExecIdx, GroupFilter, GroupIdx, Investigation, Progress, QueryError, QueueItem,
     Reanalysis, Verdict,
@@ -353,11 +354,10 @@ impl App {
             }
             _ => {}
         }
-        if let Some(scroll) = &mut self.help {
-            match action {
-                Action::Back => self.help = None,
-                Action::Down => *scroll += 1,
-                Action::Up => *scroll = scroll.saturating_sub(1),
+        if let Some(offset) = &mut self.help {
+            match Move::of(&action) {
+                _ if action == Action::Back => self.help = None,
+                Some(m @ (Move::Up | Move::Down)) => scroll(offset, m, 1, usize::MAX),
                 _ => {}
             }
             return;

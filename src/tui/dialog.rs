@@ -16,6 +16,7 @@ use super::jobs::{ExportJob, Job, RecordJob};
 use super::keys::Ctx;
 use super::theme::Theme;
 use super::widgets::text::{esc, wrap};
+use super::widgets::{Cursor, Move};
 use crate::query::{Decision, DecisionError, DecisionRecord, Flow, Investigation, QueueItem};
 use crate::review::fsm::{NoteEdit, consequence};
 use crate::review::{Event, State};
@@ -55,8 +56,8 @@ pub struct Decide {
     pub case_name: String,
     /// Choosing or typing, while the flow is selecting.
     pub step: Step,
-    /// The highlighted decision, an index into [`Decision::ALL`].
-    pub choice: usize,
+    /// The highlighted decision: its cursor selects in [`Decision::ALL`].
+    pub choice: Cursor,
     /// What the background job is doing, while it runs.
     pub progress: Option<String>,
     /// The case file entry, once written.
@@ -183,7 +184,10 @@ impl Dialog {
             item,
             case_name,
             step: Step::Choose,
-            choice,
+            choice: Cursor {
+                selected: choice,
+                offset: 0,
+            },
             progress: None,
             record: None,
         }))
@@ -274,16 +278,14 @@ fn update_decide(d: &mut Decide, action: Action) -> DialogNav {
             d.flow.handle(Event::Cancel);
             DialogNav::Close(Some(CANCELLED.into()))
         }
-        (State::Selecting { .. }, Step::Choose, Action::Down) => {
-            d.choice = (d.choice + 1) % n;
-            DialogNav::Stay
-        }
-        (State::Selecting { .. }, Step::Choose, Action::Up) => {
-            d.choice = (d.choice + n - 1) % n;
+        (State::Selecting { .. }, Step::Choose, a @ (Action::Down | Action::Up)) => {
+            if let Some(m) = Move::of(&a) {
+                d.choice.cycle(m, n);
+            }
             DialogNav::Stay
         }
         (State::Selecting { .. }, Step::Choose, Action::Submit) => {
-            let choice = Decision::ALL[d.choice.min(n - 1)];
+            let choice = Decision::ALL[d.choice.selected.min(n - 1)];
             d.flow.handle(Event::Choose(choice));
             if matches!(&d.flow.state, State::Selecting { problem: None, .. }) {
                 d.step = Step::Note;
@@ -485,7 +487,7 @@ pub fn decide_lines(d: &Decide, theme: &Theme, width: usize) -> Vec<Line<'static
             ));
             for (i, dec) in Decision::ALL.iter().enumerate() {
                 let allowed = it.allowed.contains(dec);
-                let here = i == d.choice;
+                let here = i == d.choice.selected;
                 let chosen = draft.decision == Some(*dec);
                 let mark = match (here && d.step == Step::Choose, chosen) {
                     (true, _) => "▶ ",

@@ -11,11 +11,11 @@ use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::{execution, sessions};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
 use crate::tui::widgets::lanes::{self, Axis};
 use crate::tui::widgets::text::{
     clip, delta, esc, flow, provenance, select_if, selected, time, wrap,
 };
+use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -437,6 +437,19 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     let n_ev = st.evidence.len();
+    match Move::of(&action) {
+        Some(m) if st.focus == Focus::Lanes => st.lanes.apply(m, n_lanes, page),
+        // Pages scroll the questions; the other moves go from evidence to
+        // evidence (the top also scrolls back to the first question).
+        Some(m @ (Move::PageUp | Move::PageDown)) => scroll(&mut st.qscroll, m, q_page, usize::MAX),
+        Some(m) => {
+            st.ev.apply(m, n_ev, 1);
+            if m == Move::Top {
+                st.qscroll = 0;
+            }
+        }
+        None => {}
+    }
     match (&action, st.focus) {
         (Action::Back, _) => return Nav::Back,
         (Action::FocusNext, _) => {
@@ -445,21 +458,6 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
                 _ => Focus::Lanes,
             }
         }
-        (Action::Down, Focus::Lanes) => st.lanes.step(1, n_lanes),
-        (Action::Up, Focus::Lanes) => st.lanes.step(-1, n_lanes),
-        (Action::PageDown, Focus::Lanes) => st.lanes.step(page as isize, n_lanes),
-        (Action::PageUp, Focus::Lanes) => st.lanes.step(-(page as isize), n_lanes),
-        (Action::Top, Focus::Lanes) => st.lanes.select(0, n_lanes),
-        (Action::Bottom, Focus::Lanes) => st.lanes.select(n_lanes.saturating_sub(1), n_lanes),
-        (Action::Down, Focus::Evidence) => st.ev.step(1, n_ev),
-        (Action::Up, Focus::Evidence) => st.ev.step(-1, n_ev),
-        (Action::PageDown, Focus::Evidence) => st.qscroll += q_page,
-        (Action::PageUp, Focus::Evidence) => st.qscroll = st.qscroll.saturating_sub(q_page),
-        (Action::Top, Focus::Evidence) => {
-            st.ev.select(0, n_ev);
-            st.qscroll = 0;
-        }
-        (Action::Bottom, Focus::Evidence) => st.ev.select(n_ev.saturating_sub(1), n_ev),
         (Action::Open, Focus::Lanes) => {
             if let Some(x) = st.detail.executions_detail.get(st.lanes.selected) {
                 return Nav::Push(View::Execution(Box::new(execution::State::new(

@@ -8,8 +8,8 @@ use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav};
 use crate::tui::screens::detail::{records, stage_units};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
 use crate::tui::widgets::text::{clip_left, esc, flow, provenance, select_if, time};
+use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -158,6 +158,11 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     let (page, rpage) = pages(st, body);
     let before = st.cursor.selected;
     let max_scroll = st.record.len().saturating_sub(rpage);
+    match (Move::of(&action), st.focus) {
+        (Some(m), Focus::Events) => st.cursor.apply(m, len, page),
+        (Some(m), Focus::Record) => scroll(&mut st.scroll, m, rpage, max_scroll),
+        (None, _) => {}
+    }
     match (action, st.focus) {
         (Action::Back, _) => return Nav::Back,
         (Action::FocusNext, _) => {
@@ -166,20 +171,8 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
                 Focus::Record => Focus::Events,
             }
         }
-        (Action::Down, Focus::Events) => st.cursor.step(1, len),
-        (Action::Up, Focus::Events) => st.cursor.step(-1, len),
-        (Action::PageDown, Focus::Events) => st.cursor.step(page as isize, len),
-        (Action::PageUp, Focus::Events) => st.cursor.step(-(page as isize), len),
-        (Action::Top, Focus::Events) => st.cursor.select(0, len),
-        (Action::Bottom, Focus::Events) => st.cursor.select(len.saturating_sub(1), len),
-        (Action::ScrollDown, _) | (Action::Down, Focus::Record) => st.scroll += 1,
-        (Action::ScrollUp, _) | (Action::Up, Focus::Record) => {
-            st.scroll = st.scroll.saturating_sub(1)
-        }
-        (Action::PageDown, Focus::Record) => st.scroll += rpage,
-        (Action::PageUp, Focus::Record) => st.scroll = st.scroll.saturating_sub(rpage),
-        (Action::Top, Focus::Record) => st.scroll = 0,
-        (Action::Bottom, Focus::Record) => st.scroll = max_scroll,
+        (Action::ScrollDown, _) => scroll(&mut st.scroll, Move::Down, rpage, max_scroll),
+        (Action::ScrollUp, _) => scroll(&mut st.scroll, Move::Up, rpage, max_scroll),
         (Action::Copy, _) if !st.raw.is_empty() => {
             return Nav::Copy("the raw journal line", st.raw.clone());
         }

@@ -19,8 +19,8 @@ use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
 use crate::tui::widgets::text::{clip_left, esc, highlighted, select_if};
+use crate::tui::widgets::{Cursor, Move};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use ratatui::Frame;
@@ -709,19 +709,13 @@ pub fn page(body: Rect, st: &State) -> usize {
 pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     let keep = st.selected_group();
     let mut nav = Nav::Stay;
+    if let Some(m) = Move::of(&action) {
+        let page = page(body, st);
+        st.cursor.apply(m, st.rows.len(), page);
+        st.cursor.settle(page.max(1), st.rows.len());
+        return nav;
+    }
     match action {
-        Action::Down => st.cursor.step(1, st.rows.len()),
-        Action::Up => st.cursor.step(-1, st.rows.len()),
-        Action::PageDown => st
-            .cursor
-            .step(page(body, st).max(1) as isize, st.rows.len()),
-        Action::PageUp => st
-            .cursor
-            .step(-(page(body, st).max(1) as isize), st.rows.len()),
-        Action::Top => st.cursor.select(0, st.rows.len()),
-        Action::Bottom => st
-            .cursor
-            .select(st.rows.len().saturating_sub(1), st.rows.len()),
         Action::Open => {
             if let Some(d) = st
                 .selected_group()

@@ -7,8 +7,8 @@ use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
 use crate::tui::widgets::text::{count, datetime, esc, select_if};
+use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -68,23 +68,15 @@ fn page(data: &Data, body: Rect) -> usize {
 pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     let len = data.worst.len();
     let page = page(data, body);
-    match action {
-        Action::Down => st.cursor.step(1, len),
-        Action::Up => st.cursor.step(-1, len),
-        Action::PageDown => st.cursor.step(page as isize, len),
-        Action::PageUp => st.cursor.step(-(page as isize), len),
-        Action::Top => st.cursor.select(0, len),
-        Action::Bottom => st.cursor.select(len.saturating_sub(1), len),
-        Action::Open => {
-            if let Some(d) = data
-                .worst
-                .get(st.cursor.selected)
-                .and_then(|&g| detail::State::new(data, g))
-            {
-                return Nav::Push(View::Detail(Box::new(d)));
-            }
-        }
-        _ => {}
+    if let Some(m) = Move::of(&action) {
+        st.cursor.apply(m, len, page);
+    } else if action == Action::Open
+        && let Some(d) = data
+            .worst
+            .get(st.cursor.selected)
+            .and_then(|&g| detail::State::new(data, g))
+    {
+        return Nav::Push(View::Detail(Box::new(d)));
     }
     st.cursor.settle(page, len);
     Nav::Stay

@@ -17,8 +17,8 @@ use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::detail::short_cite;
 use crate::tui::screens::execution;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
 use crate::tui::widgets::text::{clip, esc, flow, select_if, wrap};
+use crate::tui::widgets::{Cursor, Move, scroll};
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -90,6 +90,11 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect, theme: &T
     let n = data.queue.len();
     let (page, rpage, rwidth) = pages(body, n);
     let before = st.cursor.selected;
+    match (Move::of(&action), st.focus) {
+        (Some(m), Focus::Queue) => st.cursor.apply(m, n, page),
+        (Some(m), Focus::Record) => scroll(&mut st.scroll, m, rpage, usize::MAX),
+        (None, _) => {}
+    }
     match (action, st.focus) {
         (Action::Back, _) => return Nav::Back,
         (Action::FocusNext, _) => {
@@ -99,20 +104,8 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect, theme: &T
                 Focus::Record => Focus::Record,
             }
         }
-        (Action::Down, Focus::Queue) => st.cursor.step(1, n),
-        (Action::Up, Focus::Queue) => st.cursor.step(-1, n),
-        (Action::PageDown, Focus::Queue) => st.cursor.step(page as isize, n),
-        (Action::PageUp, Focus::Queue) => st.cursor.step(-(page as isize), n),
-        (Action::Top, Focus::Queue) => st.cursor.select(0, n),
-        (Action::Bottom, Focus::Queue) => st.cursor.select(n.saturating_sub(1), n),
-        (Action::ScrollDown, _) | (Action::Down, Focus::Record) => st.scroll += 1,
-        (Action::ScrollUp, _) | (Action::Up, Focus::Record) => {
-            st.scroll = st.scroll.saturating_sub(1)
-        }
-        (Action::PageDown, Focus::Record) => st.scroll += rpage,
-        (Action::PageUp, Focus::Record) => st.scroll = st.scroll.saturating_sub(rpage),
-        (Action::Top, Focus::Record) => st.scroll = 0,
-        (Action::Bottom, Focus::Record) => st.scroll = usize::MAX,
+        (Action::ScrollDown, _) => scroll(&mut st.scroll, Move::Down, rpage, usize::MAX),
+        (Action::ScrollUp, _) => scroll(&mut st.scroll, Move::Up, rpage, usize::MAX),
         (Action::Open, _) => {
             if let Some(it) = data.queue.get(st.cursor.selected) {
                 return Nav::Push(View::Execution(Box::new(execution::State::new(

@@ -7,8 +7,8 @@ use crate::tui::action::Action;
 use crate::tui::app::{Data, Nav, View};
 use crate::tui::screens::execution;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
 use crate::tui::widgets::text::{datetime, esc, select_if};
+use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -91,14 +91,11 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
             (&mut st.execs, l, xp)
         }
     };
+    if let Some(m) = Move::of(&action) {
+        cur.apply(m, len, page);
+    }
     match action {
         Action::Back => return Nav::Back,
-        Action::Down => cur.step(1, len),
-        Action::Up => cur.step(-1, len),
-        Action::PageDown => cur.step(page as isize, len),
-        Action::PageUp => cur.step(-(page as isize), len),
-        Action::Top => cur.select(0, len),
-        Action::Bottom => cur.select(len.saturating_sub(1), len),
         Action::FocusNext => {
             st.focus = match st.focus {
                 Focus::Sessions if execs(st) > 0 => Focus::Executions,

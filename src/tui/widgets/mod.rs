@@ -5,4 +5,4 @@ pub mod keyline;
 pub mod lanes;
 pub mod text;
 
-pub use cursor::Cursor;
+pub use cursor::{Cursor, Move, scroll};
