@@ -10,7 +10,7 @@
 //! can swap the new analysis in ([`super::App::on_job`]). One job runs at a
 //! time ([`super::App::job`]).
 
-use super::app::Data;
+use super::data::Data;
 use crate::export::{Format, Report, Request, atomic};
 use crate::query::{DecisionRecord, QueryError, QueueItem, Reanalysis};
 use crate::review::{self, Event};

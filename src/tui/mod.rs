@@ -11,12 +11,14 @@
 pub mod action;
 pub mod app;
 pub mod clipboard;
+pub mod data;
 pub mod dialog;
 pub mod input;
 pub mod jobs;
 pub mod keys;
 pub mod render;
 pub mod screens;
+pub mod search;
 pub mod theme;
 pub mod widgets;
 
@@ -24,7 +26,7 @@ pub use action::Action;
 pub use app::App;
 
 use crate::query::{Investigation, LoadStage, Prepared, QueryError, Setup, SetupError};
-use app::{Data, LoadMsg};
+use data::{Data, LoadMsg};
 use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
 use ratatui::crossterm::execute;
 use ratatui::layout::Rect;

@@ -1,12 +1,13 @@
 //! Drawing: a pure function of the [`App`]. Nothing here changes state; the
 //! screens compute their scroll windows from the state they are given.
 
-use super::app::{App, Load, LoadProgress, View};
+use super::app::{App, View};
+use super::data::{Data, Load, LoadProgress};
 use super::dialog;
 use super::keys;
 use super::screens::{detail, execution, groups, overview, review, sessions};
 use super::widgets::keyline::keyline;
-use super::widgets::text::esc;
+use super::widgets::text::{esc, file_name};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -157,10 +158,7 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
 /// chain, or the case file's, broke; `chain intact` (ok) when every journal
 /// has a chain and all verified; `chain intact: n of m` when some journals
 /// have none; `no chain` (muted) when none has one.
-fn chain_badge(
-    d: &super::app::Data,
-    theme: &super::theme::Theme,
-) -> (String, ratatui::style::Style, bool) {
+fn chain_badge(d: &Data, theme: &super::theme::Theme) -> (String, ratatui::style::Style, bool) {
     let js = d.inv.journals();
     let broken = js.iter().filter(|j| j.chain.is_broken()).count();
     let intact = js.iter().filter(|j| j.chain.is_intact()).count();
@@ -199,7 +197,7 @@ fn loading(app: &App, lp: &LoadProgress, frame: &mut Frame, area: Rect) {
             let name = lp
                 .journals
                 .get(p.journal as usize)
-                .map(|n| esc(super::screens::detail::file_name(n)).into_owned())
+                .map(|n| esc(file_name(n)).into_owned())
                 .unwrap_or_default();
             match p.total_size {
                 Some(t) if t > 0 => (

@@ -4,16 +4,17 @@
 //! the event it cites.
 
 use crate::query::{
-    Capabilities, ChainMark, EvidenceTarget, EvidenceView, ExecutionSummary, GroupDetail, GroupIdx,
-    StageStatus,
+    ChainMark, EvidenceTarget, EvidenceView, ExecutionSummary, GroupDetail, GroupIdx, StageStatus,
 };
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, View};
+use crate::tui::app::{Nav, View};
+use crate::tui::data::Data;
 use crate::tui::screens::{execution, sessions};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::lanes::{self, Axis};
+use crate::tui::widgets::stages::{records, stage_units};
 use crate::tui::widgets::text::{
-    clip, delta, esc, flow, provenance, select_if, selected, time, wrap,
+    clip, delta, esc, flow, provenance, select_if, selected, short_cite, time, wrap,
 };
 use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
@@ -98,13 +99,6 @@ impl State {
         self.ev.select(ev.selected, self.evidence.len());
         self.qscroll = qscroll;
     }
-}
-
-/// Whether any loaded journal can record authorization and delivery; a
-/// missing stage is only a gap where it could have been recorded.
-pub fn records(data: &Data) -> (bool, bool) {
-    let any = |f: fn(&Capabilities) -> bool| data.inv.journals().iter().any(|j| f(&j.capabilities));
-    (any(|c| c.authorization), any(|c| c.delivery))
 }
 
 /// Areas of the screen: header, executions, questions.
@@ -520,67 +514,6 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     Nav::Stay
 }
 
-fn status_style(theme: &Theme, s: StageStatus) -> Style {
-    match s {
-        StageStatus::Done => theme.ok,
-        StageStatus::Failed => theme.critical,
-        StageStatus::Unknown => theme.review,
-    }
-}
-
-/// The stage chain of one execution as units for [`flow`]: `accepted
-/// 14:03:18.000`, `→ authorized +0.210s`, …; failed and unknown stages in
-/// their colors, missing ones named.
-pub fn stage_units(
-    x: &ExecutionSummary,
-    records: (bool, bool),
-    theme: &Theme,
-) -> Vec<Vec<Span<'static>>> {
-    let mut units = Vec::new();
-    let start = x.stages.accepted.map(|m| m.at);
-    let mut ended = false;
-    for (i, (name, mark)) in x.stages.marks().into_iter().enumerate() {
-        let mut u = Vec::new();
-        if i > 0 {
-            u.push(Span::styled("→ ", theme.muted));
-        }
-        match mark {
-            Some(m) => {
-                let t = match (i, start) {
-                    (0, _) | (_, None) => time(m.at),
-                    (_, Some(s)) => delta(m.at - s),
-                };
-                let label = match m.status {
-                    StageStatus::Done => m.event.to_string(),
-                    StageStatus::Failed => format!("✗ {}", m.event),
-                    StageStatus::Unknown => format!("? {}", m.event),
-                };
-                u.push(Span::styled(label, status_style(theme, m.status)));
-                u.push(Span::styled(format!(" {t} "), theme.muted));
-                if matches!(m.event, "rejected" | "dispatch_failed") {
-                    ended = true;
-                }
-            }
-            None if ended => break,
-            None if (i == 1 && !records.0) || (i == 4 && !records.1) => u.push(Span::styled(
-                format!("{name}: not in this journal format "),
-                theme.muted,
-            )),
-            None => u.push(Span::styled(format!("{name} not recorded "), theme.warn)),
-        }
-        units.push(u);
-    }
-    for a in &x.attached {
-        let t = start.map_or_else(|| time(a.at), |s| delta(a.at - s));
-        units.push(vec![
-            Span::styled("+ attached ", theme.info),
-            Span::styled(a.recovery, theme.info),
-            Span::styled(format!(" {t} "), theme.muted),
-        ]);
-    }
-    units
-}
-
 /// The lines of one execution: id, state, outcome and warnings; its bar on
 /// the shared axis; the stage chain on two lines.
 fn lane_lines(
@@ -685,24 +618,6 @@ fn axis_line(axis: Option<&Axis>, width: usize, theme: &Theme) -> Line<'static> 
         ),
         Span::styled(right, theme.muted),
     ])
-}
-
-/// The file name of a journal name (a path as given).
-pub fn file_name(journal: &str) -> &str {
-    std::path::Path::new(journal)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(journal)
-}
-
-/// `file:line seq N` with the journal's file name only (the full path is
-/// on the overview and the execution screen).
-pub fn short_cite(e: &EvidenceView) -> String {
-    let name = file_name(&e.journal);
-    match e.seq {
-        Some(s) => format!("{name}:{} seq {s}", e.line),
-        None => format!("{name}:{}", e.line),
-    }
 }
 
 fn focus_style(theme: &Theme, focused: bool) -> Style {

@@ -5,10 +5,13 @@
 
 use crate::query::{ChainMark, EventIdx, EventView, ExecIdx, ExecutionSummary, GroupIdx};
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav};
-use crate::tui::screens::detail::{records, stage_units};
+use crate::tui::app::Nav;
+use crate::tui::data::Data;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::text::{clip_left, esc, flow, provenance, select_if, time};
+use crate::tui::widgets::stages::{records, stage_units};
+use crate::tui::widgets::text::{
+    clip_left, esc, file_name, flow, provenance, select_if, short_cite, time,
+};
 use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -85,7 +88,7 @@ impl State {
         let Some(e) = self.events.get(self.cursor.selected) else {
             return;
         };
-        let cite = crate::tui::screens::detail::short_cite(&e.evidence);
+        let cite = short_cite(&e.evidence);
         match data.inv.raw_line(e.evidence.source) {
             Ok(raw) => {
                 // DESIGN.md §6: evidence after a chain break is marked.
@@ -246,7 +249,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     let cite = |e: &EventView| {
         format!(
             "{}:{}",
-            esc(crate::tui::screens::detail::file_name(&e.evidence.journal)),
+            esc(file_name(&e.evidence.journal)),
             e.evidence.line
         )
     };

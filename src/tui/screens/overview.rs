@@ -4,7 +4,8 @@
 
 use crate::query::LoadedJournal;
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, View};
+use crate::tui::app::{Nav, View};
+use crate::tui::data::Data;
 use crate::tui::screens::detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::text::{count, datetime, esc, select_if};

@@ -13,11 +13,11 @@
 
 use crate::query::{Investigation, QueueItem};
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, View};
-use crate::tui::screens::detail::short_cite;
+use crate::tui::app::{Nav, View};
+use crate::tui::data::Data;
 use crate::tui::screens::execution;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::text::{clip, esc, flow, select_if, wrap};
+use crate::tui::widgets::text::{clip, esc, flow, select_if, short_cite, wrap};
 use crate::tui::widgets::{Cursor, Move, scroll};
 use chrono::{DateTime, Utc};
 use ratatui::Frame;

@@ -4,7 +4,8 @@
 
 use crate::query::SessionIdx;
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, View};
+use crate::tui::app::{Nav, View};
+use crate::tui::data::Data;
 use crate::tui::screens::execution;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::text::{datetime, esc, select_if};
