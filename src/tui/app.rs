@@ -5,7 +5,7 @@ use super::action::Action;
 use super::data::{Data, Load, LoadMsg, LoadProgress};
 use super::dialog::{self, Dialog, DialogNav};
 use super::jobs::{Job, JobMsg};
-use super::keys::Ctx;
+use super::keys::{Ctx, KeyMap, table};
 use super::screens::{detail, execution, groups, overview, review, sessions};
 use super::theme::Theme;
 use super::widgets::{Move, scroll};
@@ -48,6 +48,9 @@ pub enum View {
 pub struct App {
     /// Styles.
     pub theme: Theme,
+    /// The key table: what each key does where; help and the key line
+    /// show it.
+    pub keys: KeyMap,
     /// Loading or loaded data.
     pub load: Load,
     /// Screens, the current one last. Never empty; the overview is first.
@@ -95,6 +98,7 @@ impl App {
     pub fn new(journals: Vec<String>, theme: Theme, area: Rect) -> App {
         App {
             theme,
+            keys: table::keymap(),
             load: Load::Loading(LoadProgress {
                 journals,
                 ..LoadProgress::default()
@@ -165,7 +169,7 @@ impl App {
     /// Which key table applies now.
     pub fn ctx(&self) -> Ctx {
         if self.help.is_some() {
-            return Ctx::Help;
+            return table::HELP.ctx;
         }
         self.screen_ctx()
     }
@@ -174,19 +178,19 @@ impl App {
     /// help if help is open.
     pub fn screen_ctx(&self) -> Ctx {
         if self.data().is_none() {
-            return Ctx::Loading;
+            return table::LOADING.ctx;
         }
         if let Some(d) = &self.dialog {
             return d.ctx();
         }
         match self.view() {
-            View::Overview => Ctx::Overview,
-            View::Groups if self.groups.editing => Ctx::FilterInput,
-            View::Groups => Ctx::Groups,
-            View::Detail(_) => Ctx::Detail,
-            View::Execution(_) => Ctx::Execution,
-            View::Sessions(_) => Ctx::Sessions,
-            View::Review(_) => Ctx::Review,
+            View::Overview => table::OVERVIEW.ctx,
+            View::Groups if self.groups.editing => table::FILTER_INPUT.ctx,
+            View::Groups => table::GROUPS.ctx,
+            View::Detail(_) => table::DETAIL.ctx,
+            View::Execution(_) => table::EXECUTION.ctx,
+            View::Sessions(_) => table::SESSIONS.ctx,
+            View::Review(_) => table::REVIEW.ctx,
         }
     }
 

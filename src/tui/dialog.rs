@@ -13,7 +13,7 @@
 
 use super::action::Action;
 use super::jobs::{ExportJob, Job, RecordJob};
-use super::keys::Ctx;
+use super::keys::{Ctx, table};
 use super::theme::Theme;
 use super::widgets::text::{esc, wrap};
 use super::widgets::{Cursor, Move};
@@ -213,12 +213,12 @@ impl Dialog {
     /// The key table while the dialog is open.
     pub fn ctx(&self) -> Ctx {
         match self {
-            Dialog::Export(_) => Ctx::ExportName,
+            Dialog::Export(_) => table::EXPORT_NAME.ctx,
             Dialog::Decide(d) => match (&d.flow.state, d.step) {
-                (State::Selecting { .. }, Step::Choose) => Ctx::DecideChoose,
-                (State::Selecting { .. }, Step::Note) => Ctx::DecideNote,
-                (State::Confirming { .. }, _) => Ctx::DecideConfirm,
-                _ => Ctx::DecideBusy,
+                (State::Selecting { .. }, Step::Choose) => table::DECIDE_CHOOSE.ctx,
+                (State::Selecting { .. }, Step::Note) => table::DECIDE_NOTE.ctx,
+                (State::Confirming { .. }, _) => table::DECIDE_CONFIRM.ctx,
+                _ => table::DECIDE_BUSY.ctx,
             },
         }
     }

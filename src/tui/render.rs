@@ -4,9 +4,9 @@
 use super::app::{App, View};
 use super::data::{Data, Load, LoadProgress};
 use super::dialog;
-use super::keys;
+use super::keys::Binding;
 use super::screens::{detail, execution, groups, overview, review, sessions};
-use super::widgets::keyline::keyline;
+use super::widgets::keyline::{help_lines, keyline};
 use super::widgets::text::{esc, file_name};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -84,7 +84,8 @@ fn message_line(app: &App, width: u16) -> Line<'static> {
             Span::styled(format!("{}…", esc(j).trim_end_matches('…')), theme.review),
         ]);
     }
-    keyline(&keys::bindings(app.ctx()), theme, width)
+    let bindings: Vec<&Binding> = app.keys.bindings(app.ctx()).collect();
+    keyline(&bindings, theme, width)
 }
 
 /// The title line: `retrace`, the chain status, and the breadcrumbs. When
@@ -242,26 +243,8 @@ fn mib(b: u64) -> String {
 fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let ctx = app.screen_ctx();
-    let mut lines = vec![];
-    for b in keys::bindings(ctx) {
-        let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
-        lines.push(Line::from(vec![
-            Span::styled(format!(" {:<22}", keys.join(" ")), theme.accent),
-            Span::raw(b.help),
-        ]));
-    }
-    if ctx.is_text_input() {
-        lines.push(Line::from(vec![
-            Span::styled(format!(" {:<22}", "any character"), theme.accent),
-            Span::raw(if ctx == keys::Ctx::FilterInput {
-                "added to the filter"
-            } else {
-                "typed into the field"
-            }),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(" Esc or ? closes this help", theme.muted));
+    let bindings: Vec<&Binding> = app.keys.bindings(ctx).collect();
+    let lines = help_lines(&bindings, ctx, theme);
     let w = area.width.min(100);
     let h = area.height.min(lines.len() as u16 + 2);
     let popup = Rect::new(
@@ -278,7 +261,7 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
             .style(theme.base)
             .block(
                 Block::bordered()
-                    .title(format!(" Keys: {} ", ctx.name()))
+                    .title(format!(" Keys: {} ", ctx.name))
                     .border_style(theme.accent),
             ),
         popup,
