@@ -4,6 +4,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use retrace::query::{Investigation, Setup};
+use retrace::tui::screens::detail::Detail;
+use retrace::tui::screens::groups::Groups;
+use retrace::tui::screens::sessions::{Focus, Sessions};
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App, render};
 
@@ -19,6 +22,11 @@ fn screen(app: &App, w: u16, h: u16) -> String {
         .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The groups table's state (kept while the user is elsewhere).
+fn groups(a: &App) -> &Groups {
+    a.screen::<Groups>().expect("the groups table")
 }
 
 fn app(w: u16, h: u16) -> App {
@@ -140,23 +148,23 @@ fn theme_key_cycles_and_filter_keys_work() {
     assert_eq!(a.theme.name, "light");
     a.update(Action::ShowGroups);
     a.update(Action::ToggleAll);
-    assert_eq!(a.groups.rows.len(), 3);
+    assert_eq!(groups(&a).rows.len(), 3);
     a.update(Action::StartFilter);
     for c in "list".chars() {
         a.update(Action::FilterChar(c));
     }
-    assert_eq!(a.groups.rows.len(), 1, "{:?}", a.groups.rows);
+    assert_eq!(groups(&a).rows.len(), 1, "{:?}", groups(&a).rows);
     a.update(Action::FilterBackspace);
     a.update(Action::FilterConfirm);
     a.update(Action::ToggleFilterMode);
-    assert_eq!(a.groups.rows.len(), 3, "highlight mode shows every row");
-    let before = a.groups.cursor.selected;
+    assert_eq!(groups(&a).rows.len(), 3, "highlight mode shows every row");
+    let before = groups(&a).cursor.selected;
     a.update(Action::NextMatch);
-    let m = &a.groups.matches;
-    assert!(m.contains(&a.groups.cursor.selected), "{m:?}");
-    assert!(!m.is_empty() && (m.len() == 1 || a.groups.cursor.selected != before));
+    let m = &groups(&a).matches;
+    assert!(m.contains(&groups(&a).cursor.selected), "{m:?}");
+    assert!(!m.is_empty() && (m.len() == 1 || groups(&a).cursor.selected != before));
     a.update(Action::Back);
-    assert!(a.groups.query.is_empty(), "Esc clears the filter");
+    assert!(groups(&a).query.is_empty(), "Esc clears the filter");
 }
 
 #[test]
@@ -164,7 +172,7 @@ fn sort_and_verdict_filter() {
     let mut a = app(80, 24);
     a.update(Action::ShowGroups);
     a.update(Action::ToggleAll);
-    let worst_first = a.groups.rows.clone();
+    let worst_first = groups(&a).rows.clone();
     let inv = &a.data().unwrap().inv;
     let sev: Vec<_> = worst_first
         .iter()
@@ -173,8 +181,7 @@ fn sort_and_verdict_filter() {
     assert!(sev.windows(2).all(|w| w[0] <= w[1]), "{sev:?}");
     a.update(Action::SortNext); // calls, most first
     let inv = &a.data().unwrap().inv;
-    let calls: Vec<usize> = a
-        .groups
+    let calls: Vec<usize> = groups(&a)
         .rows
         .iter()
         .map(|&i| inv.group_at(i).unwrap().calls())
@@ -182,8 +189,7 @@ fn sort_and_verdict_filter() {
     assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
     a.update(Action::SortReverse);
     let inv = &a.data().unwrap().inv;
-    let calls: Vec<usize> = a
-        .groups
+    let calls: Vec<usize> = groups(&a)
         .rows
         .iter()
         .map(|&i| inv.group_at(i).unwrap().calls())
@@ -191,14 +197,14 @@ fn sort_and_verdict_filter() {
     assert!(calls.windows(2).all(|w| w[0] <= w[1]), "{calls:?}");
     a.update(Action::CycleVerdict);
     let inv = &a.data().unwrap().inv;
-    let v = a.groups.verdict.unwrap();
+    let v = groups(&a).verdict.unwrap();
     assert!(
-        a.groups
+        groups(&a)
             .rows
             .iter()
             .all(|&i| inv.group_at(i).unwrap().verdict() == v)
     );
-    assert!(!a.groups.rows.is_empty());
+    assert!(!groups(&a).rows.is_empty());
 }
 
 /// The execution screen's LINE column keeps the line number at every
@@ -246,9 +252,9 @@ fn detail_at_80x24_keeps_the_reason_and_every_lane() {
     let mut a = app(80, 24);
     a.update(Action::ShowGroups);
     a.update(Action::Open);
-    let reason = match a.view() {
-        retrace::tui::app::View::Detail(st) => st.detail.reason.clone(),
-        _ => panic!("not on the detail"),
+    let reason = match a.current::<Detail>() {
+        Some(st) => st.detail.reason.clone(),
+        None => panic!("not on the detail"),
     };
     let s = screen(&a, 80, 24);
     let header: String = s
@@ -349,4 +355,41 @@ fn a_narrow_header_keeps_the_current_place() {
     let first = s.lines().next().unwrap();
     assert!(first.contains("group g"), "{first}");
     assert!(!first.contains("[chain"), "{first}");
+}
+
+/// The groups table keeps its filters, sort and selection while the user
+/// is elsewhere (the overview, a group, back), as `2` finds it again; the
+/// other top-level screens open afresh.
+#[test]
+fn the_groups_table_keeps_its_state_between_visits() {
+    let mut a = app(80, 24);
+    a.update(Action::ShowGroups);
+    a.update(Action::ToggleAll);
+    a.update(Action::SortNext);
+    a.update(Action::Down);
+    let (rows, selected) = (groups(&a).rows.clone(), groups(&a).cursor.selected);
+    assert!(selected > 0);
+    for away in [
+        vec![Action::ShowOverview],
+        vec![Action::Back],
+        vec![Action::Open, Action::Back, Action::Back],
+        vec![Action::ShowSessions, Action::ShowReview],
+    ] {
+        for act in away {
+            a.update(act);
+        }
+        a.update(Action::ShowGroups);
+        assert!(a.current::<Groups>().is_some());
+        assert_eq!(groups(&a).rows, rows);
+        assert_eq!(groups(&a).cursor.selected, selected);
+        assert!(groups(&a).all);
+    }
+    // Sessions open afresh, with the sessions list focused, each time.
+    let focus = |a: &App| a.current::<Sessions>().map(|s| s.focus);
+    a.update(Action::ShowSessions);
+    a.update(Action::FocusNext);
+    assert_eq!(focus(&a), Some(Focus::Executions));
+    a.update(Action::ShowOverview);
+    a.update(Action::ShowSessions);
+    assert_eq!(focus(&a), Some(Focus::Sessions));
 }

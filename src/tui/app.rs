@@ -1,15 +1,21 @@
-//! The TUI state and how actions change it. Drawing lives in
-//! [`super::render`] and the screen modules; it only reads this state.
+//! The TUI state and how actions change it: the app-wide keys (quit,
+//! help, theme), the dialog over the screen, the jump keys, and the
+//! screen stack, whose current screen takes every other action
+//! ([`Screen::update`]) and says what it asks of the app ([`Nav`]).
+//! Drawing lives in [`super::render`] and the screens; it only reads
+//! this state.
 
 use super::action::Action;
 use super::data::{Data, Load, LoadMsg, LoadProgress};
 use super::dialog::{self, Dialog, DialogNav};
 use super::jobs::{Job, JobMsg};
 use super::keys::{Ctx, KeyMap, table};
-use super::screens::{detail, execution, groups, overview, review, sessions};
+use super::screen::{Anchor, Context, Nav, Screen, body_area};
+use super::screens;
+use super::stack::Stack;
 use super::theme::Theme;
 use super::widgets::{Move, scroll};
-use crate::query::{GroupIdx, Investigation, QueryError, Reanalysis};
+use crate::query::{Investigation, QueryError, Reanalysis};
 use crate::sanitize::escape;
 use ratatui::layout::Rect;
 use std::path::PathBuf;
@@ -26,23 +32,6 @@ pub enum Effect {
     Job(Box<Job>),
 }
 
-/// A screen on the navigation stack with its own state.
-#[derive(Debug)]
-pub enum View {
-    /// The overview (its state lives in [`App::overview`]).
-    Overview,
-    /// The groups table (its state lives in [`App::groups`]).
-    Groups,
-    /// One group.
-    Detail(Box<detail::State>),
-    /// One execution.
-    Execution(Box<execution::State>),
-    /// Agent runs.
-    Sessions(Box<sessions::State>),
-    /// The review queue.
-    Review(Box<review::State>),
-}
-
 /// The whole TUI state.
 #[derive(Debug)]
 pub struct App {
@@ -53,12 +42,9 @@ pub struct App {
     pub keys: KeyMap,
     /// Loading or loaded data.
     pub load: Load,
-    /// Screens, the current one last. Never empty; the overview is first.
-    pub stack: Vec<View>,
-    /// The overview.
-    pub overview: overview::State,
-    /// The groups table.
-    pub groups: groups::State,
+    /// The screens, the current one on top; the overview first. Empty
+    /// until the journals are loaded.
+    pub stack: Stack,
     /// Help is open, with its scroll position.
     pub help: Option<usize>,
     /// The terminal size, for page lengths.
@@ -78,34 +64,17 @@ pub struct App {
     pub quit: bool,
 }
 
-/// What a screen's update asks of the app.
-#[derive(Debug)]
-pub enum Nav {
-    /// Stay on this screen.
-    Stay,
-    /// Go back one screen.
-    Back,
-    /// Open another screen on top.
-    Push(View),
-    /// Copy a value to the clipboard, naming it in the status line.
-    Copy(&'static str, String),
-    /// Show a message on the key line.
-    Say(String),
-}
-
 impl App {
     /// A new app waiting for journals with these names.
     pub fn new(journals: Vec<String>, theme: Theme, area: Rect) -> App {
         App {
             theme,
-            keys: table::keymap(),
+            keys: screens::keymap(),
             load: Load::Loading(LoadProgress {
                 journals,
                 ..LoadProgress::default()
             }),
-            stack: vec![View::Overview],
-            overview: overview::State::default(),
-            groups: groups::State::default(),
+            stack: Stack::default(),
             help: None,
             area,
             status: None,
@@ -161,9 +130,22 @@ impl App {
         }
     }
 
-    /// The current screen.
-    pub fn view(&self) -> &View {
-        self.stack.last().unwrap_or(&View::Overview)
+    /// The current screen, once the journals are loaded.
+    pub fn top(&self) -> Option<&dyn Screen> {
+        self.stack.top()
+    }
+
+    /// The current screen, if it is a `T`.
+    pub fn current<T: Screen>(&self) -> Option<&T> {
+        self.stack
+            .top()
+            .and_then(|s| (s as &dyn std::any::Any).downcast_ref::<T>())
+    }
+
+    /// The topmost screen of type `T` on the stack, else the one kept off
+    /// it (the groups table keeps its state while the user is elsewhere).
+    pub fn screen<T: Screen>(&self) -> Option<&T> {
+        self.stack.find::<T>()
     }
 
     /// Which key table applies now.
@@ -183,15 +165,7 @@ impl App {
         if let Some(d) = &self.dialog {
             return d.ctx();
         }
-        match self.view() {
-            View::Overview => table::OVERVIEW.ctx,
-            View::Groups if self.groups.editing => table::FILTER_INPUT.ctx,
-            View::Groups => table::GROUPS.ctx,
-            View::Detail(_) => table::DETAIL.ctx,
-            View::Execution(_) => table::EXECUTION.ctx,
-            View::Sessions(_) => table::SESSIONS.ctx,
-            View::Review(_) => table::REVIEW.ctx,
-        }
+        self.stack.top().map_or(table::LOADING.ctx, |s| s.ctx())
     }
 
     /// Applies a loader message.
@@ -209,9 +183,15 @@ impl App {
             }
             LoadMsg::Done(Err(e)) => self.load = Load::Failed(e),
             LoadMsg::Done(Ok(d)) => {
-                self.groups = groups::State::new(&d);
-                self.overview = overview::State::default();
-                self.load = Load::Ready(Arc::from(d));
+                let data: Arc<Data> = Arc::from(d);
+                self.stack = Stack::open(&Context {
+                    data: &data,
+                    theme: &self.theme,
+                    body: body_area(self.area),
+                    job: self.job.as_deref(),
+                    export_dir: &self.export_dir,
+                });
+                self.load = Load::Ready(data);
             }
         }
     }
@@ -247,7 +227,6 @@ impl App {
             }
             return;
         }
-        let body = super::render::body_area(self.area);
         let Load::Ready(data) = &self.load else {
             return;
         };
@@ -270,81 +249,24 @@ impl App {
             }
             return;
         }
-        match (&action, self.view()) {
-            (Action::Decide, View::Review(st)) => {
-                let item = data.queue.get(st.cursor.selected);
-                match dialog::start_decision(&data.inv, item, self.job.as_deref()) {
-                    Ok(d) => self.dialog = Some(d),
-                    Err(why) => self.status = Some(why.to_string()),
-                }
-                return;
-            }
-            (Action::Export, View::Groups | View::Detail(_)) => {
-                let single = matches!(self.view(), View::Detail(_));
-                let ids = || match self.view() {
-                    View::Detail(st) => vec![st.detail.summary.group_id.clone()],
-                    View::Groups => self
-                        .groups
-                        .rows
-                        .iter()
-                        .filter_map(|&g| data.inv.group_at(g).map(|g| g.id().to_string()))
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                match dialog::start_export(
-                    &data.inv,
-                    self.job.as_deref(),
-                    ids,
-                    single,
-                    &self.export_dir,
-                ) {
-                    Ok(d) => self.dialog = Some(d),
-                    Err(why) => self.status = Some(why.to_string()),
-                }
-                return;
-            }
-            _ => {}
-        }
-        match action {
-            Action::ShowReview => {
-                self.stack.truncate(1);
-                self.stack.push(View::Review(Box::default()));
-                return;
-            }
-            Action::ShowOverview => {
-                self.stack.truncate(1);
-                return;
-            }
-            Action::ShowGroups => {
-                self.stack.truncate(1);
-                self.stack.push(View::Groups);
-                return;
-            }
-            Action::ShowSessions => {
-                self.stack.truncate(1);
-                self.stack
-                    .push(View::Sessions(Box::new(sessions::State::new(data, None))));
-                return;
-            }
-            _ => {}
-        }
-        let top = self.stack.len() - 1;
-        let nav = match &mut self.stack[top] {
-            View::Overview => overview::update(data, &mut self.overview, action, body),
-            View::Groups => groups::update(data, &mut self.groups, action, body),
-            View::Detail(st) => detail::update(data, st, action, body),
-            View::Execution(st) => execution::update(data, st, action, body),
-            View::Sessions(st) => sessions::update(data, st, action, body),
-            View::Review(st) => review::update(data, st, action, body, &self.theme),
+        let cx = Context {
+            data,
+            theme: &self.theme,
+            body: body_area(self.area),
+            job: self.job.as_deref(),
+            export_dir: &self.export_dir,
         };
-        match nav {
+        if let Some(i) = Stack::jump_for(&action) {
+            self.stack.jump(i, &cx);
+            return;
+        }
+        let Some(top) = self.stack.top_mut() else {
+            return;
+        };
+        match top.update(&cx, action) {
             Nav::Stay => {}
-            Nav::Back => {
-                if self.stack.len() > 1 {
-                    self.stack.pop();
-                }
-            }
-            Nav::Push(v) => self.stack.push(v),
+            Nav::Back => self.stack.back(),
+            Nav::Push(s) => self.stack.push(s),
             Nav::Copy(what, text) => {
                 self.status = Some(format!(
                     "copied {what} ({}) to the clipboard via OSC 52, where the terminal allows it",
@@ -353,6 +275,7 @@ impl App {
                 self.effects.push(Effect::Clipboard(text));
             }
             Nav::Say(s) => self.status = Some(s),
+            Nav::Dialog(d) => self.dialog = Some(d),
         }
     }
 
@@ -417,49 +340,24 @@ impl App {
         let Load::Ready(arc) = &mut self.load else {
             return "the journals are not loaded".into();
         };
-        // Ids of what is selected, before the group order changes.
-        let id_of = |d: &Data, g: Option<GroupIdx>| {
-            g.and_then(|g| d.inv.group_at(g))
-                .map(|g| g.id().to_string())
-        };
-        let groups_sel = id_of(arc, self.groups.selected_group());
-        let worst_sel = id_of(arc, arc.worst.get(self.overview.cursor.selected).copied());
+        // What each screen's selection points at, before the group order
+        // changes.
+        let anchors: Vec<Anchor> = self.stack.all().map(|s| s.anchor(arc)).collect();
         let Some(data) = Arc::get_mut(arc) else {
             return "the new verdicts could not be shown (the data is still in use); reopen retrace to see them"
                 .into();
         };
         data.reanalysed(r);
         let data: &Data = data;
-        // Screens.
-        self.groups.rebuild(data);
-        if let Some(pos) = groups_sel
-            .and_then(|id| data.inv.group(&id).ok().map(|g| g.index()))
-            .and_then(|g| self.groups.rows.iter().position(|&r| r == g))
-        {
-            self.groups.cursor.select(pos, self.groups.rows.len());
-        }
-        let worst_pos = worst_sel
-            .and_then(|id| data.inv.group(&id).ok().map(|g| g.index()))
-            .and_then(|g| data.worst.iter().position(|&w| w == g))
-            .unwrap_or(self.overview.cursor.selected);
-        self.overview.cursor.select(worst_pos, data.worst.len());
-        for v in &mut self.stack {
-            match v {
-                View::Detail(st) => {
-                    if let Some(n) = data
-                        .inv
-                        .group(&st.detail.summary.group_id)
-                        .ok()
-                        .map(|g| g.index())
-                        .and_then(|g| detail::State::new(data, g))
-                    {
-                        st.refresh(n);
-                    }
-                }
-                View::Execution(st) => st.refresh(data),
-                View::Review(st) => st.refresh(data),
-                View::Overview | View::Groups | View::Sessions(_) => {}
-            }
+        let cx = Context {
+            data,
+            theme: &self.theme,
+            body: body_area(self.area),
+            job: self.job.as_deref(),
+            export_dir: &self.export_dir,
+        };
+        for (screen, anchor) in self.stack.all_mut().zip(anchors) {
+            screen.refresh(&cx, anchor);
         }
         // What changed.
         let Some(Dialog::Decide(d)) = &self.dialog else {

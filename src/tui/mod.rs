@@ -17,8 +17,10 @@ pub mod input;
 pub mod jobs;
 pub mod keys;
 pub mod render;
+pub mod screen;
 pub mod screens;
 pub mod search;
+pub mod stack;
 pub mod theme;
 pub mod widgets;
 

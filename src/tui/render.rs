@@ -1,11 +1,11 @@
 //! Drawing: a pure function of the [`App`]. Nothing here changes state; the
 //! screens compute their scroll windows from the state they are given.
 
-use super::app::{App, View};
+use super::app::App;
 use super::data::{Data, Load, LoadProgress};
 use super::dialog;
 use super::keys::Binding;
-use super::screens::{detail, execution, groups, overview, review, sessions};
+use super::screen::{Context, frame_areas};
 use super::widgets::keyline::{help_lines, keyline};
 use super::widgets::text::{esc, file_name};
 use ratatui::Frame;
@@ -13,20 +13,6 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
-
-/// The area screens draw in: the terminal minus the title and key lines.
-pub fn body_area(area: Rect) -> Rect {
-    frame_areas(area)[1]
-}
-
-fn frame_areas(area: Rect) -> [Rect; 3] {
-    Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(1),
-    ])
-    .areas(area)
-}
 
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame) {
@@ -47,14 +33,18 @@ pub fn render(app: &App, frame: &mut Frame) {
             .block(Block::bordered().border_style(theme.muted));
             frame.render_widget(p, body);
         }
-        Load::Ready(data) => match app.view() {
-            View::Overview => overview::draw(data, &app.overview, theme, frame, body),
-            View::Review(st) => review::draw(data, st, theme, frame, body),
-            View::Sessions(st) => sessions::draw(data, st, theme, frame, body),
-            View::Groups => groups::draw(data, &app.groups, theme, frame, body),
-            View::Detail(st) => detail::draw(data, st, theme, frame, body),
-            View::Execution(st) => execution::draw(data, st, theme, frame, body),
-        },
+        Load::Ready(data) => {
+            if let Some(screen) = app.top() {
+                let cx = Context {
+                    data,
+                    theme,
+                    body,
+                    job: app.job.as_deref(),
+                    export_dir: &app.export_dir,
+                };
+                screen.draw(&cx, frame);
+            }
+        }
     }
     if let (Some(d), Load::Ready(_)) = (&app.dialog, &app.load) {
         dialog::draw(d, theme, frame, body);
@@ -97,18 +87,7 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
     let head = Span::styled(" retrace ", theme.accent.add_modifier(Modifier::REVERSED));
     let crumbs: Vec<String> = match app.data() {
         None => vec!["loading".into()],
-        Some(_) => app
-            .stack
-            .iter()
-            .map(|v| match v {
-                View::Overview => "overview".into(),
-                View::Sessions(_) => "sessions".into(),
-                View::Review(_) => "review queue".into(),
-                View::Groups => "groups".into(),
-                View::Detail(st) => format!("group {}", st.detail.summary.group_id),
-                View::Execution(st) => format!("execution {}", esc(&st.summary.execution_id)),
-            })
-            .collect(),
+        Some(_) => app.stack.screens().map(|s| s.crumb()).collect(),
     };
     // DESIGN.md §6: the chain status shows on every screen.
     let badge = app.data().map(|d| chain_badge(d, theme));

@@ -5,7 +5,7 @@
 //! else.
 //!
 //! The table is serde data (a later user configuration can replace or
-//! extend it); the default one is built from per-context [`Table`]s of
+//! extend it); the default one is built from per-context [`KeyTable`]s of
 //! [`Bind`] constants (the contexts of the app in [`table`], each screen's
 //! in its own module), expanded in order: a context's own keys first, then
 //! the shared ones (movement, the screen jumps, the global keys).
@@ -252,7 +252,7 @@ impl fmt::Display for Key {
 }
 
 /// A default binding, as a constant: keys, the action, what it does, and
-/// its short name on the key line (when it is shown there). A [`Table`]
+/// its short name on the key line (when it is shown there). A [`KeyTable`]
 /// gives it its context.
 #[derive(Debug, Clone)]
 pub struct Bind {
@@ -294,7 +294,7 @@ pub enum Part {
 /// A context's default bindings, in the order lookup, help and the key
 /// line take them (a context's own keys first, shared ones after).
 #[derive(Debug, Clone, Copy)]
-pub struct Table {
+pub struct KeyTable {
     /// The context.
     pub ctx: Ctx,
     /// Its bindings, part by part.
@@ -331,7 +331,7 @@ pub struct KeyMap {
 impl KeyMap {
     /// The table of `tables`, expanded in order; [`Part::Jumps`] stands
     /// for `jumps`.
-    pub fn build(tables: &[Table], jumps: &[Bind]) -> KeyMap {
+    pub fn build(tables: &[KeyTable], jumps: &[Bind]) -> KeyMap {
         let mut bindings = Vec::new();
         for t in tables {
             for part in t.parts {

@@ -7,9 +7,13 @@ use crate::query::{
     ChainMark, EvidenceTarget, EvidenceView, ExecutionSummary, GroupDetail, GroupIdx, StageStatus,
 };
 use crate::tui::action::Action;
-use crate::tui::app::{Nav, View};
 use crate::tui::data::Data;
-use crate::tui::screens::{execution, sessions};
+use crate::tui::dialog;
+use crate::tui::keys::table::{BACK, GLOBAL, MOVE};
+use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
+use crate::tui::screen::{Anchor, Context, Nav, Registration, Screen};
+use crate::tui::screens::execution::Execution;
+use crate::tui::screens::sessions::Sessions;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::lanes::{self, Axis};
 use crate::tui::widgets::stages::{records, stage_units};
@@ -18,10 +22,56 @@ use crate::tui::widgets::text::{
 };
 use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
+
+const KEYS: &[Bind] = &[
+    bind(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the execution, or the event the evidence cites",
+        Some("open"),
+    ),
+    bind(
+        &[code(KeyCode::Tab)],
+        Action::FocusNext,
+        "switch between timeline and questions",
+        Some("pane"),
+    ),
+    bind(
+        &[k('y')],
+        Action::Copy,
+        "copy the execution id or the evidence citation (OSC 52)",
+        None,
+    ),
+    bind(
+        &[k('E')],
+        Action::Export,
+        "export a Markdown postmortem of this group to a file",
+        Some("export"),
+    ),
+    BACK,
+];
+
+/// One group's detail.
+pub const TABLE: KeyTable = KeyTable {
+    ctx: Ctx::new("detail", "group detail"),
+    parts: &[
+        Part::Keys(KEYS),
+        Part::Keys(MOVE),
+        Part::Jumps,
+        Part::Keys(GLOBAL),
+    ],
+};
+
+/// One group, opened from the overview or the groups table.
+pub const SCREEN: Registration = Registration {
+    keys: &[TABLE],
+    jump: None,
+};
 
 /// Which pane has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,9 +83,9 @@ pub enum Focus {
     Evidence,
 }
 
-/// State of the group detail screen.
+/// The group detail screen's state.
 #[derive(Debug, Clone)]
-pub struct State {
+pub struct Detail {
     /// The group.
     pub group: GroupIdx,
     /// Everything the query layer says about it.
@@ -57,9 +107,9 @@ pub struct State {
     pub records: (bool, bool),
 }
 
-impl State {
+impl Detail {
     /// Opens group `g`; `None` when there is no such group.
-    pub fn new(data: &Data, g: GroupIdx) -> Option<State> {
+    pub fn new(data: &Data, g: GroupIdx) -> Option<Detail> {
         let detail = data.inv.group_at(g)?.detail();
         let evidence = detail
             .questions
@@ -73,7 +123,7 @@ impl State {
             )
             .collect();
         let axis = Axis::of(&detail.executions_detail);
-        Some(State {
+        Some(Detail {
             axis,
             records: records(data),
             group: g,
@@ -88,7 +138,7 @@ impl State {
 
     /// Takes the content of `new` (the same group after a new analysis)
     /// and keeps the focus, selections and scroll.
-    pub fn refresh(&mut self, new: State) {
+    fn keep_place(&mut self, new: Detail) {
         let (focus, lanes, ev, qscroll) = (self.focus, self.lanes, self.ev, self.qscroll);
         *self = new;
         self.focus = focus;
@@ -257,7 +307,7 @@ fn lanes_rows(n: usize, mode: Lanes) -> u16 {
 /// but the selected one, else every lane compact, else what is left; with
 /// the questions focused it gives them more room (every lane compact), but
 /// never fewer lanes than fit.
-pub fn areas(st: &State, body: Rect) -> Areas {
+pub fn areas(st: &Detail, body: Rect) -> Areas {
     let d = &st.detail;
     let reason = reason_lines(d, body.width).len().min(REASON_LINES) as u16;
     let reviewed = reviewed_lines(d, body.width).len() as u16;
@@ -330,7 +380,7 @@ pub enum QLine {
     Ask(String),
     /// (A wrapped part of) an answer; unknown answers stand out.
     Answer(String, bool),
-    /// A piece of evidence: index into [`State::evidence`].
+    /// A piece of evidence: index into [`Detail::evidence`].
     Evidence(usize),
     /// Other text.
     Text(String),
@@ -339,7 +389,7 @@ pub enum QLine {
 }
 
 /// The questions pane as lines for a width; pure, shared by draw and update.
-pub fn qlines(st: &State, width: u16) -> Vec<QLine> {
+pub fn qlines(st: &Detail, width: u16) -> Vec<QLine> {
     let w = usize::from(width).max(8);
     let d = &st.detail;
     let mut out = Vec::new();
@@ -423,8 +473,41 @@ fn evidence_line_of(lines: &[QLine], ev: usize) -> Option<usize> {
     lines.iter().position(|l| *l == QLine::Evidence(ev))
 }
 
+impl Screen for Detail {
+    fn ctx(&self) -> Ctx {
+        TABLE.ctx
+    }
+
+    fn crumb(&self) -> String {
+        format!("group {}", self.detail.summary.group_id)
+    }
+
+    fn update(&mut self, cx: &Context<'_>, action: Action) -> Nav {
+        update(cx, self, action)
+    }
+
+    fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
+        draw(cx.data, self, cx.theme, frame, cx.body);
+    }
+
+    /// The group id is the anchor, and it is kept in the state.
+    fn refresh(&mut self, cx: &Context<'_>, _: Anchor) {
+        let data = cx.data;
+        if let Some(n) = data
+            .inv
+            .group(&self.detail.summary.group_id)
+            .ok()
+            .map(|g| g.index())
+            .and_then(|g| Detail::new(data, g))
+        {
+            self.keep_place(n);
+        }
+    }
+}
+
 /// Applies an action.
-pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
+    let (data, body) = (cx.data, cx.body);
     let a = areas(st, body);
     let n_lanes = st.detail.executions_detail.len();
     let page = lanes_page(&a, n_lanes, st.focus);
@@ -446,6 +529,13 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     }
     match (&action, st.focus) {
         (Action::Back, _) => return Nav::Back,
+        (Action::Export, _) => {
+            let ids = || vec![st.detail.summary.group_id.clone()];
+            return match dialog::start_export(&data.inv, cx.job, ids, true, cx.export_dir) {
+                Ok(d) => Nav::Dialog(d),
+                Err(why) => Nav::Say(why.to_string()),
+            };
+        }
         (Action::FocusNext, _) => {
             st.focus = match st.focus {
                 Focus::Lanes if n_ev > 0 => Focus::Evidence,
@@ -454,26 +544,17 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
         }
         (Action::Open, Focus::Lanes) => {
             if let Some(x) = st.detail.executions_detail.get(st.lanes.selected) {
-                return Nav::Push(View::Execution(Box::new(execution::State::new(
-                    data, x.index, None,
-                ))));
+                return Nav::Push(Box::new(Execution::new(data, x.index, None)));
             }
         }
         (Action::Open, Focus::Evidence) => {
             if let Some(e) = st.evidence.get(st.ev.selected) {
                 match e.target() {
                     EvidenceTarget::Event { execution, event } => {
-                        return Nav::Push(View::Execution(Box::new(execution::State::new(
-                            data,
-                            execution,
-                            Some(event),
-                        ))));
+                        return Nav::Push(Box::new(Execution::new(data, execution, Some(event))));
                     }
                     EvidenceTarget::Session(index) => {
-                        return Nav::Push(View::Sessions(Box::new(sessions::State::new(
-                            data,
-                            Some(index),
-                        ))));
+                        return Nav::Push(Box::new(Sessions::new(data, Some(index))));
                     }
                 }
             }
@@ -517,7 +598,7 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
 /// The lines of one execution: id, state, outcome and warnings; its bar on
 /// the shared axis; the stage chain on two lines.
 fn lane_lines(
-    st: &State,
+    st: &Detail,
     x: &ExecutionSummary,
     selected: bool,
     full: bool,
@@ -625,7 +706,7 @@ fn focus_style(theme: &Theme, focused: bool) -> Style {
 }
 
 /// Draws the screen.
-pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+fn draw(data: &Data, st: &Detail, theme: &Theme, frame: &mut Frame, body: Rect) {
     let _ = data;
     let d = &st.detail;
     let a = areas(st, body);

@@ -5,8 +5,10 @@
 
 use crate::query::{ChainMark, EventIdx, EventView, ExecIdx, ExecutionSummary, GroupIdx};
 use crate::tui::action::Action;
-use crate::tui::app::Nav;
 use crate::tui::data::Data;
+use crate::tui::keys::table::{BACK, GLOBAL, MOVE};
+use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
+use crate::tui::screen::{Anchor, Context, Nav, Registration, Screen};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::stages::{records, stage_units};
 use crate::tui::widgets::text::{
@@ -14,10 +16,57 @@ use crate::tui::widgets::text::{
 };
 use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+const KEYS: &[Bind] = &[
+    bind(
+        &[code(KeyCode::Tab)],
+        Action::FocusNext,
+        "switch between events and the record",
+        Some("pane"),
+    ),
+    bind(
+        &[k('J')],
+        Action::ScrollDown,
+        "scroll the record down",
+        Some("scroll"),
+    ),
+    bind(&[k('K')], Action::ScrollUp, "scroll the record up", None),
+    bind(
+        &[k('y')],
+        Action::Copy,
+        "copy the selected event's raw JSON line (OSC 52)",
+        Some("copy"),
+    ),
+    bind(
+        &[k('Y')],
+        Action::CopyAlt,
+        "copy the execution id (OSC 52)",
+        None,
+    ),
+    BACK,
+];
+
+/// One execution's events.
+pub const TABLE: KeyTable = KeyTable {
+    ctx: Ctx::new("execution", "execution"),
+    parts: &[
+        Part::Keys(KEYS),
+        Part::Keys(MOVE),
+        Part::Jumps,
+        Part::Keys(GLOBAL),
+    ],
+};
+
+/// One execution, opened from a group, a session or the review queue.
+pub const SCREEN: Registration = Registration {
+    keys: &[TABLE],
+    jump: None,
+};
 
 /// Which pane has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,9 +78,9 @@ pub enum Focus {
     Record,
 }
 
-/// State of the execution screen.
+/// The execution screen's state.
 #[derive(Debug, Clone)]
-pub struct State {
+pub struct Execution {
     /// The execution.
     pub xi: ExecIdx,
     /// Its summary.
@@ -53,13 +102,13 @@ pub struct State {
     pub scroll: usize,
 }
 
-impl State {
+impl Execution {
     /// Opens execution `xi`, with event `event` selected.
-    pub fn new(data: &Data, xi: ExecIdx, event: Option<EventIdx>) -> State {
+    pub fn new(data: &Data, xi: ExecIdx, event: Option<EventIdx>) -> Execution {
         let events = data.inv.events(xi);
         let mut cursor = Cursor::default();
         cursor.select(event.map_or(0, EventIdx::get), events.len());
-        let mut st = State {
+        let mut st = Execution {
             xi,
             summary: data.inv.execution_summary(xi),
             events,
@@ -76,7 +125,7 @@ impl State {
 
     /// Takes the execution's summary and group from a new analysis (after
     /// a decision); events and their lines do not change.
-    pub fn refresh(&mut self, data: &Data) {
+    fn take_analysis(&mut self, data: &Data) {
         self.summary = data.inv.execution_summary(self.xi);
         self.group = data.inv.group_of(self.xi).map(|g| g.index());
     }
@@ -130,7 +179,7 @@ fn pretty(v: &serde_json::Value) -> Vec<String> {
 }
 
 /// Header, events and record areas.
-pub fn areas(st: &State, body: Rect) -> [Rect; 3] {
+pub fn areas(st: &Execution, body: Rect) -> [Rect; 3] {
     let reviewed = u16::from(st.summary.resolution.is_some());
     let [head, rest] =
         Layout::vertical([Constraint::Length(5 + reviewed), Constraint::Fill(1)]).areas(body);
@@ -147,7 +196,7 @@ pub fn areas(st: &State, body: Rect) -> [Rect; 3] {
     [head, e, r]
 }
 
-fn pages(st: &State, body: Rect) -> (usize, usize) {
+fn pages(st: &Execution, body: Rect) -> (usize, usize) {
     let [_, e, r] = areas(st, body);
     (
         usize::from(e.height.saturating_sub(3)).max(1),
@@ -155,8 +204,32 @@ fn pages(st: &State, body: Rect) -> (usize, usize) {
     )
 }
 
+impl Screen for Execution {
+    fn ctx(&self) -> Ctx {
+        TABLE.ctx
+    }
+
+    fn crumb(&self) -> String {
+        format!("execution {}", esc(&self.summary.execution_id))
+    }
+
+    fn update(&mut self, cx: &Context<'_>, action: Action) -> Nav {
+        update(cx, self, action)
+    }
+
+    fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
+        draw(cx.data, self, cx.theme, frame, cx.body);
+    }
+
+    /// The execution's index survives a new analysis.
+    fn refresh(&mut self, cx: &Context<'_>, _: Anchor) {
+        self.take_analysis(cx.data);
+    }
+}
+
 /// Applies an action.
-pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+fn update(cx: &Context<'_>, st: &mut Execution, action: Action) -> Nav {
+    let (data, body) = (cx.data, cx.body);
     let len = st.events.len();
     let (page, rpage) = pages(st, body);
     let before = st.cursor.selected;
@@ -198,7 +271,7 @@ fn focus_style(theme: &Theme, on: bool) -> Style {
 }
 
 /// Draws the screen.
-pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+fn draw(data: &Data, st: &Execution, theme: &Theme, frame: &mut Frame, body: Rect) {
     let [head, list, rec] = areas(st, body);
     let x = &st.summary;
     let group = st.group.and_then(|g| data.inv.group_at(g));

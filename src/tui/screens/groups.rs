@@ -16,19 +16,139 @@
 
 use crate::query::{GroupFilter, GroupIdx, Verdict};
 use crate::tui::action::Action;
-use crate::tui::app::{Nav, View};
 use crate::tui::data::Data;
-use crate::tui::screens::detail;
+use crate::tui::dialog;
+use crate::tui::keys::table::{GLOBAL, MOVE};
+use crate::tui::keys::{Bind, Ctx, KeyTable, Part, Typing, bind, code, ctrl, k};
+use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen};
+use crate::tui::screens::detail::Detail;
 use crate::tui::search::{Fit, fields, find, matcher};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::text::{clip_left, esc, highlighted, select_if};
 use crate::tui::widgets::{Cursor, Move};
 use fuzzy_matcher::FuzzyMatcher;
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+const KEYS: &[Bind] = &[
+    bind(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the selected group",
+        Some("open"),
+    ),
+    bind(
+        &[k('/')],
+        Action::StartFilter,
+        "filter: tool, actor, scope, target, arguments, ids",
+        Some("filter"),
+    ),
+    bind(&[k('n')], Action::NextMatch, "next match", None),
+    bind(&[k('N')], Action::PrevMatch, "previous match", None),
+    bind(
+        &[k('f')],
+        Action::ToggleFilterMode,
+        "filter hides rows / only highlights matches",
+        None,
+    ),
+    bind(
+        &[k('s')],
+        Action::SortNext,
+        "sort by the next column",
+        Some("sort"),
+    ),
+    bind(&[k('S')], Action::SortReverse, "reverse the sort", None),
+    bind(
+        &[k('v')],
+        Action::CycleVerdict,
+        "show one verdict (cycles; back to all)",
+        Some("verdict"),
+    ),
+    bind(
+        &[k('t')],
+        Action::CycleTool,
+        "show one tool (cycles; back to all)",
+        None,
+    ),
+    bind(
+        &[k('a')],
+        Action::ToggleAll,
+        "every group / only those worth a look",
+        None,
+    ),
+    bind(&[k('y')], Action::Copy, "copy the group id (OSC 52)", None),
+    bind(
+        &[k('E')],
+        Action::Export,
+        "export a Markdown postmortem of every listed group to a file",
+        Some("export"),
+    ),
+    bind(
+        &[code(KeyCode::Esc), k('h'), code(KeyCode::Left)],
+        Action::Back,
+        "clear filters, then back to the overview",
+        None,
+    ),
+];
+
+/// The groups table.
+pub const TABLE: KeyTable = KeyTable {
+    ctx: Ctx::new("groups", "groups"),
+    parts: &[
+        Part::Keys(KEYS),
+        Part::Keys(MOVE),
+        Part::Jumps,
+        Part::Keys(GLOBAL),
+    ],
+};
+
+const FILTER_KEYS: &[Bind] = &[
+    bind(
+        &[code(KeyCode::Enter)],
+        Action::FilterConfirm,
+        "keep the filter",
+        Some("keep"),
+    ),
+    bind(
+        &[code(KeyCode::Esc)],
+        Action::FilterCancel,
+        "drop the filter",
+        Some("drop"),
+    ),
+    bind(
+        &[code(KeyCode::Backspace)],
+        Action::FilterBackspace,
+        "delete a character",
+        None,
+    ),
+    bind(&[code(KeyCode::Down)], Action::Down, "next row", None),
+    bind(&[code(KeyCode::Up)], Action::Up, "previous row", None),
+    bind(&[ctrl('c')], Action::Quit, "quit", None),
+];
+
+/// Typing the groups filter.
+pub const FILTER_TABLE: KeyTable = KeyTable {
+    ctx: Ctx::new("groups_filter", "groups filter").typing(Typing::Filter),
+    parts: &[Part::Keys(FILTER_KEYS)],
+};
+
+/// The groups table, `2` from anywhere; it keeps its filters, sort and
+/// selection while the user is elsewhere.
+pub const SCREEN: Registration = Registration {
+    keys: &[TABLE, FILTER_TABLE],
+    jump: Some(Jump {
+        bind: bind(&[k('2')], Action::ShowGroups, "groups table", None),
+        opens: Opens::Kept(open),
+    }),
+};
+
+fn open(cx: &Context<'_>) -> Box<dyn Screen> {
+    Box::new(Groups::new(cx.data))
+}
 
 /// The longest filter, in characters: a longer paste is cut here (and the
 /// filter line says so), so that a pasted page cannot stall the table.
@@ -97,9 +217,9 @@ impl SortKey {
     }
 }
 
-/// Rows shown, filters, sort and selection.
+/// The groups table's state: rows shown, filters, sort and selection.
 #[derive(Debug, Clone, Default)]
-pub struct State {
+pub struct Groups {
     /// Indexes into the analysis's groups after verdict/tool filters and
     /// sort, before the fuzzy query.
     pub base: Vec<GroupIdx>,
@@ -137,13 +257,13 @@ pub struct State {
     value_fits: Vec<Fit>,
 }
 
-impl State {
+impl Groups {
     /// The groups worth a look, worst first; every group when none is.
-    pub fn new(data: &Data) -> State {
-        let mut st = State {
+    pub fn new(data: &Data) -> Groups {
+        let mut st = Groups {
             hide_unmatched: true,
             all: data.worst.is_empty(),
-            ..State::default()
+            ..Groups::default()
         };
         st.rebuild(data);
         st
@@ -299,18 +419,64 @@ impl State {
 }
 
 /// Table and filter-line areas.
-fn areas(body: Rect, st: &State) -> [Rect; 2] {
+fn areas(body: Rect, st: &Groups) -> [Rect; 2] {
     let line = u16::from(st.editing || !st.query.is_empty() || st.filtered());
     Layout::vertical([Constraint::Fill(1), Constraint::Length(line)]).areas(body)
 }
 
 /// Rows of the table that fit in the body.
-pub fn page(body: Rect, st: &State) -> usize {
+pub fn page(body: Rect, st: &Groups) -> usize {
     usize::from(areas(body, st)[0].height.saturating_sub(3))
 }
 
+impl Screen for Groups {
+    fn ctx(&self) -> Ctx {
+        if self.editing {
+            FILTER_TABLE.ctx
+        } else {
+            TABLE.ctx
+        }
+    }
+
+    fn crumb(&self) -> String {
+        "groups".into()
+    }
+
+    fn update(&mut self, cx: &Context<'_>, action: Action) -> Nav {
+        update(cx, self, action)
+    }
+
+    fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
+        draw(cx.data, self, cx.theme, frame, cx.body);
+    }
+
+    fn anchor(&self, data: &Data) -> Anchor {
+        self.selected_group()
+            .and_then(|g| data.inv.group_at(g))
+            .map_or(Anchor::Nothing, |g| Anchor::Group(g.id().to_string()))
+    }
+
+    fn refresh(&mut self, cx: &Context<'_>, anchor: Anchor) {
+        let data = cx.data;
+        self.rebuild(data);
+        let Anchor::Group(id) = anchor else {
+            return;
+        };
+        if let Some(pos) = data
+            .inv
+            .group(&id)
+            .ok()
+            .map(|g| g.index())
+            .and_then(|g| self.rows.iter().position(|&r| r == g))
+        {
+            self.cursor.select(pos, self.rows.len());
+        }
+    }
+}
+
 /// Applies an action.
-pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+fn update(cx: &Context<'_>, st: &mut Groups, action: Action) -> Nav {
+    let (data, body) = (cx.data, cx.body);
     let keep = st.selected_group();
     let mut nav = Nav::Stay;
     if let Some(m) = Move::of(&action) {
@@ -321,12 +487,22 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     }
     match action {
         Action::Open => {
-            if let Some(d) = st
-                .selected_group()
-                .and_then(|g| detail::State::new(data, g))
-            {
-                nav = Nav::Push(View::Detail(Box::new(d)));
+            if let Some(d) = st.selected_group().and_then(|g| Detail::new(data, g)) {
+                nav = Nav::Push(Box::new(d));
             }
+        }
+        Action::Export => {
+            // Every listed group, in the table's order.
+            let ids = || {
+                st.rows
+                    .iter()
+                    .filter_map(|&g| data.inv.group_at(g).map(|g| g.id().to_string()))
+                    .collect()
+            };
+            return match dialog::start_export(&data.inv, cx.job, ids, false, cx.export_dir) {
+                Ok(d) => Nav::Dialog(d),
+                Err(why) => Nav::Say(why.to_string()),
+            };
         }
         Action::Back => {
             if st.filtered() {
@@ -436,7 +612,7 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
     nav
 }
 
-fn header_cell(name: &'static str, st: &State) -> String {
+fn header_cell(name: &'static str, st: &Groups) -> String {
     if st.sort.header() == name && st.sort != SortKey::Severity
         || (name == "VERDICT" && st.sort == SortKey::Severity)
     {
@@ -448,7 +624,7 @@ fn header_cell(name: &'static str, st: &State) -> String {
 }
 
 /// Draws the table and, when filtering, the filter line.
-pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, area: Rect) {
+fn draw(data: &Data, st: &Groups, theme: &Theme, frame: &mut Frame, area: Rect) {
     let inv = &data.inv;
     let [table_area, filter_area] = areas(area, st);
     let total = st.rows.len();
