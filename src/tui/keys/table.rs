@@ -264,3 +264,45 @@ pub const APP: [KeyTable; 7] = [
     EXPORT_NAME,
     HELP,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::keys::KeyMap;
+
+    /// Each of the app's contexts binds exactly the actions it answers to
+    /// (the dialogs in tui::dialog, help and loading in tui::app).
+    #[test]
+    fn every_app_context_binds_what_it_answers_to() {
+        use Action::*;
+        let expected: Vec<(KeyTable, Vec<Action>)> = vec![
+            (LOADING, vec![CycleTheme, ToggleHelp, Quit]),
+            (
+                DECIDE_CHOOSE,
+                vec![Down, Up, Submit, Cancel, ToggleHelp, Quit],
+            ),
+            (DECIDE_NOTE, vec![Submit, Cancel, Back, TextBackspace, Quit]),
+            (
+                DECIDE_CONFIRM,
+                vec![Confirm, Back, Cancel, ToggleHelp, Quit],
+            ),
+            (DECIDE_BUSY, vec![Quit]),
+            (EXPORT_NAME, vec![Submit, Cancel, TextBackspace, Quit]),
+            (HELP, vec![Back, Down, Up]),
+        ];
+        assert_eq!(expected.len(), APP.len());
+        let m = KeyMap::build(&APP, &[]);
+        for (t, want) in expected {
+            let mut got: Vec<String> = m
+                .bindings(t.ctx)
+                .map(|b| format!("{:?}", b.action))
+                .collect();
+            let mut want: Vec<String> = want.iter().map(|a| format!("{a:?}")).collect();
+            for v in [&mut got, &mut want] {
+                v.sort();
+                v.dedup();
+            }
+            assert_eq!(got, want, "{}", t.ctx.id);
+        }
+    }
+}

@@ -427,3 +427,17 @@ fn events_title(events: &[EventView]) -> String {
         format!(" Events ({}) ", events.len())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [FocusNext, ScrollDown, ScrollUp, Copy, CopyAlt, Back];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
+    }
+}

@@ -61,6 +61,52 @@ pub fn root(cx: &Context<'_>) -> Option<Box<dyn Screen>> {
     })
 }
 
+/// Helpers for the screens' own tests of their key tables.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::keymap;
+    use crate::tui::action::Action;
+    use crate::tui::keys::KeyTable;
+
+    /// The movement, jump and global actions a screen answers to besides
+    /// its own.
+    pub(crate) fn shared() -> Vec<Action> {
+        use Action::*;
+        vec![
+            Up,
+            Down,
+            PageUp,
+            PageDown,
+            Top,
+            Bottom,
+            ShowOverview,
+            ShowGroups,
+            ShowSessions,
+            ShowReview,
+            CycleTheme,
+            ToggleHelp,
+            Quit,
+        ]
+    }
+
+    /// Asserts that `t`'s context, in the shipped key table, binds exactly
+    /// the actions `want` (each at least once): nothing its screen handles
+    /// lacks a key, and no key asks for something it ignores.
+    pub(crate) fn assert_binds(t: KeyTable, want: &[Action]) {
+        let m = keymap();
+        let mut got: Vec<String> = m
+            .bindings(t.ctx)
+            .map(|b| format!("{:?}", b.action))
+            .collect();
+        let mut want: Vec<String> = want.iter().map(|a| format!("{a:?}")).collect();
+        for v in [&mut got, &mut want] {
+            v.sort();
+            v.dedup();
+        }
+        assert_eq!(got, want, "{}", t.ctx.id);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,96 +224,6 @@ mod tests {
                     );
                 }
             }
-        }
-    }
-
-    /// Each context binds exactly the actions its screen (or dialog, or
-    /// mode) answers to: nothing it handles lacks a key, and no key asks
-    /// for something it ignores.
-    #[test]
-    fn every_context_binds_what_its_screen_answers_to() {
-        use Action::*;
-        let moves = [Up, Down, PageUp, PageDown, Top, Bottom];
-        let jumps = [ShowOverview, ShowGroups, ShowSessions, ShowReview];
-        let global = [CycleTheme, ToggleHelp, Quit];
-        let screen = |own: &[Action]| -> Vec<Action> {
-            own.iter()
-                .chain(&moves)
-                .chain(&jumps)
-                .chain(&global)
-                .cloned()
-                .collect()
-        };
-        let expected: Vec<(KeyTable, Vec<Action>)> = vec![
-            (table::LOADING, global.to_vec()),
-            (overview::TABLE, screen(&[Open])),
-            (
-                groups::TABLE,
-                screen(&[
-                    Open,
-                    StartFilter,
-                    NextMatch,
-                    PrevMatch,
-                    ToggleFilterMode,
-                    SortNext,
-                    SortReverse,
-                    CycleVerdict,
-                    CycleTool,
-                    ToggleAll,
-                    Copy,
-                    Export,
-                    Back,
-                ]),
-            ),
-            (
-                groups::FILTER_TABLE,
-                vec![FilterConfirm, FilterCancel, FilterBackspace, Down, Up, Quit],
-            ),
-            (
-                detail::TABLE,
-                screen(&[Open, FocusNext, Copy, Export, Back]),
-            ),
-            (
-                execution::TABLE,
-                screen(&[FocusNext, ScrollDown, ScrollUp, Copy, CopyAlt, Back]),
-            ),
-            (sessions::TABLE, screen(&[Open, FocusNext, Copy, Back])),
-            (
-                review::TABLE,
-                screen(&[Decide, Open, FocusNext, ScrollDown, ScrollUp, Copy, Back]),
-            ),
-            (
-                table::DECIDE_CHOOSE,
-                vec![Down, Up, Submit, Cancel, ToggleHelp, Quit],
-            ),
-            (
-                table::DECIDE_NOTE,
-                vec![Submit, Cancel, Back, TextBackspace, Quit],
-            ),
-            (
-                table::DECIDE_CONFIRM,
-                vec![Confirm, Back, Cancel, ToggleHelp, Quit],
-            ),
-            (table::DECIDE_BUSY, vec![Quit]),
-            (
-                table::EXPORT_NAME,
-                vec![Submit, Cancel, TextBackspace, Quit],
-            ),
-            (table::HELP, vec![Back, Down, Up]),
-        ];
-        assert_eq!(expected.len(), tables().len());
-        let m = keymap();
-        for (t, want) in expected {
-            let mut got: Vec<String> = m
-                .bindings(t.ctx)
-                .map(|b| format!("{:?}", b.action))
-                .collect();
-            let mut want: Vec<String> = want.iter().map(|a| format!("{a:?}")).collect();
-            got.sort();
-            got.dedup();
-            want.sort();
-            want.dedup();
-            assert_eq!(got, want, "{}", t.ctx.id);
         }
     }
 

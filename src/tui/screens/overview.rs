@@ -424,7 +424,8 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
 
 #[cfg(test)]
 mod tests {
-    use super::fold;
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
 
     #[test]
     fn fold_keeps_the_total() {
@@ -435,5 +436,13 @@ mod tests {
             assert!(f.len() <= w);
         }
         assert!(fold(&c, 0).is_empty());
+    }
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [Open];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
     }
 }

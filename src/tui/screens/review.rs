@@ -608,3 +608,17 @@ fn draw(data: &Data, st: &Review, theme: &Theme, frame: &mut Frame, body: Rect) 
         ra,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [Decide, Open, FocusNext, ScrollDown, ScrollUp, Copy, Back];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
+    }
+}

@@ -376,3 +376,17 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
         xa,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [Open, FocusNext, Copy, Back];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
+    }
+}

@@ -250,3 +250,17 @@ fn draw(st: &Detail, theme: &Theme, frame: &mut Frame, body: Rect) {
     timeline::draw(st, &a, theme, frame);
     questions::draw(st, a.questions, theme, frame);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [Open, FocusNext, Copy, Export, Back];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
+    }
+}

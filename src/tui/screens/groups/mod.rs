@@ -331,3 +331,34 @@ fn update(cx: &Context<'_>, st: &mut Groups, action: Action) -> Nav {
     st.cursor.settle(page(body, st).max(1), st.rows.len());
     nav
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [
+                Open,
+                StartFilter,
+                NextMatch,
+                PrevMatch,
+                ToggleFilterMode,
+                SortNext,
+                SortReverse,
+                CycleVerdict,
+                CycleTool,
+                ToggleAll,
+                Copy,
+                Export,
+                Back,
+            ];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
+        assert_binds(
+            FILTER_TABLE,
+            &[FilterConfirm, FilterCancel, FilterBackspace, Down, Up, Quit],
+        );    }
+}
