@@ -393,3 +393,84 @@ fn the_groups_table_keeps_its_state_between_visits() {
     a.update(Action::ShowSessions);
     assert_eq!(focus(&a), Some(Focus::Sessions));
 }
+
+/// On every screen, help shows the key table of the screen's context: one
+/// line per binding, with its keys and help, in table order, and nothing
+/// else but what typed characters do and how to close it.
+#[test]
+fn help_on_every_screen_lists_its_key_table() {
+    let (w, h) = (160, 48);
+    let walks: Vec<Vec<Action>> = vec![
+        vec![],
+        vec![Action::ShowGroups],
+        vec![Action::ShowGroups, Action::StartFilter],
+        vec![Action::ShowGroups, Action::Open],
+        vec![Action::ShowGroups, Action::Open, Action::Open],
+        vec![Action::ShowSessions],
+        vec![Action::ShowReview],
+    ];
+    let mut seen = Vec::new();
+    for walk in walks {
+        let mut a = app(w, h);
+        for act in walk {
+            a.update(act);
+        }
+        let ctx = a.screen_ctx();
+        seen.push(ctx.id);
+        let want: Vec<String> = a
+            .keys
+            .bindings(ctx)
+            .map(|b| {
+                let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
+                format!(" {:<22}{}", keys.join(" "), b.help)
+            })
+            .collect();
+        a.update(Action::ToggleHelp);
+        let s = screen(&a, w, h);
+        let title = format!(" Keys: {} ", ctx.name);
+        let lines: Vec<Vec<char>> = s.lines().map(|l| l.chars().collect()).collect();
+        let top = s.lines().position(|l| l.contains(&title)).expect("help");
+        // The popup's columns: from its top-left corner to its top-right.
+        let head: String = lines[top].iter().collect();
+        let at = head.find(&title).expect("title");
+        let left = head[..at].chars().count() - 1;
+        let right = left
+            + lines[top][left..]
+                .iter()
+                .position(|&c| c == '┐')
+                .expect("corner");
+        let rows: Vec<String> = lines[top + 1..]
+            .iter()
+            .take_while(|l| l.get(left) == Some(&'│'))
+            .map(|l| {
+                l[left + 1..right]
+                    .iter()
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect();
+        let typed = usize::from(ctx.is_text_input());
+        assert_eq!(rows.len(), want.len() + typed + 2, "{}:\n{s}", ctx.id);
+        for (row, want) in rows.iter().zip(&want) {
+            let shown: String = want.chars().take(row.chars().count()).collect();
+            assert!(
+                !row.is_empty() && *row == shown.trim_end(),
+                "{}: {row:?} for {want:?}",
+                ctx.id
+            );
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "overview",
+            "groups",
+            "groups_filter",
+            "detail",
+            "execution",
+            "sessions",
+            "review"
+        ]
+    );
+}

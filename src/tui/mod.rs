@@ -2,11 +2,20 @@
 //! `ratatui::crossterm`, so that the two can never disagree on a version).
 //!
 //! Shape (DESIGN.md §8–§9): an [`Action`] enum is the one vocabulary that
-//! keys map to and tests send; [`App::update`] applies actions to the
-//! state; [`render::render`] draws the state and changes nothing; journals
-//! load on a background thread that reports progress and the result over a
-//! channel; the screen is redrawn only after something happened, once per
-//! batch of events.
+//! keys map to and tests send; the key table ([`keys::KeyMap`], data) maps
+//! keys to actions and is what help and the key line show; [`App::update`]
+//! applies actions to the state; [`render::render`] draws the state and
+//! changes nothing; journals load on a background thread that reports
+//! progress and the result over a channel; the screen is redrawn only
+//! after something happened, once per batch of events.
+//!
+//! Screens ([`screens`]) implement [`screen::Screen`]: each owns its state
+//! on the app's stack ([`stack::Stack`]), updates from an action given a
+//! read-only [`screen::Context`], draws as a pure function of its state,
+//! and returns what it asks of the app ([`screen::Nav`]). The shared types
+//! live in [`screen`], [`data`], [`keys`] and [`widgets`], which know no
+//! screen; the app knows the screens only through [`screens::REGISTRY`].
+//! Everything is read through [`crate::query`].
 
 pub mod action;
 pub mod app;

@@ -45,9 +45,9 @@ pub enum Fit {
     Contiguous,
 }
 
-/// How well `query` fits `haystack` (fields joined by [`SEP`]): with the
+/// How well `query` fits `haystack` (fields joined by `SEP`): with the
 /// characters side by side within one field, apart within one field, or
-/// not at all. Smart case, as [`matches`].
+/// not at all. Smart case, as [`matches()`].
 pub fn fit(haystack: &str, query: &str) -> Fit {
     if query.is_empty() {
         return Fit::Contiguous;
@@ -84,7 +84,7 @@ fn side_by_side(haystack: &str, query: &str) -> bool {
 
 /// The character index where `query` occurs side by side in `haystack`
 /// (smart case: ASCII case is ignored unless the query holds an ASCII
-/// capital). A query holds no [`SEP`], so a hit never spans two fields.
+/// capital). A query holds no `SEP`, so a hit never spans two fields.
 pub fn find(haystack: &str, query: &str) -> Option<usize> {
     let case_sensitive = query.chars().any(|c| c.is_ascii_uppercase());
     let eq = |a: char, b: char| {
@@ -114,7 +114,7 @@ pub fn find(haystack: &str, query: &str) -> Option<usize> {
 /// occurs in sanitized text).
 const SEP: char = '\u{1f}';
 
-/// The fields joined by [`SEP`].
+/// The fields joined by `SEP`.
 pub fn haystack(fields: &[String; FIELDS]) -> String {
     fields.join(&SEP.to_string())
 }
@@ -175,7 +175,7 @@ pub struct SearchIndex {
     /// Per group (aligned with the analysis's groups): its tool, actor,
     /// scope, target and arguments as indexes into `values`.
     pub shared: Vec<[u32; 5]>,
-    /// Per group: its id and execution ids, joined by [`SEP`].
+    /// Per group: its id and execution ids, joined by `SEP`.
     pub ids: Vec<String>,
 }
 

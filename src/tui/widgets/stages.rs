@@ -25,7 +25,7 @@ fn status_style(theme: &Theme, s: StageStatus) -> Style {
     }
 }
 
-/// The stage chain of one execution as units for [`flow`]: `accepted
+/// The stage chain of one execution as units for [`flow`](crate::tui::widgets::text::flow): `accepted
 /// 14:03:18.000`, `→ authorized +0.210s`, …; failed and unknown stages in
 /// their colors, missing ones named.
 pub fn stage_units(
