@@ -250,6 +250,32 @@ mod tests {
         );
     }
 
+    /// Every context has its own id (a screen reusing another's would
+    /// share its keys), and every jump key is bound once.
+    #[test]
+    fn context_ids_and_jumps_are_unique() {
+        let ids: Vec<&str> = tables().iter().map(|t| t.ctx.id).collect();
+        let mut unique = ids.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len(), "{ids:?}");
+        assert_eq!(keymap().contexts(), ids);
+        let actions: Vec<String> = jumps().iter().map(|j| format!("{:?}", j.action)).collect();
+        assert_eq!(
+            actions,
+            ["ShowOverview", "ShowGroups", "ShowSessions", "ShowReview"]
+        );
+        let roots = REGISTRY
+            .iter()
+            .filter(|r| {
+                r.jump
+                    .as_ref()
+                    .is_some_and(|j| matches!(j.opens, Opens::Root(_)))
+            })
+            .count();
+        assert_eq!(roots, 1, "one first screen");
+    }
+
     #[test]
     fn no_key_is_bound_twice_in_a_context() {
         let m: KeyMap = keymap();
