@@ -16,7 +16,7 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use ratatui::widgets::Block;
 use retrace::query::{Investigation, LoadStage, Setup};
-use retrace::tui::app::{Data, LoadMsg};
+use retrace::tui::data::{Data, LoadMsg};
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App, render};
 use std::io::{BufWriter, Write};

@@ -153,9 +153,9 @@ fn three_lanes_fit_at_80x24() {
     let mut a = App::ready(inv, Theme::dark(), ratatui::layout::Rect::new(0, 0, 80, 24));
     a.update(Action::ShowGroups);
     a.update(Action::Open);
-    let n = match a.view() {
-        retrace::tui::app::View::Detail(st) => st.detail.executions_detail.len(),
-        _ => panic!("not on the detail"),
+    let n = match a.current::<retrace::tui::screens::detail::Detail>() {
+        Some(st) => st.detail.executions_detail.len(),
+        None => panic!("not on the detail"),
     };
     assert_eq!(n, 3);
     for _ in 0..2 {

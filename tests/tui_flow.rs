@@ -4,6 +4,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use retrace::query::{Investigation, Setup};
+use retrace::tui::screens::detail::Detail;
+use retrace::tui::screens::groups::Groups;
+use retrace::tui::screens::sessions::{Focus, Sessions};
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App, render};
 
@@ -19,6 +22,11 @@ fn screen(app: &App, w: u16, h: u16) -> String {
         .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The groups table's state (kept while the user is elsewhere).
+fn groups(a: &App) -> &Groups {
+    a.screen::<Groups>().expect("the groups table")
 }
 
 fn app(w: u16, h: u16) -> App {
@@ -140,23 +148,23 @@ fn theme_key_cycles_and_filter_keys_work() {
     assert_eq!(a.theme.name, "light");
     a.update(Action::ShowGroups);
     a.update(Action::ToggleAll);
-    assert_eq!(a.groups.rows.len(), 3);
+    assert_eq!(groups(&a).rows.len(), 3);
     a.update(Action::StartFilter);
     for c in "list".chars() {
         a.update(Action::FilterChar(c));
     }
-    assert_eq!(a.groups.rows.len(), 1, "{:?}", a.groups.rows);
+    assert_eq!(groups(&a).rows.len(), 1, "{:?}", groups(&a).rows);
     a.update(Action::FilterBackspace);
     a.update(Action::FilterConfirm);
     a.update(Action::ToggleFilterMode);
-    assert_eq!(a.groups.rows.len(), 3, "highlight mode shows every row");
-    let before = a.groups.cursor.selected;
+    assert_eq!(groups(&a).rows.len(), 3, "highlight mode shows every row");
+    let before = groups(&a).cursor.selected;
     a.update(Action::NextMatch);
-    let m = &a.groups.matches;
-    assert!(m.contains(&a.groups.cursor.selected), "{m:?}");
-    assert!(!m.is_empty() && (m.len() == 1 || a.groups.cursor.selected != before));
+    let m = &groups(&a).matches;
+    assert!(m.contains(&groups(&a).cursor.selected), "{m:?}");
+    assert!(!m.is_empty() && (m.len() == 1 || groups(&a).cursor.selected != before));
     a.update(Action::Back);
-    assert!(a.groups.query.is_empty(), "Esc clears the filter");
+    assert!(groups(&a).query.is_empty(), "Esc clears the filter");
 }
 
 #[test]
@@ -164,7 +172,7 @@ fn sort_and_verdict_filter() {
     let mut a = app(80, 24);
     a.update(Action::ShowGroups);
     a.update(Action::ToggleAll);
-    let worst_first = a.groups.rows.clone();
+    let worst_first = groups(&a).rows.clone();
     let inv = &a.data().unwrap().inv;
     let sev: Vec<_> = worst_first
         .iter()
@@ -173,8 +181,7 @@ fn sort_and_verdict_filter() {
     assert!(sev.windows(2).all(|w| w[0] <= w[1]), "{sev:?}");
     a.update(Action::SortNext); // calls, most first
     let inv = &a.data().unwrap().inv;
-    let calls: Vec<usize> = a
-        .groups
+    let calls: Vec<usize> = groups(&a)
         .rows
         .iter()
         .map(|&i| inv.group_at(i).unwrap().calls())
@@ -182,8 +189,7 @@ fn sort_and_verdict_filter() {
     assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
     a.update(Action::SortReverse);
     let inv = &a.data().unwrap().inv;
-    let calls: Vec<usize> = a
-        .groups
+    let calls: Vec<usize> = groups(&a)
         .rows
         .iter()
         .map(|&i| inv.group_at(i).unwrap().calls())
@@ -191,14 +197,14 @@ fn sort_and_verdict_filter() {
     assert!(calls.windows(2).all(|w| w[0] <= w[1]), "{calls:?}");
     a.update(Action::CycleVerdict);
     let inv = &a.data().unwrap().inv;
-    let v = a.groups.verdict.unwrap();
+    let v = groups(&a).verdict.unwrap();
     assert!(
-        a.groups
+        groups(&a)
             .rows
             .iter()
             .all(|&i| inv.group_at(i).unwrap().verdict() == v)
     );
-    assert!(!a.groups.rows.is_empty());
+    assert!(!groups(&a).rows.is_empty());
 }
 
 /// The execution screen's LINE column keeps the line number at every
@@ -246,9 +252,9 @@ fn detail_at_80x24_keeps_the_reason_and_every_lane() {
     let mut a = app(80, 24);
     a.update(Action::ShowGroups);
     a.update(Action::Open);
-    let reason = match a.view() {
-        retrace::tui::app::View::Detail(st) => st.detail.reason.clone(),
-        _ => panic!("not on the detail"),
+    let reason = match a.current::<Detail>() {
+        Some(st) => st.detail.reason.clone(),
+        None => panic!("not on the detail"),
     };
     let s = screen(&a, 80, 24);
     let header: String = s
@@ -349,4 +355,122 @@ fn a_narrow_header_keeps_the_current_place() {
     let first = s.lines().next().unwrap();
     assert!(first.contains("group g"), "{first}");
     assert!(!first.contains("[chain"), "{first}");
+}
+
+/// The groups table keeps its filters, sort and selection while the user
+/// is elsewhere (the overview, a group, back), as `2` finds it again; the
+/// other top-level screens open afresh.
+#[test]
+fn the_groups_table_keeps_its_state_between_visits() {
+    let mut a = app(80, 24);
+    a.update(Action::ShowGroups);
+    a.update(Action::ToggleAll);
+    a.update(Action::SortNext);
+    a.update(Action::Down);
+    let (rows, selected) = (groups(&a).rows.clone(), groups(&a).cursor.selected);
+    assert!(selected > 0);
+    for away in [
+        vec![Action::ShowOverview],
+        vec![Action::Back],
+        vec![Action::Open, Action::Back, Action::Back],
+        vec![Action::ShowSessions, Action::ShowReview],
+    ] {
+        for act in away {
+            a.update(act);
+        }
+        a.update(Action::ShowGroups);
+        assert!(a.current::<Groups>().is_some());
+        assert_eq!(groups(&a).rows, rows);
+        assert_eq!(groups(&a).cursor.selected, selected);
+        assert!(groups(&a).all);
+    }
+    // Sessions open afresh, with the sessions list focused, each time.
+    let focus = |a: &App| a.current::<Sessions>().map(|s| s.focus);
+    a.update(Action::ShowSessions);
+    a.update(Action::FocusNext);
+    assert_eq!(focus(&a), Some(Focus::Executions));
+    a.update(Action::ShowOverview);
+    a.update(Action::ShowSessions);
+    assert_eq!(focus(&a), Some(Focus::Sessions));
+}
+
+/// On every screen, help shows the key table of the screen's context: one
+/// line per binding, with its keys and help, in table order, and nothing
+/// else but what typed characters do and how to close it.
+#[test]
+fn help_on_every_screen_lists_its_key_table() {
+    let (w, h) = (160, 48);
+    let walks: Vec<Vec<Action>> = vec![
+        vec![],
+        vec![Action::ShowGroups],
+        vec![Action::ShowGroups, Action::StartFilter],
+        vec![Action::ShowGroups, Action::Open],
+        vec![Action::ShowGroups, Action::Open, Action::Open],
+        vec![Action::ShowSessions],
+        vec![Action::ShowReview],
+    ];
+    let mut seen = Vec::new();
+    for walk in walks {
+        let mut a = app(w, h);
+        for act in walk {
+            a.update(act);
+        }
+        let ctx = a.screen_ctx();
+        seen.push(ctx.id);
+        let want: Vec<String> = a
+            .keys
+            .bindings(ctx)
+            .map(|b| {
+                let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
+                format!(" {:<22}{}", keys.join(" "), b.help)
+            })
+            .collect();
+        a.update(Action::ToggleHelp);
+        let s = screen(&a, w, h);
+        let title = format!(" Keys: {} ", ctx.name);
+        let lines: Vec<Vec<char>> = s.lines().map(|l| l.chars().collect()).collect();
+        let top = s.lines().position(|l| l.contains(&title)).expect("help");
+        // The popup's columns: from its top-left corner to its top-right.
+        let head: String = lines[top].iter().collect();
+        let at = head.find(&title).expect("title");
+        let left = head[..at].chars().count() - 1;
+        let right = left
+            + lines[top][left..]
+                .iter()
+                .position(|&c| c == '┐')
+                .expect("corner");
+        let rows: Vec<String> = lines[top + 1..]
+            .iter()
+            .take_while(|l| l.get(left) == Some(&'│'))
+            .map(|l| {
+                l[left + 1..right]
+                    .iter()
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect();
+        let typed = usize::from(ctx.is_text_input());
+        assert_eq!(rows.len(), want.len() + typed + 2, "{}:\n{s}", ctx.id);
+        for (row, want) in rows.iter().zip(&want) {
+            let shown: String = want.chars().take(row.chars().count()).collect();
+            assert!(
+                !row.is_empty() && *row == shown.trim_end(),
+                "{}: {row:?} for {want:?}",
+                ctx.id
+            );
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "overview",
+            "groups",
+            "groups_filter",
+            "detail",
+            "execution",
+            "sessions",
+            "review"
+        ]
+    );
 }

@@ -9,7 +9,7 @@ use retrace::tui::Action;
 use retrace::tui::input::Typed;
 use retrace::tui::screens::groups::MAX_QUERY;
 use retrace::tui::theme::Theme;
-use tui_support::{app, app_with_case, draw, text};
+use tui_support::{app, app_with_case, draw, groups, text};
 
 const FIXTURE: &[&str] = &["tui-incident.jsonl"];
 
@@ -25,7 +25,7 @@ fn a_huge_paste_is_one_capped_edit_and_esc_still_works() {
     let mut typed = Typed::default();
     typed.event(&mut a, Event::Paste("x".repeat(120_000)));
     typed.flush(&mut a);
-    assert_eq!(a.groups.query.chars().count(), MAX_QUERY);
+    assert_eq!(groups(&a).query.chars().count(), MAX_QUERY);
     let s = text(&draw(&a, 80, 24));
     assert!(
         s.contains(&format!("at most {MAX_QUERY} characters")),
@@ -34,7 +34,7 @@ fn a_huge_paste_is_one_capped_edit_and_esc_still_works() {
     assert!(s.contains("No group matches"), "{s}");
     // Esc drops the filter at once.
     typed.event(&mut a, key(KeyCode::Esc));
-    assert!(a.groups.query.is_empty() && !a.groups.editing);
+    assert!(groups(&a).query.is_empty() && !groups(&a).editing);
     assert!(text(&draw(&a, 80, 24)).contains("deploy_release"));
 }
 
@@ -49,10 +49,10 @@ fn a_burst_of_keys_is_applied_once_and_matches_typing() {
     for _ in 0..120_000 {
         typed.event(&mut a, key(KeyCode::Char('x')));
     }
-    assert!(a.groups.query.is_empty(), "applied per key");
+    assert!(groups(&a).query.is_empty(), "applied per key");
     assert!(!typed.is_empty());
     typed.flush(&mut a);
-    assert_eq!(a.groups.query.chars().count(), MAX_QUERY);
+    assert_eq!(groups(&a).query.chars().count(), MAX_QUERY);
     typed.event(&mut a, key(KeyCode::Esc));
 
     // The same keys typed one by one and as one burst end in the same table.
@@ -69,9 +69,9 @@ fn a_burst_of_keys_is_applied_once_and_matches_typing() {
     }
     // Enter applies the burst first, then keeps the filter.
     typed.event(&mut a, key(KeyCode::Enter));
-    assert_eq!(a.groups.query, "tckt");
-    assert!(!a.groups.editing);
-    assert_eq!(a.groups.rows, one.groups.rows);
+    assert_eq!(groups(&a).query, "tckt");
+    assert!(!groups(&a).editing);
+    assert_eq!(groups(&a).rows, groups(&one).rows);
     assert_eq!(text(&draw(&a, 80, 24)), text(&draw(&one, 80, 24)));
 }
 
@@ -104,7 +104,7 @@ fn a_paste_into_a_note_or_a_file_name_is_one_line() {
 fn the_filter_prefers_letters_side_by_side() {
     let mut a = app(FIXTURE, Theme::dark(), 160, 48);
     a.update(Action::ShowGroups);
-    let all = a.groups.rows.len();
+    let all = groups(&a).rows.len();
     assert!(all >= 3);
     a.update(Action::StartFilter);
     for c in "cat".chars() {
@@ -112,8 +112,7 @@ fn the_filter_prefers_letters_side_by_side() {
     }
     a.update(Action::FilterConfirm);
     let inv = &a.data().unwrap().inv;
-    let tools: Vec<&str> = a
-        .groups
+    let tools: Vec<&str> = groups(&a)
         .rows
         .iter()
         .map(|&g| inv.group_at(g).unwrap().tool())
@@ -139,10 +138,10 @@ fn the_filter_prefers_letters_side_by_side() {
 
     // Highlight-only mode: every row stays, n/N visit the one match.
     a.update(Action::ToggleFilterMode);
-    assert_eq!(a.groups.rows.len(), all);
-    assert_eq!(a.groups.matches.len(), 1);
+    assert_eq!(groups(&a).rows.len(), all);
+    assert_eq!(groups(&a).matches.len(), 1);
     a.update(Action::NextMatch);
-    let g = a.groups.selected_group().unwrap();
+    let g = groups(&a).selected_group().unwrap();
     assert_eq!(
         a.data().unwrap().inv.group_at(g).unwrap().tool(),
         "deploy_release"
@@ -155,8 +154,8 @@ fn the_filter_prefers_letters_side_by_side() {
     for c in "tckt".chars() {
         b.update(Action::FilterChar(c));
     }
-    assert_eq!(b.groups.rows.len(), 1);
-    assert_eq!(b.groups.looser, 0);
+    assert_eq!(groups(&b).rows.len(), 1);
+    assert_eq!(groups(&b).looser, 0);
 }
 
 /// Counts agree in number ("1 call", not "1 calls").

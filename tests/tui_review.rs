@@ -380,9 +380,9 @@ fn export_writes_the_markdown_postmortem_of_the_group_and_of_the_list() {
     // From the group detail: the default name is retrace-<group>.md.
     a.update(Action::ShowGroups);
     a.update(Action::Open);
-    let gid = match a.view() {
-        retrace::tui::app::View::Detail(st) => st.detail.summary.group_id.clone(),
-        _ => panic!("not on the detail screen"),
+    let gid = match a.current::<retrace::tui::screens::detail::Detail>() {
+        Some(st) => st.detail.summary.group_id.clone(),
+        None => panic!("not on the detail screen"),
     };
     a.update(Action::Export);
     let s = screen(&a);

@@ -4,7 +4,7 @@
 mod tui_support;
 
 use retrace::journal::Progress;
-use retrace::tui::app::LoadMsg;
+use retrace::tui::data::LoadMsg;
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App};
 use tui_support::{app, app_with_case, draw, styled};

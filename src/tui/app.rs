@@ -1,137 +1,25 @@
-//! The TUI state and how actions change it. Drawing lives in
-//! [`super::render`] and the screen modules; it only reads this state.
+//! The TUI state and how actions change it: the app-wide keys (quit,
+//! help, theme), the dialog over the screen, the jump keys, and the
+//! screen stack, whose current screen takes every other action
+//! ([`Screen::update`]) and says what it asks of the app ([`Nav`]).
+//! Drawing lives in [`super::render`] and the screens; it only reads
+//! this state.
 
 use super::action::Action;
+use super::data::{Data, Load, LoadMsg, LoadProgress};
 use super::dialog::{self, Dialog, DialogNav};
 use super::jobs::{Job, JobMsg};
-use super::keys::Ctx;
-use super::screens::{detail, execution, groups, overview, review, sessions};
+use super::keys::{Ctx, KeyMap, table};
+use super::screen::{Anchor, Context, Nav, Screen, body_area};
+use super::screens;
+use super::stack::Stack;
 use super::theme::Theme;
-use crate::query::{
-    CallRate, ExecIdx, GroupFilter, GroupIdx, Investigation, Progress, QueueItem, Reanalysis,
-    Verdict,
-};
+use super::widgets::{Move, scroll};
+use crate::query::{Investigation, QueryError, Reanalysis};
 use crate::sanitize::escape;
 use ratatui::layout::Rect;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Buckets of the call-rate series kept for the overview sparkline; the
-/// sparkline folds them to its width.
-pub const RATE_BUCKETS: usize = 1024;
-
-/// Loaded journals with the views the screens keep over them. Built once,
-/// on the loader thread.
-#[derive(Debug)]
-pub struct Data {
-    /// The investigation (read only through the query layer).
-    pub inv: Investigation,
-    /// What the fuzzy filter searches.
-    pub search: groups::SearchIndex,
-    /// Tool names, most groups first, for the tool filter.
-    pub tools: Vec<String>,
-    /// Groups worth a look, worst first.
-    pub worst: Vec<GroupIdx>,
-    /// Calls over time.
-    pub rate: CallRate,
-    /// Per session, its executions.
-    pub session_execs: Vec<Vec<ExecIdx>>,
-    /// Groups per verdict, most severe first.
-    pub verdict_counts: Vec<(Verdict, usize)>,
-    /// The review queue, oldest first.
-    pub queue: Vec<QueueItem>,
-}
-
-impl Data {
-    /// Prepares what the screens need once.
-    pub fn new(inv: Investigation) -> Data {
-        let mut d = Data::views(inv);
-        d.queue = d.inv.review_queue();
-        d
-    }
-
-    /// Takes a new analysis of the same journals (after a decision): the
-    /// verdict-dependent views are rebuilt, the search index is reordered
-    /// to the new group order ([`Reanalysis::order`]), and the review
-    /// queue is asked again.
-    pub fn reanalysed(&mut self, r: Reanalysis) {
-        let n_old = self.search.len();
-        let order: Option<Vec<GroupIdx>> = r.order.iter().copied().collect();
-        let old = self.inv.apply(r);
-        // Freeing a large analysis (an allocation per group, lifecycle and
-        // finding) took a quarter of a second on a million events: not
-        // the UI thread's work.
-        std::thread::spawn(move || drop(old));
-        let n = self.inv.group_count();
-        match order {
-            Some(order) if order.len() == n && n == n_old => self.search.reorder(&order),
-            _ => self.search = groups::SearchIndex::build(&self.inv, n),
-        }
-        self.worst = self.inv.group_indices(&GroupFilter::default());
-        self.verdict_counts = self.inv.verdict_counts();
-        self.queue = self.inv.review_queue();
-    }
-
-    fn views(inv: Investigation) -> Data {
-        let search = groups::SearchIndex::build(&inv, inv.group_count());
-        let mut counts: std::collections::HashMap<&str, usize> = Default::default();
-        for g in inv.all_groups() {
-            *counts.entry(g.tool()).or_default() += 1;
-        }
-        let mut tools: Vec<(&str, usize)> = counts.into_iter().collect();
-        tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        let tools = tools.into_iter().map(|(t, _)| t.to_string()).collect();
-        let worst = inv.group_indices(&GroupFilter::default());
-        let rate = inv.call_rate(RATE_BUCKETS);
-        let session_execs = inv.session_executions();
-        let verdict_counts = inv.verdict_counts();
-        Data {
-            verdict_counts,
-            inv,
-            search,
-            tools,
-            worst,
-            rate,
-            session_execs,
-            queue: Vec::new(),
-        }
-    }
-}
-
-/// How far loading has come.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LoadProgress {
-    /// Names of the journals being loaded.
-    pub journals: Vec<String>,
-    /// The latest progress report, if any.
-    pub progress: Option<Progress>,
-    /// Reading is done; the analysis runs.
-    pub analysing: bool,
-}
-
-/// Loading, failed, or ready.
-#[derive(Debug)]
-pub enum Load {
-    /// Journals are being read.
-    Loading(LoadProgress),
-    /// Loading failed (the message names file and line).
-    Failed(String),
-    /// Ready. Shared with a background job (recording a decision,
-    /// writing an export) while one runs; only the UI thread changes it,
-    /// once the job has let go.
-    Ready(Arc<Data>),
-}
-
-/// What the background loader reports.
-#[derive(Debug)]
-pub enum LoadMsg {
-    /// Bytes read so far.
-    Progress(Progress),
-    /// Reading is done; analysis runs.
-    Analysing,
-    /// The result.
-    Done(Result<Box<Data>, String>),
-}
 
 /// Something the event loop must do outside the state: the state asks,
 /// the driver performs.
@@ -144,36 +32,19 @@ pub enum Effect {
     Job(Box<Job>),
 }
 
-/// A screen on the navigation stack with its own state.
-#[derive(Debug)]
-pub enum View {
-    /// The overview (its state lives in [`App::overview`]).
-    Overview,
-    /// The groups table (its state lives in [`App::groups`]).
-    Groups,
-    /// One group.
-    Detail(Box<detail::State>),
-    /// One execution.
-    Execution(Box<execution::State>),
-    /// Agent runs.
-    Sessions(Box<sessions::State>),
-    /// The review queue.
-    Review(Box<review::State>),
-}
-
 /// The whole TUI state.
 #[derive(Debug)]
 pub struct App {
     /// Styles.
     pub theme: Theme,
+    /// The key table: what each key does where; help and the key line
+    /// show it.
+    pub keys: KeyMap,
     /// Loading or loaded data.
     pub load: Load,
-    /// Screens, the current one last. Never empty; the overview is first.
-    pub stack: Vec<View>,
-    /// The overview.
-    pub overview: overview::State,
-    /// The groups table.
-    pub groups: groups::State,
+    /// The screens, the current one on top; the overview first. Empty
+    /// until the journals are loaded.
+    pub stack: Stack,
     /// Help is open, with its scroll position.
     pub help: Option<usize>,
     /// The terminal size, for page lengths.
@@ -193,33 +64,17 @@ pub struct App {
     pub quit: bool,
 }
 
-/// What a screen's update asks of the app.
-#[derive(Debug)]
-pub enum Nav {
-    /// Stay on this screen.
-    Stay,
-    /// Go back one screen.
-    Back,
-    /// Open another screen on top.
-    Push(View),
-    /// Copy a value to the clipboard, naming it in the status line.
-    Copy(&'static str, String),
-    /// Show a message on the key line.
-    Say(String),
-}
-
 impl App {
     /// A new app waiting for journals with these names.
     pub fn new(journals: Vec<String>, theme: Theme, area: Rect) -> App {
         App {
             theme,
+            keys: screens::keymap(),
             load: Load::Loading(LoadProgress {
                 journals,
                 ..LoadProgress::default()
             }),
-            stack: vec![View::Overview],
-            overview: overview::State::default(),
-            groups: groups::State::default(),
+            stack: Stack::default(),
             help: None,
             area,
             status: None,
@@ -247,11 +102,23 @@ impl App {
     }
 
     /// Why the journals could not be loaded, if they could not (the
-    /// message names file and line; the TUI exits 2 with it).
-    pub fn load_error(&self) -> Option<&str> {
+    /// error names file and line; the TUI exits 2 with it).
+    pub fn load_error(&self) -> Option<&QueryError> {
         match &self.load {
             Load::Failed(e) => Some(e),
             _ => None,
+        }
+    }
+
+    /// Takes the load error out, for the caller to return once the TUI
+    /// ends (the loading screen then shows no message; nothing draws it).
+    pub fn take_load_error(&mut self) -> Option<QueryError> {
+        match std::mem::replace(&mut self.load, Load::Loading(LoadProgress::default())) {
+            Load::Failed(e) => Some(e),
+            other => {
+                self.load = other;
+                None
+            }
         }
     }
 
@@ -263,15 +130,28 @@ impl App {
         }
     }
 
-    /// The current screen.
-    pub fn view(&self) -> &View {
-        self.stack.last().unwrap_or(&View::Overview)
+    /// The current screen, once the journals are loaded.
+    pub fn top(&self) -> Option<&dyn Screen> {
+        self.stack.top()
+    }
+
+    /// The current screen, if it is a `T`.
+    pub fn current<T: Screen>(&self) -> Option<&T> {
+        self.stack
+            .top()
+            .and_then(|s| (s as &dyn std::any::Any).downcast_ref::<T>())
+    }
+
+    /// The topmost screen of type `T` on the stack, else the one kept off
+    /// it (the groups table keeps its state while the user is elsewhere).
+    pub fn screen<T: Screen>(&self) -> Option<&T> {
+        self.stack.find::<T>()
     }
 
     /// Which key table applies now.
     pub fn ctx(&self) -> Ctx {
         if self.help.is_some() {
-            return Ctx::Help;
+            return table::HELP.ctx;
         }
         self.screen_ctx()
     }
@@ -280,20 +160,12 @@ impl App {
     /// help if help is open.
     pub fn screen_ctx(&self) -> Ctx {
         if self.data().is_none() {
-            return Ctx::Loading;
+            return table::LOADING.ctx;
         }
         if let Some(d) = &self.dialog {
             return d.ctx();
         }
-        match self.view() {
-            View::Overview => Ctx::Overview,
-            View::Groups if self.groups.editing => Ctx::FilterInput,
-            View::Groups => Ctx::Groups,
-            View::Detail(_) => Ctx::Detail,
-            View::Execution(_) => Ctx::Execution,
-            View::Sessions(_) => Ctx::Sessions,
-            View::Review(_) => Ctx::Review,
-        }
+        self.stack.top().map_or(table::LOADING.ctx, |s| s.ctx())
     }
 
     /// Applies a loader message.
@@ -311,9 +183,15 @@ impl App {
             }
             LoadMsg::Done(Err(e)) => self.load = Load::Failed(e),
             LoadMsg::Done(Ok(d)) => {
-                self.groups = groups::State::new(&d);
-                self.overview = overview::State::default();
-                self.load = Load::Ready(Arc::from(d));
+                let data: Arc<Data> = Arc::from(d);
+                self.stack = Stack::open(&Context {
+                    data: &data,
+                    theme: &self.theme,
+                    body: body_area(self.area),
+                    job: self.job.as_deref(),
+                    export_dir: &self.export_dir,
+                });
+                self.load = Load::Ready(data);
             }
         }
     }
@@ -341,16 +219,14 @@ impl App {
             }
             _ => {}
         }
-        if let Some(scroll) = &mut self.help {
-            match action {
-                Action::Back => self.help = None,
-                Action::Down => *scroll += 1,
-                Action::Up => *scroll = scroll.saturating_sub(1),
+        if let Some(offset) = &mut self.help {
+            match Move::of(&action) {
+                _ if action == Action::Back => self.help = None,
+                Some(m @ (Move::Up | Move::Down)) => scroll(offset, m, 1, usize::MAX),
                 _ => {}
             }
             return;
         }
-        let body = super::render::body_area(self.area);
         let Load::Ready(data) = &self.load else {
             return;
         };
@@ -373,64 +249,24 @@ impl App {
             }
             return;
         }
-        match (&action, self.view()) {
-            (Action::Decide, View::Review(st)) => {
-                let item = data.queue.get(st.cursor.selected);
-                match self.start_decision(item) {
-                    Ok(d) => self.dialog = Some(d),
-                    Err(msg) => self.status = Some(msg),
-                }
-                return;
-            }
-            (Action::Export, View::Groups | View::Detail(_)) => {
-                match self.start_export() {
-                    Ok(d) => self.dialog = Some(d),
-                    Err(msg) => self.status = Some(msg),
-                }
-                return;
-            }
-            _ => {}
-        }
-        match action {
-            Action::ShowReview => {
-                self.stack.truncate(1);
-                self.stack.push(View::Review(Box::default()));
-                return;
-            }
-            Action::ShowOverview => {
-                self.stack.truncate(1);
-                return;
-            }
-            Action::ShowGroups => {
-                self.stack.truncate(1);
-                self.stack.push(View::Groups);
-                return;
-            }
-            Action::ShowSessions => {
-                self.stack.truncate(1);
-                self.stack
-                    .push(View::Sessions(Box::new(sessions::State::new(data, None))));
-                return;
-            }
-            _ => {}
-        }
-        let top = self.stack.len() - 1;
-        let nav = match &mut self.stack[top] {
-            View::Overview => overview::update(data, &mut self.overview, action, body),
-            View::Groups => groups::update(data, &mut self.groups, action, body),
-            View::Detail(st) => detail::update(data, st, action, body),
-            View::Execution(st) => execution::update(data, st, action, body),
-            View::Sessions(st) => sessions::update(data, st, action, body),
-            View::Review(st) => review::update(data, st, action, body, &self.theme),
+        let cx = Context {
+            data,
+            theme: &self.theme,
+            body: body_area(self.area),
+            job: self.job.as_deref(),
+            export_dir: &self.export_dir,
         };
-        match nav {
+        if let Some(i) = Stack::jump_for(&action) {
+            self.stack.jump(i, &cx);
+            return;
+        }
+        let Some(top) = self.stack.top_mut() else {
+            return;
+        };
+        match top.update(&cx, action) {
             Nav::Stay => {}
-            Nav::Back => {
-                if self.stack.len() > 1 {
-                    self.stack.pop();
-                }
-            }
-            Nav::Push(v) => self.stack.push(v),
+            Nav::Back => self.stack.back(),
+            Nav::Push(s) => self.stack.push(s),
             Nav::Copy(what, text) => {
                 self.status = Some(format!(
                     "copied {what} ({}) to the clipboard via OSC 52, where the terminal allows it",
@@ -439,58 +275,8 @@ impl App {
                 self.effects.push(Effect::Clipboard(text));
             }
             Nav::Say(s) => self.status = Some(s),
+            Nav::Dialog(d) => self.dialog = Some(d),
         }
-    }
-
-    /// The decision dialog for a queue item, or why no decision can be
-    /// made now (the message for the key line).
-    fn start_decision(&self, item: Option<&QueueItem>) -> Result<Dialog, String> {
-        let Some(data) = self.data() else {
-            return Err("nothing loaded".into());
-        };
-        let Some(item) = item else {
-            return Err(match data.inv.cannot_decide() {
-                Some(e @ crate::query::DecisionError::ReadOnly) => e.to_string(),
-                _ => "nothing waits for a reviewer".into(),
-            });
-        };
-        if let Some(j) = &self.job {
-            return Err(format!("busy: {j}; wait for it to finish"));
-        }
-        let flow = data.inv.decision_flow(item).map_err(|e| e.to_string())?;
-        let case_name = data.inv.case().name().unwrap_or_default();
-        Ok(Dialog::decide(item.clone(), flow, case_name))
-    }
-
-    /// The export dialog for the current screen's group (detail) or listed
-    /// groups (groups table), or why nothing can be exported now.
-    fn start_export(&self) -> Result<Dialog, String> {
-        if self.data().is_some_and(|d| d.inv.read_only()) {
-            return Err(
-                "read-only mode (--read-only): exports are disabled; nothing is written".into(),
-            );
-        }
-        if let Some(j) = &self.job {
-            return Err(format!("busy: {j}; wait for it to finish"));
-        }
-        let Some(data) = self.data() else {
-            return Err("nothing loaded".into());
-        };
-        let ids: Vec<String> = match self.view() {
-            View::Detail(st) => vec![st.detail.summary.group_id.clone()],
-            View::Groups => self
-                .groups
-                .rows
-                .iter()
-                .filter_map(|&g| data.inv.group_at(g).map(|g| g.id().to_string()))
-                .collect(),
-            _ => Vec::new(),
-        };
-        if ids.is_empty() {
-            return Err("no group is listed: nothing to export".into());
-        }
-        let single = matches!(self.view(), View::Detail(_));
-        Ok(Dialog::export(ids, single, self.export_dir.clone()))
     }
 
     /// Applies a background job's message: progress, a decision written
@@ -542,7 +328,7 @@ impl App {
                         escape(&done.path.display().to_string()),
                         crate::tui::widgets::text::count(done.bytes, "byte", "bytes")
                     ),
-                    Err(e) => escape(&e).into_owned(),
+                    Err(e) => escape(&e.to_string()).into_owned(),
                 });
             }
         }
@@ -554,49 +340,24 @@ impl App {
         let Load::Ready(arc) = &mut self.load else {
             return "the journals are not loaded".into();
         };
-        // Ids of what is selected, before the group order changes.
-        let id_of = |d: &Data, g: Option<GroupIdx>| {
-            g.and_then(|g| d.inv.group_at(g))
-                .map(|g| g.id().to_string())
-        };
-        let groups_sel = id_of(arc, self.groups.selected_group());
-        let worst_sel = id_of(arc, arc.worst.get(self.overview.cursor.selected).copied());
+        // What each screen's selection points at, before the group order
+        // changes.
+        let anchors: Vec<Anchor> = self.stack.all().map(|s| s.anchor(arc)).collect();
         let Some(data) = Arc::get_mut(arc) else {
             return "the new verdicts could not be shown (the data is still in use); reopen retrace to see them"
                 .into();
         };
         data.reanalysed(r);
         let data: &Data = data;
-        // Screens.
-        self.groups.rebuild(data);
-        if let Some(pos) = groups_sel
-            .and_then(|id| data.inv.group(&id).ok().map(|g| g.index()))
-            .and_then(|g| self.groups.rows.iter().position(|&r| r == g))
-        {
-            self.groups.cursor.select(pos, self.groups.rows.len());
-        }
-        let worst_pos = worst_sel
-            .and_then(|id| data.inv.group(&id).ok().map(|g| g.index()))
-            .and_then(|g| data.worst.iter().position(|&w| w == g))
-            .unwrap_or(self.overview.cursor.selected);
-        self.overview.cursor.select(worst_pos, data.worst.len());
-        for v in &mut self.stack {
-            match v {
-                View::Detail(st) => {
-                    if let Some(n) = data
-                        .inv
-                        .group(&st.detail.summary.group_id)
-                        .ok()
-                        .map(|g| g.index())
-                        .and_then(|g| detail::State::new(data, g))
-                    {
-                        st.refresh(n);
-                    }
-                }
-                View::Execution(st) => st.refresh(data),
-                View::Review(st) => st.refresh(data),
-                View::Overview | View::Groups | View::Sessions(_) => {}
-            }
+        let cx = Context {
+            data,
+            theme: &self.theme,
+            body: body_area(self.area),
+            job: self.job.as_deref(),
+            export_dir: &self.export_dir,
+        };
+        for (screen, anchor) in self.stack.all_mut().zip(anchors) {
+            screen.refresh(&cx, anchor);
         }
         // What changed.
         let Some(Dialog::Decide(d)) = &self.dialog else {

@@ -13,10 +13,11 @@
 
 use super::action::Action;
 use super::jobs::{ExportJob, Job, RecordJob};
-use super::keys::Ctx;
+use super::keys::{Ctx, table};
 use super::theme::Theme;
 use super::widgets::text::{esc, wrap};
-use crate::query::{Decision, DecisionRecord, Flow, QueueItem};
+use super::widgets::{Cursor, Move};
+use crate::query::{Decision, DecisionError, DecisionRecord, Flow, Investigation, QueueItem};
 use crate::review::fsm::{NoteEdit, consequence};
 use crate::review::{Event, State};
 use ratatui::Frame;
@@ -55,8 +56,8 @@ pub struct Decide {
     pub case_name: String,
     /// Choosing or typing, while the flow is selecting.
     pub step: Step,
-    /// The highlighted decision, an index into [`Decision::ALL`].
-    pub choice: usize,
+    /// The highlighted decision: its cursor selects in [`Decision::ALL`].
+    pub choice: Cursor,
     /// What the background job is doing, while it runs.
     pub progress: Option<String>,
     /// The case file entry, once written.
@@ -98,6 +99,78 @@ pub enum DialogNav {
     Start(Job),
 }
 
+/// Why a dialog cannot be opened now; said on the key line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// No decision can be recorded (read-only, no case file, no reviewer
+    /// name, a broken case file chain).
+    #[error(transparent)]
+    Decision(#[from] DecisionError),
+    /// The review queue is empty.
+    #[error("nothing waits for a reviewer")]
+    NothingWaits,
+    /// A background job runs (what it does); one runs at a time.
+    #[error("busy: {0}; wait for it to finish")]
+    Busy(String),
+    /// `--read-only`: nothing is written, exports neither.
+    #[error("read-only mode (--read-only): exports are disabled; nothing is written")]
+    ExportsDisabled,
+    /// The screen lists no group.
+    #[error("no group is listed: nothing to export")]
+    NothingListed,
+}
+
+/// The decision dialog for the selected queue item (`None`: the queue is
+/// empty), unless `job` (what the running background job does) or the
+/// investigation forbids it.
+///
+/// # Errors
+/// [`Refusal`]: nothing to decide, busy, or why decisions are disabled.
+pub fn start_decision(
+    inv: &Investigation,
+    item: Option<&QueueItem>,
+    job: Option<&str>,
+) -> Result<Dialog, Refusal> {
+    let Some(item) = item else {
+        return Err(match inv.cannot_decide() {
+            Some(e @ DecisionError::ReadOnly) => Refusal::Decision(e),
+            _ => Refusal::NothingWaits,
+        });
+    };
+    if let Some(j) = job {
+        return Err(Refusal::Busy(j.to_string()));
+    }
+    let flow = inv.decision_flow(item)?;
+    let case_name = inv.case().name().unwrap_or_default();
+    Ok(Dialog::decide(item.clone(), flow, case_name))
+}
+
+/// The export dialog for the groups `ids` gives (asked only when an export
+/// is possible; one group when `single`), file names relative to `dir`,
+/// unless `job` (the running background job) or read-only mode forbids it.
+///
+/// # Errors
+/// [`Refusal`]: read-only, busy, or no group listed.
+pub fn start_export(
+    inv: &Investigation,
+    job: Option<&str>,
+    ids: impl FnOnce() -> Vec<String>,
+    single: bool,
+    dir: &Path,
+) -> Result<Dialog, Refusal> {
+    if inv.read_only() {
+        return Err(Refusal::ExportsDisabled);
+    }
+    if let Some(j) = job {
+        return Err(Refusal::Busy(j.to_string()));
+    }
+    let ids = ids();
+    if ids.is_empty() {
+        return Err(Refusal::NothingListed);
+    }
+    Ok(Dialog::export(ids, single, dir.to_path_buf()))
+}
+
 impl Dialog {
     /// A decision dialog for `item`, driving `flow` (from the query
     /// layer's decision service), recording into the case file `case_name`.
@@ -111,7 +184,10 @@ impl Dialog {
             item,
             case_name,
             step: Step::Choose,
-            choice,
+            choice: Cursor {
+                selected: choice,
+                offset: 0,
+            },
             progress: None,
             record: None,
         }))
@@ -137,12 +213,12 @@ impl Dialog {
     /// The key table while the dialog is open.
     pub fn ctx(&self) -> Ctx {
         match self {
-            Dialog::Export(_) => Ctx::ExportName,
+            Dialog::Export(_) => table::EXPORT_NAME.ctx,
             Dialog::Decide(d) => match (&d.flow.state, d.step) {
-                (State::Selecting { .. }, Step::Choose) => Ctx::DecideChoose,
-                (State::Selecting { .. }, Step::Note) => Ctx::DecideNote,
-                (State::Confirming { .. }, _) => Ctx::DecideConfirm,
-                _ => Ctx::DecideBusy,
+                (State::Selecting { .. }, Step::Choose) => table::DECIDE_CHOOSE.ctx,
+                (State::Selecting { .. }, Step::Note) => table::DECIDE_NOTE.ctx,
+                (State::Confirming { .. }, _) => table::DECIDE_CONFIRM.ctx,
+                _ => table::DECIDE_BUSY.ctx,
             },
         }
     }
@@ -202,16 +278,14 @@ fn update_decide(d: &mut Decide, action: Action) -> DialogNav {
             d.flow.handle(Event::Cancel);
             DialogNav::Close(Some(CANCELLED.into()))
         }
-        (State::Selecting { .. }, Step::Choose, Action::Down) => {
-            d.choice = (d.choice + 1) % n;
-            DialogNav::Stay
-        }
-        (State::Selecting { .. }, Step::Choose, Action::Up) => {
-            d.choice = (d.choice + n - 1) % n;
+        (State::Selecting { .. }, Step::Choose, a @ (Action::Down | Action::Up)) => {
+            if let Some(m) = Move::of(&a) {
+                d.choice.cycle(m, n);
+            }
             DialogNav::Stay
         }
         (State::Selecting { .. }, Step::Choose, Action::Submit) => {
-            let choice = Decision::ALL[d.choice.min(n - 1)];
+            let choice = Decision::ALL[d.choice.selected.min(n - 1)];
             d.flow.handle(Event::Choose(choice));
             if matches!(&d.flow.state, State::Selecting { problem: None, .. }) {
                 d.step = Step::Note;
@@ -413,7 +487,7 @@ pub fn decide_lines(d: &Decide, theme: &Theme, width: usize) -> Vec<Line<'static
             ));
             for (i, dec) in Decision::ALL.iter().enumerate() {
                 let allowed = it.allowed.contains(dec);
-                let here = i == d.choice;
+                let here = i == d.choice.selected;
                 let chosen = draft.decision == Some(*dec);
                 let mark = match (here && d.step == Step::Choose, chosen) {
                     (true, _) => "▶ ",

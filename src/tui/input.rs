@@ -10,7 +10,6 @@
 
 use super::action::Action;
 use super::app::App;
-use super::keys;
 use ratatui::crossterm::event::{Event, KeyEventKind};
 
 /// Text typed into a field, not yet applied.
@@ -26,7 +25,7 @@ impl Typed {
     pub fn event(&mut self, app: &mut App, ev: Event) {
         match ev {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
-                match keys::map_key(app.ctx(), &k) {
+                match app.keys.lookup(app.ctx(), &k) {
                     Some(Action::FilterChar(c) | Action::TextChar(c)) => self.text.push(c),
                     Some(a) => {
                         self.flush(app);

@@ -10,9 +10,9 @@
 //! can swap the new analysis in ([`super::App::on_job`]). One job runs at a
 //! time ([`super::App::job`]).
 
-use super::app::Data;
+use super::data::Data;
 use crate::export::{Format, Report, Request, atomic};
-use crate::query::{DecisionRecord, QueueItem, Reanalysis};
+use crate::query::{DecisionRecord, QueryError, QueueItem, Reanalysis};
 use crate::review::{self, Event};
 use chrono::Utc;
 use std::path::{Path, PathBuf};
@@ -75,6 +75,21 @@ pub struct Exported {
     pub what: String,
 }
 
+/// Why a postmortem was not written (nothing was: the file is written whole
+/// or not at all).
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// A group the export names is not in the analysis.
+    #[error(transparent)]
+    Group(#[from] QueryError),
+    /// The file named is one of the inputs retrace reads.
+    #[error("{0}; nothing was written: choose another file name")]
+    Input(#[from] atomic::IsInput),
+    /// The file could not be written (the error names it).
+    #[error("cannot write {0}; nothing was written")]
+    Write(#[from] std::io::Error),
+}
+
 /// A decision written ([`Event::Recorded`]) or not ([`Event::WriteFailed`]):
 /// the event to feed back into the flow, and the stored entry.
 #[derive(Debug)]
@@ -95,7 +110,7 @@ pub enum JobMsg {
     /// The analysis with the decision applied.
     Reanalysed(Box<Reanalysis>),
     /// The export was written, or why not.
-    Exported(Result<Exported, String>),
+    Exported(Result<Exported, ExportError>),
     /// The job stopped on an internal error.
     Failed(String),
 }
@@ -174,7 +189,11 @@ fn record(job: &RecordJob, data: &Data, send: &mut dyn FnMut(JobMsg)) -> Option<
     )))
 }
 
-fn export(job: &ExportJob, data: &Data, send: &mut dyn FnMut(JobMsg)) -> Result<Exported, String> {
+fn export(
+    job: &ExportJob,
+    data: &Data,
+    send: &mut dyn FnMut(JobMsg),
+) -> Result<Exported, ExportError> {
     send(JobMsg::Progress(format!(
         "writing {}…",
         crate::sanitize::escape(&job.path.display().to_string())
@@ -182,7 +201,7 @@ fn export(job: &ExportJob, data: &Data, send: &mut dyn FnMut(JobMsg)) -> Result<
     let groups = job
         .groups
         .iter()
-        .map(|id| data.inv.group(id).map_err(|e| e.to_string()))
+        .map(|id| data.inv.group(id))
         .collect::<Result<Vec<_>, _>>()?;
     let report = Report::build(
         &data.inv,
@@ -201,11 +220,9 @@ fn export(job: &ExportJob, data: &Data, send: &mut dyn FnMut(JobMsg)) -> Result<
             .map(|j| Path::new(j.name.as_str())),
         data.inv.case().path.as_deref(),
     );
-    atomic::check_not_input(&job.path, &inputs)
-        .map_err(|e| format!("{e}; nothing was written: choose another file name"))?;
+    atomic::check_not_input(&job.path, &inputs)?;
     // The error names the file.
-    atomic::write(&job.path, text.as_bytes())
-        .map_err(|e| format!("cannot write {e}; nothing was written"))?;
+    atomic::write(&job.path, text.as_bytes())?;
     Ok(Exported {
         path: std::path::absolute(&job.path).unwrap_or_else(|_| job.path.clone()),
         bytes: text.len(),

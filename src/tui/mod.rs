@@ -1,29 +1,43 @@
-//! The terminal UI (ratatui + crossterm).
+//! The terminal UI (ratatui, with crossterm as ratatui re-exports it:
+//! `ratatui::crossterm`, so that the two can never disagree on a version).
 //!
 //! Shape (DESIGN.md §8–§9): an [`Action`] enum is the one vocabulary that
-//! keys map to and tests send; [`App::update`] applies actions to the
-//! state; [`render::render`] draws the state and changes nothing; journals
-//! load on a background thread that reports progress and the result over a
-//! channel; the screen is redrawn only after something happened, once per
-//! batch of events.
+//! keys map to and tests send; the key table ([`keys::KeyMap`], data) maps
+//! keys to actions and is what help and the key line show; [`App::update`]
+//! applies actions to the state; [`render::render`] draws the state and
+//! changes nothing; journals load on a background thread that reports
+//! progress and the result over a channel; the screen is redrawn only
+//! after something happened, once per batch of events.
+//!
+//! Screens ([`screens`]) implement [`screen::Screen`]: each owns its state
+//! on the app's stack ([`stack::Stack`]), updates from an action given a
+//! read-only [`screen::Context`], draws as a pure function of its state,
+//! and returns what it asks of the app ([`screen::Nav`]). The shared types
+//! live in [`screen`], [`data`], [`keys`] and [`widgets`], which know no
+//! screen; the app knows the screens only through [`screens::REGISTRY`].
+//! Everything is read through [`crate::query`].
 
 pub mod action;
 pub mod app;
 pub mod clipboard;
+pub mod data;
 pub mod dialog;
 pub mod input;
 pub mod jobs;
 pub mod keys;
 pub mod render;
+pub mod screen;
 pub mod screens;
+pub mod search;
+pub mod stack;
 pub mod theme;
 pub mod widgets;
 
 pub use action::Action;
 pub use app::App;
 
-use crate::query::{Investigation, LoadStage, Prepared, Setup, SetupError};
-use app::{Data, LoadMsg};
+use crate::query::{Investigation, LoadStage, Prepared, QueryError, Setup, SetupError};
+use data::{Data, LoadMsg};
 use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
 use ratatui::crossterm::execute;
 use ratatui::layout::Rect;
@@ -48,11 +62,11 @@ pub enum TuiError {
     #[error(transparent)]
     Setup(#[from] SetupError),
     /// The theme could not be read.
-    #[error("{0}")]
-    Theme(String),
+    #[error(transparent)]
+    Theme(#[from] theme::ThemeError),
     /// The journals could not be loaded (said on screen first).
     #[error("could not load the journals: {0}")]
-    Load(String),
+    Load(#[source] QueryError),
     /// No terminal, or the terminal failed.
     #[error("{0}")]
     Terminal(#[from] std::io::Error),
@@ -72,9 +86,8 @@ fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
             LoadStage::Reading(_) => {}
             LoadStage::Analysing => send(LoadMsg::Analysing),
         };
-        let result = Investigation::load(prepared, &mut progress)
-            .map(|inv| Box::new(Data::new(inv)))
-            .map_err(|e| e.to_string());
+        let result =
+            Investigation::load(prepared, &mut progress).map(|inv| Box::new(Data::new(inv)));
         send(LoadMsg::Done(result));
     });
 }
@@ -91,7 +104,7 @@ fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
 pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
     // A bad theme is reported before the screen is taken over.
     let theme = match theme {
-        Some(t) => theme::Theme::load(t).map_err(|e| TuiError::Theme(e.to_string()))?,
+        Some(t) => theme::Theme::load(t)?,
         None => theme::Theme::default(),
     };
     let prepared = setup.prepare()?;
@@ -151,8 +164,8 @@ pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
                         Msg::Term(ev) => typed.event(&mut app, ev),
                     }
                     if app.quit {
-                        return match app.load_error() {
-                            Some(e) => Err(TuiError::Load(e.to_string())),
+                        return match app.take_load_error() {
+                            Some(e) => Err(TuiError::Load(e)),
                             None => Ok(()),
                         };
                     }

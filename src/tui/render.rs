@@ -1,31 +1,18 @@
 //! Drawing: a pure function of the [`App`]. Nothing here changes state; the
 //! screens compute their scroll windows from the state they are given.
 
-use super::app::{App, Load, LoadProgress, View};
+use super::app::App;
+use super::data::{Data, Load, LoadProgress};
 use super::dialog;
-use super::keys;
-use super::screens::{detail, execution, groups, overview, review, sessions};
-use super::widgets::keyline::keyline;
-use super::widgets::text::esc;
+use super::keys::Binding;
+use super::screen::{Context, frame_areas};
+use super::widgets::keyline::{help_lines, keyline};
+use super::widgets::text::{esc, file_name};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
-
-/// The area screens draw in: the terminal minus the title and key lines.
-pub fn body_area(area: Rect) -> Rect {
-    frame_areas(area)[1]
-}
-
-fn frame_areas(area: Rect) -> [Rect; 3] {
-    Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(1),
-    ])
-    .areas(area)
-}
 
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame) {
@@ -40,20 +27,24 @@ pub fn render(app: &App, frame: &mut Frame) {
             let p = Paragraph::new(vec![
                 Line::styled("Could not load the journals", theme.critical),
                 Line::raw(""),
-                Line::raw(esc(msg).into_owned()),
+                Line::raw(esc(&msg.to_string()).into_owned()),
             ])
             .wrap(Wrap { trim: false })
             .block(Block::bordered().border_style(theme.muted));
             frame.render_widget(p, body);
         }
-        Load::Ready(data) => match app.view() {
-            View::Overview => overview::draw(data, &app.overview, theme, frame, body),
-            View::Review(st) => review::draw(data, st, theme, frame, body),
-            View::Sessions(st) => sessions::draw(data, st, theme, frame, body),
-            View::Groups => groups::draw(data, &app.groups, theme, frame, body),
-            View::Detail(st) => detail::draw(data, st, theme, frame, body),
-            View::Execution(st) => execution::draw(data, st, theme, frame, body),
-        },
+        Load::Ready(data) => {
+            if let Some(screen) = app.top() {
+                let cx = Context {
+                    data,
+                    theme,
+                    body,
+                    job: app.job.as_deref(),
+                    export_dir: &app.export_dir,
+                };
+                screen.draw(&cx, frame);
+            }
+        }
     }
     if let (Some(d), Load::Ready(_)) = (&app.dialog, &app.load) {
         dialog::draw(d, theme, frame, body);
@@ -83,7 +74,8 @@ fn message_line(app: &App, width: u16) -> Line<'static> {
             Span::styled(format!("{}…", esc(j).trim_end_matches('…')), theme.review),
         ]);
     }
-    keyline(&keys::bindings(app.ctx()), theme, width)
+    let bindings: Vec<&Binding> = app.keys.bindings(app.ctx()).collect();
+    keyline(&bindings, theme, width)
 }
 
 /// The title line: `retrace`, the chain status, and the breadcrumbs. When
@@ -95,18 +87,7 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
     let head = Span::styled(" retrace ", theme.accent.add_modifier(Modifier::REVERSED));
     let crumbs: Vec<String> = match app.data() {
         None => vec!["loading".into()],
-        Some(_) => app
-            .stack
-            .iter()
-            .map(|v| match v {
-                View::Overview => "overview".into(),
-                View::Sessions(_) => "sessions".into(),
-                View::Review(_) => "review queue".into(),
-                View::Groups => "groups".into(),
-                View::Detail(st) => format!("group {}", st.detail.summary.group_id),
-                View::Execution(st) => format!("execution {}", esc(&st.summary.execution_id)),
-            })
-            .collect(),
+        Some(_) => app.stack.screens().map(|s| s.crumb()).collect(),
     };
     // DESIGN.md §6: the chain status shows on every screen.
     let badge = app.data().map(|d| chain_badge(d, theme));
@@ -157,10 +138,7 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
 /// chain, or the case file's, broke; `chain intact` (ok) when every journal
 /// has a chain and all verified; `chain intact: n of m` when some journals
 /// have none; `no chain` (muted) when none has one.
-fn chain_badge(
-    d: &super::app::Data,
-    theme: &super::theme::Theme,
-) -> (String, ratatui::style::Style, bool) {
+fn chain_badge(d: &Data, theme: &super::theme::Theme) -> (String, ratatui::style::Style, bool) {
     let js = d.inv.journals();
     let broken = js.iter().filter(|j| j.chain.is_broken()).count();
     let intact = js.iter().filter(|j| j.chain.is_intact()).count();
@@ -199,7 +177,7 @@ fn loading(app: &App, lp: &LoadProgress, frame: &mut Frame, area: Rect) {
             let name = lp
                 .journals
                 .get(p.journal as usize)
-                .map(|n| esc(super::screens::detail::file_name(n)).into_owned())
+                .map(|n| esc(file_name(n)).into_owned())
                 .unwrap_or_default();
             match p.total_size {
                 Some(t) if t > 0 => (
@@ -244,26 +222,8 @@ fn mib(b: u64) -> String {
 fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let ctx = app.screen_ctx();
-    let mut lines = vec![];
-    for b in keys::bindings(ctx) {
-        let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
-        lines.push(Line::from(vec![
-            Span::styled(format!(" {:<22}", keys.join(" ")), theme.accent),
-            Span::raw(b.help),
-        ]));
-    }
-    if ctx.is_text_input() {
-        lines.push(Line::from(vec![
-            Span::styled(format!(" {:<22}", "any character"), theme.accent),
-            Span::raw(if ctx == keys::Ctx::FilterInput {
-                "added to the filter"
-            } else {
-                "typed into the field"
-            }),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(" Esc or ? closes this help", theme.muted));
+    let bindings: Vec<&Binding> = app.keys.bindings(ctx).collect();
+    let lines = help_lines(&bindings, ctx, theme);
     let w = area.width.min(100);
     let h = area.height.min(lines.len() as u16 + 2);
     let popup = Rect::new(
@@ -280,7 +240,7 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
             .style(theme.base)
             .block(
                 Block::bordered()
-                    .title(format!(" Keys: {} ", ctx.name()))
+                    .title(format!(" Keys: {} ", ctx.name))
                     .border_style(theme.accent),
             ),
         popup,

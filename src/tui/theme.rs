@@ -205,7 +205,8 @@ impl Theme {
                         ROLES.join(", ")
                     ))
                 })?;
-                slots[i] = Some(parse_style(v, &format!("roles.{k}")).map_err(err)?);
+                slots[i] =
+                    Some(parse_style(v, &format!("roles.{k}")).map_err(|e| err(e.to_string()))?);
             }
         }
         let missing: Vec<&str> = ROLES
@@ -288,10 +289,48 @@ impl Default for Theme {
     }
 }
 
-fn parse_style(v: &toml::Value, key: &str) -> Result<Style, String> {
-    let t = v.as_table().ok_or_else(|| {
-        format!("{key}: expected a style table like {{ fg = \"red\", bold = true }}")
-    })?;
+/// Why a style or a color in a theme file cannot be used, naming its key
+/// (`roles.critical.fg`); [`Theme::parse`] wraps it in a [`ThemeError`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum StyleError {
+    /// A role is not a table of style keys.
+    #[error("{key}: expected a style table like {{ fg = \"red\", bold = true }}")]
+    NotATable {
+        /// The role's key.
+        key: String,
+    },
+    /// A text attribute is not `true` or `false`.
+    #[error("{key}: expected true or false")]
+    NotAFlag {
+        /// The attribute's key.
+        key: String,
+    },
+    /// A style holds a key that is no style key.
+    #[error(
+        "{key}: unknown key `{other}` (a style has fg, bg, bold, dim, italic, underline, reversed)"
+    )]
+    UnknownKey {
+        /// The style's key.
+        key: String,
+        /// The unknown key.
+        other: String,
+    },
+    /// A color that is not one.
+    #[error(
+        "{key}: {what} (expected a color name such as \"red\" or \"darkgray\", \"#rrggbb\", or an index 0-255)"
+    )]
+    BadColor {
+        /// The color's key.
+        key: String,
+        /// What is wrong with it.
+        what: String,
+    },
+}
+
+fn parse_style(v: &toml::Value, key: &str) -> Result<Style, StyleError> {
+    let t = v
+        .as_table()
+        .ok_or_else(|| StyleError::NotATable { key: key.into() })?;
     let mut s = Style::default();
     for (k, v) in t {
         let at = format!("{key}.{k}");
@@ -299,9 +338,7 @@ fn parse_style(v: &toml::Value, key: &str) -> Result<Style, String> {
             "fg" => s = s.fg(parse_color(v, &at)?),
             "bg" => s = s.bg(parse_color(v, &at)?),
             "bold" | "dim" | "italic" | "underline" | "reversed" => {
-                let on = v
-                    .as_bool()
-                    .ok_or_else(|| format!("{at}: expected true or false"))?;
+                let on = v.as_bool().ok_or(StyleError::NotAFlag { key: at })?;
                 let m = match k.as_str() {
                     "bold" => Modifier::BOLD,
                     "dim" => Modifier::DIM,
@@ -314,20 +351,20 @@ fn parse_style(v: &toml::Value, key: &str) -> Result<Style, String> {
                 }
             }
             other => {
-                return Err(format!(
-                    "{key}: unknown key `{other}` (a style has fg, bg, bold, dim, italic, underline, reversed)"
-                ));
+                return Err(StyleError::UnknownKey {
+                    key: key.into(),
+                    other: other.into(),
+                });
             }
         }
     }
     Ok(s)
 }
 
-fn parse_color(v: &toml::Value, key: &str) -> Result<Color, String> {
-    let bad = |what: String| {
-        format!(
-            "{key}: {what} (expected a color name such as \"red\" or \"darkgray\", \"#rrggbb\", or an index 0-255)"
-        )
+fn parse_color(v: &toml::Value, key: &str) -> Result<Color, StyleError> {
+    let bad = |what: String| StyleError::BadColor {
+        key: key.into(),
+        what,
     };
     match v {
         toml::Value::Integer(i) => u8::try_from(*i)

@@ -10,6 +10,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use retrace::query::{Investigation, Setup};
+use retrace::tui::screens::groups::Groups;
 use retrace::tui::theme::Theme;
 use retrace::tui::{App, render};
 use std::fmt::Write;
@@ -48,6 +49,11 @@ pub fn app_with_case(names: &[&str], theme: Theme, w: u16, h: u16) -> App {
     };
     let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
     App::ready(inv, theme, Rect::new(0, 0, w, h))
+}
+
+/// The groups table's state (kept while the user is elsewhere).
+pub fn groups(a: &App) -> &Groups {
+    a.screen::<Groups>().expect("the groups table")
 }
 
 /// Draws the app into a fresh TestBackend of `w`×`h`.

@@ -5,16 +5,68 @@
 
 use crate::query::{ChainMark, EventIdx, EventView, ExecIdx, ExecutionSummary, GroupIdx};
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav};
-use crate::tui::screens::detail::{records, stage_units};
+use crate::tui::data::Data;
+use crate::tui::keys::table::{BACK, GLOBAL, MOVE};
+use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
+use crate::tui::screen::{Anchor, Context, Nav, Registration, Screen};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{clip_left, esc, flow, provenance, select_if, time};
+use crate::tui::widgets::stages::{records, stage_units};
+use crate::tui::widgets::text::{
+    clip_left, esc, file_name, flow, provenance, select_if, short_cite, time,
+};
+use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+const KEYS: &[Bind] = &[
+    bind(
+        &[code(KeyCode::Tab)],
+        Action::FocusNext,
+        "switch between events and the record",
+        Some("pane"),
+    ),
+    bind(
+        &[k('J')],
+        Action::ScrollDown,
+        "scroll the record down",
+        Some("scroll"),
+    ),
+    bind(&[k('K')], Action::ScrollUp, "scroll the record up", None),
+    bind(
+        &[k('y')],
+        Action::Copy,
+        "copy the selected event's raw JSON line (OSC 52)",
+        Some("copy"),
+    ),
+    bind(
+        &[k('Y')],
+        Action::CopyAlt,
+        "copy the execution id (OSC 52)",
+        None,
+    ),
+    BACK,
+];
+
+/// One execution's events.
+pub const TABLE: KeyTable = KeyTable {
+    ctx: Ctx::new("execution", "execution"),
+    parts: &[
+        Part::Keys(KEYS),
+        Part::Keys(MOVE),
+        Part::Jumps,
+        Part::Keys(GLOBAL),
+    ],
+};
+
+/// One execution, opened from a group, a session or the review queue.
+pub const SCREEN: Registration = Registration {
+    keys: &[TABLE],
+    jump: None,
+};
 
 /// Which pane has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -26,9 +78,9 @@ pub enum Focus {
     Record,
 }
 
-/// State of the execution screen.
+/// The execution screen's state.
 #[derive(Debug, Clone)]
-pub struct State {
+pub struct Execution {
     /// The execution.
     pub xi: ExecIdx,
     /// Its summary.
@@ -50,13 +102,13 @@ pub struct State {
     pub scroll: usize,
 }
 
-impl State {
+impl Execution {
     /// Opens execution `xi`, with event `event` selected.
-    pub fn new(data: &Data, xi: ExecIdx, event: Option<EventIdx>) -> State {
+    pub fn new(data: &Data, xi: ExecIdx, event: Option<EventIdx>) -> Execution {
         let events = data.inv.events(xi);
         let mut cursor = Cursor::default();
         cursor.select(event.map_or(0, EventIdx::get), events.len());
-        let mut st = State {
+        let mut st = Execution {
             xi,
             summary: data.inv.execution_summary(xi),
             events,
@@ -73,7 +125,7 @@ impl State {
 
     /// Takes the execution's summary and group from a new analysis (after
     /// a decision); events and their lines do not change.
-    pub fn refresh(&mut self, data: &Data) {
+    fn take_analysis(&mut self, data: &Data) {
         self.summary = data.inv.execution_summary(self.xi);
         self.group = data.inv.group_of(self.xi).map(|g| g.index());
     }
@@ -85,7 +137,7 @@ impl State {
         let Some(e) = self.events.get(self.cursor.selected) else {
             return;
         };
-        let cite = crate::tui::screens::detail::short_cite(&e.evidence);
+        let cite = short_cite(&e.evidence);
         match data.inv.raw_line(e.evidence.source) {
             Ok(raw) => {
                 // DESIGN.md §6: evidence after a chain break is marked.
@@ -127,7 +179,7 @@ fn pretty(v: &serde_json::Value) -> Vec<String> {
 }
 
 /// Header, events and record areas.
-pub fn areas(st: &State, body: Rect) -> [Rect; 3] {
+pub fn areas(st: &Execution, body: Rect) -> [Rect; 3] {
     let reviewed = u16::from(st.summary.resolution.is_some());
     let [head, rest] =
         Layout::vertical([Constraint::Length(5 + reviewed), Constraint::Fill(1)]).areas(body);
@@ -144,7 +196,7 @@ pub fn areas(st: &State, body: Rect) -> [Rect; 3] {
     [head, e, r]
 }
 
-fn pages(st: &State, body: Rect) -> (usize, usize) {
+fn pages(st: &Execution, body: Rect) -> (usize, usize) {
     let [_, e, r] = areas(st, body);
     (
         usize::from(e.height.saturating_sub(3)).max(1),
@@ -152,12 +204,41 @@ fn pages(st: &State, body: Rect) -> (usize, usize) {
     )
 }
 
+impl Screen for Execution {
+    fn ctx(&self) -> Ctx {
+        TABLE.ctx
+    }
+
+    fn crumb(&self) -> String {
+        format!("execution {}", esc(&self.summary.execution_id))
+    }
+
+    fn update(&mut self, cx: &Context<'_>, action: Action) -> Nav {
+        update(cx, self, action)
+    }
+
+    fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
+        draw(cx.data, self, cx.theme, frame, cx.body);
+    }
+
+    /// The execution's index survives a new analysis.
+    fn refresh(&mut self, cx: &Context<'_>, _: Anchor) {
+        self.take_analysis(cx.data);
+    }
+}
+
 /// Applies an action.
-pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+fn update(cx: &Context<'_>, st: &mut Execution, action: Action) -> Nav {
+    let (data, body) = (cx.data, cx.body);
     let len = st.events.len();
     let (page, rpage) = pages(st, body);
     let before = st.cursor.selected;
     let max_scroll = st.record.len().saturating_sub(rpage);
+    match (Move::of(&action), st.focus) {
+        (Some(m), Focus::Events) => st.cursor.apply(m, len, page),
+        (Some(m), Focus::Record) => scroll(&mut st.scroll, m, rpage, max_scroll),
+        (None, _) => {}
+    }
     match (action, st.focus) {
         (Action::Back, _) => return Nav::Back,
         (Action::FocusNext, _) => {
@@ -166,20 +247,8 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
                 Focus::Record => Focus::Events,
             }
         }
-        (Action::Down, Focus::Events) => st.cursor.step(1, len),
-        (Action::Up, Focus::Events) => st.cursor.step(-1, len),
-        (Action::PageDown, Focus::Events) => st.cursor.step(page as isize, len),
-        (Action::PageUp, Focus::Events) => st.cursor.step(-(page as isize), len),
-        (Action::Top, Focus::Events) => st.cursor.select(0, len),
-        (Action::Bottom, Focus::Events) => st.cursor.select(len.saturating_sub(1), len),
-        (Action::ScrollDown, _) | (Action::Down, Focus::Record) => st.scroll += 1,
-        (Action::ScrollUp, _) | (Action::Up, Focus::Record) => {
-            st.scroll = st.scroll.saturating_sub(1)
-        }
-        (Action::PageDown, Focus::Record) => st.scroll += rpage,
-        (Action::PageUp, Focus::Record) => st.scroll = st.scroll.saturating_sub(rpage),
-        (Action::Top, Focus::Record) => st.scroll = 0,
-        (Action::Bottom, Focus::Record) => st.scroll = max_scroll,
+        (Action::ScrollDown, _) => scroll(&mut st.scroll, Move::Down, rpage, max_scroll),
+        (Action::ScrollUp, _) => scroll(&mut st.scroll, Move::Up, rpage, max_scroll),
         (Action::Copy, _) if !st.raw.is_empty() => {
             return Nav::Copy("the raw journal line", st.raw.clone());
         }
@@ -202,7 +271,7 @@ fn focus_style(theme: &Theme, on: bool) -> Style {
 }
 
 /// Draws the screen.
-pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+fn draw(data: &Data, st: &Execution, theme: &Theme, frame: &mut Frame, body: Rect) {
     let [head, list, rec] = areas(st, body);
     let x = &st.summary;
     let group = st.group.and_then(|g| data.inv.group_at(g));
@@ -253,7 +322,7 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
     let cite = |e: &EventView| {
         format!(
             "{}:{}",
-            esc(crate::tui::screens::detail::file_name(&e.evidence.journal)),
+            esc(file_name(&e.evidence.journal)),
             e.evidence.line
         )
     };
@@ -356,5 +425,19 @@ fn events_title(events: &[EventView]) -> String {
         )
     } else {
         format!(" Events ({}) ", events.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [FocusNext, ScrollDown, ScrollUp, Copy, CopyAlt, Back];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
     }
 }

@@ -4,19 +4,74 @@
 
 use crate::query::LoadedJournal;
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, View};
-use crate::tui::screens::detail;
+use crate::tui::data::Data;
+use crate::tui::keys::table::{GLOBAL, MOVE};
+use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
+use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen};
+use crate::tui::screens::detail::Detail;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
 use crate::tui::widgets::text::{count, datetime, esc, select_if};
+use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Sparkline};
 
-/// Selection in the worst groups.
+const KEYS: &[Bind] = &[
+    bind(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the selected group",
+        Some("open"),
+    ),
+    bind(
+        &[k('2')],
+        Action::ShowGroups,
+        "groups table",
+        Some("groups"),
+    ),
+    bind(
+        &[k('3')],
+        Action::ShowSessions,
+        "sessions",
+        Some("sessions"),
+    ),
+    bind(
+        &[k('4')],
+        Action::ShowReview,
+        "review queue (executions that wait for a reviewer)",
+        Some("review"),
+    ),
+    bind(&[k('1')], Action::ShowOverview, "overview", None),
+];
+
+/// The overview.
+pub const TABLE: KeyTable = KeyTable {
+    ctx: Ctx::new("overview", "overview"),
+    parts: &[
+        Part::Keys(KEYS),
+        Part::Keys(MOVE),
+        Part::Keys(GLOBAL),
+    ],
+};
+
+/// The overview: the first screen, the one `1` returns to.
+pub const SCREEN: Registration = Registration {
+    keys: &[TABLE],
+    jump: Some(Jump {
+        bind: bind(&[k('1')], Action::ShowOverview, "overview", None),
+        opens: Opens::Root(open),
+    }),
+};
+
+fn open(_: &Context<'_>) -> Box<dyn Screen> {
+    Box::new(Overview::default())
+}
+
+/// The overview's state: the selection in the worst groups.
 #[derive(Debug, Clone, Default)]
-pub struct State {
+pub struct Overview {
     /// Selected worst group.
     pub cursor: Cursor,
 }
@@ -64,30 +119,58 @@ fn page(data: &Data, body: Rect) -> usize {
     usize::from(areas(data, body, false)[4].height.saturating_sub(2)).max(1)
 }
 
-/// Applies an action.
-pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
-    let len = data.worst.len();
-    let page = page(data, body);
-    match action {
-        Action::Down => st.cursor.step(1, len),
-        Action::Up => st.cursor.step(-1, len),
-        Action::PageDown => st.cursor.step(page as isize, len),
-        Action::PageUp => st.cursor.step(-(page as isize), len),
-        Action::Top => st.cursor.select(0, len),
-        Action::Bottom => st.cursor.select(len.saturating_sub(1), len),
-        Action::Open => {
-            if let Some(d) = data
+impl Screen for Overview {
+    fn ctx(&self) -> Ctx {
+        TABLE.ctx
+    }
+
+    fn crumb(&self) -> String {
+        "overview".into()
+    }
+
+    fn update(&mut self, cx: &Context<'_>, action: Action) -> Nav {
+        let (data, st) = (cx.data, self);
+        let len = data.worst.len();
+        let page = page(data, cx.body);
+        if let Some(m) = Move::of(&action) {
+            st.cursor.apply(m, len, page);
+        } else if action == Action::Open
+            && let Some(d) = data
                 .worst
                 .get(st.cursor.selected)
-                .and_then(|&g| detail::State::new(data, g))
-            {
-                return Nav::Push(View::Detail(Box::new(d)));
-            }
+                .and_then(|&g| Detail::new(data, g))
+        {
+            return Nav::Push(Box::new(d));
         }
-        _ => {}
+        st.cursor.settle(page, len);
+        Nav::Stay
     }
-    st.cursor.settle(page, len);
-    Nav::Stay
+
+    fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
+        draw(cx.data, self, cx.theme, frame, cx.body);
+    }
+
+    fn anchor(&self, data: &Data) -> Anchor {
+        data.worst
+            .get(self.cursor.selected)
+            .and_then(|&g| data.inv.group_at(g))
+            .map_or(Anchor::Nothing, |g| Anchor::Group(g.id().to_string()))
+    }
+
+    fn refresh(&mut self, cx: &Context<'_>, anchor: Anchor) {
+        let data = cx.data;
+        let pos = match anchor {
+            Anchor::Group(id) => data
+                .inv
+                .group(&id)
+                .ok()
+                .map(|g| g.index())
+                .and_then(|g| data.worst.iter().position(|&w| w == g)),
+            Anchor::Nothing => None,
+        }
+        .unwrap_or(self.cursor.selected);
+        self.cursor.select(pos, data.worst.len());
+    }
 }
 
 /// The end of `s` that fits in `width` columns, with `…` in front when cut.
@@ -193,7 +276,7 @@ fn review_line(data: &Data, theme: &Theme) -> Line<'static> {
 }
 
 /// Draws the overview.
-pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect) {
     let inv = &data.inv;
     let [ja, ca, sa, ra, wa] = areas(data, body, has_review_line(data));
     if ra.height > 0 {
@@ -341,7 +424,8 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
 
 #[cfg(test)]
 mod tests {
-    use super::fold;
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
 
     #[test]
     fn fold_keeps_the_total() {
@@ -352,5 +436,13 @@ mod tests {
             assert!(f.len() <= w);
         }
         assert!(fold(&c, 0).is_empty());
+    }
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [Open];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
     }
 }

@@ -13,18 +13,91 @@
 
 use crate::query::{Investigation, QueueItem};
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, View};
-use crate::tui::screens::detail::short_cite;
-use crate::tui::screens::execution;
+use crate::tui::data::Data;
+use crate::tui::dialog;
+use crate::tui::keys::table::{BACK, GLOBAL, MOVE};
+use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
+use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen};
+use crate::tui::screens::execution::Execution;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
-use crate::tui::widgets::text::{clip, esc, flow, select_if, wrap};
+use crate::tui::widgets::text::{clip, esc, flow, select_if, short_cite, wrap};
+use crate::tui::widgets::{Cursor, Move, scroll};
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+const KEYS: &[Bind] = &[
+    bind(
+        &[k('d')],
+        Action::Decide,
+        "decide about the selected execution (confirmed_completed, confirmed_not_executed, escalated)",
+        Some("decide"),
+    ),
+    bind(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the selected execution",
+        Some("open"),
+    ),
+    bind(
+        &[code(KeyCode::Tab)],
+        Action::FocusNext,
+        "switch between the queue and the activity record",
+        Some("pane"),
+    ),
+    bind(
+        &[k('J')],
+        Action::ScrollDown,
+        "scroll the activity record down",
+        None,
+    ),
+    bind(
+        &[k('K')],
+        Action::ScrollUp,
+        "scroll the activity record up",
+        None,
+    ),
+    bind(
+        &[k('y')],
+        Action::Copy,
+        "copy the execution id (OSC 52)",
+        None,
+    ),
+    BACK,
+];
+
+/// The review queue.
+pub const TABLE: KeyTable = KeyTable {
+    ctx: Ctx::new("review", "review queue"),
+    parts: &[
+        Part::Keys(KEYS),
+        Part::Keys(MOVE),
+        Part::Jumps,
+        Part::Keys(GLOBAL),
+    ],
+};
+
+/// The review queue, `4` from anywhere (each time from the oldest item).
+pub const SCREEN: Registration = Registration {
+    keys: &[TABLE],
+    jump: Some(Jump {
+        bind: bind(
+            &[k('4')],
+            Action::ShowReview,
+            "review queue (executions that wait for a reviewer)",
+            None,
+        ),
+        opens: Opens::Fresh(open),
+    }),
+};
+
+fn open(_: &Context<'_>) -> Box<dyn Screen> {
+    Box::new(Review::default())
+}
 
 /// Which pane has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,9 +109,9 @@ pub enum Focus {
     Record,
 }
 
-/// State of the review queue screen.
+/// The review queue screen's state.
 #[derive(Debug, Clone, Default)]
-pub struct State {
+pub struct Review {
     /// Selected queue item.
     pub cursor: Cursor,
     /// Focused pane.
@@ -47,10 +120,10 @@ pub struct State {
     pub scroll: usize,
 }
 
-impl State {
+impl Review {
     /// Keeps the selection inside a queue that changed (a decided item
     /// leaves it: the next one is selected).
-    pub fn refresh(&mut self, data: &Data) {
+    fn keep_inside(&mut self, data: &Data) {
         let n = data.queue.len();
         self.cursor.select(self.cursor.selected, n);
         self.scroll = 0;
@@ -84,14 +157,51 @@ fn pages(body: Rect, n: usize) -> (usize, usize, u16) {
     )
 }
 
-/// Applies an action (`setup` and `theme` lay out the record pane, to
-/// bound its scroll).
-pub fn update(data: &Data, st: &mut State, action: Action, body: Rect, theme: &Theme) -> Nav {
+impl Screen for Review {
+    fn ctx(&self) -> Ctx {
+        TABLE.ctx
+    }
+
+    fn crumb(&self) -> String {
+        "review queue".into()
+    }
+
+    fn update(&mut self, cx: &Context<'_>, action: Action) -> Nav {
+        update(cx, self, action)
+    }
+
+    fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
+        draw(cx.data, self, cx.theme, frame, cx.body);
+    }
+
+    /// A decided item leaves the queue: the selection stays where it was,
+    /// on the next one.
+    fn refresh(&mut self, cx: &Context<'_>, _: Anchor) {
+        self.keep_inside(cx.data);
+    }
+}
+
+/// Applies an action (the theme lays out the record pane, to bound its
+/// scroll).
+fn update(cx: &Context<'_>, st: &mut Review, action: Action) -> Nav {
+    let (data, body, theme) = (cx.data, cx.body, cx.theme);
     let n = data.queue.len();
     let (page, rpage, rwidth) = pages(body, n);
     let before = st.cursor.selected;
+    match (Move::of(&action), st.focus) {
+        (Some(m), Focus::Queue) => st.cursor.apply(m, n, page),
+        (Some(m), Focus::Record) => scroll(&mut st.scroll, m, rpage, usize::MAX),
+        (None, _) => {}
+    }
     match (action, st.focus) {
         (Action::Back, _) => return Nav::Back,
+        (Action::Decide, _) => {
+            let item = data.queue.get(st.cursor.selected);
+            return match dialog::start_decision(&data.inv, item, cx.job) {
+                Ok(d) => Nav::Dialog(d),
+                Err(why) => Nav::Say(why.to_string()),
+            };
+        }
         (Action::FocusNext, _) => {
             st.focus = match st.focus {
                 Focus::Queue => Focus::Record,
@@ -99,27 +209,11 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect, theme: &T
                 Focus::Record => Focus::Record,
             }
         }
-        (Action::Down, Focus::Queue) => st.cursor.step(1, n),
-        (Action::Up, Focus::Queue) => st.cursor.step(-1, n),
-        (Action::PageDown, Focus::Queue) => st.cursor.step(page as isize, n),
-        (Action::PageUp, Focus::Queue) => st.cursor.step(-(page as isize), n),
-        (Action::Top, Focus::Queue) => st.cursor.select(0, n),
-        (Action::Bottom, Focus::Queue) => st.cursor.select(n.saturating_sub(1), n),
-        (Action::ScrollDown, _) | (Action::Down, Focus::Record) => st.scroll += 1,
-        (Action::ScrollUp, _) | (Action::Up, Focus::Record) => {
-            st.scroll = st.scroll.saturating_sub(1)
-        }
-        (Action::PageDown, Focus::Record) => st.scroll += rpage,
-        (Action::PageUp, Focus::Record) => st.scroll = st.scroll.saturating_sub(rpage),
-        (Action::Top, Focus::Record) => st.scroll = 0,
-        (Action::Bottom, Focus::Record) => st.scroll = usize::MAX,
+        (Action::ScrollDown, _) => scroll(&mut st.scroll, Move::Down, rpage, usize::MAX),
+        (Action::ScrollUp, _) => scroll(&mut st.scroll, Move::Up, rpage, usize::MAX),
         (Action::Open, _) => {
             if let Some(it) = data.queue.get(st.cursor.selected) {
-                return Nav::Push(View::Execution(Box::new(execution::State::new(
-                    data,
-                    it.execution_index,
-                    None,
-                ))));
+                return Nav::Push(Box::new(Execution::new(data, it.execution_index, None)));
             }
         }
         (Action::Copy, _) => {
@@ -386,7 +480,7 @@ fn focus_style(theme: &Theme, on: bool) -> Style {
 }
 
 /// Draws the screen.
-pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+fn draw(data: &Data, st: &Review, theme: &Theme, frame: &mut Frame, body: Rect) {
     let queue = &data.queue;
     let n = queue.len();
     let [banner, qa, ra] = areas(body, n);
@@ -513,4 +607,18 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ),
         ra,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [Decide, Open, FocusNext, ScrollDown, ScrollUp, Copy, Back];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
+    }
 }

@@ -4,16 +4,72 @@
 
 use crate::query::SessionIdx;
 use crate::tui::action::Action;
-use crate::tui::app::{Data, Nav, View};
-use crate::tui::screens::execution;
+use crate::tui::data::Data;
+use crate::tui::keys::table::{BACK, GLOBAL, MOVE};
+use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
+use crate::tui::screen::{Context, Jump, Nav, Opens, Registration, Screen};
+use crate::tui::screens::execution::Execution;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::Cursor;
 use crate::tui::widgets::text::{datetime, esc, select_if};
+use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+const KEYS: &[Bind] = &[
+    bind(
+        &[code(KeyCode::Enter), k('l')],
+        Action::Open,
+        "open the selected execution",
+        Some("open"),
+    ),
+    bind(
+        &[code(KeyCode::Tab)],
+        Action::FocusNext,
+        "switch between sessions and their executions",
+        Some("pane"),
+    ),
+    bind(
+        &[k('y')],
+        Action::Copy,
+        "copy the session id (OSC 52)",
+        None,
+    ),
+    BACK,
+];
+
+/// Agent runs.
+pub const TABLE: KeyTable = KeyTable {
+    ctx: Ctx::new("sessions", "sessions"),
+    parts: &[
+        Part::Keys(KEYS),
+        Part::Keys(MOVE),
+        Part::Jumps,
+        Part::Keys(GLOBAL),
+    ],
+};
+
+/// Agent runs, `3` from anywhere (each time from the first session), or
+/// opened on one session from the evidence that cites it.
+pub const SCREEN: Registration = Registration {
+    keys: &[TABLE],
+    jump: Some(Jump {
+        bind: bind(
+            &[k('3')],
+            Action::ShowSessions,
+            "sessions (agent runs)",
+            None,
+        ),
+        opens: Opens::Fresh(open),
+    }),
+};
+
+fn open(cx: &Context<'_>) -> Box<dyn Screen> {
+    Box::new(Sessions::new(cx.data, None))
+}
 
 /// Which list has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,9 +81,9 @@ pub enum Focus {
     Executions,
 }
 
-/// State of the sessions screen.
+/// The sessions screen's state.
 #[derive(Debug, Clone, Default)]
-pub struct State {
+pub struct Sessions {
     /// Selected session.
     pub sessions: Cursor,
     /// Selected execution of that session.
@@ -36,10 +92,10 @@ pub struct State {
     pub focus: Focus,
 }
 
-impl State {
+impl Sessions {
     /// Opens the screen, with session `select` selected.
-    pub fn new(data: &Data, select: Option<SessionIdx>) -> State {
-        let mut st = State::default();
+    pub fn new(data: &Data, select: Option<SessionIdx>) -> Sessions {
+        let mut st = Sessions::default();
         st.sessions
             .select(select.map_or(0, SessionIdx::get), data.inv.sessions().len());
         st
@@ -74,11 +130,30 @@ fn pages(data: &Data, body: Rect) -> (usize, usize) {
     )
 }
 
+impl Screen for Sessions {
+    fn ctx(&self) -> Ctx {
+        TABLE.ctx
+    }
+
+    fn crumb(&self) -> String {
+        "sessions".into()
+    }
+
+    fn update(&mut self, cx: &Context<'_>, action: Action) -> Nav {
+        update(cx, self, action)
+    }
+
+    fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
+        draw(cx.data, self, cx.theme, frame, cx.body);
+    }
+}
+
 /// Applies an action.
-pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
+fn update(cx: &Context<'_>, st: &mut Sessions, action: Action) -> Nav {
+    let (data, body) = (cx.data, cx.body);
     let n = data.inv.sessions().len();
     let (sp, xp) = pages(data, body);
-    let execs = |st: &State| {
+    let execs = |st: &Sessions| {
         data.session_execs
             .get(st.sessions.selected)
             .map_or(0, Vec::len)
@@ -91,14 +166,11 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
             (&mut st.execs, l, xp)
         }
     };
+    if let Some(m) = Move::of(&action) {
+        cur.apply(m, len, page);
+    }
     match action {
         Action::Back => return Nav::Back,
-        Action::Down => cur.step(1, len),
-        Action::Up => cur.step(-1, len),
-        Action::PageDown => cur.step(page as isize, len),
-        Action::PageUp => cur.step(-(page as isize), len),
-        Action::Top => cur.select(0, len),
-        Action::Bottom => cur.select(len.saturating_sub(1), len),
         Action::FocusNext => {
             st.focus = match st.focus {
                 Focus::Sessions if execs(st) > 0 => Focus::Executions,
@@ -113,9 +185,7 @@ pub fn update(data: &Data, st: &mut State, action: Action, body: Rect) -> Nav {
                 .get(st.sessions.selected)
                 .and_then(|v| v.get(st.execs.selected))
             {
-                return Nav::Push(View::Execution(Box::new(execution::State::new(
-                    data, xi, None,
-                ))));
+                return Nav::Push(Box::new(Execution::new(data, xi, None)));
             }
         }
         Action::Copy => {
@@ -139,7 +209,7 @@ fn focus_style(theme: &Theme, on: bool) -> Style {
 }
 
 /// Draws the screen.
-pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rect) {
+fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect) {
     let inv = &data.inv;
     let sessions = inv.sessions();
     let [la, fa, xa] = areas(body, sessions.len());
@@ -305,4 +375,18 @@ pub fn draw(data: &Data, st: &State, theme: &Theme, frame: &mut Frame, body: Rec
         ),
         xa,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// The screen's keys ask for exactly what its update answers to.
+    #[test]
+    fn binds_what_it_answers_to() {
+        use Action::*;
+        let own = [Open, FocusNext, Copy, Back];
+        assert_binds(TABLE, &[&own[..], &shared()].concat());
+    }
 }

@@ -1,7 +1,7 @@
-//! The key line at the bottom of every screen, built from the same binding
-//! table that maps the keys.
+//! The key line at the bottom of every screen and the help listing, both
+//! built from the same binding table that maps the keys.
 
-use crate::tui::keys::Binding;
+use crate::tui::keys::{Binding, Ctx, Typing};
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 
@@ -17,6 +17,34 @@ pub fn keyline(bindings: &[&Binding], theme: &Theme, width: u16) -> Line<'static
         return full;
     }
     build(bindings, theme, 1, " ", "")
+}
+
+/// The help listing of a context: one line per binding, in table order,
+/// with every key of it and its help text; then, where a text field is
+/// typed, what any other character does; then how to close help.
+pub fn help_lines(bindings: &[&Binding], ctx: Ctx, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = vec![];
+    for b in bindings {
+        let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<22}", keys.join(" ")), theme.accent),
+            Span::raw(b.help.clone()),
+        ]));
+    }
+    let typed = match ctx.typing {
+        Typing::Keys => None,
+        Typing::Filter => Some("added to the filter"),
+        Typing::Field => Some("typed into the field"),
+    };
+    if let Some(what) = typed {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<22}", "any character"), theme.accent),
+            Span::raw(what),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(" Esc or ? closes this help", theme.muted));
+    lines
 }
 
 fn build(
@@ -35,40 +63,10 @@ fn build(
         spans.push(Span::styled("[", theme.muted));
         spans.push(Span::styled(keys.join("/"), theme.accent));
         spans.push(Span::styled("]", theme.muted));
-        spans.push(Span::raw(format!("{gap}{}", b.short.unwrap_or_default())));
+        spans.push(Span::raw(format!(
+            "{gap}{}",
+            b.short.as_deref().unwrap_or_default()
+        )));
     }
     Line::from(spans)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tui::keys::{Ctx, bindings};
-
-    #[test]
-    fn a_narrow_line_keeps_help_and_quit() {
-        let theme = Theme::dark();
-        for ctx in Ctx::ALL {
-            let b = bindings(ctx);
-            let wide = keyline(&b, &theme, 400).to_string();
-            let narrow = keyline(&b, &theme, 80).to_string();
-            assert!(narrow.chars().count() <= wide.chars().count(), "{ctx:?}");
-            if wide.chars().count() > 80 {
-                assert!(!narrow.contains("q/C-c"), "{ctx:?}: {narrow}");
-            }
-            // Every context's line fits 80 columns once narrowed.
-            assert!(narrow.chars().count() <= 80, "{ctx:?}: {narrow}");
-        }
-    }
-
-    #[test]
-    fn keys_read_as_keys_not_counts() {
-        let theme = Theme::dark();
-        let b = bindings(Ctx::Overview);
-        let wide = keyline(&b, &theme, 400).to_string();
-        assert!(wide.contains("[2] groups · [3] sessions"), "{wide}");
-        let narrow = keyline(&b, &theme, 60).to_string();
-        assert!(narrow.contains("[2]groups [3]sessions"), "{narrow}");
-        assert!(!narrow.contains(" 2 groups"), "{narrow}");
-    }
 }

@@ -3,6 +3,7 @@
 pub mod cursor;
 pub mod keyline;
 pub mod lanes;
+pub mod stages;
 pub mod text;
 
-pub use cursor::Cursor;
+pub use cursor::{Cursor, Move, scroll};

@@ -244,6 +244,24 @@ pub fn select_if(line: Line<'static>, on: bool, sel: ratatui::style::Style) -> L
     if on { selected(line, sel) } else { line }
 }
 
+/// The file name of a journal name (a path as given).
+pub fn file_name(journal: &str) -> &str {
+    std::path::Path::new(journal)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(journal)
+}
+
+/// `file:line seq N` with the journal's file name only (the full path is
+/// on the overview and the execution screen).
+pub fn short_cite(e: &crate::query::EvidenceView) -> String {
+    let name = file_name(&e.journal);
+    match e.seq {
+        Some(s) => format!("{name}:{} seq {s}", e.line),
+        None => format!("{name}:{}", e.line),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

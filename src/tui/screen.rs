@@ -1,0 +1,149 @@
+//! The one boundary between the app and its screens: the [`Screen`] trait,
+//! the read-only [`Context`] a screen is given, what it asks of the app in
+//! return ([`Nav`]), and how a screen registers itself ([`Registration`]).
+//!
+//! Screens import this module and never the app; the app imports the
+//! screens (through [`super::screens::REGISTRY`]) and never the reverse.
+//! A screen owns its state and lives on the app's stack (the overview
+//! first); it changes only in [`Screen::update`] and [`Screen::refresh`],
+//! and [`Screen::draw`] reads it.
+
+use super::action::Action;
+use super::data::Data;
+use super::dialog::Dialog;
+use super::keys::{Bind, Ctx, KeyTable};
+use super::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use std::any::Any;
+use std::fmt::Debug;
+use std::path::Path;
+
+/// The title line, the body and the key line of a terminal of `area`.
+pub fn frame_areas(area: Rect) -> [Rect; 3] {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area)
+}
+
+/// The area screens draw in: the terminal minus the title and key lines.
+pub fn body_area(area: Rect) -> Rect {
+    frame_areas(area)[1]
+}
+
+/// What a screen may read while it updates or draws. Nothing in it can be
+/// changed by the screen: a screen asks for changes with a [`Nav`].
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The loaded journals and the views over them.
+    pub data: &'a Data,
+    /// Styles.
+    pub theme: &'a Theme,
+    /// The area the screen draws in (for an update: the area it will be
+    /// drawn in, for page lengths).
+    pub body: Rect,
+    /// What the background job does, while one runs (one at a time).
+    pub job: Option<&'a str>,
+    /// The folder export file names are relative to.
+    pub export_dir: &'a Path,
+}
+
+/// What a screen's update asks of the app.
+#[derive(Debug)]
+pub enum Nav {
+    /// Stay on this screen.
+    Stay,
+    /// Go back one screen (the first screen stays).
+    Back,
+    /// Open another screen on top.
+    Push(Box<dyn Screen>),
+    /// Copy a value to the clipboard (OSC 52), naming it (`the group id`)
+    /// in the status line.
+    Copy(&'static str, String),
+    /// Show a message on the key line.
+    Say(String),
+    /// Open a dialog over the screen.
+    Dialog(Dialog),
+}
+
+/// What a screen's selection points at, in terms that survive a new
+/// analysis (ids, not indexes: the group order changes when verdicts do).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Anchor {
+    /// Nothing to keep, or the screen keeps its place by itself.
+    #[default]
+    Nothing,
+    /// The group with this id.
+    Group(String),
+}
+
+/// A screen: its state, how actions change it, how it is drawn.
+pub trait Screen: Any + Debug {
+    /// The key table that applies now: the screen's context, or a mode of
+    /// it (the groups filter being typed).
+    fn ctx(&self) -> Ctx;
+
+    /// The screen's place in the title line's breadcrumbs (`groups`,
+    /// `group g4c2…`); escaped where it holds journal text.
+    fn crumb(&self) -> String;
+
+    /// Applies an action; returns what the screen asks of the app.
+    fn update(&mut self, cx: &Context<'_>, action: Action) -> Nav;
+
+    /// Draws the screen into `cx.body`. Pure: it reads the state and
+    /// changes nothing; only the rows on screen are built.
+    fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>);
+
+    /// Asked just before a new analysis replaces `data` (after a
+    /// decision): what the selection points at, for [`Screen::refresh`].
+    fn anchor(&self, data: &Data) -> Anchor {
+        let _ = data;
+        Anchor::Nothing
+    }
+
+    /// Takes the new analysis in `cx.data`, keeping the selection on what
+    /// `anchor` names and the scroll where it was.
+    fn refresh(&mut self, cx: &Context<'_>, anchor: Anchor) {
+        let _ = (cx, anchor);
+    }
+}
+
+/// Opens a screen.
+pub type Open = fn(&Context<'_>) -> Box<dyn Screen>;
+
+/// How a jump key opens its screen.
+#[derive(Debug, Clone, Copy)]
+pub enum Opens {
+    /// The first screen, opened when the journals are loaded; the jump
+    /// goes back to it.
+    Root(Open),
+    /// A new screen on top of the first, each time.
+    Fresh(Open),
+    /// The same screen each time, with the state it had (the groups table
+    /// keeps its filters and sort): opened when the journals are loaded,
+    /// kept by the app while it is off the stack.
+    Kept(Open),
+}
+
+/// A key that opens a screen from anywhere (`2`: the groups table).
+#[derive(Debug, Clone)]
+pub struct Jump {
+    /// The key, its action (a `Show…` action) and help.
+    pub bind: Bind,
+    /// How the screen is opened.
+    pub opens: Opens,
+}
+
+/// What a screen tells the app about itself: its key tables (one per
+/// context it uses) and, for a top-level screen, its jump key. Each
+/// screen module has one, listed in [`super::screens::REGISTRY`].
+#[derive(Debug, Clone)]
+pub struct Registration {
+    /// The default key tables of the screen's contexts.
+    pub keys: &'static [KeyTable],
+    /// The jump key that opens it, if it is a top-level screen.
+    pub jump: Option<Jump>,
+}
