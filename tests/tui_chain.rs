@@ -1,5 +1,5 @@
 //! The TUI shows the chain status in its journal list and marks evidence
-//! at or after a break (DESIGN.md §6).
+//! at or after a break (docs/design.md §6).
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -262,7 +262,7 @@ fn decide_and_export_through_the_real_binary() {
 
 /// Journals that cannot be loaded: the TUI says why, and after `q` the
 /// process exits 2 with the reason on stderr, as every command does for
-/// unreadable input (DESIGN.md §7).
+/// unreadable input (docs/design.md §7).
 #[test]
 fn unreadable_journals_exit_2_after_quit() {
     if Command::new("tmux").arg("-V").output().is_err() {

@@ -1,4 +1,4 @@
-//! Work that runs off the UI thread, like loading (research notes §3.4:
+//! Work that runs off the UI thread, like loading (docs/design.md §9.3:
 //! slow work reports over a channel; gitui's asyncgit): recording a
 //! reviewer decision in the case file and analysing again, and writing a
 //! postmortem export.

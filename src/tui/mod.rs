@@ -1,7 +1,7 @@
 //! The terminal UI (ratatui, with crossterm as ratatui re-exports it:
 //! `ratatui::crossterm`, so that the two can never disagree on a version).
 //!
-//! Shape (DESIGN.md §8–§9): an [`Action`] enum is the one vocabulary that
+//! Shape (docs/design.md §8–§9): an [`Action`] enum is the one vocabulary that
 //! keys map to and tests send; the key table ([`keys::KeyMap`], data) maps
 //! keys to actions and is what help and the key line show; [`App::update`]
 //! applies actions to the state; [`render::render`] draws the state and

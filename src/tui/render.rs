@@ -89,7 +89,7 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
         None => vec!["loading".into()],
         Some(_) => app.stack.screens().map(|s| s.crumb()).collect(),
     };
-    // DESIGN.md §6: the chain status shows on every screen.
+    // docs/design.md §6: the chain status shows on every screen.
     let badge = app.data().map(|d| chain_badge(d, theme));
     let alarm = badge.as_ref().is_some_and(|(_, _, broken)| *broken);
     let room = usize::from(width);

@@ -1,6 +1,6 @@
 //! Semantic styles: screens ask for a role (critical, muted, selection, ...),
 //! never for a color. Severity colors follow the verdict's severity
-//! (DESIGN.md §5: critical, high, review, warn, info, ok).
+//! (docs/design.md §5: critical, high, review, warn, info, ok).
 //!
 //! Themes are TOML files (`themes/*.toml`): a `name`, an optional
 //! `extends = "NAME"` to start from another theme, and a `[roles]` table of

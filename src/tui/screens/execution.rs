@@ -140,7 +140,7 @@ impl Execution {
         let cite = short_cite(&e.evidence);
         match data.inv.raw_line(e.evidence.source) {
             Ok(raw) => {
-                // DESIGN.md §6: evidence after a chain break is marked.
+                // docs/design.md §6: evidence after a chain break is marked.
                 let mark = if e.evidence.chain == ChainMark::Unverified {
                     " · UNVERIFIED: at or after a chain break"
                 } else {

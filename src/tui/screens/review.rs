@@ -1,4 +1,4 @@
-//! The review queue (DESIGN.md §8): every execution that waits for a
+//! The review queue (docs/design.md §8): every execution that waits for a
 //! reviewer (its own status `pending_verification` or
 //! `undelivered_result`, not yet settled), oldest first, exactly as
 //! the query layer's review queue lists them. For the selected one the

@@ -134,7 +134,7 @@ pub(super) fn draw(st: &Detail, area: Rect, theme: &Theme, frame: &mut Frame) {
                 let e = &st.evidence[*i];
                 let sel = *i == st.ev.selected && st.focus == Focus::Evidence;
                 let mut spans = vec![Span::styled(if sel { " ▶ " } else { "   " }, theme.accent)];
-                // DESIGN.md §6: evidence at or after a chain break is marked,
+                // docs/design.md §6: evidence at or after a chain break is marked,
                 // first on the line so that a narrow pane cannot cut it off.
                 if e.chain == ChainMark::Unverified {
                     spans.push(Span::styled("unverified ", theme.critical));
