@@ -129,19 +129,41 @@ pub trait JournalCaps: Sync {
     /// Display name of journal `id`.
     fn name(&self, id: JournalId) -> &str;
 
+    /// For a format of several layers, the layer of journal `id` whose
+    /// records show delivery ([`crate::journal::FormatFacts::delivery_layer`]);
+    /// `None`: any record that can.
+    fn delivery_layer(&self, _id: JournalId) -> Option<crate::model::Layer> {
+        None
+    }
+
     /// What the journals an execution's events come from show together
     /// (one journal, or several layers of one call, docs/design.md §5.12).
+    /// A journal shows delivery for the execution only through the layer
+    /// that knows it ([`JournalCaps::delivery_layer`]): a server's span
+    /// cannot tell whether the answer reached the agent.
     fn caps_of(&self, x: &Execution) -> Capabilities {
+        let of = |j: JournalId| {
+            let mut c = self.caps(j);
+            if c.delivery
+                && let Some(layer) = self.delivery_layer(j)
+            {
+                c.delivery = x
+                    .events
+                    .iter()
+                    .any(|e| e.source.journal() == j && e.facts().layer == Some(layer));
+            }
+            c
+        };
         let mut journals = x.events.iter().map(|e| e.source.journal());
         let Some(first) = journals.next() else {
             return self.caps(0);
         };
-        let mut caps = self.caps(first);
-        let mut seen = first;
+        let mut caps = of(first);
+        let mut seen = vec![first];
         for j in journals {
-            if j != seen {
-                caps = caps.or(self.caps(j));
-                seen = j;
+            if !seen.contains(&j) {
+                caps = caps.or(of(j));
+                seen.push(j);
             }
         }
         caps

@@ -4,7 +4,7 @@
 
 use super::JournalReader;
 use super::chain::ChainStatus;
-use super::{gh_aw, mcp_acp, mcp_audit, mcpproxy, native, sallyport, sqlite};
+use super::{gh_aw, mcp_acp, mcp_audit, mcpproxy, native, otlp, sallyport, sqlite};
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
@@ -23,6 +23,12 @@ pub struct FormatFacts {
     /// Why a journal of the format has no chain: its chain status until
     /// its reader verifies one.
     pub no_chain: &'static str,
+    /// For a format that records several layers of a call (docs/design.md
+    /// §5.12), the one whose records show whether the result reached the
+    /// agent (OTLP traces: the client's spans; a server's or a gateway's
+    /// span does not know). `None`: every record of the format that can
+    /// show delivery does.
+    pub delivery_layer: Option<crate::model::Layer>,
     /// The reader.
     pub(super) reader: &'static dyn JournalReader,
 }
@@ -82,6 +88,9 @@ formats! {
     /// Sallyport audit journal: sealed, hash-chained, signed rows
     /// (docs/formats.md#sallyport).
     Sallyport => sallyport::FACTS,
+    /// OpenTelemetry traces as OTLP JSON: the Collector's file exporter or
+    /// an OTLP/HTTP JSON body (docs/formats.md#otlp-json).
+    OtlpJson => otlp::FACTS,
 }
 
 impl Format {

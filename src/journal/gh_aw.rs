@@ -49,6 +49,7 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
         authenticated_actor: false,
     },
     no_chain: "gh-aw-mcpg logs carry no hash chain",
+    delivery_layer: None,
     reader: &GhAwReader,
 };
 

@@ -44,6 +44,7 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
         authenticated_actor: false,
     },
     no_chain: "mcpproxy activity exports carry no hash chain",
+    delivery_layer: None,
     reader: &McpProxyReader,
 };
 

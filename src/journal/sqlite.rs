@@ -44,6 +44,7 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
     noun: "the journal",
     capabilities: super::native::NATIVE_CAPABILITIES,
     no_chain: "the events table has no prev_hash/hash columns",
+    delivery_layer: None,
     reader: &SqliteReader,
 };
 

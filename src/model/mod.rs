@@ -408,6 +408,10 @@ pub struct ProcessInfo {
     pub name: Option<String>,
     /// Process start time; with `pid` it names one process instance.
     pub started_at: Option<DateTime<Utc>>,
+    /// An id naming one process instance by itself (OpenTelemetry's
+    /// `service.instance.id`, a UUID per process start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
 }
 
 /// One agent run: a process instance with its authorization (docs/design.md §3
@@ -441,9 +445,13 @@ pub struct Session {
 
 impl Session {
     /// A key naming the OS process instance behind this run, when known:
-    /// `pid@started_at`, or the process name alone as a weaker identity.
+    /// `instance:<id>` for a recorded instance id, else `pid@started_at`,
+    /// or the pid alone as a weaker identity.
     pub fn process_key(&self) -> Option<String> {
         let p = self.process.as_ref()?;
+        if let Some(i) = &p.instance {
+            return Some(format!("instance:{i}"));
+        }
         match (p.pid, p.started_at) {
             (Some(pid), Some(at)) => Some(format!("{pid}@{}", at.to_rfc3339())),
             (Some(pid), None) => Some(format!("pid:{pid}")),

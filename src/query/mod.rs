@@ -93,6 +93,10 @@ impl analysis::JournalCaps for Vec<LoadedJournal> {
         self.get(id as usize)
             .map_or("the journal", |j| j.format.noun())
     }
+    fn delivery_layer(&self, id: JournalId) -> Option<crate::model::Layer> {
+        self.get(id as usize)
+            .and_then(|j| j.format.facts().delivery_layer)
+    }
 }
 
 /// How far opening an investigation has come.

@@ -355,11 +355,46 @@ impl Ctx<'_> {
                 )
             }
             (None, _) => {
-                let unknown_events = l.outcomes.len();
-                let base = if unknown_events > 0 {
-                    "No: the gateway recorded the outcome as unknown; nothing has resolved it."
-                } else {
-                    "No: no response or exit status is recorded; the outcome is unknown."
+                // What each layer said of the outcome it could not tell
+                // (docs/design.md §5.12), in its words.
+                let said: Vec<(bool, String)> = l
+                    .outcomes
+                    .iter()
+                    .filter_map(|&i| {
+                        let ev = x.event(i);
+                        let EventKind::Outcome {
+                            error: Some(err), ..
+                        } = &ev.kind
+                        else {
+                            return None;
+                        };
+                        let who = match ev.facts().layer {
+                            Some(crate::model::Layer::Client) => "the client",
+                            Some(crate::model::Layer::Gateway) => "the gateway",
+                            Some(crate::model::Layer::Server) => "the server",
+                            None => return Some((false, err.clone())),
+                        };
+                        Some((true, format!("{who}: {err}")))
+                    })
+                    .collect();
+                let layered = said.iter().any(|(l, _)| *l);
+                let said: Vec<String> = said.into_iter().map(|(_, w)| w).collect();
+                let base = match (l.outcomes.is_empty(), said.is_empty()) {
+                    (true, _) => {
+                        "No: no response or exit status is recorded; the outcome is unknown.".into()
+                    }
+                    (false, true) => {
+                        "No: the gateway recorded the outcome as unknown; nothing has resolved it."
+                            .to_string()
+                    }
+                    (false, false) if layered => format!(
+                        "No: the outcome is unknown ({}); nothing has resolved it.",
+                        said.join("; ")
+                    ),
+                    (false, false) => format!(
+                        "No: the gateway recorded the outcome as unknown ({}); nothing has resolved it.",
+                        said.join("; ")
+                    ),
                 };
                 format!("{base}{}", reviewed.clone().unwrap_or_default())
             }

@@ -54,6 +54,7 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
     noun: "the mcp-acp log",
     capabilities: Kind::Operations.capabilities(),
     no_chain: "no line carries sequence/entry_hash (mcp-acp debug wire logs are not chained)",
+    delivery_layer: None,
     reader: &McpAcpReader,
 };
 

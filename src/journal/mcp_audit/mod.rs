@@ -55,6 +55,7 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
         authenticated_actor: true,
     },
     no_chain: "no chained line was read",
+    delivery_layer: None,
     reader: &McpAuditReader,
 };
 

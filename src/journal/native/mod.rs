@@ -38,6 +38,7 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
     noun: "the journal",
     capabilities: NATIVE_CAPABILITIES,
     no_chain: "the journal carries no prev_hash/hash fields",
+    delivery_layer: None,
     reader: &NativeReader,
 };
 

@@ -52,6 +52,7 @@ fn parse_session(mut m: Fields, source: SourceRef) -> FieldResult<Session> {
             pid: opt_i64(&mut p, "pid").map_err(|e| e.within("process"))?,
             name: opt_str(&mut p, "name").map_err(|e| e.within("process"))?,
             started_at: opt_time(&mut p, "started_at").map_err(|e| e.within("process"))?,
+            instance: None,
         }),
     };
     Ok(Session {

@@ -41,6 +41,7 @@ fn process_of(key: &str) -> Option<ProcessInfo> {
         pid: Some(pid),
         name: None,
         started_at: Some(Utc.timestamp_nanos(ns)),
+        instance: None,
     })
 }
 

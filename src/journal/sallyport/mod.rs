@@ -66,6 +66,7 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
         authenticated_actor: false,
     },
     no_chain: "no sealed row was read",
+    delivery_layer: None,
     reader: &SallyportReader,
 };
 
