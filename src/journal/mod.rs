@@ -38,6 +38,7 @@ mod mcp_acp;
 mod mcp_audit;
 mod mcpproxy;
 mod native;
+mod otlp;
 mod rawjson;
 mod read;
 mod sallyport;
@@ -52,6 +53,7 @@ pub use format::{Capabilities, Format, FormatFacts, UnknownFormat};
 pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
 pub use load::{detect, load, load_with, verify};
 pub use native::{NativeChainWriter, native_chain_hash};
+pub use otlp::CANCEL_MARGIN;
 #[cfg(test)]
 pub(crate) use read::with_test_ctx;
 pub use read::{JournalReader, ReadCtx};

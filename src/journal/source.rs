@@ -80,6 +80,16 @@ impl JournalSource {
         }
     }
 
+    /// A journal held in memory under `name` (bytes read from elsewhere,
+    /// tests).
+    pub fn memory(name: &str, bytes: impl Into<std::sync::Arc<[u8]>>) -> Self {
+        JournalSource {
+            name: name.to_string(),
+            data: SourceData::Memory(bytes.into()),
+            stamp: None,
+        }
+    }
+
     /// Total size in bytes, when known.
     pub fn size(&self) -> Option<u64> {
         match &self.data {

@@ -46,3 +46,5 @@ pub fn json(o: &Output) -> serde_json::Value {
     assert!(o.status.success(), "{}", stderr(o));
     serde_json::from_slice(&o.stdout).unwrap()
 }
+
+pub mod lab;
