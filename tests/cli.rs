@@ -260,7 +260,7 @@ fn forced_format_overrides_detection() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "retrace reads: native, native-sqlite, gh-aw-mcpg",
+            "possible values: native, native-sqlite, gh-aw-mcpg",
         ));
 }
 

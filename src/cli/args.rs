@@ -77,10 +77,9 @@ pub enum ColorWhen {
 /// How journals are read.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ReadOpts {
-    /// Read every journal as this format instead of detecting it: native,
-    /// native-sqlite, gh-aw-mcpg, mcp-acp, mcpproxy, mcp-audit, sallyport
+    /// Read every journal as this format instead of detecting it
     /// (docs/formats.md).
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(long, value_name = "FORMAT", value_parser = FormatParser)]
     pub input_format: Option<Format>,
 
     /// Sallyport audit signer public key (P-256 point in X9.63/SEC1 form;
@@ -144,8 +143,52 @@ pub struct TuiOpts {
     pub theme: Option<String>,
 }
 
-fn parse_format(s: &str) -> Result<Format, UnknownFormat> {
-    s.parse()
+/// Parses `--input-format`, offering every format retrace reads (help and
+/// completions list them, with their descriptions).
+#[derive(Debug, Clone, Copy)]
+struct FormatParser;
+
+impl clap::builder::TypedValueParser for FormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let s = value
+            .to_str()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
+        s.parse::<Format>().map_err(|e: UnknownFormat| {
+            let mut err = clap::Error::new(clap::error::ErrorKind::InvalidValue).with_cmd(cmd);
+            if let Some(a) = arg {
+                err.insert(
+                    clap::error::ContextKind::InvalidArg,
+                    clap::error::ContextValue::String(a.to_string()),
+                );
+            }
+            err.insert(
+                clap::error::ContextKind::InvalidValue,
+                clap::error::ContextValue::String(e.0),
+            );
+            err.insert(
+                clap::error::ContextKind::ValidValue,
+                clap::error::ContextValue::Strings(
+                    Format::ALL.iter().map(|f| f.name().to_string()).collect(),
+                ),
+            );
+            err
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(Format::ALL.iter().map(|f| {
+            clap::builder::PossibleValue::new(f.name()).help(f.describe())
+        })))
+    }
 }
 
 /// Headless commands.
