@@ -85,6 +85,10 @@ formats! {
     /// elang2/mcp-audit-gateway `audit.jsonl` (hash-chained, attested;
     /// docs/formats.md#mcp-audit).
     McpAudit => mcp_audit::FACTS,
+    /// mcp-audit-gateway (PyPI, module `mcp_gateway`) `audit-log.jsonl`,
+    /// not elang2's `mcp-audit`; after it, so a hash-chained line is
+    /// always elang2's (docs/formats.md#mcp-audit-gateway).
+    McpAuditGateway => super::mcp_audit_gateway::FACTS,
     /// Sallyport audit journal: sealed, hash-chained, signed rows
     /// (docs/formats.md#sallyport).
     Sallyport => sallyport::FACTS,

@@ -36,6 +36,7 @@ pub mod lines;
 mod load;
 mod mcp_acp;
 mod mcp_audit;
+mod mcp_audit_gateway;
 mod mcpproxy;
 mod native;
 mod otlp;
