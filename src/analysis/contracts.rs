@@ -75,6 +75,37 @@ pub struct ToolContract {
     pub secret_fields: Vec<String>,
     /// False when no contract was configured and the default applies.
     pub configured: bool,
+    /// With no contract, the server's hint that set the class
+    /// (docs/design.md §4.5): the verdict then rests on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<ClassHint>,
+}
+
+/// A server's annotation that set a tool's class in place of a contract
+/// (docs/design.md §4.5): `readOnlyHint: true` in every `tools/list` answer
+/// that listed the tool makes it `read_only`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassHint {
+    /// The annotation (`readOnlyHint`).
+    pub annotation: &'static str,
+    /// The server that declared it, when the journal names it.
+    pub server: Option<String>,
+    /// The first answer that declared it: the evidence.
+    #[serde(skip)]
+    pub source: crate::model::SourceRef,
+}
+
+/// What a tool's class rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ContractBasis {
+    /// A configured contract.
+    Contract,
+    /// No contract: a server's hint ([`ClassHint`]).
+    Hint,
+    /// No contract, no hint: the default (irreversible, 15 minutes).
+    Default,
 }
 
 fn ser_duration<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -91,6 +122,52 @@ impl ToolContract {
             defaults: Map::new(),
             secret_fields: Vec::new(),
             configured: false,
+            hint: None,
+        }
+    }
+
+    /// The contract of a tool with no contract whose servers declared it
+    /// (docs/design.md §4.5): `read_only` (attach window zero) when every
+    /// answer that listed it said `readOnlyHint: true`; `None` otherwise
+    /// (the default applies: a hint never makes a tool more dangerous
+    /// than the default already reads it).
+    pub fn from_hints(hints: &crate::model::ToolHints<'_>) -> Option<Self> {
+        if !hints.read_only() {
+            return None;
+        }
+        let first = hints.first()?;
+        Some(ToolContract {
+            class: ActionClass::ReadOnly,
+            attach_window: Duration::ZERO,
+            hint: Some(ClassHint {
+                annotation: "readOnlyHint",
+                server: first.server.clone(),
+                source: first.source,
+            }),
+            ..ToolContract::unconfigured()
+        })
+    }
+
+    /// What the class rests on.
+    pub fn basis(&self) -> ContractBasis {
+        match (self.configured, &self.hint) {
+            (true, _) => ContractBasis::Contract,
+            (false, Some(_)) => ContractBasis::Hint,
+            (false, None) => ContractBasis::Default,
+        }
+    }
+
+    /// How views say what the class rests on: `contract`, `no contract:
+    /// default`, `no contract: the server's readOnlyHint (untrusted)`.
+    pub fn basis_words(&self) -> String {
+        match (&self.hint, self.basis()) {
+            (_, ContractBasis::Contract) => "contract".into(),
+            (Some(h), ContractBasis::Hint) => format!(
+                "no contract: {}'s {} (an untrusted hint)",
+                h.server.as_deref().unwrap_or("the server"),
+                h.annotation
+            ),
+            _ => "no contract: default".into(),
         }
     }
 }
@@ -206,6 +283,7 @@ impl Contracts {
                     defaults,
                     secret_fields: raw.secret_fields,
                     configured: true,
+                    hint: None,
                 },
             );
         }

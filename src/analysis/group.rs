@@ -275,14 +275,31 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         })
         .collect();
     if !d.contract.configured && !d.key.is_orphan() {
+        let (detail, evidence) = match &d.contract.hint {
+            Some(h) => (
+                format!(
+                    "no replay contract for {}: treated as {} because {} declares it so ({}, an untrusted hint), with a {} attach window",
+                    d.tool,
+                    d.contract.class,
+                    h.server.as_deref().unwrap_or("its server"),
+                    h.annotation,
+                    humantime::format_duration(d.contract.attach_window)
+                ),
+                vec![EvidenceRef::Hint { source: h.source }],
+            ),
+            None => (
+                format!(
+                    "no replay contract for {}: treated as irreversible with a {} attach window",
+                    d.tool,
+                    humantime::format_duration(d.contract.attach_window)
+                ),
+                vec![],
+            ),
+        };
         findings.push(Finding {
             kind: FindingKind::NoReplayContract,
-            detail: format!(
-                "no replay contract for {}: treated as irreversible with a {} attach window",
-                d.tool,
-                humantime::format_duration(d.contract.attach_window)
-            ),
-            evidence: vec![],
+            detail,
+            evidence,
         });
     }
     for &x in xs {

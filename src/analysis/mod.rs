@@ -13,7 +13,9 @@ pub mod resolution;
 pub mod verdict;
 
 pub use actions::{ActionItem, ActionKind};
-pub use contracts::{ActionClass, ContractError, Contracts, ToolContract};
+pub use contracts::{
+    ActionClass, ClassHint, ContractBasis, ContractError, Contracts, ToolContract,
+};
 pub use findings::{Finding, FindingKind};
 use findings::{default_drift_findings, drift_findings, jsonrpc_findings, setup_notes};
 pub use fingerprint::{FingerprintKey, JournalFingerprint, KeyError, Scheme};
@@ -57,6 +59,12 @@ pub enum EvidenceRef {
     Session {
         /// The session.
         index: SessionIdx,
+    },
+    /// A server's `tools/list` answer that declared a tool's annotations
+    /// (docs/design.md §4.5).
+    Hint {
+        /// Where the answer is.
+        source: crate::model::SourceRef,
     },
 }
 
@@ -248,7 +256,8 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
     let mut notes = Vec::new();
     let lifecycles = lifecycles(model, &config.resolutions, &mut notes);
     let unconfigured = ToolContract::unconfigured();
-    let intents = intents(model, config, &unconfigured);
+    let hinted = hinted_contracts(model, config);
+    let intents = intents(model, config, (&hinted, &unconfigured));
     let (drafts, mismatches, secrets_unkeyed) = draft_groups(model, intents, &unconfigured);
     if secrets_unkeyed {
         notes.push(
@@ -333,13 +342,30 @@ fn lifecycles(
     lifecycles
 }
 
+/// The contracts servers' hints give the tools no contract covers
+/// (docs/design.md §4.5; [`ToolContract::from_hints`]), by tool.
+fn hinted_contracts(model: &Model, config: &Config) -> HashMap<String, ToolContract> {
+    let mut by_tool: HashMap<&str, Vec<&crate::model::ToolHint>> = HashMap::new();
+    for h in &model.tool_hints {
+        by_tool.entry(h.tool.as_str()).or_default().push(h);
+    }
+    by_tool
+        .into_iter()
+        .filter(|(t, _)| config.contracts.lookup(t).is_none())
+        .filter_map(|(t, all)| {
+            let c = ToolContract::from_hints(&crate::model::ToolHints { all })?;
+            Some((t.to_string(), c))
+        })
+        .collect()
+}
+
 /// What each execution asked for: its group key (fingerprint, actor,
 /// scope), contract, drift form and any fingerprint mismatch, computed on
 /// every core; `None` for an execution with no accepted record.
 fn intents<'a>(
     model: &'a Model,
     config: &'a Config,
-    unconfigured: &'a ToolContract,
+    (hinted, unconfigured): (&'a HashMap<String, ToolContract>, &'a ToolContract),
 ) -> Vec<Option<Intent<'a>>> {
     model
         .executions
@@ -348,7 +374,11 @@ fn intents<'a>(
             let (_, call, _) = x.accepted()?;
             let action = x.action()?;
             let tool = action.tool().unwrap_or("?");
-            let contract = config.contracts.lookup(tool).unwrap_or(unconfigured);
+            let contract = config
+                .contracts
+                .lookup(tool)
+                .or_else(|| hinted.get(tool))
+                .unwrap_or(unconfigured);
             let mut unkeyed = false;
             let canonical =
                 fingerprint::canonical_record(action, contract, &config.key, &mut unkeyed);
@@ -554,13 +584,23 @@ pub fn explain(
         lifecycles: &analysis.lifecycles,
         journals,
     };
-    let reason = match &g.cause {
+    let mut reason = match &g.cause {
         Cause::Lifecycle(b) => ctx.reason(g.verdict, b.earlier, b.later, b.pair.as_ref()),
         Cause::KeyConflict { key, others } => format!(
             "idempotency key {key:?} was used for this intent and for another ({}): the target cannot tell them apart",
             others.join(", ")
         ),
     };
+    // A verdict that rests on a server's hint says so (docs/design.md §4.5).
+    if let Some(h) = &g.contract.hint {
+        reason.push_str(&format!(
+            "; {} is {} only by {}'s {} (an untrusted hint; a contract would settle it)",
+            g.tool,
+            g.contract.class,
+            h.server.as_deref().unwrap_or("the server"),
+            h.annotation
+        ));
+    }
     let a = &g.asked;
     let answers = match &a.pair {
         Some(p) => ctx.pair_texts(p, a.earlier, a.later, a.call),

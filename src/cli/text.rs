@@ -231,9 +231,9 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
         d.contract.class.as_str(),
         humantime::format_duration(d.contract.attach_window),
         if d.contract.configured {
-            ""
+            String::new()
         } else {
-            " (no contract: default)"
+            format!(" ({})", d.contract.basis_words())
         }
     )?;
     writeln!(

@@ -294,9 +294,9 @@ fn group(s: &mut String, g: &GroupReport) {
                 code(&g.contract_class),
                 text(&g.attach_window),
                 if g.contract_configured {
-                    ""
+                    String::new()
                 } else {
-                    " (no replay contract: default)"
+                    format!(" ({})", text(&g.contract_basis))
                 }
             ),
         ),

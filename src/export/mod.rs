@@ -282,6 +282,7 @@ impl<N: Namer> Builder<'_, N> {
             contract_class: contract.class.as_str().to_string(),
             attach_window: humantime::format_duration(contract.attach_window).to_string(),
             contract_configured: contract.configured,
+            contract_basis: contract.basis_words(),
             calls: g.calls(),
             executions: g
                 .execution_ids()

@@ -167,6 +167,9 @@ pub struct GroupReport {
     pub attach_window: String,
     /// Whether the contract was configured.
     pub contract_configured: bool,
+    /// What the class rests on, in words (`contract`, `no contract:
+    /// default`, `no contract: github's readOnlyHint (an untrusted hint)`).
+    pub contract_basis: String,
     /// Calls.
     pub calls: usize,
     /// Execution ids, in time order.

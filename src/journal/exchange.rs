@@ -465,7 +465,7 @@ mod tests {
                         event.facts().request.map(SourceRef::position),
                     )
                 }
-                Record::Session(_) => panic!("a session"),
+                Record::Session(_) | Record::ToolHint(_) => panic!("not an event"),
             })
             .collect()
     }
@@ -562,7 +562,7 @@ mod tests {
             .into_iter()
             .filter_map(|r| match r {
                 Record::Event { event, .. } => Some(event.kind),
-                Record::Session(_) => None,
+                Record::Session(_) | Record::ToolHint(_) => None,
             })
             .collect();
         assert_eq!(kinds[1].name(), "dispatched");

@@ -28,7 +28,9 @@ use super::fields::{missing, parse_object, parse_time, type_name};
 use super::{
     BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
 };
-use crate::model::{ActionRecord, CallRef, JsonRpcId, OutcomeKind, Pairing, SourceRef};
+use crate::model::{
+    ActionRecord, CallRef, JsonRpcId, OutcomeKind, Pairing, Record, SourceRef, ToolHint,
+};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, VecDeque};
@@ -354,6 +356,13 @@ impl State {
         at: DateTime<Utc>,
         source: SourceRef,
     ) {
+        // A tools/list answer names itself by its content: what the server
+        // declares about its tools (docs/design.md §4.5).
+        if let Some(tools) = payload.pointer("/result/tools").and_then(Value::as_array) {
+            for h in ToolHint::from_tools_list(tools, Some(server), at, source) {
+                ctx.emit(Record::ToolHint(h));
+            }
+        }
         let queue = self.pending.entry(server.to_string()).or_default();
         let in_flight = queue.peak;
         let popped = queue.queue.pop_front();

@@ -1,7 +1,7 @@
 //! Folds a stream of records from any number of journals into executions,
 //! calls and sessions.
 
-use super::{Call, CallRole, Event, EventKind, Execution, Session};
+use super::{Call, CallRole, Event, EventKind, Execution, Session, ToolHint, ToolHints};
 use std::collections::HashMap;
 
 /// One record as a journal reader produces it.
@@ -16,6 +16,9 @@ pub enum Record {
         /// The event.
         event: Event,
     },
+    /// What a server declared about one of its tools (a `tools/list`
+    /// answer's annotations): an untrusted hint (docs/design.md §4.5).
+    ToolHint(ToolHint),
 }
 
 /// Everything the journals say, folded by execution. Plain data.
@@ -27,6 +30,8 @@ pub struct Model {
     pub calls: Vec<Call>,
     /// Agent runs in order of appearance.
     pub sessions: Vec<Session>,
+    /// What servers declared about their tools, in time order.
+    pub tool_hints: Vec<ToolHint>,
     session_index: HashMap<String, usize>,
     execution_index: HashMap<String, usize>,
 }
@@ -53,6 +58,14 @@ impl Model {
     pub fn event_count(&self) -> usize {
         self.executions.iter().map(|e| e.events.len()).sum()
     }
+
+    /// What the servers declared about `tool`, every answer that listed it
+    /// (empty when none did).
+    pub fn hints(&self, tool: &str) -> ToolHints<'_> {
+        ToolHints {
+            all: self.tool_hints.iter().filter(|h| h.tool == tool).collect(),
+        }
+    }
 }
 
 /// Accumulates records; [`ModelBuilder::finish`] sorts and indexes them.
@@ -66,6 +79,7 @@ pub struct ModelBuilder {
     index: HashMap<String, usize>,
     sessions: Vec<Session>,
     session_index: HashMap<String, usize>,
+    tool_hints: Vec<ToolHint>,
 }
 
 impl ModelBuilder {
@@ -82,6 +96,7 @@ impl ModelBuilder {
                 execution_id,
                 event,
             } => self.push_event(execution_id, event),
+            Record::ToolHint(h) => self.tool_hints.push(h),
         }
     }
 
@@ -181,10 +196,13 @@ impl ModelBuilder {
             }
         }
         calls.sort_by_key(|c| c.at);
+        let mut tool_hints = self.tool_hints;
+        tool_hints.sort_by_key(|h| h.at);
         Model {
             executions,
             calls,
             sessions: self.sessions,
+            tool_hints,
             session_index: self.session_index,
             execution_index,
         }

@@ -8,12 +8,14 @@
 
 mod builder;
 mod facts;
+mod hint;
 mod index;
 mod join;
 mod source;
 
 pub use builder::{Model, ModelBuilder, Record};
 pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
+pub use hint::{ToolHint, ToolHints};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
 pub use join::JOIN_WINDOW;
 pub use source::SourceRef;

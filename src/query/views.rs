@@ -6,8 +6,8 @@ use super::words::{Plain, event_detail};
 use super::{GroupRef, Investigation};
 use crate::analysis::verdict::TargetAnswer;
 use crate::analysis::{
-    self, ActionItem, Answer, EvidenceRef, Finding, Resolution, Severity, ToolContract, Verdict,
-    lifecycle,
+    self, ActionItem, Answer, ContractBasis, EvidenceRef, Finding, Resolution, Severity,
+    ToolContract, Verdict, lifecycle,
 };
 use crate::journal::chain::ChainMark;
 use crate::model::{Event, EventIdx, EventKind, ExecIdx, SessionIdx, SourceRef};
@@ -46,6 +46,9 @@ pub struct GroupSummary {
     pub execution_ids: Vec<String>,
     /// Finding names.
     pub flags: Vec<&'static str>,
+    /// What the tool's class rests on: `contract`, `hint` (a server's
+    /// annotation, untrusted: docs/design.md §4.5) or `default`.
+    pub class_basis: ContractBasis,
     /// Reviewer decisions applied to the group's executions (who, what,
     /// when, which case file entry); absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -102,6 +105,9 @@ pub enum EvidenceTarget {
     },
     /// A session record.
     Session(SessionIdx),
+    /// Another record of a journal (a server's `tools/list` answer), shown
+    /// by its place only.
+    Record(SourceRef),
 }
 
 impl EvidenceView {
@@ -110,6 +116,7 @@ impl EvidenceView {
         match self.pointer {
             EvidenceRef::Event { execution, event } => EvidenceTarget::Event { execution, event },
             EvidenceRef::Session { index } => EvidenceTarget::Session(index),
+            EvidenceRef::Hint { source } => EvidenceTarget::Record(source),
         }
     }
 
@@ -350,6 +357,17 @@ impl Investigation {
                     pointer: r,
                 }
             }
+            EvidenceRef::Hint { source } => EvidenceView {
+                journal: self.journal_name(source.journal()),
+                line: source.position(),
+                seq: None,
+                record: "tools/list answer",
+                execution_id: None,
+                at: None,
+                chain: self.chain_mark(source),
+                source,
+                pointer: r,
+            },
         }
     }
 
@@ -491,6 +509,7 @@ impl GroupRef<'_> {
             last_at: g.last_at,
             execution_ids: self.execution_ids().map(str::to_string).collect(),
             flags: self.flags(),
+            class_basis: g.contract.basis(),
             resolutions: self.resolutions().cloned().collect(),
         }
     }

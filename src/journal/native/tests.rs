@@ -97,6 +97,7 @@ fn seed_snapshot_expands_to_events() {
         .map(|r| match r {
             Record::Event { event, .. } => event.kind.name(),
             Record::Session(_) => "session",
+            Record::ToolHint(_) => "tool_hint",
         })
         .collect();
     assert_eq!(

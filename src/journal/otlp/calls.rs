@@ -34,7 +34,7 @@ use crate::journal::exchange::{self, Answer, Call, Delivery, Dispatch, End};
 use crate::journal::{BadLine, ReadCtx};
 use crate::model::{
     ActionRecord, Arguments, CallRef, Event, EventKind, JsonRpcId, Layer, Link, OutcomeKind,
-    ProcessInfo, ReaderFacts, Record, Session,
+    ProcessInfo, ReaderFacts, Record, Session, ToolHint,
 };
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Map, Value, json};
@@ -406,6 +406,20 @@ pub fn emit(ctx: &mut ReadCtx<'_>, spans: &[Span]) -> Counts {
                 gateway(ctx, &idx, s, tool, client_of_invoke.get(&i).cloned());
             }
             None if is_orphan_reply(&idx, s) => counts.orphan_writes += 1,
+            None if s.name == "tools/list.mcp" => {
+                // OpenLLMetry records the tools/list result: what the
+                // server declares about its tools (docs/design.md §4.5).
+                counts.other += 1;
+                if let Some(Value::Object(out)) = s
+                    .str_attr("traceloop.entity.output")
+                    .and_then(|o| serde_json::from_str(o).ok())
+                    && let Some(Value::Array(tools)) = out.get("tools")
+                {
+                    for h in ToolHint::from_tools_list(tools, None, s.end, s.source) {
+                        ctx.emit(Record::ToolHint(h));
+                    }
+                }
+            }
             None => counts.other += 1,
         }
     }

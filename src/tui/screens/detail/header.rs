@@ -58,9 +58,9 @@ fn identity_lines(d: &GroupDetail, width: u16, theme: &Theme) -> Vec<Line<'stati
         d.contract.class.as_str(),
         humantime::format_duration(d.contract.attach_window),
         if d.contract.configured {
-            ""
+            String::new()
         } else {
-            " (default: no contract)"
+            format!(" ({})", d.contract.basis_words())
         }
     );
     let rows: Vec<Vec<(&str, String)>> = if width >= 120 {

@@ -204,6 +204,9 @@ fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
                     EvidenceTarget::Session(index) => {
                         return Nav::Push(Box::new(Sessions::new(data, Some(index))));
                     }
+                    EvidenceTarget::Record(_) => {
+                        return Nav::Say(format!("{}: {}", e.cite(), e.record));
+                    }
                 }
             }
         }

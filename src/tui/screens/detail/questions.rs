@@ -86,9 +86,9 @@ pub fn qlines(st: &Detail, width: u16) -> Vec<QLine> {
                 "{}{} · attach window {}",
                 d.contract.class.as_str(),
                 if d.contract.configured {
-                    ""
+                    String::new()
                 } else {
-                    " (default: no contract)"
+                    format!(" ({})", d.contract.basis_words())
                 },
                 humantime::format_duration(d.contract.attach_window)
             ),
