@@ -66,7 +66,7 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
     }
     // The last piece may be cut by the 64 KiB limit; sniffers parse leniently.
     for &f in Format::ALL {
-        if f.reader().sniff(&first) {
+        if f.reader().sniff(&first) || f.reader().sniff_source(source) {
             return Ok(f);
         }
     }
@@ -100,6 +100,7 @@ pub fn load(
     let opts = LoadOptions {
         forced,
         keys: ChainKeys::default(),
+        window: super::TimeWindow::default(),
     };
     load_with(sources, &opts, progress)
 }
@@ -212,6 +213,7 @@ fn read_one(
         &opts.keys,
         companions,
     );
+    ctx.window = opts.window;
     format.reader().read(&mut ctx)?;
     let Read {
         lines,

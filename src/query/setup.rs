@@ -7,7 +7,9 @@
 
 use crate::analysis::{Config, ContractError, Contracts, FingerprintKey, KeyError};
 use crate::journal::SourceData;
-use crate::journal::{ChainKeys, Format, JournalSource, KeyFile, KeyFileError, LoadOptions};
+use crate::journal::{
+    ChainKeys, Format, JournalSource, KeyFile, KeyFileError, LoadOptions, TimeWindow,
+};
 use crate::review::{CaseContext, CaseError};
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,8 @@ pub struct Setup {
     pub journals: Vec<PathBuf>,
     /// Read every journal as this format instead of detecting it.
     pub input_format: Option<Format>,
+    /// The part of the journals to read (`--since`, `--until`).
+    pub window: TimeWindow,
     /// Tool contracts files (TOML, docs/design.md §4.4), in order: a later
     /// file's contract for a tool replaces an earlier one's.
     pub contracts: Vec<PathBuf>,
@@ -66,6 +70,14 @@ pub enum SetupError {
     /// The case file.
     #[error(transparent)]
     Case(#[from] CaseError),
+    /// `--since` is after `--until`: the window holds nothing.
+    #[error("--since {since} is after --until {until}: no call can lie between them")]
+    EmptyWindow {
+        /// `--since`, RFC 3339.
+        since: String,
+        /// `--until`, RFC 3339.
+        until: String,
+    },
 }
 
 /// The subcommands, for "did you mean" when a journal path is a typo of one.
@@ -205,14 +217,24 @@ impl Setup {
 }
 
 impl Setup {
-    /// How journals are read: the forced format and the keys for
-    /// third-party chains and sealed events, read from their files.
+    /// How journals are read: the forced format, the time window and the
+    /// keys for third-party chains and sealed events, read from their files.
     ///
     /// # Errors
-    /// [`SetupError::ChainKey`] naming the key file that cannot be read.
+    /// [`SetupError::ChainKey`] naming the key file that cannot be read;
+    /// [`SetupError::EmptyWindow`] when `--since` is after `--until`.
     pub fn load_options(&self) -> Result<LoadOptions, SetupError> {
         let chain_key = |p: &Option<PathBuf>| p.as_deref().map(KeyFile::load).transpose();
+        if let (Some(since), Some(until)) = (self.window.since, self.window.until)
+            && since > until
+        {
+            return Err(SetupError::EmptyWindow {
+                since: since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                until: until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            });
+        }
         Ok(LoadOptions {
+            window: self.window,
             forced: self.input_format,
             keys: ChainKeys {
                 signer_key: chain_key(&self.signer_key)?,
