@@ -4,7 +4,7 @@
 
 use super::JournalReader;
 use super::chain::ChainStatus;
-use super::{gh_aw, mcp_acp, mcp_audit, mcpproxy, native, sallyport, sqlite};
+use super::{contextforge, gh_aw, mcp_acp, mcp_audit, mcpproxy, native, sallyport, sqlite};
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
@@ -64,6 +64,10 @@ macro_rules! formats {
 formats! {
     /// retrace's own JSONL (docs/design.md §3).
     Native => native::FACTS,
+    /// IBM ContextForge: its database (SQLite file or postgres:// URL) or
+    /// its JSON log (docs/formats.md#contextforge); before native-sqlite,
+    /// which takes any SQLite file.
+    ContextForge => contextforge::FACTS,
     /// retrace's native journal stored in SQLite (`events` and `sessions`
     /// tables with the native fields as columns).
     NativeSqlite => sqlite::FACTS,

@@ -26,7 +26,7 @@
 //!    rule and reports the status with [`ReadCtx::set_chain`].
 
 pub mod chain;
-
+mod contextforge;
 mod error;
 pub mod exchange;
 mod fields;
@@ -63,6 +63,13 @@ use serde::Serialize;
 pub use source::{JournalSource, SourceData};
 
 pub use fields::parse_time;
+
+/// Whether a journal "path" is a database URL (`postgres://…`,
+/// `postgresql://…`) rather than a file (docs/formats.md#contextforge).
+pub fn is_database_url(path: &std::path::Path) -> bool {
+    path.to_str()
+        .is_some_and(|s| contextforge::is_url(s.as_bytes()))
+}
 
 /// The part of the journals an investigation reads (`--since`, `--until`):
 /// calls that began at or after `since` and at or before `until`, both
@@ -228,6 +235,16 @@ impl LoadedJournal {
     /// [`JournalError::Io`] when the journal changed or cannot be read;
     /// [`JournalError::Invalid`] when a row cannot be read back.
     pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
+        if let (SourceRef::Row { table, row, .. }, Some(url)) =
+            (at, contextforge::url_of(&self.source))
+        {
+            return contextforge::read_pg_row(&url, table, row).map_err(|message| {
+                JournalError::Invalid {
+                    journal: self.name.clone(),
+                    message,
+                }
+            });
+        }
         match (at, &self.source.data) {
             (SourceRef::Row { table, row, .. }, SourceData::File(p)) => {
                 sqlite::read_row(p, table, row).map_err(|e| JournalError::Invalid {

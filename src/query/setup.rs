@@ -6,10 +6,10 @@
 //! reported at once and the same way in the CLI and the TUI.
 
 use crate::analysis::{Config, ContractError, Contracts, FingerprintKey, KeyError};
-use crate::journal::SourceData;
 use crate::journal::{
     ChainKeys, Format, JournalSource, KeyFile, KeyFileError, LoadOptions, TimeWindow,
 };
+use crate::journal::{SourceData, is_database_url};
 use crate::review::{CaseContext, CaseError};
 use std::path::{Path, PathBuf};
 
@@ -129,17 +129,24 @@ impl Setup {
             if seen.insert(id) {
                 journals.push(p.clone());
             } else {
-                warnings.push(format!(
-                    "{} is given more than once; it is read once",
-                    p.display()
-                ));
+                let shown = match p.to_str().filter(|_| is_database_url(p)) {
+                    Some(url) => JournalSource::database(url).name,
+                    None => p.display().to_string(),
+                };
+                warnings.push(format!("{shown} is given more than once; it is read once"));
             }
         }
         let sample = journals.is_empty();
         let sources = if sample {
             crate::sample::sources()
         } else {
-            journals.iter().map(JournalSource::file).collect()
+            journals
+                .iter()
+                .map(|p| match p.to_str().filter(|_| is_database_url(p)) {
+                    Some(url) => JournalSource::database(url),
+                    None => JournalSource::file(p),
+                })
+                .collect()
         };
         let contracts = if self.contracts.is_empty() && sample {
             crate::sample::contracts()
@@ -166,7 +173,13 @@ impl Setup {
             None => FingerprintKey::none(),
         };
         let options = self.load_options()?;
-        let case = CaseContext::load(self.case.as_deref(), &journals, self.read_only)?;
+        // A database has no folder to keep a case file beside.
+        let files: Vec<PathBuf> = journals
+            .iter()
+            .filter(|p| !is_database_url(p))
+            .cloned()
+            .collect();
+        let case = CaseContext::load(self.case.as_deref(), &files, self.read_only)?;
         if let (Some(status), Some(name)) = (&case.chain, case.name())
             && !status.is_intact()
         {
@@ -262,7 +275,7 @@ impl Prepared {
 /// Says clearly what is wrong with a journal path before anything is read:
 /// a missing file that looks like a mistyped command, or a directory.
 fn check_journal_paths(journals: &[PathBuf]) -> Result<(), SetupError> {
-    for p in journals {
+    for p in journals.iter().filter(|p| !is_database_url(p)) {
         let shown = crate::sanitize::escape(&p.display().to_string()).into_owned();
         if p.is_dir() {
             return Err(SetupError::Directory(shown));
