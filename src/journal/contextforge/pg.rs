@@ -51,8 +51,20 @@ pub(crate) enum PgError {
     #[error("not a PostgreSQL URL: {0}")]
     Url(String),
     /// The server refused or a query failed.
-    #[error("PostgreSQL: {0}")]
+    #[error("PostgreSQL: {}", message(.0))]
     Server(#[from] postgres::Error),
+}
+
+/// A PostgreSQL error in words: the server's message when it sent one,
+/// else the client's error and its cause.
+fn message(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    match std::error::Error::source(e) {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    }
 }
 
 fn connect(url: &str) -> Result<Client, PgError> {
@@ -129,22 +141,22 @@ fn sql(q: Query) -> String {
     match q {
         Query::Tools => format!("SELECT 0::bigint, {cols} FROM public.{table}"),
         Query::Metrics => format!(
-            "SELECT id::bigint, {cols} FROM public.{table} WHERE {} AND {} ORDER BY \"timestamp\", id",
-            since("\"timestamp\""),
-            until("\"timestamp\" - make_interval(secs => response_time)")
+            "SELECT t.id::bigint, {cols} FROM public.{table} t WHERE {} AND {} ORDER BY t.\"timestamp\", t.id",
+            since("t.\"timestamp\""),
+            until("t.\"timestamp\" - make_interval(secs => t.response_time)")
         ),
         Query::Traces => format!(
-            "SELECT $3::bigint + row_number() OVER (ORDER BY start_time, trace_id), {cols} \
-             FROM public.{table} WHERE {} AND {} ORDER BY start_time, trace_id",
-            since("start_time"),
-            until("start_time")
+            "SELECT $3::bigint + row_number() OVER (ORDER BY t.start_time, t.trace_id), {cols} \
+             FROM public.{table} t WHERE {} AND {} ORDER BY t.start_time, t.trace_id",
+            since("t.start_time"),
+            until("t.start_time")
         ),
         Query::Spans => format!(
             "WITH base AS (SELECT {plain}, name, $3::bigint + row_number() OVER (ORDER BY {time}, {key}) AS rn \
                FROM public.{table} WHERE {}) \
              SELECT rn, {cols} FROM base WHERE name = 'tool.invoke' AND trace_id IN \
                (SELECT trace_id FROM public.observability_traces WHERE {} AND {}) \
-             ORDER BY start_time, span_id",
+             ORDER BY base.start_time, base.span_id",
             since(time),
             since("start_time"),
             until("start_time")
@@ -157,7 +169,7 @@ fn sql(q: Query) -> String {
              SELECT rn, {cols} FROM base JOIN began USING (correlation_id) \
              WHERE $1::text IS NULL OR NOT EXISTS (SELECT 1 FROM public.{table} o \
                WHERE o.correlation_id = base.correlation_id AND o.\"timestamp\" < $1::text::timestamptz) \
-             ORDER BY correlation_id, \"timestamp\", id",
+             ORDER BY base.correlation_id, base.\"timestamp\", base.id",
             since(&format!("\"{time}\"")),
             until("min(\"timestamp\")")
         ),
@@ -194,7 +206,7 @@ impl Backend for Pg {
                 &[&format!("public.{table}")],
             )
             .and_then(|r| r.try_get(0))
-            .map_err(|e| e.to_string())
+            .map_err(|e| message(&e))
     }
 
     fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), String> {
@@ -205,14 +217,14 @@ impl Backend for Pg {
             Query::Tools => self.client.query(&text, &[]),
             Query::Metrics => self.client.query(&text, &[&since, &until]),
             _ => {
-                let offset = self.before_since(q).map_err(|e| e.to_string())?;
+                let offset = self.before_since(q).map_err(|e| message(&e))?;
                 self.client.query(&text, &[&since, &until, &offset])
             }
         }
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| message(&e))?;
         let n = q.columns().len();
         for row in rows {
-            let pos: i64 = row.try_get(0).map_err(|e| e.to_string())?;
+            let pos: i64 = row.try_get(0).map_err(|e| message(&e))?;
             let values = (1..=n)
                 .map(|i| row.try_get::<_, Option<String>>(i).ok().flatten())
                 .collect();
@@ -228,7 +240,7 @@ impl Backend for Pg {
                 &[],
             )
             .and_then(|r| r.try_get(0))
-            .map_err(|e| e.to_string())
+            .map_err(|e| message(&e))
     }
 }
 
@@ -263,7 +275,7 @@ pub(crate) fn read_row(url: &str, table: &str, row: u32) -> Result<String, Strin
     };
     let rows = client
         .query(&sql, &[&i64::from(row)])
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| message(&e))?;
     rows.first()
         .and_then(|r| r.try_get::<_, String>(0).ok())
         .ok_or_else(|| format!("table `{table}` row {row} is gone"))
