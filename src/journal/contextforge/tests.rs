@@ -26,7 +26,7 @@ fn database(dir: &Path, edit: &str) -> PathBuf {
 
 fn read(paths: &[&Path]) -> (Vec<LoadedJournal>, Model) {
     load(
-        paths.iter().map(|p| JournalSource::file(p)).collect(),
+        paths.iter().copied().map(JournalSource::file).collect(),
         None,
         &mut |_| {},
     )
