@@ -80,8 +80,8 @@ pub enum ColorWhen {
 #[derive(Debug, Clone, Default, Args)]
 pub struct ReadOpts {
     /// Read every journal as this format instead of detecting it: native,
-    /// native-sqlite, gh-aw-mcpg, mcp-acp, mcpproxy, mcp-audit, sallyport
-    /// (docs/formats.md).
+    /// native-sqlite, gh-aw-mcpg, mcp-acp, mcpproxy, mcp-audit, sallyport,
+    /// contextforge (docs/formats.md).
     #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
     pub input_format: Option<Format>,
 

@@ -64,10 +64,6 @@ macro_rules! formats {
 formats! {
     /// retrace's own JSONL (docs/design.md §3).
     Native => native::FACTS,
-    /// IBM ContextForge: its database (SQLite file or postgres:// URL) or
-    /// its JSON log (docs/formats.md#contextforge); before native-sqlite,
-    /// which takes any SQLite file.
-    ContextForge => contextforge::FACTS,
     /// retrace's native journal stored in SQLite (`events` and `sessions`
     /// tables with the native fields as columns).
     NativeSqlite => sqlite::FACTS,
@@ -86,6 +82,9 @@ formats! {
     /// Sallyport audit journal: sealed, hash-chained, signed rows
     /// (docs/formats.md#sallyport).
     Sallyport => sallyport::FACTS,
+    /// IBM ContextForge: its database (SQLite file or postgres:// URL,
+    /// told by its tables) or its JSON log (docs/formats.md#contextforge).
+    ContextForge => contextforge::FACTS,
 }
 
 impl Format {

@@ -65,8 +65,16 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
         return Ok(Format::Native);
     }
     // The last piece may be cut by the 64 KiB limit; sniffers parse leniently.
+    // A reader that tells its format from the source itself (a database
+    // by its tables) knows more than one that looks at the first lines, so
+    // it is asked first.
     for &f in Format::ALL {
-        if f.reader().sniff(&first) || f.reader().sniff_source(source) {
+        if f.reader().sniff_source(source) {
+            return Ok(f);
+        }
+    }
+    for &f in Format::ALL {
+        if f.reader().sniff(&first) {
             return Ok(f);
         }
     }

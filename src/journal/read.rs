@@ -189,7 +189,8 @@ pub trait JournalReader: Sync {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool;
     /// Whether the journal is of this format, for formats that cannot be
     /// told from their first lines (a database file, told by its tables).
-    /// Tried after [`JournalReader::sniff`] said no; the default says no.
+    /// Every format is asked this before any is asked
+    /// [`JournalReader::sniff`]; the default says no.
     fn sniff_source(&self, _source: &JournalSource) -> bool {
         false
     }
