@@ -299,6 +299,27 @@ fn a_live_postgresql_database_gets_the_same_verdicts_and_the_window_narrows_its_
     );
     assert_eq!(rows_read(&err, "tool_metrics"), 2);
 
+    // A row cited by a position or key reads back as the row.
+    let (j, m) = retrace::journal::load(
+        vec![retrace::journal::JournalSource::database(&url)],
+        None,
+        &mut |_| {},
+    )
+    .expect("the database loads");
+    for x in m.executions.iter().take(3) {
+        for e in &x.events {
+            let raw = j[0]
+                .read_raw(e.source)
+                .unwrap_or_else(|err| panic!("{}: {err}", e.source.place()));
+            let row: serde_json::Value = serde_json::from_str(&raw).unwrap();
+            assert!(row.is_object(), "{raw}");
+            if e.source.table() == Some("structured_log_entries") {
+                let corr = x.id.strip_prefix("contextforge:").unwrap();
+                assert_eq!(row["correlation_id"], corr, "{}", e.source.place());
+            }
+        }
+    }
+
     // A URL that asks for TLS is refused with a message that says so.
     let out = Command::new(env!("CARGO_BIN_EXE_retrace"))
         .args(["groups", &format!("{url}?sslmode=require")])

@@ -593,7 +593,7 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
     }
     if skipped > 0 {
         ctx.note(format!(
-            "{skipped} HTTP request(s) of the structured log carried no tool call and were not used; {emitted} tool call(s) read"
+            "{skipped} HTTP request(s) of the structured log carried no tool call and were not used; {emitted} tool call(s) found"
         ));
     }
     counts.sort();

@@ -111,7 +111,7 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
     }
     if skipped > 0 {
         ctx.note(format!(
-            "{skipped} HTTP request(s) carried no tools/call (tools/list, initialize, the admin API) and were not used; {emitted} tool call(s) read"
+            "{skipped} HTTP request(s) carried no tools/call (tools/list, initialize, the admin API) and were not used; {emitted} tool call(s) found"
         ));
     }
     Ok(())
