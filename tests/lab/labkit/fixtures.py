@@ -3,7 +3,8 @@
     python3 -m labkit.fixtures LAB_OUT FIXTURES_DIR       (tests/lab/make-fixtures.sh runs it)
 
 Whole journals of the small systems, as the lab wrote them; of ContextForge's log only the
-lines of three scenarios' requests (the log is 200 KB). The fixture truth.json is the
+lines of three scenarios' requests (the log is 200 KB), and of its database (2 MB) the rows
+of those scenarios' tools and requests, as SQL (`mcp-excerpt.sql`). The fixture truth.json is the
 run's, with ContextForge narrowed to those scenarios. The file paths in stack traces are
 made machine-neutral (`/python/lib/python3.11/…`, `tests/lab/labkit/…`); nothing else is
 changed. Standard library only.
