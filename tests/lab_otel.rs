@@ -23,3 +23,36 @@ fn fresh_otel_exports_give_each_scenario_its_verdict() {
         }
     }
 }
+
+/// The traces (client, gateway and server spans), ContextForge's log and
+/// its database of one run, read together: every scenario's verdict, one
+/// group per scenario, and every group's investigation as valid JSON.
+#[test]
+fn the_joined_sources_give_each_scenario_its_verdict() {
+    let Some(dir) = lab::lab_dir("the_joined_sources_give_each_scenario_its_verdict") else {
+        return;
+    };
+    let j = dir.join("joined");
+    let journals = [
+        j.join("traces.jsonl"),
+        j.join("gateway.log"),
+        j.join("mcp.db"),
+    ];
+    let groups = lab::groups(&journals, &[]);
+    lab::check("joined", &dir.join("truth.json"), &groups, lab::JOINED);
+    for (_, s) in lab::scenarios(&dir.join("truth.json"), "joined") {
+        let tool = s["exposed_tool"].as_str().unwrap();
+        let n = groups.iter().filter(|g| g["tool"] == tool).count();
+        assert_eq!(n, 1, "{tool}: one group, every layer joined ({groups:?})");
+    }
+    for g in &groups {
+        let out = std::process::Command::new(common::BIN)
+            .args(["investigate", "--json", "--group"])
+            .arg(g["group_id"].as_str().unwrap())
+            .args(&journals)
+            .output()
+            .unwrap();
+        let v = common::json(&out);
+        assert_eq!(v["group_id"], g["group_id"]);
+    }
+}

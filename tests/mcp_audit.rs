@@ -15,6 +15,7 @@ fn with_key(key: Option<&str>) -> LoadOptions {
             attestation_key: key.map(|k| KeyFile::from_bytes("key.hex", k.as_bytes())),
             ..ChainKeys::default()
         },
+        ..LoadOptions::default()
     }
 }
 

@@ -47,6 +47,11 @@ pub struct Lifecycle {
     /// Two definite outcome events that disagree on whether the target
     /// acted: (the first, the one that contradicts it).
     pub contradiction: Option<(EventIdx, EventIdx)>,
+    /// A layer nearer the target said nothing was sent (its
+    /// `dispatch_failed`), and no layer as near or nearer saw the call
+    /// reach the target: the outer layers' `dispatched` was the call
+    /// leaving them, not reaching the target (docs/design.md §5.12).
+    pub stopped_inside: bool,
 }
 
 /// Whether two definite answers disagree on whether the target acted.
@@ -155,6 +160,37 @@ impl Lifecycle {
             }
         }
         l.dispatches = dispatches.into_iter().map(|(_, n)| n).max().unwrap_or(0);
+        // docs/design.md §5.12: whether the call reached the target is the
+        // word of the innermost layer that says anything about it.
+        let depth = |e: &crate::model::Event| match e.facts().layer {
+            Some(crate::model::Layer::Client) => 0,
+            None | Some(crate::model::Layer::Gateway) => 1,
+            Some(crate::model::Layer::Server) => 2,
+        };
+        let reached = x
+            .events
+            .iter()
+            .filter(|e| match &e.kind {
+                EventKind::Dispatched { .. } => true,
+                EventKind::Outcome { outcome, .. } => *outcome != OutcomeKind::Unknown,
+                _ => false,
+            })
+            .map(depth)
+            .max();
+        let failed = x
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::DispatchFailed { .. }))
+            .map(depth)
+            .max();
+        if let Some(f) = failed
+            && reached.is_none_or(|r| r < f)
+            && l.dispatched.is_some_and(|i| depth(x.event(i)) < f)
+        {
+            l.stopped_inside = true;
+            l.dispatched = None;
+            l.dispatches = 0;
+        }
         if let Some(outer) = l.deliveries.iter().map(|&i| rank(x.event(i))).min() {
             l.deliveries.retain(|&i| rank(x.event(i)) == outer);
         }
@@ -196,6 +232,9 @@ impl Lifecycle {
 
     /// Question 2 for this execution.
     pub fn dispatch(&self) -> Dispatch {
+        if self.stopped_inside {
+            return Dispatch::NotDispatched;
+        }
         if self.dispatched.is_some() || !self.outcomes.is_empty() {
             return Dispatch::Dispatched;
         }
@@ -377,5 +416,110 @@ impl Lifecycle {
     pub fn correlation<'a>(&self, x: &'a Execution) -> Option<(Option<&'a str>, &'a JsonRpcId)> {
         let (_, call, _) = x.accepted()?;
         Some((call.mcp_session_id.as_deref(), call.jsonrpc_id.as_ref()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ActionRecord, CallRef, Event, Layer, ReaderFacts, SourceRef};
+
+    fn at(s: u32) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + i64::from(s), 0).unwrap()
+    }
+
+    fn ev(t: u32, kind: EventKind, layer: Layer) -> Event {
+        Event::new(at(t), kind, SourceRef::default()).with_facts(ReaderFacts {
+            layer: Some(layer),
+            ..ReaderFacts::default()
+        })
+    }
+
+    fn accepted(t: u32, layer: Layer) -> Event {
+        ev(
+            t,
+            EventKind::Accepted {
+                call: CallRef::default(),
+                action: ActionRecord::default(),
+                fingerprint: None,
+                action_class: None,
+                idempotency_key: None,
+            },
+            layer,
+        )
+    }
+
+    fn dispatched(t: u32, layer: Layer) -> Event {
+        ev(
+            t,
+            EventKind::Dispatched {
+                idempotency_key: None,
+            },
+            layer,
+        )
+    }
+
+    fn failed(t: u32, layer: Layer) -> Event {
+        ev(
+            t,
+            EventKind::DispatchFailed {
+                error: "ConnectError".into(),
+            },
+            layer,
+        )
+    }
+
+    fn unknown(t: u32, layer: Layer) -> Event {
+        ev(
+            t,
+            EventKind::response_outcome(OutcomeKind::Unknown, None, None),
+            layer,
+        )
+    }
+
+    fn x(events: Vec<Event>) -> Execution {
+        Execution {
+            id: "x".into(),
+            events,
+        }
+    }
+
+    #[test]
+    fn a_gateway_that_could_not_connect_overrules_the_clients_send() {
+        let l = Lifecycle::of(&x(vec![
+            accepted(0, Layer::Client),
+            dispatched(0, Layer::Client),
+            accepted(0, Layer::Gateway),
+            failed(1, Layer::Gateway),
+            unknown(1, Layer::Client),
+        ]));
+        assert!(l.stopped_inside);
+        assert_eq!(l.dispatch(), Dispatch::NotDispatched);
+        assert_eq!(l.dispatches, 0);
+    }
+
+    #[test]
+    fn a_server_that_saw_the_call_overrules_a_gateways_failure() {
+        let l = Lifecycle::of(&x(vec![
+            accepted(0, Layer::Client),
+            dispatched(0, Layer::Client),
+            failed(1, Layer::Gateway),
+            dispatched(1, Layer::Server),
+        ]));
+        assert!(!l.stopped_inside);
+        assert_eq!(l.dispatch(), Dispatch::Dispatched);
+    }
+
+    #[test]
+    fn an_outer_failure_says_nothing_of_an_inner_dispatch() {
+        // The client could not hand the call on (its failure), yet the
+        // gateway's record shows it dispatched: the inner word stands.
+        let l = Lifecycle::of(&x(vec![
+            accepted(0, Layer::Client),
+            failed(1, Layer::Client),
+            dispatched(1, Layer::Gateway),
+        ]));
+        assert!(!l.stopped_inside);
+        assert_eq!(l.dispatch(), Dispatch::Dispatched);
     }
 }

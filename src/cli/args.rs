@@ -3,7 +3,9 @@
 //! command (the TUI) every option is accepted, and options written before a
 //! command name (`retrace --read-only export …`) still apply to it.
 
+use crate::journal::{BadTimeBound, TimeWindow};
 use crate::query::{Decision, Format, UnknownFormat};
+use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -96,6 +98,23 @@ pub struct ReadOpts {
     /// key.hex) or the Ed25519 public key: attestations are checked.
     #[arg(long, value_name = "FILE")]
     pub attestation_key: Option<PathBuf>,
+
+    /// Read only calls that began at or after this time: RFC 3339
+    /// (2026-12-01T09:00:00Z) or a duration back from now (2h, 30m, 1d).
+    /// A database journal is queried for that slice only.
+    #[arg(long, value_name = "WHEN", value_parser = parse_time_bound)]
+    pub since: Option<DateTime<Utc>>,
+
+    /// Read only calls that began at or before this time: RFC 3339 or a
+    /// duration back from now (2h, 30m, 1d).
+    #[arg(long, value_name = "WHEN", value_parser = parse_time_bound)]
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// `--since`/`--until`: an RFC 3339 time or a duration back from now
+/// ([`TimeWindow::parse_bound`]); clap names the flag in the error.
+fn parse_time_bound(s: &str) -> Result<DateTime<Utc>, BadTimeBound> {
+    TimeWindow::parse_bound(s, Utc::now())
 }
 
 /// How calls are turned into intents.
@@ -439,6 +458,8 @@ impl ReadOpts {
             attestation_key: self
                 .attestation_key
                 .or_else(|| outer.attestation_key.clone()),
+            since: self.since.or(outer.since),
+            until: self.until.or(outer.until),
         }
     }
 }

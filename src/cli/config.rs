@@ -308,6 +308,10 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
     let setup = Setup {
         journals: flags.journals,
         input_format: flags.read.input_format,
+        window: crate::journal::TimeWindow {
+            since: flags.read.since,
+            until: flags.read.until,
+        },
         contracts,
         key_file,
         signer_key,

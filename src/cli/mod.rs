@@ -157,9 +157,17 @@ fn report_load(inv: &Investigation) {
     }
 }
 
+/// Writes `v` as pretty JSON and a newline, all or nothing: it is
+/// serialized whole before a byte goes out, so a value that cannot be
+/// serialized leaves no half-written document behind.
+///
+/// # Errors
+/// Serialization or output errors.
 pub(crate) fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), CliError> {
-    crate::sanitize::write_json_pretty(&mut *out, v)?;
-    writeln!(out)?;
+    let mut buf = Vec::new();
+    crate::sanitize::write_json_pretty(&mut buf, v)?;
+    buf.push(b'\n');
+    out.write_all(&buf)?;
     Ok(())
 }
 
@@ -248,4 +256,29 @@ pub fn verify(setup: &Setup, json: bool, out: &mut dyn Write) -> Result<u8, CliE
         text::verify(&reports, out)?;
     }
     Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value whose serialization fails halfway.
+    struct Breaks;
+    impl serde::Serialize for Breaks {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::{Error, SerializeMap};
+            let mut m = s.serialize_map(None)?;
+            m.serialize_entry("fine", "so far")?;
+            Err(S::Error::custom("cannot go on"))
+        }
+    }
+
+    #[test]
+    fn json_that_cannot_be_written_whole_is_not_written_at_all() {
+        let mut out = Vec::new();
+        assert!(write_json(&mut out, &Breaks).is_err());
+        assert!(out.is_empty(), "{}", String::from_utf8_lossy(&out));
+        write_json(&mut out, &serde_json::json!({"a": 1})).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "{\n  \"a\": 1\n}\n");
+    }
 }

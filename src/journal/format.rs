@@ -4,7 +4,7 @@
 
 use super::JournalReader;
 use super::chain::ChainStatus;
-use super::{gh_aw, mcp_acp, mcp_audit, mcpproxy, native, otlp, sallyport, sqlite};
+use super::{contextforge, gh_aw, mcp_acp, mcp_audit, mcpproxy, native, otlp, sallyport, sqlite};
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
@@ -95,6 +95,9 @@ formats! {
     /// OpenTelemetry traces as OTLP JSON: the Collector's file exporter or
     /// an OTLP/HTTP JSON body (docs/formats.md#otlp-json).
     OtlpJson => otlp::FACTS,
+    /// IBM ContextForge: its database (SQLite file or postgres:// URL,
+    /// told by its tables) or its JSON log (docs/formats.md#contextforge).
+    ContextForge => contextforge::FACTS,
 }
 
 impl Format {

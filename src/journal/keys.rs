@@ -136,6 +136,8 @@ pub struct LoadOptions {
     pub forced: Option<super::Format>,
     /// Keys for chain checks and decryption.
     pub keys: ChainKeys,
+    /// The part of the journals to read (`--since`, `--until`).
+    pub window: super::TimeWindow,
 }
 
 #[cfg(test)]

@@ -65,6 +65,14 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
         return Ok(Format::Native);
     }
     // The last piece may be cut by the 64 KiB limit; sniffers parse leniently.
+    // A reader that tells its format from the source itself (a database
+    // by its tables) knows more than one that looks at the first lines, so
+    // it is asked first.
+    for &f in Format::ALL {
+        if f.reader().sniff_source(source) {
+            return Ok(f);
+        }
+    }
     for &f in Format::ALL {
         if f.reader().sniff(&first) {
             return Ok(f);
@@ -100,6 +108,7 @@ pub fn load(
     let opts = LoadOptions {
         forced,
         keys: ChainKeys::default(),
+        window: super::TimeWindow::default(),
     };
     load_with(sources, &opts, progress)
 }
@@ -212,6 +221,7 @@ fn read_one(
         &opts.keys,
         companions,
     );
+    ctx.window = opts.window;
     format.reader().read(&mut ctx)?;
     let Read {
         lines,

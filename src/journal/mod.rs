@@ -26,6 +26,7 @@
 //!    rule and reports the status with [`ReadCtx::set_chain`].
 
 pub mod chain;
+mod contextforge;
 mod error;
 pub mod exchange;
 mod fields;
@@ -65,6 +66,106 @@ use serde::Serialize;
 pub use source::{JournalSource, SourceData};
 
 pub use fields::parse_time;
+
+/// Whether a journal "path" is a database URL (`postgres://…`,
+/// `postgresql://…`) rather than a file (docs/formats.md#contextforge).
+pub fn is_database_url(path: &std::path::Path) -> bool {
+    path.to_str()
+        .is_some_and(|s| contextforge::is_url(s.as_bytes()))
+}
+
+/// The part of the journals an investigation reads (`--since`, `--until`):
+/// calls that began at or after `since` and at or before `until`, both
+/// inclusive, UTC. An empty window (both `None`) reads everything.
+///
+/// Readers that query a database put the window in their queries
+/// (docs/formats.md#contextforge); for every other reader it is applied
+/// where records are emitted ([`ReadCtx::emit`]): an execution is kept
+/// whole when the first record the journal has of it lies in the window,
+/// and left out whole otherwise, so that a call is never cut in two. A
+/// session is kept when its run overlaps the window (an unknown start or
+/// end counts as open).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimeWindow {
+    /// Earliest start kept.
+    pub since: Option<chrono::DateTime<chrono::Utc>>,
+    /// Latest start kept.
+    pub until: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// A `--since`/`--until` value that is neither a time nor a duration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is neither an RFC 3339 time (2026-12-01T11:00:00Z) nor a duration back from now (2h, 30m, 1d)"
+)]
+pub struct BadTimeBound(pub String);
+
+impl TimeWindow {
+    /// Whether the window reads everything.
+    pub fn is_unbounded(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
+    }
+
+    /// Whether `t` lies in the window (bounds included).
+    pub fn contains(&self, t: chrono::DateTime<chrono::Utc>) -> bool {
+        self.since.is_none_or(|s| s <= t) && self.until.is_none_or(|u| t <= u)
+    }
+
+    /// Whether the span from `start` to `end` (either unknown: open) meets
+    /// the window.
+    pub fn overlaps(
+        &self,
+        start: Option<chrono::DateTime<chrono::Utc>>,
+        end: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> bool {
+        let after_since = match (self.since, end.or(start)) {
+            (Some(s), Some(e)) => e >= s,
+            _ => true,
+        };
+        let before_until = match (self.until, start.or(end)) {
+            (Some(u), Some(b)) => b <= u,
+            _ => true,
+        };
+        after_since && before_until
+    }
+
+    /// The window in words, for notes: `since 2026-12-01T09:00:00Z until
+    /// 2026-12-01T10:00:00Z`.
+    pub fn describe(&self) -> String {
+        let t = |d: chrono::DateTime<chrono::Utc>| {
+            d.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+        };
+        match (self.since, self.until) {
+            (Some(s), Some(u)) => format!("since {} until {}", t(s), t(u)),
+            (Some(s), None) => format!("since {}", t(s)),
+            (None, Some(u)) => format!("until {}", t(u)),
+            (None, None) => "unbounded".into(),
+        }
+    }
+
+    /// Parses one bound as `--since` and `--until` take it: an RFC 3339
+    /// time (`2026-12-01T11:00:00Z`, any offset), or a duration that many
+    /// units back from `now` in humantime's syntax (`2h`, `30m`, `1d`,
+    /// `1h 30m`).
+    ///
+    /// # Errors
+    /// [`BadTimeBound`] when `s` is neither, or the duration reaches back
+    /// before any representable time.
+    pub fn parse_bound(
+        s: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<chrono::DateTime<chrono::Utc>, BadTimeBound> {
+        let s = s.trim();
+        if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+            return Ok(t.with_timezone(&chrono::Utc));
+        }
+        humantime::parse_duration(s)
+            .ok()
+            .and_then(|d| chrono::TimeDelta::from_std(d).ok())
+            .and_then(|d| now.checked_sub_signed(d))
+            .ok_or_else(|| BadTimeBound(s.to_string()))
+    }
+}
 
 /// How much of a journal has been read, for progress gauges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +238,16 @@ impl LoadedJournal {
     /// [`JournalError::Io`] when the journal changed or cannot be read;
     /// [`JournalError::Invalid`] when a row cannot be read back.
     pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
+        if let (SourceRef::Row { table, row, .. }, Some(url)) =
+            (at, contextforge::url_of(&self.source))
+        {
+            return contextforge::read_pg_row(&url, table, row).map_err(|message| {
+                JournalError::Invalid {
+                    journal: self.name.clone(),
+                    message,
+                }
+            });
+        }
         match (at, &self.source.data) {
             (SourceRef::Row { table, row, .. }, SourceData::File(p)) => {
                 sqlite::read_row(p, table, row).map_err(|e| JournalError::Invalid {
@@ -169,6 +280,59 @@ mod tests {
         let e = detect(&src).unwrap_err().to_string();
         assert!(e.starts_with("x.jsonl:2: unknown journal format"), "{e}");
         assert!(e.contains("gh-aw-mcpg"), "{e}");
+    }
+
+    fn utc(s: &str) -> chrono::DateTime<chrono::Utc> {
+        chrono::DateTime::parse_from_rfc3339(s)
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    }
+
+    #[test]
+    fn time_bounds_are_rfc3339_or_durations_back_from_now() {
+        let now = utc("2026-12-01T12:00:00Z");
+        let p = |s| TimeWindow::parse_bound(s, now);
+        assert_eq!(
+            p("2026-12-01T10:00:00+01:00"),
+            Ok(utc("2026-12-01T09:00:00Z"))
+        );
+        assert_eq!(p("2h"), Ok(utc("2026-12-01T10:00:00Z")));
+        assert_eq!(p("30m"), Ok(utc("2026-12-01T11:30:00Z")));
+        assert_eq!(p("1d"), Ok(utc("2026-11-30T12:00:00Z")));
+        let e = p("yesterday").unwrap_err().to_string();
+        assert!(e.contains("\"yesterday\"") && e.contains("RFC 3339"), "{e}");
+    }
+
+    #[test]
+    fn a_window_keeps_calls_whole_and_says_what_it_left_out() {
+        let opts = LoadOptions {
+            window: TimeWindow {
+                since: Some(utc("2026-07-22T14:03:30Z")),
+                until: None,
+            },
+            ..LoadOptions::default()
+        };
+        let (all_j, all) = load(crate::sample::sources(), None, &mut |_| {}).unwrap();
+        let (j, m) = load_with(crate::sample::sources(), &opts, &mut |_| {}).unwrap();
+        assert!(m.executions.len() < all.executions.len());
+        for x in &m.executions {
+            // Every execution kept began in the window, with all its events.
+            assert!(x.started_at().unwrap() >= opts.window.since.unwrap());
+            let whole = &all.executions[all.execution_index(&x.id).unwrap()];
+            assert_eq!(x.events.len(), whole.events.len(), "{}", x.id);
+        }
+        let activity = &j[1];
+        let left = all_j[1].records - activity.records;
+        assert!(left > 0);
+        assert!(
+            activity
+                .notes
+                .iter()
+                .any(|n| n.contains(&format!("left out {left} of"))
+                    && n.contains("since 2026-07-22T14:03:30Z")),
+            "{:?}",
+            activity.notes
+        );
     }
 
     #[test]

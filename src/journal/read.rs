@@ -28,6 +28,12 @@ pub struct ReadCtx<'a> {
     /// Formats of the other journals loaded with this one (empty for
     /// `retrace verify`, which reads each journal on its own).
     pub companions: Vec<Format>,
+    /// The part of the journal to read: readers that query a database put
+    /// it in their queries; [`ReadCtx::emit`] applies it to every record.
+    pub window: super::TimeWindow,
+    /// Executions seen so far, and whether the window keeps them.
+    in_window: std::collections::HashMap<String, bool>,
+    left_out: u64,
     chain: ChainStatus,
     capabilities: Capabilities,
     lines: u64,
@@ -68,6 +74,9 @@ impl<'a> ReadCtx<'a> {
             progress,
             keys,
             companions,
+            window: super::TimeWindow::default(),
+            in_window: std::collections::HashMap::new(),
+            left_out: 0,
             chain: format.default_chain(),
             capabilities: format.capabilities(),
             lines: 0,
@@ -79,7 +88,17 @@ impl<'a> ReadCtx<'a> {
     }
 
     /// What the reader found.
-    pub(super) fn finish(self) -> Read {
+    pub(super) fn finish(mut self) -> Read {
+        if self.left_out > 0 {
+            let executions = self.in_window.values().filter(|&&k| !k).count();
+            self.notes.push(format!(
+                "the time window ({}) left out {} of {} records ({} call(s) that began outside it)",
+                self.window.describe(),
+                self.left_out,
+                self.records + self.left_out,
+                executions
+            ));
+        }
         Read {
             lines: self.lines,
             records: self.records,
@@ -93,10 +112,38 @@ impl<'a> ReadCtx<'a> {
 }
 
 impl ReadCtx<'_> {
-    /// Emits one record.
+    /// Emits one record, unless the time window leaves it out
+    /// ([`super::TimeWindow`]: an execution goes with the first record of
+    /// it, a session by whether its run overlaps the window, a tool hint is
+    /// always kept); records left
+    /// out are counted, and [`ReadCtx::finish`] notes how many.
     pub fn emit(&mut self, r: Record) {
+        if !self.window.is_unbounded() && !self.admits(&r) {
+            self.left_out += 1;
+            return;
+        }
         self.records += 1;
         (self.sink)(r);
+    }
+
+    fn admits(&mut self, r: &Record) -> bool {
+        match r {
+            Record::Session(s) => self.window.overlaps(s.started_at, s.ended_at),
+            // What a server declares about its tools holds whenever its
+            // calls were made.
+            Record::ToolHint(_) => true,
+            Record::Event {
+                execution_id,
+                event,
+            } => {
+                if let Some(&keep) = self.in_window.get(execution_id) {
+                    return keep;
+                }
+                let keep = self.window.contains(event.at);
+                self.in_window.insert(execution_id.clone(), keep);
+                keep
+            }
+        }
     }
 
     /// Emits one lifecycle event of the named execution.
@@ -144,6 +191,13 @@ impl ReadCtx<'_> {
 pub trait JournalReader: Sync {
     /// Whether the first non-blank lines look like this format.
     fn sniff(&self, first_lines: &[&[u8]]) -> bool;
+    /// Whether the journal is of this format, for formats that cannot be
+    /// told from their first lines (a database file, told by its tables).
+    /// Every format is asked this before any is asked
+    /// [`JournalReader::sniff`]; the default says no.
+    fn sniff_source(&self, _source: &JournalSource) -> bool {
+        false
+    }
     /// Reads the journal, emitting records and reporting bad lines.
     ///
     /// # Errors

@@ -71,6 +71,18 @@ impl JournalSource {
         Ok(())
     }
 
+    /// A database named by a URL (`postgres://user@host:port/db`): its
+    /// bytes are the URL, which format detection and the database's reader
+    /// read (docs/formats.md#contextforge); its name is the URL with any
+    /// password replaced by `***`.
+    pub fn database(url: &str) -> Self {
+        JournalSource {
+            name: super::contextforge::redact_url(url),
+            data: SourceData::Memory(url.as_bytes().to_vec().into()),
+            stamp: None,
+        }
+    }
+
     /// A journal compiled into the binary.
     pub fn embedded(name: &str, bytes: &'static [u8]) -> Self {
         JournalSource {

@@ -120,8 +120,7 @@ pub enum Layer {
 /// An identity that ties a record to the same call recorded elsewhere, so
 /// that sources of several layers are joined into one execution
 /// (docs/design.md §5.12). Two executions that share a link are one call.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case", tag = "by")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Link {
     /// The record is (part of) span `span` of trace `trace` (W3C trace
     /// context, lowercase hex).
@@ -143,6 +142,31 @@ pub enum Link {
     /// A gateway's id for one request, shared by its log lines, database
     /// rows and spans (ContextForge's correlation id).
     Correlation(String),
+}
+
+/// As `{"by": "span" | "called_from", "trace": …, "span": …}` or
+/// `{"by": "correlation", "id": …}`.
+impl Serialize for Link {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        match self {
+            Link::Span { trace, span } | Link::CalledFrom { trace, span } => {
+                let by = if matches!(self, Link::Span { .. }) {
+                    "span"
+                } else {
+                    "called_from"
+                };
+                m.serialize_entry("by", by)?;
+                m.serialize_entry("trace", trace)?;
+                m.serialize_entry("span", span)?;
+            }
+            Link::Correlation(id) => {
+                m.serialize_entry("by", "correlation")?;
+                m.serialize_entry("id", id)?;
+            }
+        }
+        m.end()
+    }
 }
 
 impl Link {
@@ -269,6 +293,29 @@ mod tests {
         assert!(ReaderFacts::default().boxed().is_none());
         let f = ReaderFacts::inferred("placed at the answer's time");
         assert_eq!(f.clone().boxed().as_deref(), Some(&f));
+    }
+
+    #[test]
+    fn every_link_serializes() {
+        let links = vec![
+            Link::Span {
+                trace: "t".into(),
+                span: "s".into(),
+            },
+            Link::CalledFrom {
+                trace: "t".into(),
+                span: "p".into(),
+            },
+            Link::Correlation("c0ffee".into()),
+        ];
+        assert_eq!(
+            serde_json::to_value(&links).unwrap(),
+            serde_json::json!([
+                {"by": "span", "trace": "t", "span": "s"},
+                {"by": "called_from", "trace": "t", "span": "p"},
+                {"by": "correlation", "id": "c0ffee"}
+            ])
+        );
     }
 
     #[test]

@@ -6,8 +6,10 @@
 //! reported at once and the same way in the CLI and the TUI.
 
 use crate::analysis::{Config, ContractError, Contracts, FingerprintKey, KeyError};
-use crate::journal::SourceData;
-use crate::journal::{ChainKeys, Format, JournalSource, KeyFile, KeyFileError, LoadOptions};
+use crate::journal::{
+    ChainKeys, Format, JournalSource, KeyFile, KeyFileError, LoadOptions, TimeWindow,
+};
+use crate::journal::{SourceData, is_database_url};
 use crate::review::{CaseContext, CaseError};
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,8 @@ pub struct Setup {
     pub journals: Vec<PathBuf>,
     /// Read every journal as this format instead of detecting it.
     pub input_format: Option<Format>,
+    /// The part of the journals to read (`--since`, `--until`).
+    pub window: TimeWindow,
     /// Tool contracts files (TOML, docs/design.md §4.4), in order: a later
     /// file's contract for a tool replaces an earlier one's.
     pub contracts: Vec<PathBuf>,
@@ -66,6 +70,14 @@ pub enum SetupError {
     /// The case file.
     #[error(transparent)]
     Case(#[from] CaseError),
+    /// `--since` is after `--until`: the window holds nothing.
+    #[error("--since {since} is after --until {until}: no call can lie between them")]
+    EmptyWindow {
+        /// `--since`, RFC 3339.
+        since: String,
+        /// `--until`, RFC 3339.
+        until: String,
+    },
 }
 
 /// The subcommands, for "did you mean" when a journal path is a typo of one.
@@ -117,17 +129,24 @@ impl Setup {
             if seen.insert(id) {
                 journals.push(p.clone());
             } else {
-                warnings.push(format!(
-                    "{} is given more than once; it is read once",
-                    p.display()
-                ));
+                let shown = match p.to_str().filter(|_| is_database_url(p)) {
+                    Some(url) => JournalSource::database(url).name,
+                    None => p.display().to_string(),
+                };
+                warnings.push(format!("{shown} is given more than once; it is read once"));
             }
         }
         let sample = journals.is_empty();
         let sources = if sample {
             crate::sample::sources()
         } else {
-            journals.iter().map(JournalSource::file).collect()
+            journals
+                .iter()
+                .map(|p| match p.to_str().filter(|_| is_database_url(p)) {
+                    Some(url) => JournalSource::database(url),
+                    None => JournalSource::file(p),
+                })
+                .collect()
         };
         let contracts = if self.contracts.is_empty() && sample {
             crate::sample::contracts()
@@ -154,7 +173,13 @@ impl Setup {
             None => FingerprintKey::none(),
         };
         let options = self.load_options()?;
-        let case = CaseContext::load(self.case.as_deref(), &journals, self.read_only)?;
+        // A database has no folder to keep a case file beside.
+        let files: Vec<PathBuf> = journals
+            .iter()
+            .filter(|p| !is_database_url(p))
+            .cloned()
+            .collect();
+        let case = CaseContext::load(self.case.as_deref(), &files, self.read_only)?;
         if let (Some(status), Some(name)) = (&case.chain, case.name())
             && !status.is_intact()
         {
@@ -205,14 +230,24 @@ impl Setup {
 }
 
 impl Setup {
-    /// How journals are read: the forced format and the keys for
-    /// third-party chains and sealed events, read from their files.
+    /// How journals are read: the forced format, the time window and the
+    /// keys for third-party chains and sealed events, read from their files.
     ///
     /// # Errors
-    /// [`SetupError::ChainKey`] naming the key file that cannot be read.
+    /// [`SetupError::ChainKey`] naming the key file that cannot be read;
+    /// [`SetupError::EmptyWindow`] when `--since` is after `--until`.
     pub fn load_options(&self) -> Result<LoadOptions, SetupError> {
         let chain_key = |p: &Option<PathBuf>| p.as_deref().map(KeyFile::load).transpose();
+        if let (Some(since), Some(until)) = (self.window.since, self.window.until)
+            && since > until
+        {
+            return Err(SetupError::EmptyWindow {
+                since: since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                until: until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            });
+        }
         Ok(LoadOptions {
+            window: self.window,
             forced: self.input_format,
             keys: ChainKeys {
                 signer_key: chain_key(&self.signer_key)?,
@@ -240,7 +275,7 @@ impl Prepared {
 /// Says clearly what is wrong with a journal path before anything is read:
 /// a missing file that looks like a mistyped command, or a directory.
 fn check_journal_paths(journals: &[PathBuf]) -> Result<(), SetupError> {
-    for p in journals {
+    for p in journals.iter().filter(|p| !is_database_url(p)) {
         let shown = crate::sanitize::escape(&p.display().to_string()).into_owned();
         if p.is_dir() {
             return Err(SetupError::Directory(shown));

@@ -88,6 +88,19 @@ pub const OPENLLMETRY: &[(&str, &str)] = &[
     ("read_only_noise", "distinct_intent"),
 ];
 
+/// The client's spans, ContextForge's gateway spans, its log and its
+/// database, read together (the lab's `joined` system): one execution per
+/// call, seen by every layer.
+pub const JOINED: &[(&str, &str)] = &[
+    ("drop_then_retry", "possible_duplicate"),
+    ("drop_no_retry", "pending_verification"),
+    ("repeat_after_result", "distinct_intent"),
+    ("target_down_then_retry", "safe_retry"),
+    ("concurrent_sends", "duplicate_side_effect"),
+    ("read_only_noise", "distinct_intent"),
+    ("gateway_timeout_then_retry", "possible_duplicate"),
+];
+
 /// What really happened in a scenario, and the verdicts that would deny it.
 fn contradicted_by(scenario: &str) -> &'static [&'static str] {
     const DENY_DUPLICATE: &[&str] = &[

@@ -140,7 +140,10 @@ fn run(lines: &[String], key: Option<&[u8]>, newline: bool) -> ChainStatus {
     };
     verify(
         JournalSource::embedded("audit.jsonl", bytes),
-        &LoadOptions { forced: None, keys },
+        &LoadOptions {
+            keys,
+            ..LoadOptions::default()
+        },
     )
     .unwrap()
     .chain

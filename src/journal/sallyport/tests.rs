@@ -159,6 +159,7 @@ fn keys(sign: bool, ident: bool) -> LoadOptions {
             }),
             attestation_key: None,
         },
+        ..LoadOptions::default()
     }
 }
 

@@ -3,7 +3,8 @@
     python3 -m labkit.fixtures LAB_OUT FIXTURES_DIR       (tests/lab/make-fixtures.sh runs it)
 
 Whole journals of the small systems, as the lab wrote them; of ContextForge's log only the
-lines of three scenarios' requests (the log is 200 KB). The fixture truth.json is the
+lines of three scenarios' requests (the log is 200 KB), and of its database (2 MB) the rows
+of those scenarios' tools and requests, as SQL (`mcp-excerpt.sql`). The fixture truth.json is the
 run's, with ContextForge narrowed to those scenarios. The file paths in stack traces are
 made machine-neutral (`/python/lib/python3.11/…`, `tests/lab/labkit/…`); nothing else is
 changed. Standard library only.
@@ -60,6 +61,66 @@ def contextforge_excerpt(system_dir: Path, entry: dict) -> tuple[list[str], list
     return kept, effects
 
 
+CONTEXTFORGE_TABLES = ("tools", "tool_metrics", "observability_traces", "observability_spans", "structured_log_entries")
+
+
+def contextforge_db_excerpt(system_dir: Path, entry: dict) -> str:
+    """The rows of ContextForge's database that belong to the chosen scenarios, as SQL.
+
+    Their tools, tool_metrics rows and tool.invoke spans (by tool), the traces of those spans,
+    and the structured log rows of the requests that called those tools (by correlation id);
+    the five tables' CREATE TABLE statements as the database has them, without indexes. The
+    rows keep their rowids, so a test cites them as the lab's database does.
+    """
+    import sqlite3
+
+    tools = {s["tool"] for s in entry["scenarios"] if s["id"] in CONTEXTFORGE_SCENARIOS}
+    src = sqlite3.connect(f"file:{system_dir / 'mcp.db'}?mode=ro", uri=True)
+    ids = [r[0] for r in src.execute("SELECT id FROM tools WHERE original_name IN (%s)" % ",".join("?" * len(tools)), sorted(tools))]
+    marks = ",".join("?" * len(ids))
+    wanted = {
+        "tools": ("id IN (%s)" % marks, ids),
+        "tool_metrics": ("tool_id IN (%s)" % marks, ids),
+        "observability_spans": (
+            "name = 'tool.invoke' AND json_extract(attributes, '$.\"tool.id\"') IN (%s)" % marks,
+            ids,
+        ),
+    }
+    lines = ["-- ContextForge database rows of a lab run (tests/lab/labkit/fixtures.py)", "PRAGMA foreign_keys = OFF;", "BEGIN TRANSACTION;"]
+    for (sql,) in src.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name IN (%s) ORDER BY name" % ",".join("?" * len(CONTEXTFORGE_TABLES)),
+        CONTEXTFORGE_TABLES,
+    ):
+        lines.append(sql.strip() + ";")
+    traces = [r[0] for r in src.execute("SELECT DISTINCT trace_id FROM observability_spans WHERE " + wanted["observability_spans"][0], ids)]
+    wanted["observability_traces"] = ("trace_id IN (%s)" % ",".join("?" * len(traces)), traces)
+    corr = [
+        r[0]
+        for r in src.execute(
+            "SELECT DISTINCT correlation_id FROM structured_log_entries WHERE json_extract(context, '$.resource_id') IN (%s) "
+            "OR json_extract(context, '$.metadata.tool_id') IN (%s)" % (marks, marks),
+            ids + ids,
+        )
+    ]
+    wanted["structured_log_entries"] = ("correlation_id IN (%s)" % ",".join("?" * len(corr)), corr)
+    for table in CONTEXTFORGE_TABLES:
+        where, args = wanted[table]
+        cols = [r[1] for r in src.execute(f"PRAGMA table_info({table})")]
+        rows = ["(" + ", ".join(_sql_literal(v) for v in row) + ")" for row in src.execute(f"SELECT rowid, * FROM {table} WHERE {where} ORDER BY rowid", args)]
+        if rows:
+            lines.append(f'INSERT INTO "{table}" (rowid, {", ".join(cols)}) VALUES\n' + ",\n".join(rows) + ";")
+    lines.append("COMMIT;")
+    return "\n".join(lines) + "\n"
+
+
+def _sql_literal(v) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    return "'" + str(v).replace("'", "''") + "'"
+
+
 def main() -> None:
     out, dest = Path(sys.argv[1]), Path(sys.argv[2])
     truth = json.loads((out / "truth.json").read_text(encoding="utf-8"))
@@ -77,6 +138,7 @@ def main() -> None:
     log_lines, effect_lines = contextforge_excerpt(out / "contextforge", entry)
     write(dest / "contextforge" / "gateway.log", "\n".join(log_lines) + "\n")
     write(dest / "contextforge" / "effects.jsonl", "\n".join(effect_lines) + "\n")
+    write(dest / "contextforge" / "mcp-excerpt.sql", contextforge_db_excerpt(out / "contextforge", entry))
     narrowed = dict(
         entry,
         journals=["gateway.log"],

@@ -1,0 +1,814 @@
+//! ContextForge's database, the same tables in SQLite and PostgreSQL
+//! (docs/formats.md#contextforge):
+//!
+//! * `structured_log_entries` (`STRUCTURED_LOGGING_DATABASE_ENABLED`): the
+//!   structured log, one row per line, `correlation_id` per HTTP request,
+//!   `context` JSON (`metadata.event`, `custom_fields`), `error_details`,
+//!   `user_id`/`user_email`; read request by request (ordered by
+//!   `correlation_id`, then time);
+//! * `observability_traces` (`OBSERVABILITY_ENABLED`): one per HTTP
+//!   request; a trace that never ended (status `unset`, no `end_time`) is a
+//!   request whose client disconnected;
+//! * `observability_spans`: the `tool.invoke` span of each call (`tool.id`
+//!   in `attributes`), which ties a trace to a request by tool and time (no
+//!   column carries the correlation id);
+//! * `tool_metrics` (always on): one row per call at its end, with
+//!   `response_time` (seconds), `is_success` and `error_message`, tied to a
+//!   request by tool and time; a row tied to none (structured logging off)
+//!   is a call of its own, `contextforge:tool_metrics:<id>`;
+//! * `tools`: `id`, `name` (the exposed name), `original_name` (the
+//!   upstream's) and `annotations` (MCP ToolAnnotations), put on each call.
+//!
+//! The backends ([`Backend`]) hand every column as text (`NULL`: `None`);
+//! this module turns rows into [`Request`]s. A row that cannot be read is
+//! reported with its table and row, counted, and skipped. The traces, spans
+//! and metrics are held in memory while the structured log streams.
+
+use super::{Invocation, Mark, Request, Upstream, emit, server_of};
+use crate::journal::{BadLine, JournalError, JournalSource, ReadCtx, SourceData};
+use crate::model::{Record, SourceRef, ToolHint};
+use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
+use rusqlite::{Connection, OpenFlags};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The tables read, as [`SourceRef::Row`] cites them.
+pub(crate) const LOGS: &str = "structured_log_entries";
+pub(crate) const TRACES: &str = "observability_traces";
+pub(crate) const SPANS: &str = "observability_spans";
+pub(crate) const METRICS: &str = "tool_metrics";
+pub(crate) const TOOLS: &str = "tools";
+
+/// What is read, and the columns each query returns, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Query {
+    Tools,
+    Traces,
+    Spans,
+    Metrics,
+    Logs,
+}
+
+impl Query {
+    pub fn table(self) -> &'static str {
+        match self {
+            Query::Tools => TOOLS,
+            Query::Traces => TRACES,
+            Query::Spans => SPANS,
+            Query::Metrics => METRICS,
+            Query::Logs => LOGS,
+        }
+    }
+
+    pub fn columns(self) -> &'static [&'static str] {
+        match self {
+            Query::Tools => &["id", "name", "original_name", "annotations"],
+            Query::Traces => &[
+                "trace_id",
+                "start_time",
+                "end_time",
+                "status",
+                "http_status_code",
+                "user_email",
+                "http_url",
+            ],
+            Query::Spans => &[
+                "span_id",
+                "trace_id",
+                "start_time",
+                "end_time",
+                "attributes",
+            ],
+            Query::Metrics => &[
+                "id",
+                "tool_id",
+                "timestamp",
+                "response_time",
+                "is_success",
+                "error_message",
+            ],
+            Query::Logs => &[
+                "id",
+                "timestamp",
+                "correlation_id",
+                "message",
+                "user_id",
+                "user_email",
+                "request_path",
+                "request_method",
+                "context",
+                "error_details",
+            ],
+        }
+    }
+}
+
+/// One row as text: its citable row number, then the columns of its query.
+pub(crate) type Row = (u32, Vec<Option<String>>);
+
+/// A database holding ContextForge's tables.
+pub(crate) trait Backend {
+    /// Whether the table exists.
+    fn has_table(&mut self, table: &str) -> Result<bool, String>;
+    /// The rows of `q`, in its order, handed to `f` one by one.
+    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), String>;
+    /// The latest `timestamp` of the structured log.
+    fn last_time(&mut self) -> Result<Option<String>, String>;
+}
+
+/// Whether `source` is a SQLite file with ContextForge's tables (`tools`
+/// and `tool_metrics`, which every ContextForge database has).
+pub(super) fn sniff_sqlite(source: &JournalSource) -> bool {
+    let SourceData::File(p) = &source.data else {
+        return false;
+    };
+    let head = source.head(16).unwrap_or_default();
+    if !head.starts_with(b"SQLite format 3\0") {
+        return false;
+    }
+    let Ok(conn) = open(p) else {
+        return false;
+    };
+    let mut b = Sqlite(conn);
+    b.has_table(TOOLS).unwrap_or(false) && b.has_table(METRICS).unwrap_or(false)
+}
+
+fn open(p: &std::path::Path) -> rusqlite::Result<Connection> {
+    Connection::open_with_flags(
+        p,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+}
+
+/// The SQLite backend: rows cited by `rowid`.
+pub(crate) struct Sqlite(Connection);
+
+impl Backend for Sqlite {
+    fn has_table(&mut self, table: &str) -> Result<bool, String> {
+        self.0
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+                [table],
+                |r| r.get::<_, bool>(0),
+            )
+            .map_err(|e| e.to_string())
+    }
+
+    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), String> {
+        let cols: Vec<String> = q
+            .columns()
+            .iter()
+            .map(|c| format!("CAST(\"{c}\" AS TEXT)"))
+            .collect();
+        let (filter, order) = match q {
+            Query::Logs => (
+                "WHERE correlation_id IS NOT NULL",
+                "correlation_id, timestamp, rowid",
+            ),
+            Query::Spans => ("WHERE name = 'tool.invoke'", "start_time, rowid"),
+            Query::Traces => ("", "start_time, rowid"),
+            Query::Metrics => ("", "timestamp, rowid"),
+            Query::Tools => ("", "rowid"),
+        };
+        let sql = format!(
+            "SELECT rowid, {} FROM \"{}\" {filter} ORDER BY {order}",
+            cols.join(", "),
+            q.table()
+        );
+        let mut stmt = self.0.prepare(&sql).map_err(|e| e.to_string())?;
+        let n = q.columns().len();
+        let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
+        while let Some(row) = rows.next().map_err(|e| e.to_string())? {
+            let rowid: i64 = row.get(0).map_err(|e| e.to_string())?;
+            let values = (1..=n)
+                .map(|i| row.get::<_, Option<String>>(i).ok().flatten())
+                .collect();
+            // A rowid that does not fit a row number is cited as row 0.
+            f((u32::try_from(rowid).unwrap_or(0), values));
+        }
+        Ok(())
+    }
+
+    fn last_time(&mut self) -> Result<Option<String>, String> {
+        self.0
+            .query_row(
+                "SELECT CAST(max(timestamp) AS TEXT) FROM structured_log_entries",
+                [],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Reads a SQLite database.
+///
+/// # Errors
+/// [`JournalError::Invalid`] when the file cannot be opened or queried.
+pub(super) fn read_sqlite(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
+    let SourceData::File(p) = &ctx.source.data else {
+        return Err(invalid(ctx, "a SQLite database must be a file".into()));
+    };
+    let conn = open(p).map_err(|e| invalid(ctx, format!("SQLite: {e}")))?;
+    read_tables(ctx, &mut Sqlite(conn)).map_err(|e| invalid(ctx, format!("SQLite: {e}")))
+}
+
+pub(super) fn invalid(ctx: &ReadCtx<'_>, message: String) -> JournalError {
+    JournalError::Invalid {
+        journal: ctx.source.name.clone(),
+        message,
+    }
+}
+
+/// A time as ContextForge's databases write it: SQLite's
+/// `2026-12-01 11:16:52.403244` (UTC, no offset) or PostgreSQL's
+/// `2026-12-01 11:16:52.403244+00`; RFC 3339 too.
+pub(crate) fn parse_db_time(column: &str, s: &str) -> Result<DateTime<Utc>, BadLine> {
+    let t = s.trim().replacen(' ', "T", 1);
+    if let Ok(d) = DateTime::parse_from_rfc3339(&t) {
+        return Ok(d.with_timezone(&Utc));
+    }
+    if let Ok(d) = DateTime::parse_from_str(&t, "%Y-%m-%dT%H:%M:%S%.f%#z") {
+        return Ok(d.with_timezone(&Utc));
+    }
+    NaiveDateTime::parse_from_str(&t, "%Y-%m-%dT%H:%M:%S%.f")
+        .map(|n| n.and_utc())
+        .map_err(|_| {
+            BadLine::in_field(
+                column,
+                format!(
+                    "column `{column}` is not a time: {:?}",
+                    crate::sanitize::escape(s)
+                ),
+            )
+        })
+}
+
+/// The columns of one row by name, with typed getters whose errors name
+/// the column.
+struct Cols<'a> {
+    names: &'static [&'static str],
+    values: &'a [Option<String>],
+}
+
+impl Cols<'_> {
+    fn text(&self, c: &str) -> Option<&str> {
+        let i = self.names.iter().position(|n| *n == c)?;
+        self.values.get(i)?.as_deref()
+    }
+    fn req(&self, c: &str) -> Result<&str, BadLine> {
+        self.text(c)
+            .ok_or_else(|| BadLine::in_field(c, format!("column `{c}` is NULL")))
+    }
+    fn time(&self, c: &str) -> Result<Option<DateTime<Utc>>, BadLine> {
+        self.text(c).map(|s| parse_db_time(c, s)).transpose()
+    }
+    fn req_time(&self, c: &str) -> Result<DateTime<Utc>, BadLine> {
+        parse_db_time(c, self.req(c)?)
+    }
+    fn json(&self, c: &str) -> Result<Value, BadLine> {
+        match self.text(c) {
+            None => Ok(Value::Null),
+            Some(s) => serde_json::from_str(s)
+                .map_err(|e| BadLine::in_field(c, format!("column `{c}` is not valid JSON: {e}"))),
+        }
+    }
+    fn boolean(&self, c: &str) -> Result<bool, BadLine> {
+        match self.req(c)?.trim() {
+            "1" | "t" | "true" | "TRUE" => Ok(true),
+            "0" | "f" | "false" | "FALSE" => Ok(false),
+            other => Err(BadLine::in_field(
+                c,
+                format!(
+                    "column `{c}` is not a boolean: {:?}",
+                    crate::sanitize::escape(other)
+                ),
+            )),
+        }
+    }
+    fn number(&self, c: &str) -> Result<Option<f64>, BadLine> {
+        self.text(c)
+            .map(|s| {
+                s.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|f| f.is_finite())
+                    .ok_or_else(|| BadLine::in_field(c, format!("column `{c}` is not a number")))
+            })
+            .transpose()
+    }
+}
+
+struct Tool {
+    name: Option<String>,
+    original: Option<String>,
+    annotations: Value,
+    row: u32,
+}
+
+struct Trace {
+    mark: Mark,
+    unended: bool,
+    user: Option<String>,
+}
+
+struct Span {
+    trace: String,
+    tool: String,
+    start: DateTime<Utc>,
+    end: Option<DateTime<Utc>>,
+    used: bool,
+}
+
+struct Metric {
+    mark: Mark,
+    id: String,
+    tool: String,
+    success: bool,
+    error: Option<String>,
+    started: DateTime<Utc>,
+    used: bool,
+}
+
+/// How far before "MCP tool call started" a call's `tool.invoke` span may
+/// begin, and how far from its invocation's end its `tool_metrics` row
+/// may be written, to be tied to it: ContextForge writes them within
+/// milliseconds of each other (the lab's runs: under 10 ms).
+const SPAN_LEAD: TimeDelta = TimeDelta::seconds(2);
+const METRIC_SLACK: TimeDelta = TimeDelta::seconds(1);
+
+/// Reads every table of a ContextForge database from `b` (both backends).
+///
+/// # Errors
+/// The backend's message when a query fails.
+pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<(), String> {
+    let j = ctx.journal;
+    let cite = |table: &'static str, row: u32| SourceRef::Row {
+        journal: j,
+        table,
+        row,
+    };
+    let mut bad: Vec<(u32, BadLine)> = Vec::new();
+    let mut counts: Vec<(&'static str, u64)> = Vec::new();
+    let count = |t: &'static str, counts: &mut Vec<(&'static str, u64)>| match counts
+        .iter_mut()
+        .find(|(x, _)| *x == t)
+    {
+        Some((_, n)) => *n += 1,
+        None => counts.push((t, 1)),
+    };
+
+    // tools
+    let mut tools: HashMap<String, Tool> = HashMap::new();
+    if b.has_table(TOOLS)? {
+        b.rows(Query::Tools, &mut |(row, v)| {
+            count(TOOLS, &mut counts);
+            let c = Cols {
+                names: Query::Tools.columns(),
+                values: &v,
+            };
+            let r = (|| -> Result<(String, Tool), BadLine> {
+                Ok((
+                    c.req("id")?.to_string(),
+                    Tool {
+                        name: c.text("name").map(str::to_string),
+                        original: c.text("original_name").map(str::to_string),
+                        annotations: c.json("annotations")?,
+                        row,
+                    },
+                ))
+            })();
+            match r {
+                Ok((id, t)) => {
+                    tools.insert(id, t);
+                }
+                Err(e) => bad.push((row, e.context(format_args!("table `{TOOLS}` row {row}")))),
+            }
+        })?;
+    }
+
+    // What the upstream servers declared about their tools, under the
+    // names the gateway exposes them by (docs/design.md §4.5).
+    let mut hinted: Vec<(&String, &Tool)> = tools.iter().collect();
+    hinted.sort_by_key(|(_, t)| t.row);
+    for (_, t) in hinted {
+        let (Some(name), Value::Object(_)) = (&t.name, &t.annotations) else {
+            continue;
+        };
+        let tool = serde_json::json!({ "name": name, "annotations": t.annotations });
+        for h in ToolHint::from_tools_list(
+            std::slice::from_ref(&tool),
+            None,
+            DateTime::UNIX_EPOCH,
+            cite(TOOLS, t.row),
+        ) {
+            ctx.emit(Record::ToolHint(h));
+        }
+    }
+
+    // traces
+    let mut traces: HashMap<String, Trace> = HashMap::new();
+    if b.has_table(TRACES)? {
+        b.rows(Query::Traces, &mut |(row, v)| {
+            count(TRACES, &mut counts);
+            let c = Cols {
+                names: Query::Traces.columns(),
+                values: &v,
+            };
+            let r = (|| -> Result<(String, Trace), BadLine> {
+                let start = c.req_time("start_time")?;
+                let end = c.time("end_time")?;
+                Ok((
+                    c.req("trace_id")?.to_string(),
+                    Trace {
+                        mark: Mark {
+                            at: start,
+                            source: cite(TRACES, row),
+                        },
+                        unended: end.is_none() && c.text("status") == Some("unset"),
+                        user: c
+                            .text("user_email")
+                            .filter(|u| !u.is_empty())
+                            .map(str::to_string),
+                    },
+                ))
+            })();
+            match r {
+                Ok((id, t)) => {
+                    traces.insert(id, t);
+                }
+                Err(e) => bad.push((row, e.context(format_args!("table `{TRACES}` row {row}")))),
+            }
+        })?;
+    }
+
+    // tool.invoke spans, by tool
+    let mut spans: HashMap<String, Vec<Span>> = HashMap::new();
+    if b.has_table(SPANS)? {
+        b.rows(Query::Spans, &mut |(row, v)| {
+            count(SPANS, &mut counts);
+            let c = Cols {
+                names: Query::Spans.columns(),
+                values: &v,
+            };
+            let r = (|| -> Result<Option<Span>, BadLine> {
+                let attrs = c.json("attributes")?;
+                let Some(tool) = attrs.get("tool.id").and_then(Value::as_str) else {
+                    return Ok(None);
+                };
+                Ok(Some(Span {
+                    trace: c.req("trace_id")?.to_string(),
+                    tool: tool.to_string(),
+                    start: c.req_time("start_time")?,
+                    end: c.time("end_time")?,
+                    used: false,
+                }))
+            })();
+            match r {
+                Ok(Some(s)) => spans.entry(s.tool.clone()).or_default().push(s),
+                Ok(None) => {}
+                Err(e) => bad.push((row, e.context(format_args!("table `{SPANS}` row {row}")))),
+            }
+        })?;
+    }
+
+    // tool_metrics, by tool
+    let mut metrics: HashMap<String, Vec<Metric>> = HashMap::new();
+    if b.has_table(METRICS)? {
+        b.rows(Query::Metrics, &mut |(row, v)| {
+            count(METRICS, &mut counts);
+            let c = Cols {
+                names: Query::Metrics.columns(),
+                values: &v,
+            };
+            let r = (|| -> Result<Metric, BadLine> {
+                let at = c.req_time("timestamp")?;
+                let took = c.number("response_time")?.unwrap_or(0.0);
+                let started = crate::journal::started_before(at, took * 1000.0, "response_time")?;
+                Ok(Metric {
+                    mark: Mark {
+                        at,
+                        source: cite(METRICS, row),
+                    },
+                    id: c.req("id")?.to_string(),
+                    tool: c.req("tool_id")?.to_string(),
+                    success: c.boolean("is_success")?,
+                    error: c.text("error_message").map(str::to_string),
+                    started,
+                    used: false,
+                })
+            })();
+            match r {
+                Ok(m) => metrics.entry(m.tool.clone()).or_default().push(m),
+                Err(e) => bad.push((row, e.context(format_args!("table `{METRICS}` row {row}")))),
+            }
+        })?;
+    }
+
+    let has_logs = b.has_table(LOGS)?;
+    let end = if has_logs {
+        b.last_time()?
+            .and_then(|t| parse_db_time("timestamp", &t).ok())
+    } else {
+        None
+    };
+    let mut emitted = 0u64;
+    let mut skipped = 0u64;
+    let mut tied = Tied {
+        tools: &tools,
+        traces: &traces,
+        spans: &mut spans,
+        metrics: &mut metrics,
+    };
+    if has_logs {
+        let mut current: Option<Request> = None;
+        let mut pending: Vec<(Request, Option<DateTime<Utc>>)> = Vec::new();
+        b.rows(Query::Logs, &mut |(row, v)| {
+            count(LOGS, &mut counts);
+            let c = Cols {
+                names: Query::Logs.columns(),
+                values: &v,
+            };
+            let source = cite(LOGS, row);
+            match log_row(&c, source) {
+                Ok((corr, line)) => {
+                    if current.as_ref().and_then(|r| r.correlation.as_deref())
+                        != Some(corr.as_str())
+                    {
+                        if let Some(done) = current.take() {
+                            pending.push((done, end));
+                        }
+                        current = Some(Request {
+                            correlation: Some(corr),
+                            ..Request::default()
+                        });
+                    }
+                    if let Some(r) = current.as_mut() {
+                        take_row(r, line);
+                    }
+                }
+                Err(e) => bad.push((row, e.context(format_args!("table `{LOGS}` row {row}")))),
+            }
+        })?;
+        if let Some(done) = current.take() {
+            pending.push((done, end));
+        }
+        // Spans and metrics are tied in time order, so that of two
+        // concurrent calls of one tool each gets its own.
+        pending.sort_by_key(|(r, _)| r.started.or(r.received).map(|m| m.at));
+        for (mut r, end) in pending {
+            tied.enrich(&mut r);
+            if emit(ctx, r, end, true) {
+                emitted += 1;
+            } else {
+                skipped += 1;
+            }
+        }
+    }
+
+    // tool_metrics rows tied to no request: calls of their own.
+    let mut alone: Vec<Metric> = metrics
+        .into_values()
+        .flatten()
+        .filter(|m| !m.used)
+        .collect();
+    alone.sort_by_key(|m| m.mark.at);
+    let lone = alone.len();
+    for m in alone {
+        let t = tools.get(&m.tool);
+        let mut r = Request {
+            fallback_id: Some(format!("{METRICS}:{}", m.id)),
+            received: Some(Mark {
+                at: m.started,
+                source: m.mark.source,
+            }),
+            tool: t.and_then(|t| t.name.clone()),
+            upstream_tool: t.and_then(|t| t.original.clone()),
+            tool_id: Some(m.tool.clone()),
+            metric: Some((m.mark, m.success, m.error.clone())),
+            ..Request::default()
+        };
+        r.saw(m.mark.at);
+        if let Some(t) = t {
+            r.notes.push(("annotations", t.annotations.clone()));
+        }
+        if emit(ctx, r, end, true) {
+            emitted += 1;
+        }
+    }
+
+    for (row, e) in bad {
+        ctx.bad_line(row, e);
+    }
+    if !has_logs {
+        let mut caps = super::FACTS.capabilities;
+        caps.delivery = false;
+        caps.authenticated_actor = false;
+        ctx.set_capabilities(caps);
+        ctx.note(
+            "the database has no structured_log_entries table (STRUCTURED_LOGGING_DATABASE_ENABLED off): each tool_metrics row is a call, with no user, no dispatch and no delivery",
+        );
+    } else if lone > 0 {
+        ctx.note(format!(
+            "{lone} tool_metrics row(s) match no request of the structured log and are read as calls of their own"
+        ));
+    }
+    if skipped > 0 {
+        ctx.note(format!(
+            "{skipped} HTTP request(s) of the structured log carried no tool call and were not used; {emitted} tool call(s) found"
+        ));
+    }
+    counts.sort();
+    ctx.note(format!(
+        "rows read: {}",
+        counts
+            .iter()
+            .map(|(t, n)| format!("{t} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    Ok(())
+}
+
+/// One structured log row, as the reader needs it.
+struct LogLine {
+    mark: Mark,
+    message: String,
+    user: Option<String>,
+    path: Option<String>,
+    context: Value,
+    error_details: Value,
+}
+
+fn log_row(c: &Cols<'_>, source: SourceRef) -> Result<(String, LogLine), BadLine> {
+    let corr = c.req("correlation_id")?.to_string();
+    let at = c.req_time("timestamp")?;
+    let context = c.json("context")?;
+    let error_details = c.json("error_details")?;
+    Ok((
+        corr,
+        LogLine {
+            mark: Mark { at, source },
+            message: c.text("message").unwrap_or("").to_string(),
+            user: c
+                .text("user_email")
+                .or_else(|| c.text("user_id"))
+                .filter(|u| !u.is_empty())
+                .map(str::to_string),
+            path: match (c.text("request_method"), c.text("request_path")) {
+                (Some(m), Some(p)) => Some(format!("{m} {p}")),
+                _ => None,
+            },
+            context,
+            error_details,
+        },
+    ))
+}
+
+fn s_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    let mut v = v;
+    for k in path {
+        v = v.get(k)?;
+    }
+    v.as_str()
+}
+
+/// Folds one structured log row into its request (the log reader's rules,
+/// docs/formats.md#contextforge).
+fn take_row(r: &mut Request, l: LogLine) {
+    r.saw(l.mark.at);
+    if let Some(u) = l.user {
+        r.user.get_or_insert(u);
+    }
+    if r.received.is_none() {
+        r.received = Some(l.mark);
+    }
+    let ctx = &l.context;
+    match s_at(ctx, &["metadata", "event"]) {
+        Some("mcp_call_started") => {
+            r.started = Some(l.mark);
+            if let Some(t) = s_at(ctx, &["metadata", "tool_name"]) {
+                r.upstream_tool = Some(t.to_string());
+            }
+            if let Some(t) = s_at(ctx, &["metadata", "tool_id"]) {
+                r.tool_id = Some(t.to_string());
+            }
+            return;
+        }
+        Some("mcp_call_completed") => {
+            r.upstream = Some(Upstream::Completed(l.mark));
+            return;
+        }
+        Some("mcp_call_failed") => {
+            r.upstream = Some(Upstream::Failed {
+                mark: l.mark,
+                // The database keeps these on the log line only in some
+                // versions; 1.0.7 writes `error_details` NULL here.
+                error_type: s_at(&l.error_details, &["error_type"]).map(str::to_string),
+                message: s_at(&l.error_details, &["error_message"]).map(str::to_string),
+            });
+            return;
+        }
+        Some("request_completed") => {
+            let status = ctx
+                .get("response_status_code")
+                .and_then(Value::as_u64)
+                .and_then(|s| u16::try_from(s).ok());
+            r.completed = Some((l.mark, status));
+            if let Some(p) = l.path {
+                r.server = server_of(&p);
+                r.path = Some(p);
+            }
+            return;
+        }
+        _ => {}
+    }
+    if s_at(ctx, &["resource_action"]) == Some("invoke") {
+        let success = if l.message.ends_with("invoked successfully") {
+            true
+        } else if l.message.ends_with("invocation failed") {
+            false
+        } else {
+            return;
+        };
+        if let Some(t) = s_at(ctx, &["custom_fields", "tool_name"]) {
+            r.tool.get_or_insert_with(|| t.to_string());
+        }
+        if let Some(t) = s_at(ctx, &["resource_id"]) {
+            r.tool_id.get_or_insert_with(|| t.to_string());
+        }
+        r.invocation = Some(Invocation {
+            mark: l.mark,
+            success,
+            error: s_at(ctx, &["custom_fields", "error_message"]).map(str::to_string),
+            integration: s_at(ctx, &["custom_fields", "integration_type"]).map(str::to_string),
+        });
+    }
+}
+
+/// The in-memory tables a request is tied to.
+struct Tied<'a> {
+    tools: &'a HashMap<String, Tool>,
+    traces: &'a HashMap<String, Trace>,
+    spans: &'a mut HashMap<String, Vec<Span>>,
+    metrics: &'a mut HashMap<String, Vec<Metric>>,
+}
+
+impl Tied<'_> {
+    /// Ties the request to its tool, its trace (through its `tool.invoke`
+    /// span) and its `tool_metrics` row.
+    fn enrich(&mut self, r: &mut Request) {
+        let Some(tool_id) = r.tool_id.clone() else {
+            return;
+        };
+        if let Some(t) = self.tools.get(&tool_id) {
+            if r.tool.is_none() {
+                r.tool.clone_from(&t.name);
+            }
+            if r.upstream_tool.is_none() {
+                r.upstream_tool.clone_from(&t.original);
+            }
+            if !t.annotations.is_null() {
+                r.notes.push(("annotations", t.annotations.clone()));
+            }
+        }
+        // The span that began last before the upstream call started, and
+        // had not ended by then.
+        if let Some(at) = r
+            .started
+            .or(r.invocation.as_ref().map(|i| i.mark))
+            .map(|m| m.at)
+            && let Some(s) = self.spans.get_mut(&tool_id).and_then(|v| {
+                v.iter_mut()
+                    .filter(|s| {
+                        !s.used
+                            && s.start <= at
+                            && at - s.start <= SPAN_LEAD
+                            && s.end.is_none_or(|e| e + METRIC_SLACK >= at)
+                    })
+                    .max_by_key(|s| s.start)
+            })
+        {
+            s.used = true;
+            if let Some(t) = self.traces.get(&s.trace) {
+                r.received = Some(t.mark);
+                if t.unended {
+                    r.trace_unended = Some(t.mark);
+                }
+                if r.user.is_none() {
+                    r.user.clone_from(&t.user);
+                }
+            }
+        }
+        // The metric written closest to the invocation's end.
+        if let Some(i) = &r.invocation
+            && let Some(m) = self.metrics.get_mut(&tool_id).and_then(|v| {
+                v.iter_mut()
+                    .filter(|m| !m.used && (m.mark.at - i.mark.at).abs() <= METRIC_SLACK)
+                    .min_by_key(|m| (m.mark.at - i.mark.at).abs())
+            })
+        {
+            m.used = true;
+            r.metric = Some((m.mark, m.success, m.error.clone()));
+        }
+    }
+}

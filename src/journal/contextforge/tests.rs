@@ -1,0 +1,317 @@
+//! Unit tests of the ContextForge reader, on excerpts of a lab run
+//! (`tests/fixtures/lab/contextforge/`, made by `tests/lab/make-fixtures.sh`):
+//! the log lines and the database rows of `drop_then_retry`,
+//! `target_down_then_retry` and `gateway_timeout_then_retry`.
+
+use super::*;
+use crate::journal::{Format, JournalSource, LoadedJournal, detect, load};
+use crate::model::{EventKind, Execution, Model};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/lab/contextforge")
+        .join(name)
+}
+
+/// The database excerpt as a SQLite file, with `edit` (SQL) applied.
+fn database(dir: &Path, edit: &str) -> PathBuf {
+    let p = dir.join("mcp.db");
+    let sql = std::fs::read_to_string(fixture("mcp-excerpt.sql")).unwrap();
+    let c = rusqlite::Connection::open(&p).unwrap();
+    c.execute_batch(&sql).unwrap();
+    c.execute_batch(edit).unwrap();
+    p
+}
+
+fn read(paths: &[&Path]) -> (Vec<LoadedJournal>, Model) {
+    load(
+        paths.iter().copied().map(JournalSource::file).collect(),
+        None,
+        &mut |_| {},
+    )
+    .unwrap()
+}
+
+/// The executions of a tool (exposed name), in time order.
+fn of<'a>(m: &'a Model, tool: &str) -> Vec<&'a Execution> {
+    m.executions
+        .iter()
+        .filter(|x| x.action().and_then(|a| a.tool()) == Some(tool))
+        .collect()
+}
+
+fn names(x: &Execution) -> Vec<&'static str> {
+    x.events.iter().map(|e| e.kind.name()).collect()
+}
+
+#[test]
+fn the_database_and_the_log_are_detected_as_contextforge() {
+    let d = tempfile::tempdir().unwrap();
+    let db = database(d.path(), "");
+    assert_eq!(
+        detect(&JournalSource::file(&db)).unwrap(),
+        Format::ContextForge
+    );
+    let log = fixture("gateway.log");
+    assert_eq!(
+        detect(&JournalSource::file(&log)).unwrap(),
+        Format::ContextForge
+    );
+    let pg = JournalSource::database("postgres://lab:secret@127.0.0.1:5432/mcp");
+    assert_eq!(pg.name, "postgres://lab:***@127.0.0.1:5432/mcp");
+    assert_eq!(detect(&pg).unwrap(), Format::ContextForge);
+    // A SQLite file without ContextForge's tables is not one.
+    let other = d.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE events (seq INTEGER); INSERT INTO events VALUES (1);")
+        .unwrap();
+    assert_eq!(
+        detect(&JournalSource::file(&other)).unwrap(),
+        Format::NativeSqlite
+    );
+}
+
+#[test]
+fn the_database_shows_a_drop_a_connect_failure_and_a_gateway_timeout() {
+    let d = tempfile::tempdir().unwrap();
+    let db = database(d.path(), "");
+    let (j, m) = read(&[&db]);
+    assert_eq!(j[0].bad_line_count, 0, "{:?}", j[0].bad_lines);
+
+    // drop_then_retry: the client went away; ContextForge cancelled the call.
+    let deploy = of(&m, "lab-tools-deploy-release");
+    assert_eq!(deploy.len(), 2);
+    assert_eq!(
+        names(deploy[0]),
+        ["accepted", "dispatched", "cancelled", "delivery_failed"]
+    );
+    assert_eq!(
+        names(deploy[1]),
+        ["accepted", "dispatched", "outcome", "delivered"]
+    );
+    // The trace that never ended is where the request arrived.
+    assert_eq!(deploy[0].events[0].source.table(), Some(db::TRACES));
+
+    // target_down_then_retry: nothing reached the upstream, by the text the
+    // database keeps (inferred, and saying so).
+    let charge = of(&m, "lab-tools-charge-card");
+    assert_eq!(
+        names(charge[0]),
+        ["accepted", "dispatch_failed"],
+        "a ConnectError dispatches nothing"
+    );
+    let failed = &charge[0].events[1];
+    assert!(
+        failed
+            .facts()
+            .inferred
+            .as_deref()
+            .is_some_and(|w| w.contains("ConnectError")),
+        "{:?}",
+        failed.facts()
+    );
+
+    // gateway_timeout_then_retry: the upstream call failed after dispatch,
+    // the database keeps no error type: outcome unknown.
+    let migration = of(&m, "lab-tools-run-migration");
+    assert_eq!(names(migration[0]), ["accepted", "dispatched", "outcome"]);
+    assert!(matches!(
+        migration[0].events[2].kind,
+        EventKind::Outcome {
+            outcome: OutcomeKind::Unknown,
+            ..
+        }
+    ));
+
+    // Every event: the gateway layer, the correlation id; the accepted
+    // event: the tool's annotations, the upstream name, no arguments.
+    for x in &m.executions {
+        let corr = x.id.strip_prefix(EXECUTION_PREFIX).unwrap();
+        for e in &x.events {
+            assert_eq!(e.facts().layer, Some(Layer::Gateway));
+            assert!(
+                e.facts().links.contains(&Link::Correlation(corr.into())),
+                "{} {}",
+                x.id,
+                e.kind.name()
+            );
+        }
+        let (acc, _, action) = x.accepted().unwrap();
+        let notes = &acc.facts().notes;
+        let ann = notes.iter().find(|(k, _)| *k == "annotations").unwrap();
+        assert_eq!(ann.1["idempotentHint"], false);
+        assert!(action.0["upstream_tool"].as_str().is_some());
+        assert!(matches!(acc.facts().arguments, Arguments::No(_)));
+        assert_eq!(action.actor(), Some("contextforge:admin@example.com"));
+    }
+}
+
+#[test]
+fn a_bad_row_is_reported_with_its_table_and_row_and_the_rest_is_used() {
+    let d = tempfile::tempdir().unwrap();
+    let good = database(d.path(), "");
+    let (_, all) = read(&[&good]);
+    std::fs::remove_file(&good).unwrap();
+    let row: u32 = {
+        let db = database(d.path(), "");
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let r = c
+            .query_row("SELECT max(rowid) FROM tool_metrics", [], |r| {
+                r.get::<_, u32>(0)
+            })
+            .unwrap();
+        c.execute(
+            "UPDATE tool_metrics SET timestamp = 'half past nine' WHERE rowid = ?1",
+            [r],
+        )
+        .unwrap();
+        r
+    };
+    let (j, m) = read(&[&d.path().join("mcp.db")]);
+    assert_eq!(j[0].bad_line_count, 1);
+    let b = &j[0].bad_lines[0];
+    assert_eq!(b.line, row);
+    assert!(
+        b.message.starts_with(&format!(
+            "table `tool_metrics` row {row}: column `timestamp`"
+        )),
+        "{}",
+        b.message
+    );
+    // The calls are all still there.
+    assert_eq!(m.executions.len(), all.executions.len());
+}
+
+#[test]
+fn the_log_shows_error_types_json_rpc_ids_and_arguments() {
+    let (j, m) = read(&[&fixture("gateway.log")]);
+    assert_eq!(j[0].bad_line_count, 0, "{:?}", j[0].bad_lines);
+    let charge = of(&m, "lab-tools-charge-card");
+    assert_eq!(names(charge[0]), ["accepted", "dispatch_failed"]);
+    assert!(
+        charge[0].events[1].facts().inferred.is_none(),
+        "the log says so"
+    );
+    let migration = of(&m, "lab-tools-run-migration");
+    let EventKind::Outcome { outcome, error, .. } = &migration[0].events[2].kind else {
+        panic!("{:?}", names(migration[0]));
+    };
+    assert_eq!(*outcome, OutcomeKind::Unknown);
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("TimeoutError"))
+    );
+    let deploy = of(&m, "lab-tools-deploy-release");
+    assert_eq!(
+        names(deploy[0]),
+        ["accepted", "dispatched", "cancelled", "delivery_failed"]
+    );
+    let (_, call, action) = deploy[0].accepted().unwrap();
+    assert!(call.jsonrpc_id.is_some());
+    assert_eq!(action.arguments().unwrap()["service"], "catalog");
+    assert_eq!(action.0["upstream_tool"], "deploy_release");
+}
+
+#[test]
+fn a_bad_log_line_is_reported_with_its_line_and_the_rest_is_used() {
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("gateway.log")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(
+        2,
+        "{\"name\": \"mcpgateway\", \"request_id\": \"x\", \"@timestamp\": 7}",
+    );
+    lines.insert(5, "not json at all");
+    let p = d.path().join("gateway.log");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let (j, m) = read(&[&p]);
+    let (_, all) = read(&[&fixture("gateway.log")]);
+    assert_eq!(j[0].bad_line_count, 2);
+    assert_eq!(j[0].bad_lines[0].line, 3);
+    assert!(j[0].bad_lines[0].message.contains("@timestamp"));
+    assert_eq!(j[0].bad_lines[1].line, 6);
+    assert_eq!(m.executions.len(), all.executions.len());
+}
+
+#[test]
+fn a_traceparent_in_the_body_links_the_clients_span() {
+    let line = |rid: &str, name: &str, msg: &str, extra: &str| {
+        format!(
+            "{{\"name\": \"{name}\", \"levelname\": \"INFO\", \"message\": {}, \"request_id\": \"{rid}\", \"@timestamp\": \"2026-12-01T11:19:00.100000Z\"{extra}}}",
+            serde_json::to_string(msg).unwrap()
+        )
+    };
+    let body = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"lab-tools-get-status","arguments":{"service":"catalog","token":"******"},"_meta":{"traceparent":"00-5867603d79b7273609ab28dbdb0d9538-5869602538aeaacd-03"}}}"#;
+    let log = [
+        line(
+            "c1",
+            "mcpgateway.middleware.request_logging_middleware",
+            &format!("📩 Incoming request: POST /servers/abc/mcp\nQuery params: {{}}\nHeaders: {{}}\nBody: {body}"),
+            ", \"trace_id\": \"0af7651916cd43dd8448eb211c80319c\", \"span_id\": \"b7ad6b7169203331\"",
+        ),
+        line(
+            "c1",
+            "mcpgateway.services.structured_logger",
+            "[tool_service] MCP tool call started: get_status",
+            ", \"user_email\": \"ops@example.com\", \"metadata\": {\"event\": \"mcp_call_started\", \"tool_name\": \"get_status\"}",
+        ),
+    ]
+    .join("\n");
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("gateway.log");
+    std::fs::write(&p, log + "\n").unwrap();
+    let (_, m) = read(&[&p]);
+    let x = &m.executions[0];
+    assert_eq!(x.id, "contextforge:c1");
+    let (acc, _, action) = x.accepted().unwrap();
+    let links = &acc.facts().links;
+    assert!(links.contains(&Link::CalledFrom {
+        trace: "5867603d79b7273609ab28dbdb0d9538".into(),
+        span: "5869602538aeaacd".into()
+    }));
+    assert!(links.contains(&Link::Span {
+        trace: "0af7651916cd43dd8448eb211c80319c".into(),
+        span: "b7ad6b7169203331".into()
+    }));
+    assert_eq!(action.actor(), Some("contextforge:ops@example.com"));
+    assert_eq!(action.intent_scope(), Some("contextforge:server:abc"));
+    assert!(
+        matches!(&acc.facts().arguments, Arguments::Partly(w) if w.contains("token")),
+        "{:?}",
+        acc.facts().arguments
+    );
+    // Still in flight at the end of the log: dispatched, nothing more.
+    assert_eq!(names(x), ["accepted", "dispatched"]);
+}
+
+#[test]
+fn urls_times_and_trace_context() {
+    assert_eq!(
+        redact_url("postgresql://u:p%40ss@db:5432/mcp?sslmode=disable&password=x"),
+        "postgresql://u:***@db:5432/mcp?sslmode=disable&password=***"
+    );
+    assert_eq!(
+        redact_url("postgres://u@/mcp?host=/tmp/s"),
+        "postgres://u@/mcp?host=/tmp/s"
+    );
+    let t = db::parse_db_time("timestamp", "2026-12-01 11:16:52.403244").unwrap();
+    assert_eq!(
+        t,
+        db::parse_db_time("timestamp", "2026-12-01 11:16:52.403244+00").unwrap()
+    );
+    assert_eq!(
+        t,
+        db::parse_db_time("timestamp", "2026-12-01T12:16:52.403244+01:00").unwrap()
+    );
+    assert!(db::parse_db_time("timestamp", "soon").is_err());
+    assert_eq!(
+        traceparent("00-00000000000000000000000000000000-5869602538aeaacd-03"),
+        None
+    );
+    assert_eq!(traceparent("garbage"), None);
+    assert_eq!(server_of("POST /servers/9f2/mcp").as_deref(), Some("9f2"));
+    assert_eq!(server_of("POST /rpc"), None);
+}
