@@ -52,6 +52,13 @@ pub struct Lifecycle {
     /// reach the target: the outer layers' `dispatched` was the call
     /// leaving them, not reaching the target (docs/design.md §5.12).
     pub stopped_inside: bool,
+    /// An outcome was paired with this execution's request by position and
+    /// may be another call's ([`crate::model::Pairing::is_uncertain`]): a
+    /// reviewer may say what the target really did.
+    pub uncertain_pairing: bool,
+    /// The reviewer decision that said whether a completed execution's
+    /// result reached the agent, where the journal does not record it.
+    pub delivery_resolution: Option<Resolution>,
 }
 
 /// Whether two definite answers disagree on whether the target acted.
@@ -197,6 +204,10 @@ impl Lifecycle {
         if l.idempotency_key.is_none() {
             l.idempotency_key = accepted_key;
         }
+        l.uncertain_pairing = l
+            .outcomes
+            .iter()
+            .any(|&i| x.event(i).facts().pairing.is_uncertain());
         let key_sent = l.idempotency_key.is_some();
         // docs/design.md §5: a later outcome (status query, durable marker, late
         // response) resolves an *unknown* one. The first definite answer
@@ -267,24 +278,59 @@ impl Lifecycle {
         }
     }
 
-    /// Applies a reviewer decision. Only an unknown outcome is resolved; a
-    /// decision never overrides what the journal shows. Returns whether the
-    /// answer changed.
+    /// Whether a reviewer may say what the target did: its outcome is
+    /// unknown, or rests on a pairing that may be another call's.
+    pub fn outcome_open(&self) -> bool {
+        self.answer.is_unknown() || self.uncertain_pairing
+    }
+
+    /// Whether a reviewer may say whether the result reached the agent: the
+    /// target completed and the journal records no delivery.
+    pub fn delivery_open(&self) -> bool {
+        matches!(
+            self.answer,
+            TargetAnswer::Performed | TargetAnswer::Replayed
+        ) && self.deliveries.is_empty()
+    }
+
+    /// Applies a reviewer decision (docs/design.md §5.8). An outcome
+    /// decision resolves only an open outcome ([`Lifecycle::outcome_open`]);
+    /// a delivery decision only an open delivery
+    /// ([`Lifecycle::delivery_open`]); a decision never overrides what the
+    /// journal shows. Returns whether it applied.
     pub fn resolve(&mut self, r: &Resolution) -> bool {
-        if !self.answer.is_unknown() {
-            return false;
-        }
-        let answer = match r.decision {
-            Decision::ConfirmedCompleted => TargetAnswer::Performed,
-            Decision::ConfirmedNotExecuted => TargetAnswer::NotPerformed,
+        match r.decision {
             Decision::Escalated => {
-                self.resolution = Some(r.clone());
-                return false;
+                if self.resolution.is_none() {
+                    self.resolution = Some(r.clone());
+                }
+                false
             }
-        };
-        self.answer = answer;
-        self.resolution = Some(r.clone());
-        true
+            Decision::ConfirmedCompleted | Decision::ConfirmedNotExecuted => {
+                if !self.outcome_open() {
+                    return false;
+                }
+                self.answer = if r.decision == Decision::ConfirmedCompleted {
+                    TargetAnswer::Performed
+                } else {
+                    TargetAnswer::NotPerformed
+                };
+                // The reviewer's word replaces an answer that may have
+                // been another call's.
+                if self.uncertain_pairing {
+                    self.decisive_outcome = None;
+                }
+                self.resolution = Some(r.clone());
+                true
+            }
+            Decision::ConfirmedDelivered | Decision::ConfirmedNotDelivered => {
+                if !self.delivery_open() {
+                    return false;
+                }
+                self.delivery_resolution = Some(r.clone());
+                true
+            }
+        }
     }
 
     /// The delivery state as of time `t` (`None`: at the end of the journal).
@@ -295,12 +341,21 @@ impl Lifecycle {
         t: Option<DateTime<Utc>>,
         recorded: bool,
     ) -> (Delivery, Option<EventIdx>) {
-        if !recorded {
-            return (Delivery::NotRecorded, None);
-        }
         let known = self
             .outcome_time(x)
             .is_some_and(|o| t.is_none_or(|t| o <= t));
+        // A reviewer's word on delivery, for a completed execution whose
+        // journal records none: it held from when the result was known.
+        if let Some(r) = &self.delivery_resolution {
+            return match (known, r.decision) {
+                (false, _) => (Delivery::NotApplicable, None),
+                (true, Decision::ConfirmedDelivered) => (Delivery::Delivered, None),
+                (true, _) => (Delivery::Failed, None),
+            };
+        }
+        if !recorded {
+            return (Delivery::NotRecorded, None);
+        }
         let last = self
             .deliveries
             .iter()

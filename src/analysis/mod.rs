@@ -22,7 +22,7 @@ pub use fingerprint::{FingerprintKey, JournalFingerprint, KeyError, Scheme};
 use group::judge;
 pub use group::{Basis, Cause, Group};
 pub use lifecycle::Lifecycle;
-pub use resolution::{Decision, Resolution};
+pub use resolution::{Decision, Resolution, Settles};
 pub use verdict::{Severity, Verdict};
 
 use crate::journal::Capabilities;
@@ -327,8 +327,14 @@ fn lifecycles(
         match model.execution_index(&r.execution_id) {
             Some(x) => {
                 if !lifecycles[x].resolve(r) && r.decision != Decision::Escalated {
+                    let shows = match r.decision.settles() {
+                        Settles::Delivery => {
+                            "records whether its result was delivered (or it did not complete)"
+                        }
+                        _ => "already shows its outcome",
+                    };
                     notes.push(format!(
-                        "{} decided {} for {}, but the journal already shows its outcome; the journal stands",
+                        "{} decided {} for {}, but the journal {shows}; the journal stands",
                         r.reviewer, r.decision, r.execution_id
                     ));
                 }

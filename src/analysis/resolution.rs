@@ -2,11 +2,15 @@
 //! activity record and states what the target shows).
 //!
 //! A resolution is an input to analysis, like a journal: where an
-//! execution's outcome is unknown, `confirmed_completed` makes it performed
-//! and `confirmed_not_executed` makes it not performed, so that verdicts
-//! update (`possible_duplicate` becomes `duplicate_side_effect` or
-//! `safe_retry`). A resolution never overrides an outcome the journal shows;
-//! `escalated` changes nothing. Every view says who resolved it and when.
+//! execution's outcome is unknown (or rests on a pairing by position that
+//! may be another call's), `confirmed_completed` makes it performed and
+//! `confirmed_not_executed` makes it not performed; where a completed
+//! execution's delivery is not recorded, `confirmed_delivered` and
+//! `confirmed_not_delivered` say whether the result reached the agent. So
+//! verdicts update (`possible_duplicate` becomes `duplicate_side_effect`,
+//! `safe_retry` or `distinct_intent`). A resolution never overrides what the
+//! journal shows; `escalated` changes nothing. Every view says who resolved
+//! it and when (docs/design.md §5.8).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -33,8 +37,25 @@ pub enum Decision {
     ConfirmedCompleted,
     /// The target shows it did not happen: safe to dispatch once more.
     ConfirmedNotExecuted,
+    /// The agent received the completed execution's result.
+    ConfirmedDelivered,
+    /// The completed execution's result never reached the agent.
+    ConfirmedNotDelivered,
     /// Handed on; the outcome stays unknown.
     Escalated,
+}
+
+/// What a decision settles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Settles {
+    /// What the target did.
+    Outcome,
+    /// Whether the result reached the agent.
+    Delivery,
+    /// Nothing (an escalation).
+    Nothing,
 }
 
 impl Decision {
@@ -47,6 +68,14 @@ impl Decision {
     /// Parses the snake_case name.
     pub fn parse(s: &str) -> Option<Decision> {
         s.parse().ok()
+    }
+    /// What the decision settles.
+    pub fn settles(self) -> Settles {
+        match self {
+            Decision::ConfirmedCompleted | Decision::ConfirmedNotExecuted => Settles::Outcome,
+            Decision::ConfirmedDelivered | Decision::ConfirmedNotDelivered => Settles::Delivery,
+            Decision::Escalated => Settles::Nothing,
+        }
     }
 }
 

@@ -73,6 +73,7 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
     writeln!(out, "  arguments       {}", e(&it.arguments.to_string()))?;
     writeln!(out, "  accepted        {}", utc(it.accepted_at))?;
     writeln!(out, "  first dispatch  {}", utc(it.first_dispatch_at))?;
+    writeln!(out, "  asks            {}", it.question)?;
     writeln!(out, "  state           {}", it.state)?;
     writeln!(out, "  known outcome   {}", e(&it.known_outcome))?;
     for (i, c) in it.calls.iter().enumerate() {

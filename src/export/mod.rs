@@ -27,7 +27,9 @@ pub use report::{
 
 use crate::model::{EventKind, JournalId, SourceRef};
 use crate::query::words::event_detail;
-use crate::query::{Decision, EventView, EvidenceView, ExecIdx, GroupRef, Investigation, Verdict};
+use crate::query::{
+    Decision, EventView, EvidenceView, ExecIdx, GroupRef, Investigation, Settles, Verdict,
+};
 use crate::review::{CaseContext, DecisionRecord};
 use anonymize::{Class, Namer};
 use chrono::{DateTime, Utc};
@@ -148,14 +150,20 @@ impl<N: Namer> Builder<'_, N> {
             let applied = inv
                 .execution(&d.payload.execution_id)
                 .ok()
-                .and_then(|x| inv.resolution(x));
-            let effect = match (d.payload.decision, applied) {
-                (Decision::Escalated, _) => "escalated: the outcome stays unknown".to_string(),
-                (_, Some(r)) if r.source == source => {
-                    "resolved the unknown outcome; verdicts use it".to_string()
+                .is_some_and(|x| inv.resolutions_of(x).any(|r| r.source == source));
+            let delivery = d.payload.decision.settles() == Settles::Delivery;
+            let effect = match (d.payload.decision, applied, delivery) {
+                (Decision::Escalated, _, _) => "escalated: the question stays open".to_string(),
+                (_, true, false) => "resolved the unknown outcome; verdicts use it".to_string(),
+                (_, true, true) => {
+                    "settled whether the result reached the agent; verdicts use it".to_string()
                 }
-                _ => {
+                (_, false, false) => {
                     "not applied: the journal shows the outcome, and the journal stands".to_string()
+                }
+                (_, false, true) => {
+                    "not applied: the journal records the delivery, and the journal stands"
+                        .to_string()
                 }
             };
             let reviewer = self.namer.id(Class::Person, &d.payload.reviewer);

@@ -18,8 +18,8 @@ mod views;
 pub mod words;
 
 pub use crate::analysis::{
-    ActionClass, ActionItem, ActionKind, Decision, FindingKind, Resolution, Severity, ToolContract,
-    Verdict,
+    ActionClass, ActionItem, ActionKind, ContractBasis, Decision, FindingKind, Resolution, Settles,
+    Severity, ToolContract, Verdict,
 };
 pub use crate::journal::chain::{ChainMark, ChainStatus};
 pub use crate::journal::{
@@ -29,7 +29,7 @@ pub use crate::model::{EventIdx, ExecIdx, GroupIdx, Session, SessionIdx, SourceR
 pub use decide::{
     Decided, DecisionError, DecisionRequest, Reanalysis, Recorded, Retired, decision_blocker,
 };
-pub use queue::{LaterAttempt, NotQueued, QueueCall, QueueItem};
+pub use queue::{Asks, LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
 pub use verify::{VerifyReport, verify};
 pub use views::{
@@ -241,10 +241,10 @@ impl<'a> GroupRef<'a> {
     /// Reviewer decisions applied to the group's executions.
     pub fn resolutions(&self) -> impl Iterator<Item = &'a Resolution> + 'a {
         let a = &self.inv.analysis;
-        self.g
-            .executions
-            .iter()
-            .filter_map(move |&x| a.lifecycle(x).resolution.as_ref())
+        self.g.executions.iter().flat_map(move |&x| {
+            let l = a.lifecycle(x);
+            l.resolution.iter().chain(l.delivery_resolution.iter())
+        })
     }
 }
 
@@ -429,12 +429,14 @@ impl Investigation {
             .map_or("", |e| e.id.as_str())
     }
 
-    /// The reviewer decision applied to an execution, if any.
-    pub fn resolution(&self, x: ExecIdx) -> Option<&Resolution> {
+    /// The reviewer decisions applied to an execution: the one about its
+    /// outcome, then the one about its delivery.
+    pub fn resolutions_of(&self, x: ExecIdx) -> impl Iterator<Item = &Resolution> {
         self.analysis
             .lifecycles
             .get(x.get())
-            .and_then(|l| l.resolution.as_ref())
+            .into_iter()
+            .flat_map(|l| l.resolution.iter().chain(l.delivery_resolution.iter()))
     }
 
     /// The agent runs, in order of appearance.

@@ -4,17 +4,95 @@
 //! reviewer sees the target, the first dispatch time, the known outcome,
 //! and why the gateway did not send the action again).
 //!
-//! An execution is queued when its own status verdict (analysis
-//! `Group::statuses`) is `pending_verification` (it was
-//! dispatched and nothing shows what the target did; this is also the
-//! execution that makes a group `possible_duplicate`) or
-//! `undelivered_result` (completed, delivery failed, no retry yet), and no
-//! reviewer has settled it. An `escalated` decision leaves it in the queue;
-//! `confirmed_completed` or `confirmed_not_executed` takes it out.
+//! An execution is queued when a question about it is open and no reviewer
+//! has settled it (docs/design.md §5.8):
+//!
+//! * its outcome: its own status verdict (analysis `Group::statuses`) is
+//!   `pending_verification` (dispatched, nothing shows what the target did;
+//!   the execution that makes a group `possible_duplicate`), or its outcome
+//!   rests on a pairing by position that may be another call's;
+//! * its completion: `undelivered_result` (completed, delivery failed, no
+//!   retry yet);
+//! * its delivery: it completed, the journal cannot show whether the result
+//!   reached the agent, and a later execution of the same intent followed
+//!   within the attach window, making the group `possible_duplicate` (so
+//!   the answer decides between `distinct_intent` and
+//!   `duplicate_side_effect`).
+//!
+//! An `escalated` decision leaves it in the queue; a decision that settles
+//! the question asked takes it out.
+
+/// What a queue item asks the reviewer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Asks {
+    /// What the target did: its outcome is unknown.
+    Outcome,
+    /// What the target did: the answer recorded for it was paired by
+    /// position and may be another call's.
+    Pairing,
+    /// Whether the completion stands (a completed execution whose result
+    /// was not delivered).
+    Completion,
+    /// Whether the completed execution's result reached the agent.
+    Delivery,
+}
+
+impl Asks {
+    /// The decisions a reviewer may record for it (never one that
+    /// contradicts what the journal shows), `escalated` last.
+    pub fn allowed(self) -> Vec<Decision> {
+        match self {
+            Asks::Outcome | Asks::Pairing => vec![
+                Decision::ConfirmedCompleted,
+                Decision::ConfirmedNotExecuted,
+                Decision::Escalated,
+            ],
+            Asks::Completion => vec![Decision::ConfirmedCompleted, Decision::Escalated],
+            Asks::Delivery => vec![
+                Decision::ConfirmedDelivered,
+                Decision::ConfirmedNotDelivered,
+                Decision::Escalated,
+            ],
+        }
+    }
+
+    /// The decisions a front end offers for it, in order: the allowed ones
+    /// and those the journal rules out (shown as not possible).
+    pub fn offered(self) -> Vec<Decision> {
+        match self {
+            Asks::Delivery => Asks::Delivery.allowed(),
+            _ => Asks::Outcome.allowed(),
+        }
+    }
+
+    /// What a decision must settle to answer it.
+    fn settled_by(self) -> Settles {
+        match self {
+            Asks::Delivery => Settles::Delivery,
+            _ => Settles::Outcome,
+        }
+    }
+
+    /// The question, in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            Asks::Outcome => "did the target act? (its outcome is unknown)",
+            Asks::Pairing => {
+                "did the target act? (the answer recorded for it was paired by position and may be another call's)"
+            }
+            Asks::Completion => "the target completed and the result was not delivered: confirm",
+            Asks::Delivery => {
+                "did the result reach the agent? (the journal cannot show it, and the intent was sent again)"
+            }
+        }
+    }
+}
 
 use super::words::{Plain, event_detail};
 use super::{EvidenceView, Investigation};
-use crate::analysis::{Decision, EvidenceRef, Severity, Verdict};
+use crate::analysis::{Decision, EvidenceRef, Settles, Severity, Verdict};
 use crate::model::{CallRef, EventIdx, EventKind, ExecIdx, Recovery};
 use crate::review::case::{self, DecisionRecord};
 use chrono::{DateTime, Utc};
@@ -81,9 +159,13 @@ pub struct QueueItem {
     pub group_id: String,
     /// The group's verdict.
     pub group_verdict: Verdict,
-    /// The execution's own status: `pending_verification` or
-    /// `undelivered_result`.
+    /// The execution's own status verdict (`pending_verification`,
+    /// `undelivered_result`, or `clean` for an open delivery).
     pub status: Verdict,
+    /// What the reviewer is asked.
+    pub asks: Asks,
+    /// The question in words.
+    pub question: &'static str,
     /// Severity of the group verdict.
     pub severity: Severity,
     /// Tool.
@@ -115,6 +197,9 @@ pub struct QueueItem {
     /// Decisions a reviewer may record: never one that contradicts what the
     /// journal shows (a completed execution cannot be `confirmed_not_executed`).
     pub allowed: Vec<Decision>,
+    /// Decisions to offer, in order ([`Asks::offered`]): the allowed ones
+    /// and those the journal rules out.
+    pub offered: Vec<Decision>,
     /// Journal lines behind the item: accepted, dispatched, outcomes,
     /// deliveries, attachments.
     pub evidence: Vec<EvidenceView>,
@@ -159,8 +244,37 @@ pub enum NotQueued {
     },
 }
 
-fn definitive(d: &DecisionRecord) -> bool {
-    d.payload.decision != Decision::Escalated
+/// Whether `d` settles question `asks` (an escalation settles nothing).
+fn settles(d: &DecisionRecord, asks: Asks) -> bool {
+    d.payload.decision.settles() == asks.settled_by()
+}
+
+/// What is open about execution `xi` of group `g` (at position `pos`),
+/// with status verdict `status`; `None`: nothing waits for a reviewer.
+fn open_question(
+    inv: &Investigation,
+    xi: ExecIdx,
+    pos: usize,
+    status: Option<Verdict>,
+) -> Option<Asks> {
+    let l = inv.analysis.lifecycle(xi);
+    let g = &inv.analysis.groups[inv.analysis.execution_group[xi.get()].get()];
+    match status {
+        Some(Verdict::PendingVerification) if l.answer.is_unknown() => Some(Asks::Outcome),
+        Some(Verdict::PendingVerification) => Some(Asks::Pairing),
+        Some(Verdict::UndeliveredResult) => Some(Asks::Completion),
+        _ if l.uncertain_pairing && l.resolution.is_none() => Some(Asks::Pairing),
+        _ if l.delivery_open()
+            && l.delivery_resolution.is_none()
+            && !inv.caps_of(xi).delivery
+            && pos + 1 < g.executions.len()
+            && g.verdict == Verdict::PossibleDuplicate
+            && !g.contract.attach_window.is_zero() =>
+        {
+            Some(Asks::Delivery)
+        }
+        _ => None,
+    }
 }
 
 impl Investigation {
@@ -185,22 +299,19 @@ impl Investigation {
 pub(super) fn queue(inv: &Investigation, decisions: &[DecisionRecord]) -> Vec<QueueItem> {
     let mut items: Vec<QueueItem> = Vec::new();
     for g in &inv.analysis.groups {
-        for (&xi, status) in g.executions.iter().zip(&g.statuses) {
-            let Some(status) = *status else { continue };
-            if !matches!(
-                status,
-                Verdict::PendingVerification | Verdict::UndeliveredResult
-            ) {
+        for (pos, (&xi, status)) in g.executions.iter().zip(&g.statuses).enumerate() {
+            let Some(asks) = open_question(inv, xi, pos, *status) else {
                 continue;
-            }
+            };
             let id = &inv.model.execution(xi).id;
             if decisions
                 .iter()
-                .any(|d| &d.payload.execution_id == id && definitive(d))
+                .any(|d| &d.payload.execution_id == id && settles(d, asks))
             {
                 continue;
             }
-            items.push(item(inv, xi, status, decisions));
+            let status = status.unwrap_or(g.verdict);
+            items.push(item(inv, xi, (status, asks), decisions));
         }
     }
     items.sort_by(|a, b| {
@@ -223,10 +334,15 @@ pub(super) fn find(
     let Some(xi) = inv.model.execution_index(execution_id).map(ExecIdx::new) else {
         return Err(NotQueued::NoSuchExecution(execution_id.to_string()));
     };
-    if let Some(d) = decisions
-        .iter()
-        .find(|d| d.payload.execution_id == execution_id && definitive(d))
+    if let Some(it) = queue(inv, decisions)
+        .into_iter()
+        .find(|i| i.execution_index == xi)
     {
+        return Ok(it);
+    }
+    if let Some(d) = decisions.iter().rev().find(|d| {
+        d.payload.execution_id == execution_id && d.payload.decision != Decision::Escalated
+    }) {
         return Err(NotQueued::AlreadyDecided {
             execution_id: execution_id.to_string(),
             decision: d.payload.decision,
@@ -234,12 +350,6 @@ pub(super) fn find(
             at: case::format_at(d.at),
             seq: d.seq,
         });
-    }
-    if let Some(it) = queue(inv, decisions)
-        .into_iter()
-        .find(|i| i.execution_index == xi)
-    {
-        return Ok(it);
     }
     let g = &inv.analysis.groups[inv.analysis.execution_group[xi.get()].get()];
     Err(NotQueued::NotPending {
@@ -253,7 +363,7 @@ pub(super) fn find(
 fn item(
     inv: &Investigation,
     xi: ExecIdx,
-    status: Verdict,
+    (status, asks): (Verdict, Asks),
     decisions: &[DecisionRecord],
 ) -> QueueItem {
     let x = inv.model.execution(xi);
@@ -298,19 +408,17 @@ fn item(
         })
         .collect();
 
-    let known_outcome = known_outcome(inv, xi, status);
+    let known_outcome = known_outcome(inv, xi, status, asks);
     let why = why_not_sent_again(x, &calls, &later_attempts);
-    let allowed = if l.answer.is_unknown() {
-        Decision::ALL.to_vec()
-    } else {
-        vec![Decision::ConfirmedCompleted, Decision::Escalated]
-    };
+    let allowed = asks.allowed();
     QueueItem {
         execution_id: x.id.clone(),
         execution_index: xi,
         group_id: g.id.clone(),
         group_verdict: g.verdict,
         status,
+        asks,
+        question: asks.words(),
         severity: g.severity(),
         tool: g.tool.clone(),
         target: g.target.clone(),
@@ -333,6 +441,7 @@ fn item(
             .cloned()
             .collect(),
         allowed,
+        offered: asks.offered(),
         evidence,
     }
 }
@@ -341,10 +450,31 @@ fn hms(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M:%S%.3fZ").to_string()
 }
 
-fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict) -> String {
+fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) -> String {
     let secrets = inv.secret_fields(xi);
     let x = inv.model.execution(xi);
     let l = inv.analysis.lifecycle(xi);
+    if matches!(asks, Asks::Delivery | Asks::Pairing)
+        && let Some(i) = l.decisive_outcome
+    {
+        let tail = if asks == Asks::Delivery {
+            format!(
+                "; {} cannot show whether the result reached the agent",
+                x.events
+                    .first()
+                    .and_then(|e| inv.journals().get(e.source.journal() as usize))
+                    .map_or("the journal", |j| j.format.noun())
+            )
+        } else {
+            let why = x.event(i).facts().pairing.why().unwrap_or_default();
+            format!("; paired by position, and may be another call's answer ({why})")
+        };
+        return format!(
+            "{} at {}{tail}",
+            event_detail(x.event(i), secrets, &mut Plain),
+            hms(x.event(i).at)
+        );
+    }
     if status == Verdict::UndeliveredResult {
         let done = l
             .decisive_outcome

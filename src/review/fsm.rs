@@ -135,6 +135,8 @@ impl Event {
         vec![
             Event::Choose(Decision::ConfirmedCompleted),
             Event::Choose(Decision::ConfirmedNotExecuted),
+            Event::Choose(Decision::ConfirmedDelivered),
+            Event::Choose(Decision::ConfirmedNotDelivered),
             Event::Choose(Decision::Escalated),
             Event::EditNote(NoteEdit::Insert('x')),
             Event::EditNote(NoteEdit::Backspace),
@@ -239,7 +241,13 @@ pub fn consequence(d: Decision) -> &'static str {
         Decision::ConfirmedNotExecuted => {
             "the unknown outcome becomes not performed: dispatching once more is safe"
         }
-        Decision::Escalated => "the outcome stays unknown and the execution stays in the queue",
+        Decision::ConfirmedDelivered => {
+            "the result counts as delivered: a later call of the same intent is a new request (distinct intent)"
+        }
+        Decision::ConfirmedNotDelivered => {
+            "the result counts as lost: a later fresh dispatch of the same intent is a duplicate side effect"
+        }
+        Decision::Escalated => "the question stays open and the execution stays in the queue",
     }
 }
 

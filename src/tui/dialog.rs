@@ -56,7 +56,8 @@ pub struct Decide {
     pub case_name: String,
     /// Choosing or typing, while the flow is selecting.
     pub step: Step,
-    /// The highlighted decision: its cursor selects in [`Decision::ALL`].
+    /// The highlighted decision: its cursor selects in the item's offered
+    /// decisions.
     pub choice: Cursor,
     /// What the background job is doing, while it runs.
     pub progress: Option<String>,
@@ -175,7 +176,8 @@ impl Dialog {
     /// A decision dialog for `item`, driving `flow` (from the query
     /// layer's decision service), recording into the case file `case_name`.
     pub fn decide(item: QueueItem, flow: Flow, case_name: String) -> Dialog {
-        let choice = Decision::ALL
+        let choice = item
+            .offered
             .iter()
             .position(|d| item.allowed.contains(d))
             .unwrap_or(0);
@@ -272,7 +274,7 @@ fn one_line(text: &str) -> String {
 }
 
 fn update_decide(d: &mut Decide, action: Action) -> DialogNav {
-    let n = Decision::ALL.len();
+    let n = d.item.offered.len().max(1);
     match (&d.flow.state, d.step, action) {
         (State::Selecting { .. } | State::Confirming { .. }, _, Action::Cancel) => {
             d.flow.handle(Event::Cancel);
@@ -285,7 +287,12 @@ fn update_decide(d: &mut Decide, action: Action) -> DialogNav {
             DialogNav::Stay
         }
         (State::Selecting { .. }, Step::Choose, Action::Submit) => {
-            let choice = Decision::ALL[d.choice.selected.min(n - 1)];
+            let choice = d
+                .item
+                .offered
+                .get(d.choice.selected.min(n - 1))
+                .copied()
+                .unwrap_or(Decision::Escalated);
             d.flow.handle(Event::Choose(choice));
             if matches!(&d.flow.state, State::Selecting { problem: None, .. }) {
                 d.step = Step::Note;
@@ -485,7 +492,7 @@ pub fn decide_lines(d: &Decide, theme: &Theme, width: usize) -> Vec<Line<'static
                     theme.muted
                 },
             ));
-            for (i, dec) in Decision::ALL.iter().enumerate() {
+            for (i, dec) in it.offered.iter().enumerate() {
                 let allowed = it.allowed.contains(dec);
                 let here = i == d.choice.selected;
                 let chosen = draft.decision == Some(*dec);

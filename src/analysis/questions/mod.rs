@@ -426,6 +426,27 @@ impl Ctx<'_> {
         let (d, i) = l.delivery_at(x, later_at, caps.delivery);
         let mut evidence: Vec<EvidenceRef> = i.map(|i| ev(e, i)).into_iter().collect();
         let completed = matches!(l.answer, TargetAnswer::Performed | TargetAnswer::Replayed);
+        // A reviewer's word on delivery (docs/design.md §5.8), where the
+        // journal records none.
+        if let (Some(r), Delivery::Delivered | Delivery::Failed) = (&l.delivery_resolution, d) {
+            let what = if d == Delivery::Delivered {
+                "No: the result reached the agent"
+            } else {
+                "Yes: the target completed and its result never reached the agent"
+            };
+            let text = format!(
+                "{what}, as reviewer {} decided ({}) at {} ({}): {}",
+                r.reviewer,
+                r.decision,
+                r.at.format("%Y-%m-%d %H:%M:%SZ"),
+                r.source,
+                r.note
+            );
+            if let Some(o) = l.decisive_outcome {
+                evidence.push(ev(e, o));
+            }
+            return answer(4, text, evidence);
+        }
         let text = match d {
             Delivery::NotRecorded => format!(
                 "unknown: {} records what the target returned to the gateway, not whether it reached the agent",
