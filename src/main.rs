@@ -6,7 +6,7 @@
 
 use clap::{CommandFactory, Parser};
 use retrace::cli::config::{Flags, Settings, resolve};
-use retrace::cli::{self, Cli, CliError, Command, ReviewCommand};
+use retrace::cli::{self, Cli, CliError, Command, ContractsCommand, ReviewCommand};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -192,6 +192,39 @@ fn run(args: Cli) -> Result<u8, CliError> {
             out.flush()?;
             Ok(0)
         }
+        Command::Contracts { command } => match command {
+            ContractsCommand::Draft {
+                journals,
+                output,
+                json,
+                read,
+                analysis,
+            } => {
+                let r = resolve(
+                    flags(journals, read, analysis, cli::CaseOpts::default()),
+                    settings,
+                );
+                let mut out = cli::stdout(r.color);
+                cli::contracts_draft(&r.setup, output.as_deref(), json, &mut out)?;
+                out.flush()?;
+                Ok(0)
+            }
+            ContractsCommand::Lint {
+                journals,
+                json,
+                read,
+                analysis,
+            } => {
+                let r = resolve(
+                    flags(journals, read, analysis, cli::CaseOpts::default()),
+                    settings,
+                );
+                let mut out = cli::stdout(r.color);
+                let code = cli::contracts_lint(&r.setup, json, &mut out)?;
+                out.flush()?;
+                Ok(code)
+            }
+        },
         Command::Completions { shell } => {
             let mut out = io::stdout().lock();
             clap_complete::generate(shell, &mut Cli::command(), "retrace", &mut out);

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod contracts;
+pub mod draft;
 pub mod findings;
 pub mod fingerprint;
 mod group;

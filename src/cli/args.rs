@@ -322,6 +322,13 @@ pub enum Command {
         #[command(flatten)]
         case: CaseOpts,
     },
+    /// Draft tool contracts from the journals, or check contracts against
+    /// them (docs/design.md §4.6).
+    Contracts {
+        /// What to do.
+        #[command(subcommand)]
+        command: ContractsCommand,
+    },
     /// Print a shell completion script: put it where your shell loads
     /// completions (README: "Shell completions and the man page").
     Completions {
@@ -349,6 +356,51 @@ pub enum Command {
         /// TUI look and feel.
         #[command(flatten)]
         tui: TuiOpts,
+    },
+}
+
+/// `retrace contracts` commands.
+#[derive(Debug, Subcommand)]
+pub enum ContractsCommand {
+    /// Print a contracts file (TOML) for every tool the journals show:
+    /// class from the servers' annotations and the calls (idempotency
+    /// keys), attach window from the repeats seen, fingerprint fields from
+    /// the arguments seen, each guess commented with its evidence.
+    /// `--contracts` accepts the output as it is.
+    Draft {
+        /// Journals to read (default: the bundled sample incident).
+        #[arg(value_name = "JOURNAL")]
+        journals: Vec<PathBuf>,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Print the drafts as JSON instead of TOML.
+        #[arg(long)]
+        json: bool,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
+    },
+    /// Check the contracts (`--contracts`) against the journals: tools
+    /// with side effects called without a contract, contracts of tools
+    /// never seen, fingerprint fields no call carries, defaults, classes
+    /// and windows the calls contradict. Exit 1 when it finds any.
+    Lint {
+        /// Journals to read (default: the bundled sample incident).
+        #[arg(value_name = "JOURNAL")]
+        journals: Vec<PathBuf>,
+        /// Print a JSON array of findings.
+        #[arg(long)]
+        json: bool,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
     },
 }
 

@@ -3,14 +3,16 @@
 
 mod args;
 pub mod config;
+mod contracts;
 mod export;
 mod review;
 mod text;
 
 pub use args::{
-    AnalysisOpts, CaseOpts, Cli, ColorWhen, Command, ExportFormat, ReadOpts, ReviewCommand,
-    ReviewerOpts, TuiOpts,
+    AnalysisOpts, CaseOpts, Cli, ColorWhen, Command, ContractsCommand, ExportFormat, ReadOpts,
+    ReviewCommand, ReviewerOpts, TuiOpts,
 };
+pub use contracts::{draft as contracts_draft, lint as contracts_lint};
 pub use export::export;
 pub use review::{review_decide, review_export, review_list};
 

@@ -17,6 +17,7 @@ mod verify;
 mod views;
 pub mod words;
 
+pub use crate::analysis::draft::{LintFinding, LintKind, ToolDraft};
 pub use crate::analysis::{
     ActionClass, ActionItem, ActionKind, ContractBasis, Decision, FindingKind, Resolution, Settles,
     Severity, ToolContract, Verdict,
@@ -427,6 +428,27 @@ impl Investigation {
             .executions
             .get(x.get())
             .map_or("", |e| e.id.as_str())
+    }
+
+    /// A contract for every tool the journals show, each guess with its
+    /// evidence (docs/design.md §4.6).
+    pub fn draft_contracts(&self) -> Vec<ToolDraft> {
+        analysis::draft::draft(&self.model, &self.analysis, &self.config)
+    }
+
+    /// [`Investigation::draft_contracts`] as a contracts file that
+    /// `--contracts` accepts as it is, commented.
+    pub fn draft_contracts_toml(&self) -> String {
+        let from: Vec<String> = self.journals.iter().map(|j| j.name.clone()).collect();
+        analysis::draft::to_toml(&self.draft_contracts(), &from)
+    }
+
+    /// The configured contracts checked against the calls
+    /// (docs/design.md §4.6): side-effecting tools without a contract,
+    /// contracts of tools never seen, fingerprint fields no call carries,
+    /// contradicted defaults, classes and windows.
+    pub fn lint_contracts(&self) -> Vec<LintFinding> {
+        analysis::draft::lint(&self.model, &self.analysis, &self.config.contracts)
     }
 
     /// The reviewer decisions applied to an execution: the one about its
