@@ -3,54 +3,57 @@
 //! `RETRACE_LAB_DIR` (default `target/lab`). For every scenario of
 //! `truth.json`, the group of its tool gets the verdict the journal can
 //! prove, or the most cautious one where it cannot, and never one the
-//! truth contradicts (`lab_support::expected`): from the database alone,
+//! truth contradicts (`common::lab::CONTEXTFORGE`): from the database alone,
 //! the log alone, and both together. Skipped with a notice when the lab
 //! output is absent; a failure under `CI=true`.
 
-mod lab_support;
+mod common;
 
-use lab_support::{check, groups, lab_dir, scenarios, skip};
+use common::lab;
 use retrace::journal::{JournalSource, load};
 use retrace::model::Link;
 
-fn journal(system: &str, name: &str) -> Option<String> {
-    let p = lab_dir().join(system).join(name);
-    if p.exists() {
-        Some(p.display().to_string())
-    } else {
-        skip(&format!("{} is absent (run tests/lab/run.sh)", p.display()));
-        None
-    }
+/// A journal of the lab run, or `None` (with a notice) without one.
+fn journal(system: &str, name: &str, test: &str) -> Option<String> {
+    let dir = lab::lab_dir(test)?;
+    lab::system_truth(&dir, system, test)?;
+    Some(dir.join(system).join(name).display().to_string())
 }
 
 #[test]
 fn every_scenario_gets_its_verdict_from_the_database_the_log_and_both() {
-    let Some(scenarios) = scenarios("contextforge") else {
+    const T: &str = "every_scenario_gets_its_verdict_from_the_database_the_log_and_both";
+    let Some(dir) = lab::lab_dir(T) else { return };
+    if lab::system_truth(&dir, "contextforge", T).is_none() {
         return;
-    };
-    let (Some(db), Some(log)) = (
-        journal("contextforge", "mcp.db"),
-        journal("contextforge", "gateway.log"),
-    ) else {
-        return;
-    };
-    assert_eq!(scenarios.len(), 7, "the lab reproduces all seven scenarios");
-    for (what, args) in [
-        ("the database", vec![db.as_str()]),
-        ("the log", vec![log.as_str()]),
-        ("the database and the log", vec![db.as_str(), log.as_str()]),
+    }
+    let truth = dir.join("truth.json");
+    let (db, log) = (
+        dir.join("contextforge/mcp.db"),
+        dir.join("contextforge/gateway.log"),
+    );
+    let reproduced = lab::scenarios(&truth, "contextforge")
+        .values()
+        .filter(|s| s["reproduced"] == true)
+        .count();
+    assert_eq!(reproduced, 7, "the lab reproduces all seven scenarios");
+    for journals in [
+        vec![db.clone()],
+        vec![log.clone()],
+        vec![db.clone(), log.clone()],
     ] {
-        let (found, err) = groups(&args);
-        assert!(!err.contains("could not be read"), "{what}: {err}");
-        check(what, &scenarios, &found);
+        let groups = lab::groups(&journals, &[]);
+        lab::check("contextforge", &truth, &groups, lab::CONTEXTFORGE);
+        lab::one_group_per_scenario("contextforge", &truth, &groups);
     }
 }
 
 #[test]
 fn the_database_and_the_log_join_into_one_execution_per_request() {
+    const T: &str = "the_database_and_the_log_join_into_one_execution_per_request";
     let (Some(db), Some(log)) = (
-        journal("contextforge", "mcp.db"),
-        journal("contextforge", "gateway.log"),
+        journal("contextforge", "mcp.db", T),
+        journal("contextforge", "gateway.log", T),
     ) else {
         return;
     };
@@ -76,10 +79,11 @@ fn the_database_and_the_log_join_into_one_execution_per_request() {
 
 #[test]
 fn the_joined_run_links_each_call_to_the_clients_span() {
-    let Some(log) = journal("joined", "gateway.log") else {
+    const T: &str = "the_joined_run_links_each_call_to_the_clients_span";
+    let Some(log) = journal("joined", "gateway.log", T) else {
         return;
     };
-    let Some(traces) = journal("joined", "traces.jsonl") else {
+    let Some(traces) = journal("joined", "traces.jsonl", T) else {
         return;
     };
     let traces = std::fs::read_to_string(traces).unwrap();

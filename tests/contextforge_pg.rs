@@ -3,7 +3,7 @@
 //! listening on 127.0.0.1 and on a unix socket in a temporary folder, is
 //! loaded with the lab's `contextforge-pg/dump.sql` (`psql -f`), and the
 //! real binary reads it by URL: every scenario gets its verdict
-//! (`lab_support::expected`), alone and with the run's `gateway.log`; a
+//! (`common::lab::CONTEXTFORGE`), alone and with the run's `gateway.log`; a
 //! `--since/--until` run reads only the requests of one scenario, and says
 //! that the window went into the query. PostgreSQL refuses to run as root:
 //! as root, `initdb`, `pg_ctl` and `psql` run as `nobody` (`runuser`),
@@ -11,9 +11,9 @@
 //! a guard when the test ends, also on a panic. Skipped with a notice
 //! without the binaries or the lab output; a failure under `CI=true`.
 
-mod lab_support;
+mod common;
 
-use lab_support::{check, groups, lab_dir, scenarios, skip};
+use common::lab;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -222,44 +222,35 @@ fn time_of(truth_calls: &serde_json::Value, i: usize, key: &str) -> chrono::Date
 
 #[test]
 fn a_live_postgresql_database_gets_the_same_verdicts_and_the_window_narrows_its_queries() {
+    const T: &str =
+        "a_live_postgresql_database_gets_the_same_verdicts_and_the_window_narrows_its_queries";
     let Some(bin) = bin_dir() else {
-        skip("no PostgreSQL server binaries (initdb) in /usr/lib/postgresql/N/bin or LAB_PG_BIN");
+        lab::skip(
+            T,
+            "no PostgreSQL server binaries (initdb) in /usr/lib/postgresql/N/bin or LAB_PG_BIN",
+        );
         return;
     };
-    let Some(scenarios) = scenarios("contextforge-pg") else {
+    let Some(dir) = lab::lab_dir(T) else { return };
+    let Some(system) = lab::system_truth(&dir, "contextforge-pg", T) else {
         return;
     };
-    let lab = lab_dir().join("contextforge-pg");
+    let truth = dir.join("truth.json");
+    let lab = dir.join("contextforge-pg");
     let dump = lab.join("dump.sql");
-    if !dump.exists() {
-        skip(&format!(
-            "{} is absent (run tests/lab/run.sh)",
-            dump.display()
-        ));
-        return;
-    }
     let server = Server::start(&bin);
     server.load("contextforge", &dump);
     let url = server.tcp_url("contextforge");
 
-    let (found, all_err) = groups(&[&url]);
-    check("PostgreSQL", &scenarios, &found);
-    let log = lab.join("gateway.log");
-    let log = log.display().to_string();
-    let (found, _) = groups(&[&url, &log]);
-    check("PostgreSQL and the log", &scenarios, &found);
+    let (found, all_err) = lab::groups_and_notes(&[&url], &[]);
+    lab::check("contextforge-pg", &truth, &found, lab::CONTEXTFORGE);
+    lab::one_group_per_scenario("contextforge-pg", &truth, &found);
+    let log = lab.join("gateway.log").display().to_string();
+    let (found, _) = lab::groups_and_notes(&[&url, &log], &[]);
+    lab::check("contextforge-pg", &truth, &found, lab::CONTEXTFORGE);
 
     // One scenario's window, over the unix socket: its requests only.
-    let truth: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(lab_dir().join("truth.json")).unwrap())
-            .unwrap();
-    let s = truth["systems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["system"] == "contextforge-pg")
-        .unwrap();
-    let target = s["scenarios"]
+    let target = system["scenarios"]
         .as_array()
         .unwrap()
         .iter()
@@ -271,20 +262,14 @@ fn a_live_postgresql_database_gets_the_same_verdicts_and_the_window_narrows_its_
     let until = time_of(calls, n - 1, "sent_at") + chrono::TimeDelta::milliseconds(50);
     let fmt =
         |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-    let (found, err) = groups(&[
-        &server.socket_url("contextforge"),
-        "--since",
-        &fmt(since),
-        "--until",
-        &fmt(until),
-    ]);
-    let tool = target["exposed_tool"].as_str().unwrap();
-    assert_eq!(
-        found.keys().collect::<Vec<_>>(),
-        [tool],
-        "only the scenario's calls: {found:?}"
+    let (found, err) = lab::groups_and_notes(
+        &[server.socket_url("contextforge")],
+        &["--since", &fmt(since), "--until", &fmt(until)],
     );
-    assert_eq!(found[tool], [("safe_retry".to_string(), "ok".to_string())]);
+    let tool = target["exposed_tool"].as_str().unwrap();
+    let tools: Vec<&str> = found.iter().map(|g| g["tool"].as_str().unwrap()).collect();
+    assert_eq!(tools, [tool], "only the scenario's calls: {found:?}");
+    assert_eq!(found[0]["verdict"], "safe_retry");
     assert!(
         err.contains("was applied in the database's queries"),
         "{err}"

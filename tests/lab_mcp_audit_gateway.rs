@@ -4,64 +4,29 @@
 //! never one the ground truth contradicts.
 //!
 //! The lab's output is read from `RETRACE_LAB_DIR`, else `target/lab` under
-//! the crate root. Without it the test prints `SKIPPED: <why>` and passes,
-//! except when `CI` is `true`: CI runs the lab first, so a missing output
-//! is a failure there.
+//! the crate root (`common::lab::lab_dir`). Without it the test prints
+//! `SKIPPED <test>: <why>` and passes, except when `CI` is `true`: CI runs
+//! the lab first, so a missing output is a failure there.
 //!
 //! The expected verdicts are derived here from the log's own records (when
 //! each call began and ended, how it ended), independently of retrace's
 //! verdict code, and then checked against the truth.
 
+mod common;
+
 use chrono::{DateTime, Utc};
+use common::lab;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const SYSTEM: &str = "mcp-audit-gateway";
 
-/// The lab's output folder, or why there is none to read.
-fn lab_dir() -> Result<PathBuf, String> {
-    let dir = match std::env::var_os("RETRACE_LAB_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target/lab"),
-    };
-    let truth = dir.join("truth.json");
-    if !truth.is_file() {
-        return Err(format!(
-            "no lab output: {} is absent (run tests/lab/run.sh, or set RETRACE_LAB_DIR)",
-            truth.display()
-        ));
-    }
-    Ok(dir)
-}
-
-/// The lab's output, or `None` after printing why it is skipped; panics
-/// instead when `CI` is `true`.
-fn lab() -> Option<(PathBuf, Value)> {
-    let found = lab_dir().and_then(|dir| {
-        let text = std::fs::read_to_string(dir.join("truth.json"))
-            .map_err(|e| format!("truth.json cannot be read: {e}"))?;
-        let truth: Value =
-            serde_json::from_str(&text).map_err(|e| format!("truth.json is not JSON: {e}"))?;
-        let system = truth["systems"]
-            .as_array()
-            .and_then(|s| s.iter().find(|s| s["system"] == SYSTEM))
-            .cloned()
-            .ok_or_else(|| {
-                format!("truth.json has no system {SYSTEM} (LAB_SYSTEMS left it out)")
-            })?;
-        Ok((dir.join(SYSTEM), system))
-    });
-    match found {
-        Ok(x) => Some(x),
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("CI runs the lab first, yet: {why}")
-        }
-        Err(why) => {
-            println!("SKIPPED: {why}");
-            None
-        }
-    }
+/// The lab's output for the system, or `None` after saying why it is
+/// skipped (a failure under `CI=true`, where the lab runs first).
+fn lab(test: &str) -> Option<(PathBuf, Value)> {
+    let dir = lab::lab_dir(test)?;
+    let system = lab::system_truth(&dir, SYSTEM, test)?;
+    Some((dir.join(SYSTEM), system))
 }
 
 fn time(s: &str) -> DateTime<Utc> {
@@ -161,19 +126,7 @@ fn derive(calls: &[Rec]) -> (&'static str, String) {
 
 /// `retrace groups --all --json [args] <journals>` on the real binary.
 fn groups(journals: &[PathBuf], args: &[&str]) -> Vec<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_retrace"))
-        .args(["groups", "--all", "--json"])
-        .args(args)
-        .args(journals)
-        .output()
-        .expect("the retrace binary runs");
-    assert!(
-        out.status.success(),
-        "retrace failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("groups --json prints JSON");
-    v.as_array().cloned().expect("an array of groups")
+    lab::groups(journals, args)
 }
 
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
@@ -186,7 +139,11 @@ fn n(v: &Value, k: &str) -> u64 {
 
 #[test]
 fn each_scenario_gets_the_verdict_the_log_can_prove_and_the_truth_allows() {
-    let Some((dir, system)) = lab() else { return };
+    let Some((dir, system)) =
+        lab("each_scenario_gets_the_verdict_the_log_can_prove_and_the_truth_allows")
+    else {
+        return;
+    };
     check(&dir, &system);
 }
 
@@ -306,7 +263,11 @@ fn check(dir: &Path, system: &Value) {
 /// requests, not duplicates: the truth saw no effect.
 #[test]
 fn a_read_only_contract_makes_the_status_reads_distinct() {
-    let Some((dir, system)) = lab() else { return };
+    let Some((dir, system)) =
+        lab("each_scenario_gets_the_verdict_the_log_can_prove_and_the_truth_allows")
+    else {
+        return;
+    };
     let Some(sc) = system["scenarios"]
         .as_array()
         .and_then(|s| s.iter().find(|s| s["id"] == "read_only_noise"))

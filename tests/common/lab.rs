@@ -48,6 +48,15 @@ pub fn scenarios(truth: &Path, system: &str) -> BTreeMap<String, Value> {
 
 /// `retrace groups --all --json` over `journals`: the groups.
 pub fn groups(journals: &[PathBuf], extra: &[&str]) -> Vec<Value> {
+    groups_and_notes(journals, extra).0
+}
+
+/// `retrace groups --all --json` over `journals` (files or URLs): the
+/// groups, and what it said on stderr.
+pub fn groups_and_notes<S: AsRef<std::ffi::OsStr>>(
+    journals: &[S],
+    extra: &[&str],
+) -> (Vec<Value>, String) {
     let out = Command::new(BIN)
         .arg("groups")
         .arg("--all")
@@ -57,11 +66,20 @@ pub fn groups(journals: &[PathBuf], extra: &[&str]) -> Vec<Value> {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    serde_json::from_slice::<Value>(&out.stdout)
+    let groups = serde_json::from_slice::<Value>(&out.stdout)
         .unwrap()
         .as_array()
         .unwrap()
-        .clone()
+        .clone();
+    (groups, stderr(&out))
+}
+
+/// Says why test `test` does not run: a notice, or under `CI=true` (where
+/// everything a test needs is installed and the lab runs first) a failure.
+pub fn skip(test: &str, why: &str) {
+    let msg = format!("SKIPPED {test}: {why}");
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+    eprintln!("{msg}");
 }
 
 // The verdicts each system's journals can prove, by scenario (or the
@@ -100,6 +118,46 @@ pub const JOINED: &[(&str, &str)] = &[
     ("read_only_noise", "distinct_intent"),
     ("gateway_timeout_then_retry", "possible_duplicate"),
 ];
+
+/// ContextForge's database, its log, or both: every scenario decided the
+/// same way (its database keeps httpx's text for a connect failure, read as
+/// a dispatch failure and marked inferred).
+pub const CONTEXTFORGE: &[(&str, &str)] = JOINED;
+
+/// Checks that each reproduced scenario's tool has exactly one group: every
+/// record of each call joined into one execution, every call of one intent
+/// in one group.
+pub fn one_group_per_scenario(system: &str, truth: &Path, groups: &[Value]) {
+    for (id, s) in scenarios(truth, system) {
+        if s["reproduced"] != true {
+            continue;
+        }
+        let tool = s["exposed_tool"].as_str().unwrap();
+        let n = groups.iter().filter(|g| g["tool"] == tool).count();
+        assert_eq!(
+            n, 1,
+            "{system}/{id}: one group of {tool}, found {n}: {groups:?}"
+        );
+    }
+}
+
+/// The system's truth, or `None` (with a notice; a failure under
+/// `CI=true`) when the lab output holds none.
+pub fn system_truth(dir: &Path, system: &str, test: &str) -> Option<Value> {
+    let t: Value = serde_json::from_slice(&std::fs::read(dir.join("truth.json")).ok()?).ok()?;
+    let found = t["systems"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["system"] == system))
+        .cloned();
+    if found.is_none() {
+        let msg = format!(
+            "SKIPPED {test}: the lab output has no system {system} (LAB_SYSTEMS left it out)"
+        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        eprintln!("{msg}");
+    }
+    found
+}
 
 /// What really happened in a scenario, and the verdicts that would deny it.
 fn contradicted_by(scenario: &str) -> &'static [&'static str] {
