@@ -373,16 +373,9 @@ fn real_gh_aw_logs() {
     let g = json(&["groups", p.to_str().unwrap(), "--json"]);
     let g = g.as_array().unwrap();
     assert_eq!(g.len(), 2, "{g:#?}");
-    let ids = |x: &Value| -> Vec<String> {
-        x["execution_ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_str().unwrap().rsplit(':').next().unwrap().to_string())
-            .collect()
-    };
-    assert_eq!(ids(&g[0]), ["13", "17", "25"]);
-    assert_eq!(ids(&g[1]), ["19", "23"]);
+    let ids = |x: &Value| begin_lines(&p, x);
+    assert_eq!(ids(&g[0]), [13, 17, 25]);
+    assert_eq!(ids(&g[1]), [19, 23]);
     for x in g {
         assert_eq!(x["verdict"], "possible_duplicate");
         assert_eq!(x["tool"], "pull_request_read");
@@ -403,7 +396,7 @@ fn real_gh_aw_logs() {
             .any(|f| f == "fingerprint_drift")
     );
     let all = json(&["groups", p.to_str().unwrap(), "--all", "--json"]);
-    let drift: Vec<Vec<String>> = all
+    let drift: Vec<Vec<u64>> = all
         .as_array()
         .unwrap()
         .iter()
@@ -416,17 +409,14 @@ fn real_gh_aw_logs() {
         })
         .map(ids)
         .collect();
-    assert_eq!(
-        drift,
-        [vec!["13", "17", "25"], vec!["7"], vec!["9"], vec!["15"]]
-    );
+    assert_eq!(drift, [vec![13, 17, 25], vec![7], vec![9], vec![15]]);
     // The 406 at line 28 answers the get_diff request at line 27.
     let d = json(&["groups", p.to_str().unwrap(), "--all", "--json"]);
     let diff = d
         .as_array()
         .unwrap()
         .iter()
-        .find(|x| ids(x) == ["27"])
+        .find(|x| ids(x) == [27])
         .unwrap();
     let detail = json(&[
         "investigate",
@@ -456,7 +446,7 @@ fn real_gh_aw_logs() {
     let g = json(&["groups", p.to_str().unwrap(), "--json"]);
     let g = g.as_array().unwrap();
     assert_eq!(g.len(), 1, "{g:#?}");
-    assert_eq!(ids(&g[0]), ["11", "13"]);
+    assert_eq!(begin_lines(&p, &g[0]), [11, 13]);
     assert_eq!(g[0]["verdict"], "safe_retry");
 
     // daily-repo-status: no repeats, but five requests to github overlapped
@@ -502,6 +492,27 @@ fn real_gh_aw_logs() {
 }
 
 /// Responses to concurrent requests are paired by position and marked so.
+/// The lines where a group's executions begin (ids made from content do
+/// not say; docs/design.md §5.10), from `investigate --json`.
+fn begin_lines(p: &std::path::Path, group: &Value) -> Vec<u64> {
+    let d = json(&[
+        "investigate",
+        p.to_str().unwrap(),
+        "--group",
+        group["group_id"].as_str().unwrap(),
+        "--json",
+    ]);
+    let ex = d["executions_detail"].as_array().unwrap();
+    for e in ex {
+        let id = e["execution_id"].as_str().unwrap();
+        let stem = p.file_stem().unwrap().to_str().unwrap();
+        assert!(id.starts_with("gh-aw:") && !id.contains(stem), "{id}");
+    }
+    ex.iter()
+        .map(|e| e["first_event"]["line"].as_u64().unwrap())
+        .collect()
+}
+
 #[test]
 fn concurrent_gh_aw_responses_are_marked_positional() {
     let Some(v1) = real("gh-aw-mcpg") else { return };
@@ -522,10 +533,7 @@ fn concurrent_gh_aw_responses_are_marked_positional() {
     ]);
     // get_me (line 8) was one of five requests in flight: its outcome
     // evidence is the positional pairing, which the load notes report.
-    assert_eq!(
-        d["executions_detail"][0]["execution_id"],
-        "daily-repo-status-gateway-error:8"
-    );
+    assert_eq!(d["executions_detail"][0]["first_event"]["line"], 8);
     let q3 = d["questions"][2]["answer"].as_str().unwrap();
     assert!(
         q3.contains("paired by position") && q3.contains("requests to github were in flight"),

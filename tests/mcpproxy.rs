@@ -22,7 +22,16 @@ fn tool_calls_and_policy_decisions() {
         let x = &model.executions[model.execution_index(id).unwrap()];
         x.events.iter().map(|e| e.kind.name()).collect()
     };
-    let id = |n: u32| format!("mcpproxy:activity-export:01JQ000000000000000000000{n}");
+    // The export's ids, in the journal's content namespace (not its name).
+    let id = |n: u32| {
+        let want = format!(":01JQ000000000000000000000{n}");
+        model
+            .executions
+            .iter()
+            .map(|x| x.id.clone())
+            .find(|x| x.starts_with("mcpproxy:") && x.ends_with(&want))
+            .unwrap_or_else(|| panic!("no execution {want}"))
+    };
     assert_eq!(names(&id(2)), ["accepted", "dispatched", "outcome"]);
     // The blocked call and its policy decision are one refused execution.
     assert_eq!(names(&id(7)), ["accepted", "rejected"]);

@@ -168,8 +168,14 @@ fn three_lanes_fit_at_80x24() {
             .iter()
             .map(|c| c.symbol())
             .collect();
-        for line in [":13 completed", ":17 completed", ":25 completed"] {
-            assert!(s.contains(line), "{line} hidden");
+        let detail = &a
+            .current::<retrace::tui::screens::detail::Detail>()
+            .unwrap()
+            .detail;
+        for x in &detail.executions_detail {
+            let tail = x.execution_id.rsplit(':').next().unwrap();
+            let line = format!("{tail} completed");
+            assert!(s.contains(&line), "{line} hidden");
         }
         a.update(Action::FocusNext);
     }

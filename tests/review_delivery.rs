@@ -15,14 +15,28 @@ fn setup() -> (tempfile::TempDir, &'static str) {
     (d, "repeat-after-result.jsonl")
 }
 
+/// The execution the queue asks about in `journal` (the first create_issue,
+/// line 3): its id is made from the request line, not the file name.
+fn waiting(dir: &std::path::Path, journal: &str) -> String {
+    let q = json(&run(dir, &["review", "list", journal, "--json"]));
+    let id = q[0]["execution_id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("gh-aw:") && !id.contains("repeat"), "{id}");
+    id
+}
+
 fn decide(dir: &std::path::Path, decision: &str) -> std::process::Output {
+    decide_on(dir, "repeat-after-result.jsonl", decision)
+}
+
+fn decide_on(dir: &std::path::Path, journal: &str, decision: &str) -> std::process::Output {
+    let id = waiting(dir, journal);
     run(
         dir,
         &[
             "review",
             "decide",
-            "repeat-after-result:3",
-            "repeat-after-result.jsonl",
+            &id,
+            journal,
             "--decision",
             decision,
             "--note",
@@ -110,4 +124,72 @@ fn confirmed_not_delivered_makes_it_a_duplicate_side_effect() {
     let o = decide(d.path(), "confirmed_not_delivered");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(create_issue(d.path())["verdict"], "duplicate_side_effect");
+}
+
+/// Issue: decisions were keyed by ids made from the file name, so a renamed
+/// journal lost them and two logs named alike shared them (docs/design.md
+/// §5.10: ids from content).
+#[test]
+fn a_decision_follows_the_journal_by_content_not_by_name() {
+    let (d, j) = setup();
+    let o = decide(d.path(), "confirmed_not_delivered");
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Renamed, in the same folder (same case file): still decided.
+    std::fs::rename(d.path().join(j), d.path().join("rpc-messages.jsonl")).unwrap();
+    let v = json(&run(
+        d.path(),
+        &["groups", "--all", "rpc-messages.jsonl", "--json"],
+    ));
+    let g = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["tool"] == "create_issue")
+        .unwrap();
+    assert_eq!(g["verdict"], "duplicate_side_effect", "{g}");
+    // Read through a pipe: the same group id.
+    let piped = std::process::Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .current_dir(d.path())
+        .args([
+            "groups",
+            "--all",
+            "--json",
+            "--case",
+            "retrace-case.sqlite",
+            "/dev/stdin",
+        ])
+        .stdin(std::fs::File::open(d.path().join("rpc-messages.jsonl")).unwrap())
+        .output()
+        .unwrap();
+    let pv: serde_json::Value = serde_json::from_slice(&piped.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&piped.stderr)));
+    let pg = pv
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["tool"] == "create_issue")
+        .unwrap();
+    assert_eq!(pg["group_id"], g["group_id"]);
+    assert_eq!(pg["verdict"], "duplicate_side_effect");
+}
+
+#[test]
+fn another_log_under_the_same_name_never_shows_the_decision() {
+    let (d, j) = setup();
+    let decided = waiting(d.path(), j);
+    assert!(decide(d.path(), "confirmed_not_delivered").status.success());
+    // The next run's log of the same calls, saved under the same name in the
+    // same folder (same case file): another first line (its times).
+    let other = std::fs::read_to_string(d.path().join(j))
+        .unwrap()
+        .replace("2026-", "2027-");
+    std::fs::write(d.path().join(j), other).unwrap();
+    let g = create_issue(d.path());
+    assert_eq!(g["verdict"], "possible_duplicate", "{g}");
+    assert!(
+        g["resolutions"].as_array().is_none_or(|r| r.is_empty()),
+        "{g}"
+    );
+    // Its call still waits, under an id of its own.
+    assert_ne!(waiting(d.path(), j), decided);
 }

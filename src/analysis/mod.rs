@@ -324,6 +324,7 @@ fn lifecycles(
     notes: &mut Vec<String>,
 ) -> Vec<Lifecycle> {
     let mut lifecycles: Vec<Lifecycle> = model.executions.par_iter().map(Lifecycle::of).collect();
+    let mut foreign = Vec::new();
     for r in resolutions {
         match model.execution_index(&r.execution_id) {
             Some(x) => {
@@ -340,11 +341,23 @@ fn lifecycles(
                     ));
                 }
             }
-            None => notes.push(format!(
-                "a review decision ({}) names execution {}, which is not in these journals",
-                r.source, r.execution_id
-            )),
+            None => foreign.push(r),
         }
+    }
+    // A case file shared by a folder's journals holds decisions on the
+    // others' executions: counted once, never applied (docs/design.md §5.10).
+    match foreign.as_slice() {
+        [] => {}
+        [r] => notes.push(format!(
+            "a review decision ({}) names execution {}, which is not in these journals",
+            r.source, r.execution_id
+        )),
+        [r, ..] => notes.push(format!(
+            "{} review decisions name executions that are not in these journals (another journal's, sharing the case file?), the first {} ({}); none of them applies here",
+            foreign.len(),
+            r.execution_id,
+            r.source
+        )),
     }
     lifecycles
 }

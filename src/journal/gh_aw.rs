@@ -76,12 +76,8 @@ impl JournalReader for GhAwReader {
     }
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
-        let label = ctx.label.clone();
-        let scope = super::run_scope_from_path(&ctx.source.name)
-            .unwrap_or_else(|| format!("journal:{label}"));
         let mut st = State {
-            label,
-            scope,
+            scope: ctx.journal_scope(),
             pending: HashMap::new(),
             other_events: 0,
             positional: 0,
@@ -89,7 +85,7 @@ impl JournalReader for GhAwReader {
         };
         for_each_line(ctx, |ctx, line| {
             let m = parse_object(line.bytes)?;
-            st.line(ctx, m, line.source)
+            st.line(ctx, m, line.source, line.bytes)
         })?;
         st.finish(ctx);
         Ok(())
@@ -129,7 +125,6 @@ impl Waiting {
 }
 
 struct State {
-    label: String,
     scope: String,
     pending: HashMap<String, Waiting>,
     other_events: u64,
@@ -212,6 +207,7 @@ impl State {
         ctx: &mut ReadCtx<'_>,
         mut m: Map<String, Value>,
         source: SourceRef,
+        bytes: &[u8],
     ) -> Result<(), BadLine> {
         let kind = match (
             m.get("type").and_then(Value::as_str),
@@ -257,7 +253,7 @@ impl State {
             None => Value::Null,
         };
         match kind {
-            Kind::Request => self.request(ctx, &m, payload, server, at, source),
+            Kind::Request => self.request(ctx, &m, payload, server, at, (source, bytes)),
             Kind::Response => {
                 self.response(ctx, &m, &payload, &server, at, source);
                 Ok(())
@@ -273,7 +269,7 @@ impl State {
         payload: Value,
         server: String,
         at: DateTime<Utc>,
-        source: SourceRef,
+        (source, bytes): (SourceRef, &[u8]),
     ) -> Result<(), BadLine> {
         let method = m
             .get("method")
@@ -304,7 +300,7 @@ impl State {
             Some(v @ Value::Object(_)) => v.clone(),
             Some(v) => json!({ "_value": v }),
         };
-        let execution_id = format!("{}:{}", self.label, source.position());
+        let execution_id = format!("gh-aw:{}", ctx.line_id(bytes));
         let action = ActionRecord(
             json!({
                 "actor": GH_AW_ACTOR,

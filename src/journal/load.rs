@@ -8,7 +8,6 @@ use super::{
 };
 use crate::journal::chain::ChainStatus;
 use crate::model::{JournalId, Model, ModelBuilder, Record};
-use std::path::Path;
 
 /// How many non-blank lines format detection looks at: enough that a few
 /// bad lines at the top do not hide the journal's format.
@@ -127,7 +126,7 @@ pub fn load_with(
         s.materialize()?;
     }
     let total_size = sources.iter().map(JournalSource::size).sum::<Option<u64>>();
-    let labels = unique_labels(&sources);
+    let identities = unique_identities(&sources)?;
     let mut builder = ModelBuilder::new();
     let mut loaded = Vec::with_capacity(sources.len());
     let mut done_bytes = 0u64;
@@ -161,7 +160,7 @@ pub fn load_with(
         let j = read_one(
             id,
             source,
-            labels[i].clone(),
+            identities[i].clone(),
             formats[i],
             companions,
             opts,
@@ -180,9 +179,7 @@ pub fn load_with(
 /// # Errors
 /// When the journal cannot be opened, detected, or read at all.
 pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal, JournalError> {
-    let label = unique_labels(std::slice::from_ref(&source))
-        .pop()
-        .unwrap_or_else(|| "journal".into());
+    let identity = source.identity()?;
     let mut sink = |_: Record| {};
     let mut prog = |_: u64| {};
     let format = match opts.forced {
@@ -192,7 +189,7 @@ pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal
     read_one(
         0,
         source,
-        label,
+        identity,
         format,
         Vec::new(),
         opts,
@@ -205,7 +202,7 @@ pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal
 fn read_one(
     id: JournalId,
     source: JournalSource,
-    label: String,
+    identity: String,
     (format, detected): (Format, bool),
     companions: Vec<Format>,
     opts: &LoadOptions,
@@ -215,7 +212,7 @@ fn read_one(
     let mut ctx = ReadCtx::new(
         id,
         &source,
-        label,
+        identity,
         format,
         (sink, progress),
         &opts.keys,
@@ -271,20 +268,19 @@ fn read_one(
     })
 }
 
-/// File stems of the journals, made unique with a `~N` suffix.
-fn unique_labels(sources: &[JournalSource]) -> Vec<String> {
+/// Content identities of the journals ([`JournalSource::identity`]), a
+/// repeated one made unique with `~N` in load order: only journals whose
+/// first lines are the same (copies of one journal) depend on the order,
+/// and their ids are the same whichever comes first (docs/design.md §2.6).
+fn unique_identities(sources: &[JournalSource]) -> Result<Vec<String>, JournalError> {
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     sources
         .iter()
         .map(|s| {
-            let stem = Path::new(&s.name)
-                .file_stem()
-                .and_then(|x| x.to_str())
-                .unwrap_or("journal")
-                .to_string();
-            let n = seen.entry(stem.clone()).or_insert(0);
+            let id = s.identity()?;
+            let n = seen.entry(id.clone()).or_insert(0);
             *n += 1;
-            if *n == 1 { stem } else { format!("{stem}~{n}") }
+            Ok(if *n == 1 { id } else { format!("{id}~{n}") })
         })
         .collect()
 }

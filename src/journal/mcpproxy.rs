@@ -77,10 +77,8 @@ impl JournalReader for McpProxyReader {
     }
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
-        let label = ctx.label.clone();
         let mut st = State {
-            scope: format!("journal:{label}"),
-            label,
+            scope: ctx.journal_scope(),
             calls: HashMap::new(),
             blocked: HashMap::new(),
             decisions: HashMap::new(),
@@ -88,7 +86,7 @@ impl JournalReader for McpProxyReader {
         };
         for_each_line(ctx, |ctx, line| {
             let m = parse_object(line.bytes)?;
-            st.line(ctx, m, line.source)
+            st.line(ctx, m, line.source, line.bytes)
         })?;
         st.finish(ctx);
         Ok(())
@@ -104,10 +102,11 @@ struct Decision {
     reason: String,
     record: Map<String, Value>,
     source: SourceRef,
+    /// The execution id a decision with no tool call stands for.
+    execution_id: String,
 }
 
 struct State {
-    label: String,
     scope: String,
     /// Execution ids of tool calls by key.
     calls: HashMap<Key, String>,
@@ -152,6 +151,7 @@ impl State {
         ctx: &mut ReadCtx<'_>,
         m: Map<String, Value>,
         source: SourceRef,
+        bytes: &[u8],
     ) -> Result<(), BadLine> {
         let ty = m
             .get("type")
@@ -163,11 +163,12 @@ impl State {
             _ => return Err(missing("timestamp")),
         };
         match ty.as_str() {
-            "tool_call" => self.tool_call(ctx, m, at, source),
+            "tool_call" => self.tool_call(ctx, m, at, (source, bytes)),
             "policy_decision" => {
                 let d = Decision {
                     at,
                     reason: block_reason(&m),
+                    execution_id: Self::execution_id(ctx, &m, bytes),
                     record: m,
                     source,
                 };
@@ -191,10 +192,12 @@ impl State {
         }
     }
 
-    fn execution_id(&self, m: &Map<String, Value>, source: SourceRef) -> String {
+    /// The export's `id` in the journal's namespace, else an id from the
+    /// line's content (docs/design.md §2.6).
+    fn execution_id(ctx: &mut ReadCtx<'_>, m: &Map<String, Value>, bytes: &[u8]) -> String {
         match m.get("id").and_then(Value::as_str) {
-            Some(id) if !id.is_empty() => format!("mcpproxy:{}:{id}", self.label),
-            _ => format!("mcpproxy:{}:L{}", self.label, source.position()),
+            Some(id) if !id.is_empty() => format!("mcpproxy:{}:{id}", ctx.identity),
+            _ => format!("mcpproxy:{}", ctx.line_id(bytes)),
         }
     }
 
@@ -205,6 +208,7 @@ impl State {
         m: &Map<String, Value>,
         at: DateTime<Utc>,
         source: SourceRef,
+        execution_id: String,
     ) -> Result<Call, BadLine> {
         let tool = m
             .get("tool_name")
@@ -240,7 +244,7 @@ impl State {
                 .map(|s| format!("mcpproxy:{s}")),
         };
         let mut c = Call::new(
-            self.execution_id(m, source),
+            execution_id,
             at,
             call,
             ActionRecord(action.as_object().cloned().unwrap_or_default()),
@@ -263,11 +267,12 @@ impl State {
         ctx: &mut ReadCtx<'_>,
         m: Map<String, Value>,
         at: DateTime<Utc>,
-        source: SourceRef,
+        (source, bytes): (SourceRef, &[u8]),
     ) -> Result<(), BadLine> {
         let duration = m.get("duration_ms").and_then(Value::as_f64).unwrap_or(0.0);
         let started = super::started_before(at, duration, "duration_ms")?;
-        let call = exchange::request(ctx, self.call(&m, started, source)?);
+        let execution_id = Self::execution_id(ctx, &m, bytes);
+        let call = exchange::request(ctx, self.call(&m, started, source, execution_id)?);
         let id = call.execution_id().to_string();
         let status = m.get("status").and_then(Value::as_str).unwrap_or("");
         let error = m
@@ -352,7 +357,10 @@ impl State {
     }
 
     fn lone_decision(&mut self, ctx: &mut ReadCtx<'_>, d: Decision) -> Result<(), BadLine> {
-        let call = exchange::request(ctx, self.call(&d.record, d.at, d.source)?);
+        let call = exchange::request(
+            ctx,
+            self.call(&d.record, d.at, d.source, d.execution_id.clone())?,
+        );
         Self::reject(ctx, call.execution_id(), d);
         Ok(())
     }

@@ -59,9 +59,7 @@ pub use otlp::CANCEL_MARGIN;
 #[cfg(test)]
 pub(crate) use read::with_test_ctx;
 pub use read::{JournalReader, ReadCtx};
-pub(crate) use read::{
-    LineMeta, for_each_line, for_each_line_parallel, run_scope_from_path, started_before,
-};
+pub(crate) use read::{LineMeta, for_each_line, for_each_line_parallel, started_before};
 use serde::Serialize;
 pub use source::{JournalSource, SourceData};
 
@@ -335,12 +333,78 @@ mod tests {
         );
     }
 
+    /// Ids and scopes of one gh-aw log under `names`, loaded together.
+    fn ids_of(names: &[&str]) -> Vec<(String, String)> {
+        let bytes: &'static [u8] =
+            include_bytes!("../../tests/fixtures/gh-aw/repeat-after-result.jsonl");
+        let sources = names
+            .iter()
+            .map(|n| JournalSource::memory(n, bytes.to_vec()))
+            .collect();
+        let (_, m) = load(sources, None, &mut |_| {}).unwrap();
+        let mut ids: Vec<(String, String)> = m
+            .executions
+            .iter()
+            .map(|x| {
+                let scope = x
+                    .action()
+                    .and_then(|a| a.intent_scope())
+                    .unwrap_or_default()
+                    .to_string();
+                (x.id.clone(), scope)
+            })
+            .collect();
+        ids.sort();
+        ids
+    }
+
     #[test]
-    fn run_scope() {
+    fn ids_and_scopes_come_from_content_not_names_or_order() {
+        let a = ids_of(&["logs/run-1/mcp-logs/rpc-messages.jsonl"]);
+        assert!(!a.is_empty());
+        // Renamed, moved, read through a pipe: the same ids and scopes.
+        assert_eq!(a, ids_of(&["copy.jsonl"]));
+        assert_eq!(a, ids_of(&["/dev/stdin"]));
+        for (id, scope) in &a {
+            assert!(
+                !id.contains("rpc-messages") && !id.contains("run-1"),
+                "{id}"
+            );
+            assert!(
+                scope.starts_with("journal:") && !scope.contains("rpc"),
+                "{scope}"
+            );
+        }
+        // A copy loaded beside it is a journal of its own, whichever comes
+        // first: its executions do not merge into the other's.
+        let both = ids_of(&["a/rpc-messages.jsonl", "b/rpc-messages.jsonl"]);
+        assert_eq!(both.len(), 2 * a.len());
         assert_eq!(
-            run_scope_from_path("logs/run-21986494867/mcp-logs/rpc-messages.jsonl").as_deref(),
-            Some("run:21986494867")
+            both,
+            ids_of(&["b/rpc-messages.jsonl", "a/rpc-messages.jsonl"])
         );
-        assert_eq!(run_scope_from_path("a/rpc-messages.jsonl"), None);
+    }
+
+    #[test]
+    fn identical_lines_are_told_apart_by_their_place_among_them() {
+        let src = JournalSource::memory("x", b"{}\n".to_vec());
+        let mut sink = |_: crate::model::Record| {};
+        let mut prog = |_: u64| {};
+        let keys = ChainKeys::default();
+        let mut ctx = ReadCtx::new(
+            0,
+            &src,
+            src.identity().unwrap(),
+            Format::GhAwMcpg,
+            (&mut sink, &mut prog),
+            &keys,
+            Vec::new(),
+        );
+        let first = ctx.line_id(b"{\"a\":1}");
+        let other = ctx.line_id(b"{\"a\":2}");
+        let again = ctx.line_id(b"{\"a\":1}");
+        assert_ne!(first, other);
+        assert_eq!(again, format!("{first}~2"));
+        assert!(first.starts_with(&src.identity().unwrap()));
     }
 }

@@ -8,7 +8,6 @@ use super::{
 use crate::journal::chain::ChainStatus;
 use crate::model::{JournalId, Record, SourceRef};
 use rayon::prelude::*;
-use std::path::Path;
 
 /// Everything a reader needs while it reads one journal.
 pub struct ReadCtx<'a> {
@@ -16,9 +15,11 @@ pub struct ReadCtx<'a> {
     pub journal: JournalId,
     /// The journal being read.
     pub source: &'a JournalSource,
-    /// A short name unique among the loaded journals (the file stem), for
-    /// synthetic execution ids.
-    pub label: String,
+    /// The journal's content identity ([`JournalSource::identity`]), with
+    /// `~N` when another loaded journal has the same one: the namespace of
+    /// the execution ids and intent scopes a format does not carry itself
+    /// (docs/design.md §2.6).
+    pub identity: String,
     /// Where records go.
     pub sink: &'a mut dyn FnMut(Record),
     /// Called now and then with bytes read so far in this journal.
@@ -31,6 +32,8 @@ pub struct ReadCtx<'a> {
     /// The part of the journal to read: readers that query a database put
     /// it in their queries; [`ReadCtx::emit`] applies it to every record.
     pub window: super::TimeWindow,
+    /// How often each line hash was seen ([`ReadCtx::line_id`]).
+    line_ids: std::collections::HashMap<[u8; 4], u32>,
     /// Executions seen so far, and whether the window keeps them.
     in_window: std::collections::HashMap<String, bool>,
     left_out: u64,
@@ -60,7 +63,7 @@ impl<'a> ReadCtx<'a> {
     pub(super) fn new(
         journal: JournalId,
         source: &'a JournalSource,
-        label: String,
+        identity: String,
         format: Format,
         (sink, progress): (&'a mut dyn FnMut(Record), &'a mut dyn FnMut(u64)),
         keys: &'a ChainKeys,
@@ -69,8 +72,9 @@ impl<'a> ReadCtx<'a> {
         ReadCtx {
             journal,
             source,
-            label,
+            identity,
             sink,
+            line_ids: std::collections::HashMap::new(),
             progress,
             keys,
             companions,
@@ -85,6 +89,36 @@ impl<'a> ReadCtx<'a> {
             bad_count: 0,
             notes: Vec::new(),
         }
+    }
+
+    /// A content-derived id for the record on a line, for formats that give
+    /// it none: `<identity>:<8 hex of SHA-256 over the line's bytes>`,
+    /// with `~N` on the Nth line of the journal with that hash (an
+    /// identical line, or, rarely, a collision: either way two lines never
+    /// share an id). Never a line
+    /// number, a file name or a load order: the same line keeps its id in
+    /// a renamed or copied journal, and after lines before it were cut
+    /// (docs/design.md §2.6).
+    pub fn line_id(&mut self, bytes: &[u8]) -> String {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(bytes);
+        let mut key = [0u8; 4];
+        key.copy_from_slice(&digest[..4]);
+        let n = self.line_ids.entry(key).or_insert(0);
+        *n += 1;
+        let hash = hex::encode(key);
+        if *n == 1 {
+            format!("{}:{hash}", self.identity)
+        } else {
+            format!("{}:{hash}~{n}", self.identity)
+        }
+    }
+
+    /// The intent scope of a journal whose format names none: the
+    /// journal itself, by content (`journal:<identity>`; docs/design.md
+    /// §2.6).
+    pub fn journal_scope(&self) -> String {
+        format!("journal:{}", self.identity)
     }
 
     /// What the reader found.
@@ -409,14 +443,4 @@ pub(crate) fn for_each_line_parallel<T: Send>(
     }
     (ctx.progress)(reader.offset());
     Ok(())
-}
-
-/// Path helpers for readers that derive an intent scope from where a journal
-/// lives (a gh-aw log sits under `.../run-<id>/mcp-logs/`).
-pub(crate) fn run_scope_from_path(name: &str) -> Option<String> {
-    Path::new(name).ancestors().find_map(|p| {
-        let n = p.file_name()?.to_str()?;
-        let id = n.strip_prefix("run-")?;
-        (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| format!("run:{id}"))
-    })
 }

@@ -7,6 +7,10 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
+/// How much of a journal's first line its [`JournalSource::identity`]
+/// covers, in bytes (1 MiB).
+pub const IDENTITY_PREFIX: usize = 1 << 20;
+
 /// Where a journal's bytes come from.
 #[derive(Debug, Clone)]
 pub enum SourceData {
@@ -127,6 +131,29 @@ impl JournalSource {
             SourceData::Embedded(b) => Ok(Box::new(*b)),
             SourceData::Memory(b) => Ok(Box::new(io::Cursor::new(b.clone()))),
         }
+    }
+
+    /// The journal's content identity: 8 hex digits of SHA-256 over its
+    /// first line (without the line end; at most [`IDENTITY_PREFIX`] bytes
+    /// of it). The same under any file name, path or load order, and
+    /// stable while the journal grows; unrelated journals differ because
+    /// their first lines do (a timestamp, a session, a chain hash). Ids
+    /// and intent scopes of formats that carry none are built on it
+    /// (docs/design.md §2.6).
+    ///
+    /// # Errors
+    /// [`JournalError::Open`] or [`JournalError::Io`].
+    pub fn identity(&self) -> Result<String, JournalError> {
+        use sha2::{Digest, Sha256};
+        let mut first = Vec::new();
+        self.open()?
+            .take(IDENTITY_PREFIX as u64)
+            .read_until(b'\n', &mut first)
+            .map_err(|e| self.io_error(e))?;
+        while first.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+            first.pop();
+        }
+        Ok(hex::encode(Sha256::digest(&first))[..8].to_string())
     }
 
     /// Reads the first `max` bytes (for detection).

@@ -233,6 +233,10 @@ pub struct ExecutionSummary {
     pub attached: Vec<AttachedCall>,
     /// Number of events.
     pub events: usize,
+    /// Where the execution begins: its first event's journal, line (or
+    /// row) and record. Execution ids made from content say nothing of
+    /// where a call is (docs/design.md §5.10); this does.
+    pub first_event: Option<EvidenceView>,
     /// The reviewer decision applied to this execution, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolution: Option<Resolution>,
@@ -452,6 +456,12 @@ impl Investigation {
             session_id: x.accepted().and_then(|(_, c, _)| c.session_id.clone()),
             attached,
             events: x.events.len(),
+            first_event: (!x.events.is_empty()).then(|| {
+                self.evidence(EvidenceRef::Event {
+                    execution: xi,
+                    event: EventIdx::new(0),
+                })
+            }),
             resolution: l.resolution.clone(),
         }
     }

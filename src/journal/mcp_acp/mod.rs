@@ -124,10 +124,9 @@ impl JournalReader for McpAcpReader {
     }
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
-        let label = ctx.label.clone();
         let mut st = State {
-            scope: format!("journal:{label}"),
-            label,
+            scope: ctx.journal_scope(),
+            label: ctx.identity.clone(),
             kind: None,
             chain: None,
             used: HashSet::new(),

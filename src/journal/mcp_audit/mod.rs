@@ -94,8 +94,7 @@ impl JournalReader for McpAuditReader {
             signatures,
             require_newline: false,
         });
-        let scope = format!("journal:{}", ctx.label);
-        let label = ctx.label.clone();
+        let scope = ctx.journal_scope();
         let mut other = 0u64;
         for_each_line(ctx, |ctx, line| {
             let no = line.source.position();
@@ -148,7 +147,7 @@ impl JournalReader for McpAuditReader {
                 return Ok(());
             }
             let m = parse_object(line.bytes)?;
-            emit_call(ctx, &m, &label, &scope, line.source)
+            emit_call(ctx, &m, &scope, (line.source, line.bytes))
         })?;
         if other > 0 {
             ctx.note(format!(
@@ -166,9 +165,8 @@ impl JournalReader for McpAuditReader {
 fn emit_call(
     ctx: &mut ReadCtx<'_>,
     m: &Map<String, Value>,
-    label: &str,
     scope: &str,
-    source: SourceRef,
+    (source, bytes): (SourceRef, &[u8]),
 ) -> Result<(), BadLine> {
     if m.get("method").and_then(Value::as_str) != Some("tools/call") {
         return Ok(());
@@ -182,8 +180,8 @@ fn emit_call(
         .and_then(Value::as_str)
         .ok_or("tools/call record without `toolName`")?;
     let id = match m.get("id").and_then(Value::as_str) {
-        Some(i) => format!("mcp-audit:{label}:{i}"),
-        None => format!("mcp-audit:{label}:L{}", source.position()),
+        Some(i) => format!("mcp-audit:{}:{i}", ctx.identity),
+        None => format!("mcp-audit:{}", ctx.line_id(bytes)),
     };
     let duration = m.get("durationMs").and_then(Value::as_f64).unwrap_or(0.0);
     let started = super::started_before(at, duration, "durationMs")?;

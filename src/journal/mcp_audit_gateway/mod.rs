@@ -98,7 +98,7 @@ impl JournalReader for McpAuditGatewayReader {
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
         let mut st = State {
-            label: ctx.label.clone(),
+            label: ctx.identity.clone(),
             ids: HashSet::new(),
             repeated_ids: 0,
             other: BTreeMap::new(),
@@ -107,7 +107,7 @@ impl JournalReader for McpAuditGatewayReader {
         };
         for_each_line(ctx, |ctx, line| {
             let m = parse_object(line.bytes)?;
-            st.record(ctx, &m, line.source)
+            st.record(ctx, &m, (line.source, line.bytes))
         })?;
         st.finish(ctx);
         Ok(())
@@ -161,7 +161,7 @@ impl State {
         &mut self,
         ctx: &mut ReadCtx<'_>,
         m: &Map<String, Value>,
-        source: SourceRef,
+        (source, bytes): (SourceRef, &[u8]),
     ) -> Result<(), BadLine> {
         let method = req_str(m, "method")?;
         if method != "tools/call" {
@@ -234,9 +234,13 @@ impl State {
             }
             Some(i) => {
                 self.repeated_ids += 1;
-                format!("mcp-audit-gateway:{}:{i}~{place}", self.label)
+                format!(
+                    "mcp-audit-gateway:{}:{i}~{}",
+                    self.label,
+                    ctx.line_id(bytes)
+                )
             }
-            None => format!("mcp-audit-gateway:{}:{place}", self.label),
+            None => format!("mcp-audit-gateway:{}", ctx.line_id(bytes)),
         };
         let mut c = Call::new(
             execution_id,

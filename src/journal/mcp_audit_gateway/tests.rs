@@ -89,8 +89,12 @@ fn the_lab_log_reads_one_execution_per_tool_call() {
     assert!(!j.capabilities.delivery);
 
     let x = |id: &str| {
-        let i = model
-            .execution_index(&format!("mcp-audit-gateway:audit-log:{id}"))
+        // The record's id, in the journal's content namespace.
+        let i = (0..model.executions.len())
+            .find(|&i| {
+                let x = &model.executions[i].id;
+                x.starts_with("mcp-audit-gateway:") && x.ends_with(&format!(":{id}"))
+            })
             .unwrap_or_else(|| panic!("no execution {id}"));
         &model.executions[i]
     };

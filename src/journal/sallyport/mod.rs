@@ -111,7 +111,7 @@ impl JournalReader for SallyportReader {
             signatures,
             require_newline: true,
         });
-        let mut st = Events::new(ctx.label.clone());
+        let mut st = Events::new(ctx.identity.clone());
         for_each_line(ctx, |ctx, line| {
             let no = line.source.position();
             if line.bytes.len() > MAX_ROW {

@@ -342,7 +342,18 @@ fn events_decrypt_pair_and_become_sessions() {
     let names = |x: &crate::model::Execution| -> Vec<&'static str> {
         x.events.iter().map(|e| e.kind.name()).collect()
     };
-    let first = &model.executions[model.execution_index("sallyport:audit-000001:1").unwrap()];
+    // Ids are the journal's content identity and the inner seq.
+    let by_seq = |n: u32| {
+        let ids: Vec<usize> = (0..model.executions.len())
+            .filter(|&i| {
+                let id = &model.executions[i].id;
+                id.starts_with("sallyport:") && id.ends_with(&format!(":{n}"))
+            })
+            .collect();
+        assert_eq!(ids.len(), 1, "{n}");
+        ids[0]
+    };
+    let first = &model.executions[by_seq(1)];
     assert_eq!(
         names(first),
         ["accepted", "authorized", "dispatched", "outcome"]
@@ -353,14 +364,14 @@ fn events_decrypt_pair_and_become_sessions() {
         "the outcome is the result row"
     );
     // The second intent never got its result row: no outcome.
-    let second = &model.executions[model.execution_index("sallyport:audit-000001:3").unwrap()];
+    let second = &model.executions[by_seq(3)];
     assert_eq!(names(second), ["accepted", "authorized", "dispatched"]);
     assert!(
         j[0].notes
             .iter()
             .any(|n| n.contains("1 intent row(s) without a result row (lines 3)"))
     );
-    let refused = &model.executions[model.execution_index("sallyport:audit-000001:4").unwrap()];
+    let refused = &model.executions[by_seq(4)];
     assert!(
         matches!(&refused.events[1].kind, EventKind::Rejected { reason } if reason == "denied")
     );

@@ -261,6 +261,7 @@ mod tests {
             session_id: None,
             attached: Vec::new(),
             events: 0,
+            first_event: None,
             resolution: None,
         }
     }
