@@ -841,3 +841,100 @@ fn investigate_json_redacts_secret_fields_in_the_event_log() {
         assert!(text.contains("[secret field]"), "{text}");
     }
 }
+
+/// docs/design.md §5.13: a retry that rewrote one argument (the pull
+/// request body) is its own group, linked both ways to the attempts it
+/// follows, in `groups`, `investigate` (text and JSON) and the export.
+#[test]
+fn a_retry_with_one_field_changed_is_linked_to_its_attempt() {
+    let f = root().join("tests/fixtures/near-duplicate.jsonl");
+    let f = f.to_str().unwrap();
+    let v = json(&["groups", "--all", "--json", f]);
+    let groups = v.as_array().unwrap();
+    let pr: Vec<&Value> = groups
+        .iter()
+        .filter(|g| g["tool"] == "create_pull_request")
+        .collect();
+    assert_eq!(pr.len(), 2, "{v:#}");
+    let (retries, first) = (pr[0], pr[1]);
+    assert_eq!(
+        (&retries["verdict"], &retries["calls"]),
+        (&Value::from("safe_retry"), &Value::from(2))
+    );
+    assert_eq!(first["verdict"], "clean");
+    for g in &pr {
+        assert!(
+            g["flags"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("near_duplicate")),
+            "{g:#}"
+        );
+    }
+    // The read is not linked to anything.
+    let read = groups
+        .iter()
+        .find(|g| g["tool"] == "pull_request_read")
+        .unwrap();
+    assert!(
+        !read["flags"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("near_duplicate"))
+    );
+    let (rid, fid) = (
+        retries["group_id"].as_str().unwrap(),
+        first["group_id"].as_str().unwrap(),
+    );
+    for (this, other, verdict, calls) in [(rid, fid, "clean", 1), (fid, rid, "safe_retry", 2)] {
+        let d = json(&["investigate", "--group", this, "--json", f]);
+        assert_eq!(
+            d["near_duplicates"],
+            serde_json::json!([{
+                "group_id": other,
+                "verdict": verdict,
+                "severity": "ok",
+                "calls": calls,
+                "field": "body",
+            }]),
+            "{d:#}"
+        );
+        let finding = d["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["kind"] == "near_duplicate")
+            .unwrap();
+        assert!(
+            finding["detail"].as_str().unwrap().starts_with(&format!(
+                "one argument away from {other} ({verdict}, {calls} call"
+            )),
+            "{finding:#}"
+        );
+    }
+    let out = retrace()
+        .args(["investigate", "--group", rid, f])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let section = text
+        .split("Near duplicates (one argument field away)\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        section.starts_with(&format!("  {fid:<12} clean"))
+            && section.lines().next().unwrap().ends_with("differs in body"),
+        "{text}"
+    );
+    let out = retrace()
+        .args(["export", "--format", "markdown", "--group", rid, f])
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        md.contains(&format!(
+            "### Near duplicates (one argument field away)\n\n| Group | Verdict | Calls | Differs in |\n|---|---|---:|---|\n| `{fid}` | `clean` | 1 | `body` |\n"
+        )),
+        "{md}"
+    );
+}

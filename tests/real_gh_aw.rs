@@ -6,6 +6,7 @@
 
 use retrace::journal::{JournalSource, load};
 use retrace::model::{EventKind, Model, OutcomeKind, Pairing};
+use retrace::query::{Investigation, Setup, Verdict};
 
 mod common;
 
@@ -156,4 +157,54 @@ fn the_other_real_logs_pair_as_their_readme_says() {
             "{f}: {p:?}"
         );
     }
+}
+
+/// README: in docs-unbloat the agent called `create_pull_request` three
+/// times (lines 9, 11, 13); the first body differs from the other two. The
+/// first once stood apart as a clean group with nothing pointing at the
+/// retries; now the two groups name each other, and the field
+/// (docs/design.md §5.13).
+#[test]
+fn the_first_create_pull_request_of_docs_unbloat_is_linked_to_its_retries() {
+    let Some(p) = real_journal(
+        "the_first_create_pull_request_of_docs_unbloat_is_linked_to_its_retries",
+        "gh-aw-mcpg/docs-unbloat-create-pr-retries.jsonl",
+    ) else {
+        return;
+    };
+    let inv = Investigation::open(&Setup::new(vec![p]), &mut |_| {}).unwrap();
+    let lines = |g: &retrace::query::GroupRef<'_>| -> Vec<String> {
+        g.execution_ids()
+            .filter_map(|x| x.rsplit(':').next().map(str::to_string))
+            .collect()
+    };
+    let pr: Vec<_> = inv
+        .all_groups()
+        .filter(|g| g.tool() == "create_pull_request")
+        .collect();
+    assert_eq!(pr.len(), 2);
+    let first = pr.iter().find(|g| lines(g) == ["9"]).unwrap();
+    let retries = pr.iter().find(|g| lines(g) == ["11", "13"]).unwrap();
+    assert_eq!(
+        (first.verdict(), retries.verdict()),
+        (Verdict::Clean, Verdict::SafeRetry)
+    );
+    for (this, other) in [(first, retries), (retries, first)] {
+        let n = this.near_duplicates();
+        assert_eq!(
+            n.iter()
+                .map(|n| (n.group_id.as_str(), n.verdict, n.field.as_str()))
+                .collect::<Vec<_>>(),
+            [(other.id(), other.verdict(), "body")],
+            "{}",
+            this.id()
+        );
+    }
+    // Nothing else of the log is one field away from anything.
+    assert_eq!(
+        inv.all_groups()
+            .filter(|g| !g.near_duplicates().is_empty())
+            .count(),
+        2
+    );
 }
