@@ -25,11 +25,13 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
-/// The most groups one near-duplicate class may hold and still be linked.
+/// The most groups one near-duplicate class may hold and still be linked;
+/// more is a sweep over one argument, not attempts at one action
+/// (docs/design.md §5.13).
 pub const MAX_CLASS: usize = 8;
 
 /// A link from one group to another that differs from it in one argument
-/// field.
+/// field (docs/design.md §5.13).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NearDuplicate {
     /// The other group's id.
@@ -70,7 +72,8 @@ fn record(model: &Model, config: &Config, g: &Group) -> Option<(String, Map<Stri
 /// The one field two argument objects of the same names differ in, as a
 /// path: the differing top-level argument, and inside it, as long as
 /// exactly one member (or item of arrays of one length) differs, that
-/// member. `None` unless exactly one top-level argument differs.
+/// member. `None` unless exactly one top-level argument differs
+/// (docs/design.md §5.13).
 pub fn one_field(a: &Map<String, Value>, b: &Map<String, Value>) -> Option<String> {
     if a.len() != b.len() || a.keys().any(|k| !b.contains_key(k)) {
         return None;
