@@ -474,3 +474,39 @@ fn help_on_every_screen_lists_its_key_table() {
         ]
     );
 }
+
+/// docs/design.md §5.13: Enter on a near duplicate in the group detail
+/// opens that group; `y` there would copy its id.
+#[test]
+fn enter_on_a_near_duplicate_opens_its_group() {
+    let setup = Setup::new(vec!["tests/fixtures/near-duplicate.jsonl".into()]);
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let mut a = App::ready(inv, Theme::default(), Rect::new(0, 0, 120, 40));
+    a.update(Action::ShowGroups);
+    a.update(Action::Open);
+    let first = a.current::<Detail>().unwrap();
+    assert_eq!(first.detail.summary.verdict.as_str(), "safe_retry");
+    let other = first.detail.near_duplicates[0].group_id.clone();
+    a.update(Action::FocusNext);
+    a.update(Action::Bottom);
+    let s = screen(&a, 120, 40);
+    let line = s
+        .lines()
+        .find(|l| l.contains(&other) && l.contains("differs in body"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(line.contains("▶"), "{line}");
+    a.update(Action::Open);
+    let d = a.current::<Detail>().unwrap();
+    assert_eq!(d.detail.summary.group_id, other);
+    assert_eq!(d.detail.near_duplicates[0].field, "body");
+    a.update(Action::Back);
+    assert_eq!(
+        a.current::<Detail>()
+            .unwrap()
+            .detail
+            .summary
+            .verdict
+            .as_str(),
+        "safe_retry"
+    );
+}

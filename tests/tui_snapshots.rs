@@ -115,3 +115,24 @@ fn every_screen_in_both_themes_and_sizes() {
         }
     }
 }
+
+/// The group detail of a retry whose body was rewritten (docs/design.md
+/// §5.13): the near duplicate listed below the findings, selected.
+#[test]
+fn a_near_duplicate_in_the_group_detail() {
+    for theme in themes() {
+        for (w, h) in SIZES {
+            let mut a = app(&["near-duplicate.jsonl"], theme.clone(), w, h);
+            for act in [
+                Action::ShowGroups,
+                Action::Open,
+                Action::FocusNext,
+                Action::Bottom,
+            ] {
+                a.update(act);
+            }
+            let snap = format!("detail_near_duplicate_{w}x{h}_{}", theme.name);
+            insta::assert_snapshot!(snap, styled(&draw(&a, w, h)));
+        }
+    }
+}

@@ -184,7 +184,8 @@ pub fn action_items(
                     "Find out why {target} answered one execution of {tool} in two contradicting ways before trusting either answer."
                 ),
             ),
-            FindingKind::FingerprintMismatch => {}
+            // A link to look at, not something to change.
+            FindingKind::FingerprintMismatch | FindingKind::NearDuplicate => {}
         }
     }
     out

@@ -46,6 +46,9 @@ pub enum FindingKind {
     FingerprintMismatch,
     /// Another group holds the same intent once known equivalents are normalized.
     FingerprintDrift,
+    /// Another group of the same tool, actor and scope differs from this
+    /// one in exactly one argument field (docs/design.md §5.13).
+    NearDuplicate,
     /// The tool has no replay contract.
     NoReplayContract,
     /// The journal does not record the full tool arguments, so distinct
@@ -57,6 +60,9 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
+    /// Every kind, in the order findings are listed.
+    pub const ALL: &'static [FindingKind] = <FindingKind as strum::VariantArray>::VARIANTS;
+
     /// The snake_case name used in `flags`.
     pub fn as_str(self) -> &'static str {
         self.into()
@@ -274,6 +280,41 @@ pub(super) fn jsonrpc_findings(
                 ),
                 evidence: vec![],
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names are a contract (`flags` in `groups --json`,
+    /// docs/design.md §5.9): every kind, in the order findings are listed.
+    #[test]
+    fn finding_names_are_a_contract() {
+        let names: Vec<&str> = FindingKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "cancel_after_completion",
+                "late_response",
+                "jsonrpc_id_reuse",
+                "key_per_attempt",
+                "key_reused_across_intents",
+                "fingerprint_mismatch",
+                "fingerprint_drift",
+                "near_duplicate",
+                "no_replay_contract",
+                "arguments_not_logged",
+                "outcome_contradiction",
+            ]
+        );
+        for k in FindingKind::ALL {
+            assert_eq!(k.as_str().parse::<FindingKind>().ok(), Some(*k));
+            assert_eq!(
+                serde_json::to_value(k).ok(),
+                Some(serde_json::Value::from(k.as_str()))
+            );
         }
     }
 }

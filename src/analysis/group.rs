@@ -79,6 +79,10 @@ pub struct Group {
     pub asked: Basis,
     /// Extra findings.
     pub findings: Vec<Finding>,
+    /// Groups that differ from this one in one argument field, with the
+    /// field (docs/design.md §5.13); each also gives a `near_duplicate`
+    /// finding.
+    pub near_duplicates: Vec<super::near::NearDuplicate>,
     /// Each execution's own status verdict (the docs/design.md §5 rows about one
     /// execution: rejected, pending verification, undelivered result, safe
     /// retry, clean), aligned with `executions`; `None` when a later call
@@ -403,6 +407,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         cause,
         asked,
         findings,
+        near_duplicates: Vec::new(),
         statuses,
         contract: d.contract,
     }

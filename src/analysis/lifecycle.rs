@@ -74,12 +74,13 @@ fn contradicts(a: TargetAnswer, b: TargetAnswer) -> bool {
 /// * HTTP 409 → [`TargetAnswer::Conflict`]; 422, or 400 when a key was
 ///   sent → [`TargetAnswer::KeyRefused`] (Idempotency-Key draft §2.7)
 /// * success → performed; not_executed → not performed
+/// * any answer whose pairing with its request a reader marked uncertain
+///   ([`crate::model::Pairing::is_uncertain`]: it may be another call's, so
+///   the call's own outcome is not known; docs/design.md §2.5) →
+///   ambiguous, a success as much as a failure
 /// * failure with an ambiguous status ([`AMBIGUOUS_STATUSES`]) or a non-zero
 ///   SSH exit status (the command ran) → ambiguous; other failures → not
 ///   performed
-/// * a failure whose pairing with its request a reader marked uncertain
-///   ([`crate::model::Pairing::is_uncertain`]: it may be another call's) →
-///   ambiguous
 /// * unknown → no answer
 pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
     let EventKind::Outcome {
@@ -94,6 +95,9 @@ pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
     };
     match (outcome, target_status) {
         (OutcomeKind::Unknown, _) => TargetAnswer::NoAnswer,
+        // docs/design.md §2.5: an answer that may be another call's says
+        // nothing about this call.
+        _ if e.facts().pairing.is_uncertain() => TargetAnswer::Ambiguous,
         (OutcomeKind::Success, _) if *replayed => TargetAnswer::Replayed,
         (_, Some(409)) => TargetAnswer::Conflict,
         (_, Some(422)) => TargetAnswer::KeyRefused,
@@ -106,7 +110,6 @@ pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
         (OutcomeKind::Failure, None) if exit_status.is_some_and(|x| x != 0) => {
             TargetAnswer::Ambiguous
         }
-        (OutcomeKind::Failure, _) if e.facts().pairing.is_uncertain() => TargetAnswer::Ambiguous,
         (OutcomeKind::Failure, _) => TargetAnswer::NotPerformed,
     }
 }
@@ -477,7 +480,7 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ActionRecord, CallRef, Event, Layer, ReaderFacts, SourceRef};
+    use crate::model::{ActionRecord, CallRef, Event, Layer, Pairing, ReaderFacts, SourceRef};
 
     fn at(s: u32) -> DateTime<Utc> {
         DateTime::from_timestamp(1_800_000_000 + i64::from(s), 0).unwrap()
@@ -576,5 +579,65 @@ mod tests {
         ]));
         assert!(!l.stopped_inside);
         assert_eq!(l.dispatch(), Dispatch::Dispatched);
+    }
+
+    fn outcome(outcome: OutcomeKind, status: Option<u16>, pairing: Pairing) -> Event {
+        let mut kind = EventKind::response_outcome(outcome, None, None);
+        if let EventKind::Outcome { target_status, .. } = &mut kind {
+            *target_status = status;
+        }
+        Event::new(
+            chrono::DateTime::from_timestamp(1_780_000_000, 0).unwrap_or_default(),
+            kind,
+            SourceRef::Line {
+                journal: 0,
+                line: 3,
+                offset: 0,
+                len: 0,
+            },
+        )
+        .with_facts(ReaderFacts {
+            pairing,
+            ..ReaderFacts::default()
+        })
+    }
+
+    /// docs/design.md §2.5: an answer that may be another call's says
+    /// nothing about this call, whatever it says; a pairing that is only by
+    /// position, or by content, is read as written.
+    #[test]
+    fn an_uncertain_pairing_makes_any_answer_ambiguous() {
+        let uncertain = || Pairing::ByPosition {
+            why: "the answers differ".into(),
+            uncertain: true,
+        };
+        let position = || Pairing::ByPosition {
+            why: "2 requests were in flight".into(),
+            uncertain: false,
+        };
+        let content = || Pairing::ByContent {
+            why: "the error names it".into(),
+        };
+        for (o, status, plain) in [
+            (OutcomeKind::Success, None, TargetAnswer::Performed),
+            (OutcomeKind::Failure, None, TargetAnswer::NotPerformed),
+            (OutcomeKind::Failure, Some(409), TargetAnswer::Conflict),
+            (OutcomeKind::NotExecuted, None, TargetAnswer::NotPerformed),
+            (OutcomeKind::Failure, Some(503), TargetAnswer::Ambiguous),
+        ] {
+            assert_eq!(
+                target_answer(&outcome(o, status, uncertain()), false),
+                TargetAnswer::Ambiguous,
+                "{o:?} {status:?}"
+            );
+            for p in [Pairing::ById, position(), content()] {
+                assert_eq!(target_answer(&outcome(o, status, p), false), plain);
+            }
+        }
+        // No answer stays no answer.
+        assert_eq!(
+            target_answer(&outcome(OutcomeKind::Unknown, None, uncertain()), false),
+            TargetAnswer::NoAnswer
+        );
     }
 }

@@ -9,6 +9,7 @@ pub mod findings;
 pub mod fingerprint;
 mod group;
 pub mod lifecycle;
+pub mod near;
 mod questions;
 pub mod resolution;
 pub mod verdict;
@@ -298,6 +299,7 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
     }
     drift_findings(&drift, &mut groups);
     default_drift_findings(model, config, &mut groups);
+    near::near_duplicate_findings(model, config, &mut groups);
     jsonrpc_findings(model, &lifecycles, &execution_group, &mut groups);
     for g in &mut groups {
         g.findings

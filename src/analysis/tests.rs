@@ -721,3 +721,335 @@ fn a_reviewed_ambiguous_answer_is_worded_as_the_reviewers() {
     );
     assert!(reason.contains("did not tell"), "{reason}");
 }
+
+/// One completed call of `tool` with `args` at `at` (execution `x`).
+fn call_with(seq: &mut u32, x: &str, at: &str, tool: &str, args: &str) -> Vec<String> {
+    call_as(seq, x, at, ("a", tool, "run:1"), args)
+}
+
+/// One completed call of (actor, tool, intent scope) with `args` at `at`
+/// (execution `x`).
+fn call_as(
+    seq: &mut u32,
+    x: &str,
+    at: &str,
+    (actor, tool, scope): (&str, &str, &str),
+    args: &str,
+) -> Vec<String> {
+    let n = *seq;
+    *seq += 4;
+    vec![
+        ev(
+            n,
+            at,
+            x,
+            "accepted",
+            &format!(
+                r#","call":{{"call_id":"c{n}","session_id":"s1"}},"action":{{"actor":"{actor}","tool":"{tool}","arguments":{args},"intent_scope":"{scope}"}}"#
+            ),
+        ),
+        ev(n + 1, at, x, "dispatched", ""),
+        ev(n + 2, at, x, "outcome", r#","outcome":"success""#),
+        ev(n + 3, at, x, "delivered", ""),
+    ]
+}
+
+/// The near-duplicate links (design §5.13): (group's argument `v`, linked
+/// group's, field), sorted.
+fn near_links(inv: &Investigation) -> Vec<(String, String, String)> {
+    let v = |g: &Group| {
+        inv.model
+            .execution(g.executions[0])
+            .action()
+            .and_then(|a| a.arguments())
+            .map(|a| serde_json::Value::Object(a.clone()).to_string())
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for g in &inv.analysis.groups {
+        assert_eq!(
+            g.near_duplicates.len(),
+            g.findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::NearDuplicate)
+                .count()
+        );
+        for n in &g.near_duplicates {
+            let o = inv
+                .analysis
+                .groups
+                .iter()
+                .find(|o| o.id == n.group_id)
+                .unwrap();
+            out.push((v(g), v(o), n.field.clone()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// docs/design.md §5.13: groups of one tool, actor and scope whose
+/// arguments differ in exactly one field are linked, both ways, naming the
+/// field; the verdicts do not move. (The first create_pull_request of a
+/// real gateway log, whose body a retry rewrote, once stood apart as a
+/// clean group of its own.)
+#[test]
+fn groups_one_argument_field_apart_are_linked() {
+    let mut seq = 1;
+    let mut l = vec![session("s1", 1)];
+    l.extend(call_with(
+        &mut seq,
+        "x1",
+        "10:00:00",
+        "deploy",
+        r#"{"service":"api","body":"v1"}"#,
+    ));
+    l.extend(call_with(
+        &mut seq,
+        "x2",
+        "10:01:00",
+        "deploy",
+        r#"{"service":"api","body":"v2"}"#,
+    ));
+    // One leaf deep: the path names it.
+    l.extend(call_with(
+        &mut seq,
+        "x3",
+        "10:02:00",
+        "deploy",
+        r#"{"o":{"region":"eu","n":1}}"#,
+    ));
+    l.extend(call_with(
+        &mut seq,
+        "x4",
+        "10:03:00",
+        "deploy",
+        r#"{"o":{"region":"us","n":1}}"#,
+    ));
+    // Two fields apart, other argument names: no link.
+    l.extend(call_with(
+        &mut seq,
+        "x5",
+        "10:04:00",
+        "deploy",
+        r#"{"a":1,"b":1}"#,
+    ));
+    l.extend(call_with(
+        &mut seq,
+        "x6",
+        "10:04:30",
+        "deploy",
+        r#"{"a":2,"b":2}"#,
+    ));
+    l.extend(call_with(
+        &mut seq,
+        "x7",
+        "10:05:00",
+        "deploy",
+        r#"{"a":1,"c":1}"#,
+    ));
+    // "7" and 7 are one value written twice: drift, not a near duplicate.
+    l.extend(call_with(
+        &mut seq,
+        "x8",
+        "10:06:00",
+        "deploy",
+        r#"{"id":"7"}"#,
+    ));
+    l.extend(call_with(
+        &mut seq,
+        "x9",
+        "10:06:30",
+        "deploy",
+        r#"{"id":7}"#,
+    ));
+    // A read-only tool links nothing.
+    l.extend(call_with(
+        &mut seq,
+        "x10",
+        "10:07:00",
+        "read",
+        r#"{"p":"a"}"#,
+    ));
+    l.extend(call_with(
+        &mut seq,
+        "x11",
+        "10:07:10",
+        "read",
+        r#"{"p":"b"}"#,
+    ));
+    let inv = investigate(&l, vec![]);
+    assert_eq!(
+        near_links(&inv),
+        [
+            (
+                r#"{"body":"v1","service":"api"}"#.to_string(),
+                r#"{"body":"v2","service":"api"}"#.to_string(),
+                "body".to_string()
+            ),
+            (
+                r#"{"body":"v2","service":"api"}"#.to_string(),
+                r#"{"body":"v1","service":"api"}"#.to_string(),
+                "body".to_string()
+            ),
+            (
+                r#"{"o":{"n":1,"region":"eu"}}"#.to_string(),
+                r#"{"o":{"n":1,"region":"us"}}"#.to_string(),
+                "o.region".to_string()
+            ),
+            (
+                r#"{"o":{"n":1,"region":"us"}}"#.to_string(),
+                r#"{"o":{"n":1,"region":"eu"}}"#.to_string(),
+                "o.region".to_string()
+            ),
+        ]
+    );
+    let g = inv
+        .analysis
+        .groups
+        .iter()
+        .find(|g| !g.near_duplicates.is_empty())
+        .unwrap();
+    let f = g
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::NearDuplicate)
+        .unwrap();
+    assert!(
+        f.detail.starts_with(&format!(
+            "one argument away from {} (clean, 1 call)",
+            g.near_duplicates[0].group_id
+        )) && f.detail.ends_with("differ only in body"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        inv.analysis
+            .groups
+            .iter()
+            .all(|g| g.verdict == Verdict::Clean)
+    );
+}
+
+/// Outside the attach window, or in a sweep over one argument (more than
+/// `MAX_CLASS` groups differing in it), nothing is linked.
+#[test]
+fn near_duplicates_stay_in_the_window_and_skip_sweeps() {
+    let mut seq = 1;
+    let mut l = vec![session("s1", 1)];
+    // deploy's window is 10 minutes.
+    l.extend(call_with(
+        &mut seq,
+        "x1",
+        "10:00:00",
+        "deploy",
+        r#"{"v":1}"#,
+    ));
+    l.extend(call_with(
+        &mut seq,
+        "x2",
+        "10:30:00",
+        "deploy",
+        r#"{"v":2}"#,
+    ));
+    let inv = investigate(&l, vec![]);
+    assert!(near_links(&inv).is_empty());
+    let sweep = |n: usize| {
+        let mut seq = 1;
+        let mut l = vec![session("s1", 1)];
+        for i in 0..n {
+            l.extend(call_with(
+                &mut seq,
+                &format!("x{i}"),
+                &format!("10:00:{i:02}"),
+                "deploy",
+                &format!(r#"{{"issue":{}}}"#, 100 + i),
+            ));
+        }
+        near_links(&investigate(&l, vec![])).len()
+    };
+    assert_eq!(
+        sweep(near::MAX_CLASS),
+        near::MAX_CLASS * (near::MAX_CLASS - 1)
+    );
+    assert_eq!(sweep(near::MAX_CLASS + 1), 0);
+}
+
+/// Another tool, actor or intent scope is another action, however close
+/// the arguments (docs/design.md §5.13).
+#[test]
+fn near_duplicates_share_tool_actor_and_scope() {
+    let mut seq = 1;
+    let mut l = vec![session("s1", 1)];
+    let base = ("a", "deploy", "run:1");
+    l.extend(call_as(&mut seq, "x1", "10:00:00", base, r#"{"v":1}"#));
+    l.extend(call_as(
+        &mut seq,
+        "x2",
+        "10:00:10",
+        ("a", "publish", "run:1"),
+        r#"{"v":2}"#,
+    ));
+    l.extend(call_as(
+        &mut seq,
+        "x3",
+        "10:00:20",
+        ("b", "deploy", "run:1"),
+        r#"{"v":3}"#,
+    ));
+    l.extend(call_as(
+        &mut seq,
+        "x4",
+        "10:00:30",
+        ("a", "deploy", "run:2"),
+        r#"{"v":4}"#,
+    ));
+    let inv = investigate(&l, vec![]);
+    assert_eq!(inv.analysis.groups.len(), 4);
+    assert!(near_links(&inv).is_empty(), "{:?}", near_links(&inv));
+    // The same four with the base tool, actor and scope: every pair.
+    let mut seq = 1;
+    let mut l = vec![session("s1", 1)];
+    for (i, at) in ["10:00:00", "10:00:10", "10:00:20", "10:00:30"]
+        .iter()
+        .enumerate()
+    {
+        l.extend(call_as(
+            &mut seq,
+            &format!("x{i}"),
+            at,
+            base,
+            &format!(r#"{{"v":{i}}}"#),
+        ));
+    }
+    assert_eq!(near_links(&investigate(&l, vec![])).len(), 12);
+}
+
+/// Many groups of one tool, actor, scope and argument names (a bucket of
+/// 600): the 300 retries that changed one field are linked to their
+/// attempt and to nothing else; the sweep over the other field links
+/// nothing (docs/design.md §5.13).
+#[test]
+fn a_large_bucket_links_only_its_retries() {
+    let mut seq = 1;
+    let mut l = vec![session("s1", 1)];
+    for i in 0..600 {
+        l.extend(call_with(
+            &mut seq,
+            &format!("x{i}"),
+            &format!("10:{:02}:{:02}", i / 2 / 60, i / 2 % 60),
+            "deploy",
+            &format!(r#"{{"service":"s{}","body":"v{}"}}"#, i / 2, i % 2),
+        ));
+    }
+    let inv = investigate(&l, vec![]);
+    assert_eq!(inv.analysis.groups.len(), 600);
+    let links = near_links(&inv);
+    assert_eq!(links.len(), 600);
+    assert!(
+        links.iter().all(|(a, b, f)| f == "body"
+            && a.replace("v0", "v1") == b.replace("v0", "v1")
+            && a != b),
+        "{links:?}"
+    );
+}

@@ -191,13 +191,22 @@ pub fn groups(
             .all_groups()
             .filter(|g| !g.worth_a_look() && g.has(FindingKind::FingerprintDrift))
             .count();
-        let drift = if drifted > 0 {
+        let mut drift = if drifted > 0 {
             format!(
                 ", {drifted} of them flagged fingerprint_drift (the same intent written differently)"
             )
         } else {
             String::new()
         };
+        let near = inv
+            .all_groups()
+            .filter(|g| !g.worth_a_look() && g.has(FindingKind::NearDuplicate))
+            .count();
+        if near > 0 {
+            drift.push_str(&format!(
+                ", {near} flagged near_duplicate (one argument field away from another group)"
+            ));
+        }
         writeln!(
             out,
             "({hidden} clean single-call group(s) not shown{drift}; --all lists them)"
@@ -316,6 +325,22 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
             for e in &f.evidence {
                 writeln!(out, "       evidence: {}{}", escape(&e.cite()), mark(e))?;
             }
+        }
+    }
+    // docs/design.md §5.13: the groups one argument field away.
+    if !d.near_duplicates.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Near duplicates (one argument field away)")?;
+        for n in &d.near_duplicates {
+            writeln!(
+                out,
+                "  {:<12} {} {:>3} call{}  differs in {}",
+                n.group_id,
+                verdict(n.verdict, 24),
+                n.calls,
+                if n.calls == 1 { " " } else { "s" },
+                escape(&n.field)
+            )?;
         }
     }
     Ok(())

@@ -367,6 +367,24 @@ fn group(s: &mut String, g: &GroupReport) {
         let _ = writeln!(s);
     }
 
+    // docs/design.md §5.13: the groups one argument field away.
+    if !g.near_duplicates.is_empty() {
+        let _ = writeln!(s, "### Near duplicates (one argument field away)\n");
+        let _ = writeln!(s, "| Group | Verdict | Calls | Differs in |");
+        let _ = writeln!(s, "|---|---|---:|---|");
+        for n in &g.near_duplicates {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                code(&n.group_id),
+                code(n.verdict.as_str()),
+                n.calls,
+                code(&n.field)
+            );
+        }
+        let _ = writeln!(s);
+    }
+
     let _ = writeln!(s, "### Reviewer decisions\n");
     if g.decisions.is_empty() {
         let _ = writeln!(s, "None recorded.\n");

@@ -22,7 +22,7 @@ mod report;
 pub use chain::{ChainCheck, evidence_chain_fields, evidence_chain_verified, unverified_mark};
 pub use report::{
     ActionItemReport, CaseInfo, ChainLine, ChainState, DecisionReport, FindingReport, GroupReport,
-    Impact, JournalInfo, QuestionReport, Report, TimelineRow,
+    Impact, JournalInfo, NearDuplicateReport, QuestionReport, Report, TimelineRow,
 };
 
 use crate::model::{EventKind, JournalId, SourceRef};
@@ -213,6 +213,18 @@ impl<N: Namer> Builder<'_, N> {
                 evidence: q.evidence.iter().map(|v| self.cite(v)).collect(),
             })
             .collect();
+        // The groups a near_duplicate finding names (docs/design.md §5.13)
+        // get their pseudonyms before the findings' words are replaced.
+        let near_duplicates = detail
+            .near_duplicates
+            .iter()
+            .map(|n| NearDuplicateReport {
+                group_id: self.namer.id(Class::Group, &n.group_id),
+                verdict: n.verdict,
+                calls: n.calls,
+                field: n.field.clone(),
+            })
+            .collect();
         let findings = detail
             .findings
             .iter()
@@ -302,6 +314,7 @@ impl<N: Namer> Builder<'_, N> {
             timeline,
             questions,
             findings,
+            near_duplicates,
             decisions: decision_reports,
             chain,
             sequence_diagram: String::new(),

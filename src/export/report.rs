@@ -117,6 +117,21 @@ pub struct FindingReport {
     pub evidence: Vec<String>,
 }
 
+/// A group one argument field away from the exported one (docs/design.md
+/// §5.13).
+#[derive(Debug, Clone, Serialize)]
+pub struct NearDuplicateReport {
+    /// The linked group's id (a pseudonym under `--anonymize`).
+    pub group_id: String,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Its calls.
+    pub calls: usize,
+    /// The argument field the two groups differ in, as a path (`body`,
+    /// `options.region`); argument names are kept under `--anonymize`.
+    pub field: String,
+}
+
 /// One reviewer decision about an execution of the group.
 #[derive(Debug, Clone, Serialize)]
 pub struct DecisionReport {
@@ -186,6 +201,9 @@ pub struct GroupReport {
     pub questions: Vec<QuestionReport>,
     /// Findings.
     pub findings: Vec<FindingReport>,
+    /// Groups one argument field away (docs/design.md §5.13), each also a
+    /// `near_duplicate` finding.
+    pub near_duplicates: Vec<NearDuplicateReport>,
     /// Reviewer decisions.
     pub decisions: Vec<DecisionReport>,
     /// Chain status of the evidence.

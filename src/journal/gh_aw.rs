@@ -8,23 +8,27 @@
 //!
 //! The log has no execution identity: every `tools/call` request is its own
 //! execution, accepted and dispatched when the gateway sent it to the server.
-//! Requests carry no JSON-RPC id and responses reuse ids, so responses are
-//! paired with requests by position per `server_id` (first in, first out).
-//! When several requests to one server were in flight, the outcome event's
-//! pairing is [`Pairing::ByPosition`], because the server may have answered
-//! out of order. Outcomes are held per burst (a burst ends when the next
-//! request finds the server idle). A failure's pairing is marked uncertain
-//! when it was paired by position in a burst whose answers differ, or when
-//! its burst got an answer with no request in flight (its pairings are off
-//! by one): it may be another call's, so analysis reads it as ambiguous, the
-//! cautious side (a success already reads as "acted"). A request with no
-//! response has an unknown outcome. A
+//! Requests carry no JSON-RPC id and responses reuse ids, so answers are
+//! paired with requests per `server_id` and per burst (a stretch in which
+//! requests to the server overlapped; it ends when the next request finds
+//! the server idle), as docs/design.md §2.5 says: by content where an
+//! answer names its request ([`Pairing::ByContent`]; see
+//! [`super::pairing`]), the rest by position, first in, first out
+//! ([`Pairing::ByPosition`] when several requests were in flight, because
+//! the server may have answered out of order). A pairing by position is
+//! uncertain when the answers its call may have got differ (a failure among
+//! successes, a request of the burst that never got an answer), for
+//! successes and failures alike, and for a failure in a burst that got an
+//! answer with no request in flight (its pairings are off by one): the
+//! answer may be another call's, so analysis reads it as ambiguous. A
+//! request with no response has an unknown outcome. A
 //! response is a failure when it carries a JSON-RPC `error`, `result.isError`
 //! is true, the gateway envelope has an `error` field, or a safe-outputs text
 //! result says `{"result":"error"}`.
 
 use super::exchange::{self, Answer, Call, Dispatch, End, Pending};
 use super::fields::{missing, parse_object, parse_time, type_name};
+use super::pairing;
 use super::{
     BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line,
 };
@@ -80,7 +84,7 @@ impl JournalReader for GhAwReader {
             scope: ctx.journal_scope(),
             pending: HashMap::new(),
             other_events: 0,
-            positional: 0,
+            counts: Counts::default(),
             bursts: HashMap::new(),
         };
         for_each_line(ctx, |ctx, line| {
@@ -92,11 +96,12 @@ impl JournalReader for GhAwReader {
     }
 }
 
-/// A request waiting for its answer: a `tools/call`, or another request
+/// A request waiting for its answer: a `tools/call` (its place among the
+/// calls of its server's burst), or another request, sent at that time,
 /// that keeps the queue aligned (the server answers it too).
 enum Slot {
-    Call(Pending),
-    Other,
+    Call(usize),
+    Other(DateTime<Utc>),
 }
 
 /// The requests to one server waiting for their answers, oldest first.
@@ -128,70 +133,268 @@ struct State {
     scope: String,
     pending: HashMap<String, Waiting>,
     other_events: u64,
-    positional: u64,
-    /// Per server, the responses of the current burst (a stretch in which
-    /// requests to that server were in flight without a break).
+    /// What the bursts' pairings came to, for the load notes.
+    counts: Counts,
+    /// Per server, the current burst (a stretch in which requests to that
+    /// server were in flight without a break).
     bursts: HashMap<String, Burst>,
 }
 
-/// The responses of one burst: outcome events are held until the burst
-/// ends, because whether a positional pairing can be trusted depends on
-/// whether the burst's answers differ.
+/// How answers were paired, over the whole log.
 #[derive(Default)]
-struct Burst {
-    failures: usize,
-    successes: usize,
-    /// Answers that came with no request in flight.
-    orphans: usize,
-    held: Vec<Held>,
+struct Counts {
+    /// Paired by position while several requests were in flight.
+    positional: u64,
+    /// Of those, the ones whose answer may be another call's.
+    uncertain: u64,
+    /// Paired by content.
+    by_content: u64,
+    /// Lines of `tools/call` requests that never got an answer.
+    unanswered: Vec<u32>,
 }
 
-/// An answer held until its burst ends, with the call it answers.
-struct Held {
-    call: Pending,
-    answer: Answer,
+/// One burst of a server: its calls and answers are held until it ends,
+/// because which answer is whose is decided over the whole burst
+/// (docs/design.md §2.5): by content where an answer names its call, the
+/// rest by position, and a pairing by position is uncertain when the
+/// answers its call may have got differ.
+#[derive(Default)]
+struct Burst {
+    /// The `tools/call` requests, in the order sent.
+    calls: Vec<BurstCall>,
+    /// Every answer, in the order received.
+    answers: Vec<BurstAnswer>,
+    /// Whether requests other than `tools/call` (a `tools/list`) were in
+    /// flight: their answers may name any tool, so the burst is paired by
+    /// position only.
+    others: bool,
+    /// Answers that came with no request in flight.
+    orphans: usize,
+    /// When the other requests still waiting at the end of the journal
+    /// were sent: an answer a call got may be theirs.
+    open_others: Vec<DateTime<Utc>>,
+}
+
+/// A `tools/call` of a burst.
+struct BurstCall {
+    pending: Pending,
+    sent: DateTime<Utc>,
+    tool: String,
+    arguments: Value,
+}
+
+/// An answer of a burst.
+struct BurstAnswer {
+    at: DateTime<Utc>,
+    source: SourceRef,
+    failure: bool,
+    /// How it ends its call; `None` for the answer to another request or
+    /// one with no request in flight.
+    end: Option<End>,
+    /// The call position gives it (first in, first out over every request).
+    fifo: Option<usize>,
+    /// The most requests in flight together while that call waited.
+    in_flight: usize,
+    /// What it says, for pairing by content; `None` when the burst cannot
+    /// be paired by content.
+    text: Option<String>,
 }
 
 impl Burst {
-    /// Emits the held answers, marking as uncertain the pairing of the
-    /// failures paired by position in a burst whose answers differ, and of
-    /// every failure of a burst that had an answer with no request (its
-    /// pairings are off).
-    fn flush(self, ctx: &mut ReadCtx<'_>) {
-        let mixed = self.failures > 0 && self.successes > 0;
-        for Held { call, mut answer } in self.held {
-            let failure = matches!(
-                answer.end,
-                End::Outcome {
-                    outcome: OutcomeKind::Failure,
-                    ..
-                }
-            );
-            let why = if !failure {
-                None
-            } else if self.orphans > 0 {
-                Some(format!(
-                    "{} answer(s) to this server came with no request in flight: the pairing is off, and this failure may be another call's",
-                    self.orphans
-                ))
-            } else if mixed && matches!(answer.pairing, Pairing::ByPosition { .. }) {
-                Some(format!(
-                    "the {} answers to overlapping requests differ ({} failed, {} succeeded): this failure may be another call's",
-                    self.failures + self.successes,
-                    self.failures,
-                    self.successes
-                ))
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                answer.pairing = Pairing::ByPosition {
-                    why,
-                    uncertain: true,
-                };
+    /// Whether answers can still be paired by content (see [`Burst::others`]
+    /// and [`pairing::MAX_BURST`]; with an answer too many, position is
+    /// off and content is not tried either).
+    fn by_content(&self) -> bool {
+        !self.others && self.orphans == 0 && self.calls.len() <= pairing::MAX_BURST
+    }
+
+    /// For each answer, its call and, when paired by content, why.
+    fn assign(&self) -> Vec<Option<(usize, Option<String>)>> {
+        let texts: Option<Vec<&str>> = self.answers.iter().map(|a| a.text.as_deref()).collect();
+        match texts {
+            Some(texts) if self.by_content() && self.calls.len() > 1 => {
+                let requests: Vec<pairing::Request<'_>> = self
+                    .calls
+                    .iter()
+                    .map(|c| pairing::Request {
+                        sent: c.sent,
+                        tool: &c.tool,
+                        arguments: &c.arguments,
+                    })
+                    .collect();
+                let replies: Vec<pairing::Reply<'_>> = self
+                    .answers
+                    .iter()
+                    .zip(texts)
+                    .map(|(a, text)| pairing::Reply {
+                        at: a.at,
+                        failure: a.failure,
+                        text,
+                    })
+                    .collect();
+                pairing::pair(&requests, &replies)
+                    .into_iter()
+                    .map(|p| p.map(|p| (p.request, p.by_content)))
+                    .collect()
             }
-            call.answer(ctx, answer);
+            _ => self
+                .answers
+                .iter()
+                .map(|a| a.fifo.map(|c| (c, None)))
+                .collect(),
         }
+    }
+
+    /// Pairs the burst's answers with its calls and emits them; `server`
+    /// names the server in the words of a pairing. The calls left without
+    /// an answer (at the end of the journal) go to `counts.unanswered`.
+    ///
+    /// A call paired by position while others were in flight may have got
+    /// any answer of the burst not paired by content that came after it
+    /// was sent (docs/design.md §2.5); when those differ (a failure among
+    /// successes, or a call of the burst never answered), its pairing is
+    /// uncertain, whether its own answer is a success or a failure. After
+    /// an answer that came with no request in flight, every failure paired
+    /// by position is uncertain (the pairings are off by one).
+    fn flush(self, ctx: &mut ReadCtx<'_>, server: &str, counts: &mut Counts) {
+        let assigned = self.assign();
+        let Burst {
+            calls,
+            answers,
+            others: _,
+            orphans,
+            open_others,
+        } = self;
+        let n = answers.len();
+        let times: Vec<DateTime<Utc>> = answers.iter().map(|a| a.at).collect();
+        // From each answer on: the failures and successes not paired by
+        // content.
+        let (mut failed_from, mut ok_from) = (vec![0usize; n + 1], vec![0usize; n + 1]);
+        for j in (0..n).rev() {
+            let free = assigned[j].as_ref().is_none_or(|(_, why)| why.is_none());
+            failed_from[j] = failed_from[j + 1] + usize::from(free && answers[j].failure);
+            ok_from[j] = ok_from[j + 1] + usize::from(free && !answers[j].failure);
+        }
+        let mut answered = vec![false; calls.len()];
+        for (c, _) in assigned.iter().flatten() {
+            if let Some(a) = answered.get_mut(*c) {
+                *a = true;
+            }
+        }
+        // Calls never answered (the journal ended first): an answer another
+        // call got may be theirs.
+        let open: Vec<DateTime<Utc>> = calls
+            .iter()
+            .zip(&answered)
+            .filter(|(_, done)| !**done)
+            .map(|(c, _)| c.sent)
+            .chain(open_others)
+            .collect();
+        let mut calls: Vec<Option<BurstCall>> = calls.into_iter().map(Some).collect();
+        for (a, assigned) in answers.into_iter().zip(assigned) {
+            let (Some((c, content)), Some(end)) = (assigned, a.end) else {
+                continue;
+            };
+            let Some(call) = calls.get_mut(c).and_then(Option::take) else {
+                continue;
+            };
+            let mut answer = Answer::new(a.at, a.source, end);
+            answer.pairing = match content {
+                Some(why) => {
+                    counts.by_content += 1;
+                    Pairing::ByContent { why }
+                }
+                None if a.in_flight > 1 || orphans > 0 => {
+                    // The answers this call may have got: every one from
+                    // the first that came after it was sent.
+                    let from = times.partition_point(|t| *t < call.sent);
+                    let doubt = Doubt {
+                        server,
+                        in_flight: a.in_flight,
+                        failure: a.failure,
+                        orphans,
+                        failed: failed_from[from],
+                        ok: ok_from[from],
+                        open: open.iter().filter(|t| **t <= a.at).count(),
+                    };
+                    match doubt.why() {
+                        Some(why) => {
+                            counts.positional += 1;
+                            counts.uncertain += 1;
+                            Pairing::ByPosition {
+                                why,
+                                uncertain: true,
+                            }
+                        }
+                        None if a.in_flight > 1 => {
+                            counts.positional += 1;
+                            Pairing::ByPosition {
+                                why: format!(
+                                    "{} requests to {server} were in flight; the server may have answered out of order",
+                                    a.in_flight
+                                ),
+                                uncertain: false,
+                            }
+                        }
+                        None => Pairing::ById,
+                    }
+                }
+                None => Pairing::ById,
+            };
+            call.pending.answer(ctx, answer);
+        }
+        counts.unanswered.extend(
+            calls
+                .into_iter()
+                .flatten()
+                .map(|c| c.pending.source().position()),
+        );
+    }
+}
+
+/// What a call paired by position may have got instead of its answer.
+struct Doubt<'a> {
+    server: &'a str,
+    in_flight: usize,
+    /// Whether its own answer is a failure.
+    failure: bool,
+    /// Answers of the burst that came with no request in flight.
+    orphans: usize,
+    /// Answers it may have got (not paired by content, after it was sent)
+    /// that failed, and that succeeded (its own among them).
+    failed: usize,
+    ok: usize,
+    /// Calls of the burst never answered, sent before its answer came.
+    open: usize,
+}
+
+impl Doubt<'_> {
+    /// Why the answer may be another call's, or `None` when whichever it
+    /// got says the same.
+    fn why(&self) -> Option<String> {
+        if self.orphans > 0 && self.failure {
+            return Some(format!(
+                "{} answer(s) to this server came with no request in flight: the pairing is off, and this failure may be another call's",
+                self.orphans
+            ));
+        }
+        let differ = if self.failure {
+            self.ok > 0
+        } else {
+            self.failed > 0
+        };
+        if !differ && self.open == 0 {
+            return None;
+        }
+        let never = match self.open {
+            0 => String::new(),
+            1 => ", and 1 request sent before it never got an answer".to_string(),
+            k => format!(", and {k} requests sent before it never got an answer"),
+        };
+        Some(format!(
+            "{} requests to {} were in flight and the answers this call may have got differ ({} failed, {} succeeded{never}): this answer may be another call's",
+            self.in_flight, self.server, self.failed, self.ok
+        ))
     }
 }
 
@@ -282,17 +485,20 @@ impl State {
         if self.pending.get(&server).is_none_or(|w| w.queue.is_empty())
             && let Some(b) = self.bursts.remove(&server)
         {
-            b.flush(ctx);
+            b.flush(ctx, &server, &mut self.counts);
         }
         let queue = self.pending.entry(server.clone()).or_default();
+        let burst = self.bursts.entry(server.clone()).or_default();
         if method != "tools/call" {
-            queue.push(Slot::Other);
+            queue.push(Slot::Other(at));
+            burst.others = true;
             return Ok(());
         }
         let params = payload.get("params").cloned().unwrap_or(Value::Null);
         let Some(tool) = params.get("name").and_then(Value::as_str) else {
             // Keep the queue aligned: the server will still answer it.
-            queue.push(Slot::Other);
+            queue.push(Slot::Other(at));
+            burst.others = true;
             return Err("tools/call request without `payload.params.name`".into());
         };
         let arguments = match params.get("arguments") {
@@ -339,7 +545,14 @@ impl State {
                 c.extra.insert(k.to_string(), v.clone());
             }
         }
-        queue.push(Slot::Call(exchange::request(ctx, c)));
+        let arguments = c.action.arguments().cloned().map(Value::Object);
+        queue.push(Slot::Call(burst.calls.len()));
+        burst.calls.push(BurstCall {
+            pending: exchange::request(ctx, c),
+            sent: at,
+            tool: tool.to_string(),
+            arguments: arguments.unwrap_or(Value::Null),
+        });
         Ok(())
     }
 
@@ -363,71 +576,79 @@ impl State {
         let in_flight = queue.peak;
         let popped = queue.queue.pop_front();
         let (outcome, error) = classify(m, payload);
+        let failure = outcome == OutcomeKind::Failure;
         let burst = self.bursts.entry(server.to_string()).or_default();
-        if outcome == OutcomeKind::Failure {
-            burst.failures += 1;
-        } else {
-            burst.successes += 1;
-        }
-        let Some(p) = popped else {
-            // One answer too many: the burst's pairings are off by one.
-            burst.orphans += 1;
-            ctx.note(format!(
-                "line {}: response from {server:?} with no request in flight; the failures answered to {server:?} just before it are read as ambiguous",
-                source.position()
-            ));
-            return;
-        };
-        if let Slot::Call(call) = p {
-            let mut answer = Answer::new(
-                at,
-                source,
-                End::response(outcome, error, Some(format!("line {}", source.position()))),
-            );
-            if in_flight > 1 {
-                self.positional += 1;
-                answer.pairing = Pairing::ByPosition {
-                    why: format!(
-                        "{in_flight} requests to {server} were in flight; the server may have answered out of order"
-                    ),
-                    uncertain: false,
-                };
+        let fifo = match popped {
+            Some(Slot::Call(i)) => Some(i),
+            Some(Slot::Other(_)) => None,
+            None => {
+                // One answer too many: the burst's pairings are off by one.
+                burst.orphans += 1;
+                ctx.note(format!(
+                    "line {}: response from {server:?} with no request in flight; the failures answered to {server:?} just before it are read as ambiguous",
+                    source.position()
+                ));
+                None
             }
-            burst.held.push(Held { call, answer });
-        }
+        };
+        let text = burst
+            .by_content()
+            .then(|| answer_text(payload, error.as_deref()));
+        let end = fifo
+            .map(|_| End::response(outcome, error, Some(format!("line {}", source.position()))));
+        burst.answers.push(BurstAnswer {
+            at,
+            source,
+            failure,
+            end,
+            fifo,
+            in_flight,
+            text,
+        });
     }
 
-    fn finish(self, ctx: &mut ReadCtx<'_>) {
+    fn finish(mut self, ctx: &mut ReadCtx<'_>) {
         // In server order, so that a load is the same every time.
         let mut bursts: Vec<_> = self.bursts.into_iter().collect();
         bursts.sort_by(|a, b| a.0.cmp(&b.0));
-        for (_, b) in bursts {
-            b.flush(ctx);
+        for (server, mut b) in bursts {
+            if let Some(w) = self.pending.get(&server) {
+                b.open_others.extend(w.queue.iter().filter_map(|s| match s {
+                    Slot::Other(at) => Some(*at),
+                    Slot::Call(_) => None,
+                }));
+            }
+            b.flush(ctx, &server, &mut self.counts);
         }
-        let mut open: Vec<u32> = self
-            .pending
-            .values()
-            .flat_map(|w| &w.queue)
-            .filter_map(|p| match p {
-                Slot::Call(c) => Some(c.source().position()),
-                Slot::Other => None,
-            })
-            .collect();
-        open.sort_unstable();
-        if !open.is_empty() {
+        let c = &mut self.counts;
+        c.unanswered.sort_unstable();
+        if !c.unanswered.is_empty() {
             ctx.note(format!(
                 "{} tools/call request(s) never got a response (lines {}): outcome unknown",
-                open.len(),
-                open.iter()
+                c.unanswered.len(),
+                c.unanswered
+                    .iter()
                     .map(u32::to_string)
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
         }
-        if self.positional > 0 {
+        if c.by_content > 0 {
+            ctx.note(format!(
+                "{} response(s) paired by content: the answer names its request",
+                c.by_content
+            ));
+        }
+        if c.positional > 0 {
             ctx.note(format!(
                 "{} response(s) paired by position while several requests were in flight",
-                self.positional
+                c.positional
+            ));
+        }
+        if c.uncertain > 0 {
+            ctx.note(format!(
+                "{} of them may be another call's answer (the answers of their burst differ) and are read as ambiguous",
+                c.uncertain
             ));
         }
         if self.other_events > 0 {
@@ -437,6 +658,40 @@ impl State {
             ));
         }
     }
+}
+
+/// What an answer says, for pairing by content (at most
+/// [`pairing::MAX_TEXT`] bytes): the error of a failure, else the texts of
+/// the result's content, else the result as JSON.
+fn answer_text(payload: &Value, error: Option<&str>) -> String {
+    let mut s = match error {
+        Some(e) => e.to_string(),
+        None => {
+            let result = payload.get("result");
+            let texts: Vec<&str> = result
+                .and_then(|r| r.get("content"))
+                .and_then(Value::as_array)
+                .map(|c| {
+                    c.iter()
+                        .filter_map(|b| b.get("text").and_then(Value::as_str))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if texts.is_empty() {
+                result.map(Value::to_string).unwrap_or_default()
+            } else {
+                texts.join("\n")
+            }
+        }
+    };
+    if s.len() > pairing::MAX_TEXT {
+        let mut end = pairing::MAX_TEXT;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+    s
 }
 
 /// Success or failure of a response, with the error text when it failed.
@@ -483,6 +738,196 @@ fn text_of(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal::{JournalSource, LoadedJournal, load};
+    use crate::model::{EventKind, Model};
+
+    fn req(ms: u32, tool: &str, args: &str) -> String {
+        format!(
+            r#"{{"timestamp":"2026-05-21T21:36:{:02}.{:03}Z","direction":"OUT","type":"REQUEST","server_id":"github","method":"tools/call","payload":{{"jsonrpc":"2.0","method":"tools/call","params":{{"arguments":{args},"name":"{tool}"}}}}}}"#,
+            ms / 1000,
+            ms % 1000
+        )
+    }
+
+    fn resp(ms: u32, error: bool, text: &str) -> String {
+        format!(
+            r#"{{"timestamp":"2026-05-21T21:36:{:02}.{:03}Z","direction":"IN","type":"RESPONSE","server_id":"github","payload":{{"id":1,"jsonrpc":"2.0","result":{{"content":[{{"type":"text","text":{}}}],"isError":{error}}}}}}}"#,
+            ms / 1000,
+            ms % 1000,
+            serde_json::to_string(text).unwrap()
+        )
+    }
+
+    fn read(lines: &[String]) -> (LoadedJournal, Model) {
+        let text = lines.join("\n") + "\n";
+        let (mut j, m) = load(
+            vec![JournalSource::memory(
+                "rpc-messages.jsonl",
+                text.into_bytes(),
+            )],
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+        (j.remove(0), m)
+    }
+
+    /// Per request line: the answer's line and how it was paired
+    /// (`id`, `position`, `uncertain`, `content`), or `None` without one.
+    fn pairings(m: &Model) -> Vec<(u32, Option<(u32, &'static str)>)> {
+        let mut out: Vec<_> = m
+            .executions
+            .iter()
+            .map(|x| {
+                let request = x.events[0].source.position();
+                let answer = x.events.iter().find_map(|e| match e.kind {
+                    EventKind::Outcome { .. } => Some((
+                        e.source.position(),
+                        match &e.facts().pairing {
+                            Pairing::ById => "id",
+                            Pairing::ByPosition {
+                                uncertain: false, ..
+                            } => "position",
+                            Pairing::ByPosition { .. } => "uncertain",
+                            Pairing::ByContent { .. } => "content",
+                        },
+                    )),
+                    _ => None,
+                });
+                (request, answer)
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// docs/design.md §2.5: answers that differ within a burst make every
+    /// pairing by position uncertain, the successes too.
+    #[test]
+    fn differing_answers_make_every_positional_pairing_uncertain() {
+        let (_, m) = read(&[
+            req(1000, "list_releases", r#"{"n":1}"#),
+            req(1100, "list_tags", r#"{"n":2}"#),
+            resp(1200, true, "403 Forbidden"),
+            resp(1300, false, "[]"),
+        ]);
+        assert_eq!(
+            pairings(&m),
+            [(1, Some((3, "uncertain"))), (2, Some((4, "uncertain")))]
+        );
+        // Like answers: position cannot mislead.
+        let (j, m) = read(&[
+            req(1000, "list_releases", r#"{"n":1}"#),
+            req(1100, "list_tags", r#"{"n":2}"#),
+            resp(1200, true, "403 Forbidden"),
+            resp(1300, true, "403 Forbidden"),
+        ]);
+        assert_eq!(
+            pairings(&m),
+            [(1, Some((3, "position"))), (2, Some((4, "position")))]
+        );
+        assert!(
+            j.notes
+                .iter()
+                .any(|n| n
+                    == "2 response(s) paired by position while several requests were in flight"),
+            "{:?}",
+            j.notes
+        );
+    }
+
+    /// The error names one call's operation: it pairs by content, and the
+    /// successes left are alike, so nothing is uncertain.
+    #[test]
+    fn an_error_naming_its_call_pairs_by_content() {
+        let repo = r#"{"owner":"acme","repo":"widgets"}"#;
+        let (j, m) = read(&[
+            req(1000, "list_releases", repo),
+            req(1010, "get_me", "{}"),
+            req(1020, "list_issues", repo),
+            resp(
+                1100,
+                true,
+                "failed to get user: GET https://api.example/user: 403",
+            ),
+            resp(1110, false, "[]"),
+            resp(1120, false, r#"{"issues":[]}"#),
+        ]);
+        assert_eq!(
+            pairings(&m),
+            [
+                (1, Some((5, "position"))),
+                (2, Some((4, "content"))),
+                (3, Some((6, "position")))
+            ]
+        );
+        assert!(
+            j.notes
+                .iter()
+                .any(|n| n == "1 response(s) paired by content: the answer names its request"),
+            "{:?}",
+            j.notes
+        );
+    }
+
+    /// A call sent after the failure came cannot have got it.
+    #[test]
+    fn a_call_sent_after_an_answer_cannot_have_got_it() {
+        let (_, m) = read(&[
+            req(1000, "list_releases", r#"{"n":1}"#),
+            req(1100, "list_tags", r#"{"n":2}"#),
+            resp(1200, true, "403 Forbidden"),
+            req(1300, "list_forks", r#"{"n":3}"#),
+            resp(1400, false, "[]"),
+            resp(1500, false, "[]"),
+        ]);
+        assert_eq!(
+            pairings(&m),
+            [
+                (1, Some((3, "uncertain"))),
+                (2, Some((5, "uncertain"))),
+                (4, Some((6, "position")))
+            ]
+        );
+    }
+
+    /// At the end of the journal a call is still waiting: the answer
+    /// another call got may be its.
+    #[test]
+    fn an_answer_may_be_that_of_a_call_never_answered() {
+        let (j, m) = read(&[
+            req(1000, "list_releases", r#"{"n":1}"#),
+            req(1100, "list_tags", r#"{"n":2}"#),
+            resp(1200, false, "[]"),
+        ]);
+        assert_eq!(pairings(&m), [(1, Some((3, "uncertain"))), (2, None)]);
+        assert!(
+            j.notes
+                .iter()
+                .any(|n| n.contains("never got a response (lines 2)")),
+            "{:?}",
+            j.notes
+        );
+    }
+
+    /// A tools/list in flight: its answer may name any tool, so the burst
+    /// goes by position.
+    #[test]
+    fn a_burst_with_other_requests_is_paired_by_position() {
+        let list = r#"{"timestamp":"2026-05-21T21:36:00.900Z","direction":"OUT","type":"REQUEST","server_id":"github","method":"tools/list","payload":{"jsonrpc":"2.0","method":"tools/list"}}"#;
+        let (_, m) = read(&[
+            list.to_string(),
+            req(1000, "list_releases", "{}"),
+            req(1010, "get_me", "{}"),
+            resp(1100, false, r#"{"tools":[]}"#),
+            resp(1110, true, "failed to get user"),
+            resp(1120, false, "[]"),
+        ]);
+        assert_eq!(
+            pairings(&m),
+            [(2, Some((5, "uncertain"))), (3, Some((6, "uncertain")))]
+        );
+    }
 
     #[test]
     fn classifies_errors() {

@@ -41,6 +41,7 @@ mod mcp_audit_gateway;
 mod mcpproxy;
 mod native;
 mod otlp;
+mod pairing;
 mod rawjson;
 mod read;
 mod sallyport;

@@ -22,17 +22,19 @@ pub enum Pairing {
     /// By position: the oldest request in flight gets the next answer
     /// (gh-aw logs reuse JSON-RPC ids). `why` says why position was all the
     /// reader had; `uncertain` marks a pairing that cannot be trusted (the
-    /// answers around it differ, or one came with no request in flight):
-    /// analysis then reads a failure as ambiguous, never as proof that the
-    /// target did not act.
+    /// answers the call may have got differ, or one came with no request in
+    /// flight): analysis then reads the answer as ambiguous, a success as
+    /// much as a failure, since the call's own outcome is not known
+    /// (docs/design.md §2.5).
     ByPosition {
         /// Why, in words.
         why: String,
         /// Whether the answer may be another call's.
         uncertain: bool,
     },
-    /// By content: the answer names what it answers. (No reader pairs so
-    /// yet; readers of logs without ids will.)
+    /// By content: the answer names what it answers (an error naming the
+    /// call's operation, a result naming the object it asked for;
+    /// docs/design.md §2.5). `why` says what matched.
     ByContent {
         /// Why, in words.
         why: String,

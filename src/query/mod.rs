@@ -35,7 +35,8 @@ pub use setup::{Prepared, Setup, SetupError};
 pub use verify::{VerifyReport, verify};
 pub use views::{
     AnswerView, AttachedCall, CallRate, Effects, EventView, EvidenceTarget, EvidenceView,
-    ExecutionSummary, FindingView, GroupDetail, GroupSummary, StageMark, StageStatus, Stages,
+    ExecutionSummary, FindingView, GroupDetail, GroupSummary, NearDuplicateView, StageMark,
+    StageStatus, Stages,
 };
 
 use crate::analysis::{self, Analysis, Config, Group};

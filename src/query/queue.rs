@@ -500,6 +500,13 @@ fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) 
         return format!("completed: {done}{delivery}");
     }
     match (l.decisive_outcome, l.outcomes.last()) {
+        // docs/design.md §2.5: an answer that may be another call's.
+        (Some(i), _) if x.event(i).facts().pairing.is_uncertain() => format!(
+            "ambiguous: {} at {}; {}",
+            event_detail(x.event(i), secrets, &mut Plain),
+            hms(x.event(i).at),
+            x.event(i).facts().pairing.why().unwrap_or_default()
+        ),
         (Some(i), _) => format!(
             "ambiguous: {} at {}; it does not tell whether the target acted",
             event_detail(x.event(i), secrets, &mut Plain),

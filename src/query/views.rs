@@ -10,7 +10,7 @@ use crate::analysis::{
     ToolContract, Verdict, lifecycle,
 };
 use crate::journal::chain::ChainMark;
-use crate::model::{Event, EventIdx, EventKind, ExecIdx, SessionIdx, SourceRef};
+use crate::model::{Event, EventIdx, EventKind, ExecIdx, GroupIdx, SessionIdx, SourceRef};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -157,6 +157,26 @@ pub struct FindingView {
     pub evidence: Vec<EvidenceView>,
 }
 
+/// A group one argument field away from another (docs/design.md §5.13),
+/// as the other group's detail lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct NearDuplicateView {
+    /// The linked group's id.
+    pub group_id: String,
+    /// Its position, for front ends that open it.
+    #[serde(skip)]
+    pub index: GroupIdx,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Its severity.
+    pub severity: Severity,
+    /// Its calls.
+    pub calls: usize,
+    /// The argument field the two groups differ in, as a path (`body`,
+    /// `options.region`, `files[0].path`).
+    pub field: String,
+}
+
 /// How a lifecycle stage ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -269,6 +289,9 @@ pub struct GroupDetail {
     pub questions: Vec<AnswerView>,
     /// Findings.
     pub findings: Vec<FindingView>,
+    /// Groups one argument field away (docs/design.md §5.13), each also a
+    /// `near_duplicate` finding.
+    pub near_duplicates: Vec<NearDuplicateView>,
     /// Executions with their lifecycle.
     pub executions_detail: Vec<ExecutionSummary>,
     /// Contract applied.
@@ -547,6 +570,26 @@ impl GroupRef<'_> {
             .collect()
     }
 
+    /// The groups one argument field away from this one, with their
+    /// verdicts (docs/design.md §5.13).
+    pub fn near_duplicates(&self) -> Vec<NearDuplicateView> {
+        self.g
+            .near_duplicates
+            .iter()
+            .filter_map(|n| {
+                let o = self.inv.group(&n.group_id).ok()?;
+                Some(NearDuplicateView {
+                    group_id: n.group_id.clone(),
+                    index: o.index(),
+                    verdict: o.verdict(),
+                    severity: o.severity(),
+                    calls: o.calls(),
+                    field: n.field.clone(),
+                })
+            })
+            .collect()
+    }
+
     /// The canonical action record the fingerprint was computed from.
     pub fn canonical_action(&self) -> Value {
         analysis::canonical_action(&self.inv.model, &self.inv.config, self.g)
@@ -561,6 +604,7 @@ impl GroupRef<'_> {
             reason: ex.reason,
             questions: ex.answers.iter().map(|a| self.inv.answer_view(a)).collect(),
             findings: self.findings(),
+            near_duplicates: self.near_duplicates(),
             executions_detail: self
                 .executions()
                 .map(|x| self.inv.execution_summary(x))

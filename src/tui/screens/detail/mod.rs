@@ -1,7 +1,8 @@
 //! One group: the verdict and its reason, every execution with its
 //! lifecycle stages and times, and the five questions with their answers
-//! and evidence. Enter on an execution opens it; Enter on evidence jumps to
-//! the event it cites.
+//! and evidence, and the groups one argument field away (near duplicates,
+//! docs/design.md §5.13). Enter on an execution opens it; Enter on evidence
+//! jumps to the event it cites; Enter on a near duplicate opens its group.
 
 mod header;
 mod questions;
@@ -33,7 +34,7 @@ const KEYS: &[Bind] = &[
     bind(
         &[code(KeyCode::Enter), k('l')],
         Action::Open,
-        "open the execution, or the event the evidence cites",
+        "open the execution, the event the evidence cites, or the near duplicate's group",
         Some("open"),
     ),
     bind(
@@ -45,7 +46,7 @@ const KEYS: &[Bind] = &[
     bind(
         &[k('y')],
         Action::Copy,
-        "copy the execution id or the evidence citation (OSC 52)",
+        "copy the execution id, the evidence citation or the group id (OSC 52)",
         None,
     ),
     bind(
@@ -161,7 +162,7 @@ fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
     let page = lanes_page(&a, n_lanes, st.focus);
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
-    let n_ev = st.evidence.len();
+    let n_ev = st.items();
     match Move::of(&action) {
         Some(m) if st.focus == Focus::Lanes => st.lanes.apply(m, n_lanes, page),
         // Pages scroll the questions; the other moves go from evidence to
@@ -196,6 +197,13 @@ fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
             }
         }
         (Action::Open, Focus::Evidence) => {
+            // A near duplicate opens its group (docs/design.md §5.13).
+            if let Some(n) = st.selected_near() {
+                return match Detail::new(data, n.index) {
+                    Some(d) => Nav::Push(Box::new(d)),
+                    None => Nav::Say(format!("group {} is gone", n.group_id)),
+                };
+            }
             if let Some(e) = st.evidence.get(st.ev.selected) {
                 match e.target() {
                     EvidenceTarget::Event { execution, event } => {
@@ -216,6 +224,9 @@ fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
             }
         }
         (Action::Copy, Focus::Evidence) => {
+            if let Some(n) = st.selected_near() {
+                return Nav::Copy("the group id", n.group_id.clone());
+            }
             if let Some(e) = st.evidence.get(st.ev.selected) {
                 return Nav::Copy("the evidence citation", e.cite());
             }
@@ -234,7 +245,7 @@ fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
         action,
         Action::Down | Action::Up | Action::Top | Action::Bottom
     ) && st.focus == Focus::Evidence
-        && let Some(l) = evidence_line_of(&lines, st.ev.selected)
+        && let Some(l) = evidence_line_of(&lines, st.ev.selected, st.evidence.len())
     {
         let c = Cursor {
             selected: l,

@@ -21,6 +21,9 @@ pub enum QLine {
     Answer(String, bool),
     /// A piece of evidence: index into [`Detail::evidence`].
     Evidence(usize),
+    /// A near duplicate: index into the detail's `near_duplicates`
+    /// (selectable after the evidence; Enter opens that group).
+    Near(usize),
     /// Other text.
     Text(String),
     /// Nothing.
@@ -71,6 +74,12 @@ pub fn qlines(st: &Detail, width: u16) -> Vec<QLine> {
         }
         out.push(QLine::Blank);
     }
+    // docs/design.md §5.13: the groups one argument field away, to open.
+    if !d.near_duplicates.is_empty() {
+        out.push(QLine::Section("Near duplicates (one argument field away)".into()));
+        out.extend((0..d.near_duplicates.len()).map(QLine::Near));
+        out.push(QLine::Blank);
+    }
     out.push(QLine::Section("Group".into()));
     let s = &d.summary;
     let mut fields = vec![
@@ -108,9 +117,14 @@ pub fn qlines(st: &Detail, width: u16) -> Vec<QLine> {
     out
 }
 
-/// The line of the questions pane that shows evidence `ev`.
-pub(super) fn evidence_line_of(lines: &[QLine], ev: usize) -> Option<usize> {
-    lines.iter().position(|l| *l == QLine::Evidence(ev))
+/// The line of the questions pane that shows selectable item `ev`: a piece
+/// of evidence, or past the last one (`evidence` of them) a near duplicate.
+pub(super) fn evidence_line_of(lines: &[QLine], ev: usize, evidence: usize) -> Option<usize> {
+    let want = match ev.checked_sub(evidence) {
+        Some(n) => QLine::Near(n),
+        None => QLine::Evidence(ev),
+    };
+    lines.iter().position(|l| *l == want)
 }
 
 /// Draws the questions pane into `area`.
@@ -130,6 +144,26 @@ pub(super) fn draw(st: &Detail, area: Rect, theme: &Theme, frame: &mut Frame) {
             }
             QLine::Text(s) => Line::raw(s.clone()),
             QLine::Blank => Line::raw(""),
+            QLine::Near(i) => {
+                let n = &st.detail.near_duplicates[*i];
+                let sel = st.ev.selected == st.evidence.len() + *i && st.focus == Focus::Evidence;
+                let line = Line::from(vec![
+                    Span::styled(if sel { " ▶ " } else { "   " }, theme.accent),
+                    Span::styled(n.group_id.clone(), theme.info),
+                    Span::raw(" "),
+                    Span::styled(n.verdict.as_str(), theme.severity(n.severity)),
+                    Span::styled(
+                        format!(
+                            " · {} call{} · differs in {}",
+                            n.calls,
+                            if n.calls == 1 { "" } else { "s" },
+                            esc(&n.field)
+                        ),
+                        theme.muted,
+                    ),
+                ]);
+                select_if(line, sel, theme.selection)
+            }
             QLine::Evidence(i) => {
                 let e = &st.evidence[*i];
                 let sel = *i == st.ev.selected && st.focus == Focus::Evidence;

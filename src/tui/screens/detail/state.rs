@@ -35,7 +35,9 @@ pub struct Detail {
     pub lanes: Cursor,
     /// Every piece of evidence, answers first, then findings.
     pub evidence: Vec<EvidenceView>,
-    /// Selected evidence.
+    /// Selected item of the questions pane: a piece of evidence, then the
+    /// near duplicates (`detail.near_duplicates`) after the last one
+    /// ([`Detail::items`]).
     pub ev: Cursor,
     /// First line shown in the questions pane.
     pub qscroll: usize,
@@ -75,6 +77,18 @@ impl Detail {
         })
     }
 
+    /// How many items the questions pane selects from: every piece of
+    /// evidence, then every near duplicate (docs/design.md §5.13).
+    pub fn items(&self) -> usize {
+        self.evidence.len() + self.detail.near_duplicates.len()
+    }
+
+    /// The near duplicate selected, when the selection is past the evidence.
+    pub fn selected_near(&self) -> Option<&crate::query::NearDuplicateView> {
+        let i = self.ev.selected.checked_sub(self.evidence.len())?;
+        self.detail.near_duplicates.get(i)
+    }
+
     /// Takes the content of `new` (the same group after a new analysis)
     /// and keeps the focus, selections and scroll.
     pub(super) fn keep_place(&mut self, new: Detail) {
@@ -85,7 +99,7 @@ impl Detail {
         self.lanes
             .select(lanes.selected, self.detail.executions_detail.len());
         self.ev = ev;
-        self.ev.select(ev.selected, self.evidence.len());
+        self.ev.select(ev.selected, self.items());
         self.qscroll = qscroll;
     }
 }
