@@ -4,6 +4,8 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn retrace() -> Command {
     Command::cargo_bin("retrace").unwrap()
 }
@@ -12,17 +14,10 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn real(dir: &str) -> Option<PathBuf> {
-    let p = root().join("../shared/real-journals").join(dir);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipping: {} is absent (real journals are not part of the repository)",
-            p.display()
-        );
-        None
-    }
+/// A folder of the team's real journals, or `None` after saying why
+/// `test` is skipped (tests/common/skip.rs).
+fn real(test: &str, dir: &str) -> Option<PathBuf> {
+    common::skip::real_journal(test, dir)
 }
 
 fn json(args: &[&str]) -> Value {
@@ -334,7 +329,10 @@ fn escape_sequences_from_journals_never_reach_the_terminal_raw() {
 /// the repeated calls their README lists show up with the verdicts of docs/design.md §5.3.
 #[test]
 fn real_gh_aw_logs() {
-    let (Some(v1), Some(v2)) = (real("gh-aw-mcpg"), real("gh-aw-mcpg-v2")) else {
+    let (Some(v1), Some(v2)) = (
+        real("real_gh_aw_logs", "gh-aw-mcpg"),
+        real("real_gh_aw_logs", "gh-aw-mcpg-v2"),
+    ) else {
         return;
     };
     // tools/call counts from the real-journals README.
@@ -504,7 +502,12 @@ fn real_gh_aw_logs() {
 /// Responses to concurrent requests are paired by position and marked so.
 #[test]
 fn concurrent_gh_aw_responses_are_marked_positional() {
-    let Some(v1) = real("gh-aw-mcpg") else { return };
+    let Some(v1) = real(
+        "concurrent_gh_aw_responses_are_marked_positional",
+        "gh-aw-mcpg",
+    ) else {
+        return;
+    };
     let p = v1.join("daily-repo-status-gateway-error.jsonl");
     let all = json(&["groups", p.to_str().unwrap(), "--all", "--json"]);
     let get_me = all

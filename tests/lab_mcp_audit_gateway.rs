@@ -4,9 +4,9 @@
 //! never one the ground truth contradicts.
 //!
 //! The lab's output is read from `RETRACE_LAB_DIR`, else `target/lab` under
-//! the crate root. Without it the test prints `SKIPPED: <why>` and passes,
-//! except when `CI` is `true`: CI runs the lab first, so a missing output
-//! is a failure there.
+//! the crate root. Without it the test prints `SKIPPED <test>: <why>` to
+//! stderr and passes, except when `CI` is `true`: CI runs the lab first, so
+//! a missing output is a failure there (tests/common/skip.rs).
 //!
 //! The expected verdicts are derived here from the log's own records (when
 //! each call began and ended, how it ended), independently of retrace's
@@ -16,6 +16,8 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod common;
 
 const SYSTEM: &str = "mcp-audit-gateway";
 
@@ -35,9 +37,9 @@ fn lab_dir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// The lab's output, or `None` after printing why it is skipped; panics
-/// instead when `CI` is `true`.
-fn lab() -> Option<(PathBuf, Value)> {
+/// The lab's output, or `None` after saying why `test` is skipped (a
+/// failure when `CI` is `true`).
+fn lab(test: &str) -> Option<(PathBuf, Value)> {
     let found = lab_dir().and_then(|dir| {
         let text = std::fs::read_to_string(dir.join("truth.json"))
             .map_err(|e| format!("truth.json cannot be read: {e}"))?;
@@ -52,16 +54,7 @@ fn lab() -> Option<(PathBuf, Value)> {
             })?;
         Ok((dir.join(SYSTEM), system))
     });
-    match found {
-        Ok(x) => Some(x),
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("CI runs the lab first, yet: {why}")
-        }
-        Err(why) => {
-            println!("SKIPPED: {why}");
-            None
-        }
-    }
+    common::skip::require(test, found)
 }
 
 fn time(s: &str) -> DateTime<Utc> {
@@ -186,7 +179,11 @@ fn n(v: &Value, k: &str) -> u64 {
 
 #[test]
 fn each_scenario_gets_the_verdict_the_log_can_prove_and_the_truth_allows() {
-    let Some((dir, system)) = lab() else { return };
+    let Some((dir, system)) =
+        lab("each_scenario_gets_the_verdict_the_log_can_prove_and_the_truth_allows")
+    else {
+        return;
+    };
     check(&dir, &system);
 }
 
@@ -306,13 +303,18 @@ fn check(dir: &Path, system: &Value) {
 /// requests, not duplicates: the truth saw no effect.
 #[test]
 fn a_read_only_contract_makes_the_status_reads_distinct() {
-    let Some((dir, system)) = lab() else { return };
+    let Some((dir, system)) = lab("a_read_only_contract_makes_the_status_reads_distinct") else {
+        return;
+    };
     let Some(sc) = system["scenarios"]
         .as_array()
         .and_then(|s| s.iter().find(|s| s["id"] == "read_only_noise"))
         .filter(|s| s["reproduced"] == true)
     else {
-        println!("SKIPPED: read_only_noise not reproduced");
+        common::skip::skip(
+            "a_read_only_contract_makes_the_status_reads_distinct",
+            "the lab run did not reproduce read_only_noise",
+        );
         return;
     };
     assert_eq!(n(sc, "effects"), 0);

@@ -1,9 +1,12 @@
 //! End to end: the real binary in tmux, walked through overview → groups →
 //! filter → detail → evidence → execution → back → quit; and a reviewer
 //! decision and an export made through the real binary on a copy of a
-//! fixture. Skipped with a notice when tmux is not installed.
+//! fixture. Each test says `SKIPPED <test>: <why>` when tmux is not
+//! installed, and fails then under `CI=true` (tests/common/skip.rs).
 
 use std::process::{Command, Output};
+
+mod common;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -81,8 +84,7 @@ impl Drop for Tmux {
 
 #[test]
 fn walk_the_tui_in_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end TUI test");
+    if !common::skip::tmux("walk_the_tui_in_tmux") {
         return;
     }
     let t = Tmux {
@@ -167,8 +169,7 @@ fn start(t: &Tmux, dir: &std::path::Path, args: &str) {
 
 #[test]
 fn decide_and_export_through_the_real_binary() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end review test");
+    if !common::skip::tmux("decide_and_export_through_the_real_binary") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -265,8 +266,7 @@ fn decide_and_export_through_the_real_binary() {
 /// unreadable input (docs/design.md §7).
 #[test]
 fn unreadable_journals_exit_2_after_quit() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end load-failure test");
+    if !common::skip::tmux("unreadable_journals_exit_2_after_quit") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -311,8 +311,7 @@ fn unreadable_journals_exit_2_after_quit() {
 /// and Esc drops it.
 #[test]
 fn a_huge_paste_into_the_filter_does_not_stall() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end paste test");
+    if !common::skip::tmux("a_huge_paste_into_the_filter_does_not_stall") {
         return;
     }
     let t = Tmux {
@@ -367,8 +366,7 @@ fn a_huge_paste_into_the_filter_does_not_stall() {
 /// checked signatures.
 #[test]
 fn a_sallyport_journal_opens_with_its_keys_in_the_real_binary() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end Sallyport test");
+    if !common::skip::tmux("a_sallyport_journal_opens_with_its_keys_in_the_real_binary") {
         return;
     }
     let t = Tmux {

@@ -48,3 +48,4 @@ pub fn json(o: &Output) -> serde_json::Value {
 }
 
 pub mod lab;
+pub mod skip;
