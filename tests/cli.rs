@@ -182,6 +182,38 @@ fn bad_lines_are_reported_and_the_good_ones_used() {
     );
 }
 
+/// A binary file given as a journal gets one clean line naming its first
+/// bytes; it once printed them as `\\x7fELF\\x02…` with doubled escapes and
+/// raw U+FFFD.
+#[test]
+fn a_binary_file_is_named_by_its_first_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("retrace-bin");
+    let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0".to_vec();
+    elf.extend((0..=255u8).cycle().take(4096));
+    std::fs::write(&p, &elf).unwrap();
+    let o = retrace().arg("groups").arg(&p).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err,
+        format!(
+            "retrace: {}: a binary file (starts with bytes 7f 45 4c 46), not a journal\n",
+            p.display()
+        )
+    );
+    // Text that no reader takes still shows its first line, escaped once.
+    let q = dir.path().join("notes.txt");
+    std::fs::write(&q, "h\u{e9}llo\x1b[2J w\u{f6}rld\n").unwrap();
+    let o = retrace().arg("groups").arg(&q).output().unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("(first line starts \"h\u{e9}llo\\x1b[2J w\u{f6}rld\")"),
+        "{err}"
+    );
+    assert!(!err.contains('\u{fffd}') && !err.contains("\\\\"), "{err}");
+}
+
 #[test]
 fn unreadable_input_exits_2_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();

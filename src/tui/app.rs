@@ -9,7 +9,7 @@ use super::action::Action;
 use super::data::{Data, Load, LoadMsg, LoadProgress};
 use super::dialog::{self, Dialog, DialogNav};
 use super::jobs::{Job, JobMsg};
-use super::keys::{Ctx, KeyMap, table};
+use super::keys::{Ctx, Key, KeyMap, table};
 use super::screen::{Anchor, Context, Nav, Screen, body_area};
 use super::screens;
 use super::stack::Stack;
@@ -194,6 +194,20 @@ impl App {
                 self.load = Load::Ready(data);
             }
         }
+    }
+
+    /// Says on the key line that `key` does nothing where the keys are
+    /// read now (`x: no such key here, ? for help`, naming the help key of
+    /// the context when it has one); the next action clears it.
+    pub fn unbound_key(&mut self, key: Key) {
+        let help = self
+            .keys
+            .bindings(self.ctx())
+            .find(|b| b.action == Action::ToggleHelp)
+            .and_then(|b| b.keys.first())
+            .map(|k| format!(", {} for help", k.label()))
+            .unwrap_or_default();
+        self.status = Some(format!("{}: no such key here{help}", key.label()));
     }
 
     /// Applies an action.

@@ -10,7 +10,8 @@
 
 use super::action::Action;
 use super::app::App;
-use ratatui::crossterm::event::{Event, KeyEventKind};
+use super::keys::Key;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEventKind};
 
 /// Text typed into a field, not yet applied.
 #[derive(Debug, Default)]
@@ -21,7 +22,8 @@ pub struct Typed {
 impl Typed {
     /// Takes one terminal event. Characters for a text field (and pasted
     /// text, where a field is being typed) are kept; any other event first
-    /// applies what was kept, then itself.
+    /// applies what was kept, then itself. A key that does nothing here
+    /// says so on the key line ([`App::unbound_key`]).
     pub fn event(&mut self, app: &mut App, ev: Event) {
         match ev {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
@@ -31,7 +33,12 @@ impl Typed {
                         self.flush(app);
                         app.update(a);
                     }
-                    None => {}
+                    // A modifier pressed alone is no key.
+                    None if matches!(k.code, KeyCode::Modifier(_) | KeyCode::Null) => {}
+                    None => {
+                        self.flush(app);
+                        app.unbound_key(Key::of(&k));
+                    }
                 }
             }
             Event::Paste(s) if app.ctx().is_text_input() => self.text.push_str(&s),
