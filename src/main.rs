@@ -61,7 +61,7 @@ fn run(args: Cli) -> Result<u8, CliError> {
         };
     let Some(command) = args.command else {
         let r = resolve(outer.clone(), settings);
-        retrace::tui::run(&r.setup, r.theme.as_deref())?;
+        retrace::tui::run(&r.setup, &r.tui_options())?;
         return Ok(0);
     };
     match command {

@@ -188,6 +188,23 @@ pub struct Resolved {
     pub effective: Vec<Effective>,
 }
 
+impl Resolved {
+    /// What the TUI takes from these settings: the theme, and colour off
+    /// under `--color never`, `color = "never"` or (with `auto`)
+    /// `NO_COLOR` (no-color.org: any non-empty value).
+    pub fn tui_options(&self) -> crate::tui::Options {
+        let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        crate::tui::Options {
+            theme: self.theme.clone(),
+            color: match self.color {
+                ColorWhen::Always => true,
+                ColorWhen::Never => false,
+                ColorWhen::Auto => !no_color_env,
+            },
+        }
+    }
+}
+
 /// The flags a command was given.
 #[derive(Debug, Clone, Default)]
 pub struct Flags {
@@ -361,6 +378,24 @@ mod tests {
         assert_eq!(src("theme"), Source::Flag);
         assert_eq!(src("reviewer"), Source::File(p.clone()));
         assert_eq!(src("key_file"), Source::Default);
+    }
+
+    #[test]
+    fn the_tui_draws_without_colour_under_color_never() {
+        let with = |color| {
+            let flags = Flags {
+                color: Some(color),
+                ..Flags::default()
+            };
+            resolve(flags, None).tui_options().color
+        };
+        assert!(!with(ColorWhen::Never));
+        assert!(with(ColorWhen::Always));
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("config.toml");
+        std::fs::write(&p, "color = \"never\"\n").unwrap();
+        let r = resolve(Flags::default(), Settings::load(Some(&p)).unwrap());
+        assert!(!r.tui_options().color);
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct App {
     pub dialog: Option<Dialog>,
     /// What the background job is doing, while one runs (one at a time).
     pub job: Option<String>,
+    /// Whether the screen is drawn in colour: false under `NO_COLOR` or
+    /// `--color never`, and every theme the theme key brings is then
+    /// [`Theme::without_color`].
+    pub color: bool,
     /// Set by [`Action::Quit`].
     pub quit: bool,
 }
@@ -82,6 +86,7 @@ impl App {
             export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             dialog: None,
             job: None,
+            color: true,
             quit: false,
         }
     }
@@ -227,7 +232,12 @@ impl App {
                 return;
             }
             Action::CycleTheme => {
-                self.theme = self.theme.next_builtin();
+                let next = self.theme.next_builtin();
+                self.theme = if self.color {
+                    next
+                } else {
+                    next.without_color()
+                };
                 self.status = Some(format!("theme {}", self.theme.name));
                 return;
             }

@@ -72,6 +72,27 @@ pub enum TuiError {
     Terminal(#[from] std::io::Error),
 }
 
+/// How the TUI looks and takes input: the TUI's flags merged with the
+/// settings file (README "Settings, colour, completions").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// A theme name from `themes/` or a theme file; `None` is `dark`.
+    pub theme: Option<String>,
+    /// Whether to draw in colour: false under `NO_COLOR` and `--color
+    /// never` (then every theme is [`theme::Theme::without_color`] and the
+    /// selection is reverse video).
+    pub color: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            theme: None,
+            color: true,
+        }
+    }
+}
+
 /// Starts loading on a background thread; progress and the result arrive
 /// through `send`.
 fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
@@ -94,18 +115,23 @@ fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
 
 /// Runs the TUI until the user quits: prepares the setup (contracts, keys,
 /// the case file, read here so that a bad one is said before the screen is
-/// taken over), loads the journals off the UI thread, and draws. `theme`
-/// is a name from `themes/` or a theme file.
+/// taken over), loads the journals off the UI thread, and draws, as
+/// `options` say.
 ///
 /// # Errors
 /// [`TuiError`]; when the journals could not be loaded, the load error
 /// (naming file and line) once the user has read it on screen and quit, so
 /// that the process exits 2 as for any unreadable input (docs/design.md §7).
-pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
+pub fn run(setup: &Setup, options: &Options) -> Result<(), TuiError> {
     // A bad theme is reported before the screen is taken over.
-    let theme = match theme {
+    let theme = match options.theme.as_deref() {
         Some(t) => theme::Theme::load(t)?,
         None => theme::Theme::default(),
+    };
+    let theme = if options.color {
+        theme
+    } else {
+        theme.without_color()
     };
     let prepared = setup.prepare()?;
     {
@@ -128,6 +154,7 @@ pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
     let result = (|| -> Result<(), TuiError> {
         let size = terminal.size()?;
         let mut app = App::new(names, theme, Rect::new(0, 0, size.width, size.height));
+        app.color = options.color;
         let (tx, rx) = mpsc::channel::<Msg>();
         let load_tx = tx.clone();
         let job_tx = tx.clone();
