@@ -256,12 +256,17 @@ fn unreadable_input_exits_2_naming_file_and_line() {
         .stderr(predicates::str::contains(
             "did you mean the command `retrace groups`?",
         ));
+    // A folder stands for its journals: notes.txt is skipped with a note,
+    // and broken.jsonl, its only journal, has no readable line.
     retrace()
         .args(["groups", dir.path().to_str().unwrap()])
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "is a directory; pass the journal files in it",
+            "notes.txt: skipped: not a journal",
+        ))
+        .stderr(predicates::str::contains(
+            "broken.jsonl:1: missing field `at`",
         ));
     // The TUI without a terminal says what to use instead.
     retrace()

@@ -15,7 +15,8 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "retrace", version, about, long_about)]
 pub struct Cli {
-    /// Journals to open in the TUI (files of any supported format).
+    /// Journals to open in the TUI (files of any supported format, gzip or
+    /// zstd compressed or not, and folders of them).
     #[arg(value_name = "JOURNAL")]
     pub journals: Vec<PathBuf>,
 
@@ -77,6 +78,11 @@ pub enum ColorWhen {
 /// How journals are read.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ReadOpts {
+    /// A folder given as a journal also stands for the journal files in
+    /// its subfolders (without it: only the files directly in it).
+    #[arg(short = 'r', long)]
+    pub recursive: bool,
+
     /// Read every journal as this format instead of detecting it
     /// (docs/formats.md).
     #[arg(long, value_name = "FORMAT", value_parser = FormatParser)]
@@ -196,7 +202,8 @@ impl clap::builder::TypedValueParser for FormatParser {
 pub enum Command {
     /// List groups of calls that share an intent, worst first.
     Groups {
-        /// Journals to read (default: the bundled sample incident).
+        /// Journals to read: files, compressed or not, and folders of them
+        /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// List every group, not only those with two or more calls or a
@@ -218,7 +225,8 @@ pub enum Command {
     },
     /// Walk one group through the five questions to its verdict.
     Investigate {
-        /// Journals to read (default: the bundled sample incident).
+        /// Journals to read: files, compressed or not, and folders of them
+        /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Group id (or a unique prefix), as `retrace groups` prints it.
@@ -243,7 +251,8 @@ pub enum Command {
     /// has none), 1 when one is broken or could not be checked, 2 when a
     /// journal is unreadable.
     Verify {
-        /// Journals to verify (default: the bundled sample incident).
+        /// Journals to verify: files, compressed or not, and folders of
+        /// them (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Print a JSON array, one object per journal.
@@ -268,7 +277,8 @@ pub enum Command {
     /// questions with evidence, reviewer decisions, chain status and a
     /// Mermaid sequence diagram.
     Export {
-        /// Journals to read (default: the bundled sample incident).
+        /// Journals to read: files, compressed or not, and folders of them
+        /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Group id (or a unique prefix).
@@ -340,7 +350,8 @@ pub enum ReviewCommand {
     /// activity record (target, first dispatch, known outcome, calls, why
     /// the gateway did not send it again).
     List {
-        /// Journals to read (default: the bundled sample incident).
+        /// Journals to read: files, compressed or not, and folders of them
+        /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Print a JSON array.
@@ -433,6 +444,7 @@ impl ReadOpts {
     /// where these leave one out.
     pub fn or(self, outer: &ReadOpts) -> ReadOpts {
         ReadOpts {
+            recursive: self.recursive || outer.recursive,
             input_format: self.input_format.or(outer.input_format),
             signer_key: self.signer_key.or_else(|| outer.signer_key.clone()),
             audit_identity: self.audit_identity.or_else(|| outer.audit_identity.clone()),

@@ -324,6 +324,7 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
 
     let setup = Setup {
         journals: flags.journals,
+        recursive: flags.read.recursive,
         input_format: flags.read.input_format,
         contracts,
         key_file,

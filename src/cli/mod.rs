@@ -109,6 +109,14 @@ pub fn warn(warnings: &[String]) {
     }
 }
 
+/// Prints notes on stderr (files left out of folders), each escaped.
+pub fn notes(notes: &[String]) {
+    let mut err = io::stderr().lock();
+    for n in notes {
+        let _ = writeln!(err, "note: {}", escape(n));
+    }
+}
+
 /// Loads and analyses, reporting warnings, bad lines and notes on stderr.
 ///
 /// # Errors
@@ -116,6 +124,7 @@ pub fn warn(warnings: &[String]) {
 pub fn open(setup: &Setup) -> Result<Investigation, CliError> {
     let prepared = setup.prepare().map_err(QueryError::from)?;
     warn(&prepared.warnings);
+    notes(&prepared.skipped);
     let inv = Investigation::load(prepared, &mut |_| {})?;
     report_load(&inv);
     Ok(inv)
@@ -236,7 +245,8 @@ struct InvestigateJson<'a> {
 /// # Errors
 /// Unreadable key files, or output errors.
 pub fn verify(setup: &Setup, json: bool, out: &mut dyn Write) -> Result<u8, CliError> {
-    let reports = crate::query::verify(setup)?;
+    let crate::query::Verification { reports, skipped } = crate::query::verify(setup)?;
+    notes(&skipped);
     let code = reports
         .iter()
         .map(VerifyReport::exit_code)

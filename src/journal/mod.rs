@@ -62,7 +62,7 @@ pub(crate) use read::{
     LineMeta, for_each_line, for_each_line_parallel, run_scope_from_path, started_before,
 };
 use serde::Serialize;
-pub use source::{JournalSource, SourceData};
+pub use source::{Compression, JournalSource, SourceData};
 
 pub use fields::parse_time;
 

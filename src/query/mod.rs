@@ -11,6 +11,7 @@
 //! it; front ends pass it through [`crate::sanitize::escape`] before display.
 
 mod decide;
+mod journals;
 mod queue;
 mod setup;
 mod verify;
@@ -31,7 +32,7 @@ pub use decide::{
 };
 pub use queue::{LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
-pub use verify::{VerifyReport, verify};
+pub use verify::{Verification, VerifyReport, verify};
 pub use views::{
     AnswerView, AttachedCall, CallRate, Effects, EventView, EvidenceTarget, EvidenceView,
     ExecutionSummary, FindingView, GroupDetail, GroupSummary, StageMark, StageStatus, Stages,
@@ -81,6 +82,7 @@ pub struct Investigation {
     reviewer: Option<String>,
     read_only: bool,
     sample: bool,
+    skipped: Vec<String>,
 }
 
 impl analysis::JournalCaps for Vec<LoadedJournal> {
@@ -280,6 +282,7 @@ impl Investigation {
             reviewer: p.reviewer,
             read_only: p.read_only,
             sample: p.sample,
+            skipped: p.skipped,
         })
     }
 
@@ -305,6 +308,7 @@ impl Investigation {
             reviewer: None,
             read_only: false,
             sample: false,
+            skipped: Vec::new(),
         })
     }
 
@@ -318,6 +322,12 @@ impl Investigation {
     /// decision that did not apply, ...).
     pub fn notes(&self) -> &[String] {
         &self.analysis.notes
+    }
+
+    /// Files and folders left out of the folders given as journals, one
+    /// line each naming the file and why ([`Prepared::skipped`]).
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     /// The case file and the decisions read from it.

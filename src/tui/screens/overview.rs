@@ -91,6 +91,12 @@ fn has_review_line(data: &Data) -> bool {
         || case.chain.as_ref().is_some_and(|c| !c.is_intact())
 }
 
+/// Lines the files skipped in folders take in the journals pane: up to
+/// three, or two and a count of the rest.
+fn skipped_lines(n: usize) -> usize {
+    n.min(3)
+}
+
 /// Areas: journals, verdict counts, sparkline, review line, worst groups.
 fn areas(data: &Data, body: Rect, review_line: bool) -> [Rect; 5] {
     let notes: usize = data
@@ -100,7 +106,10 @@ fn areas(data: &Data, body: Rect, review_line: bool) -> [Rect; 5] {
         .take(6)
         .map(|j| j.notes.len().min(2))
         .sum();
-    let journals = ((data.inv.journals().len().min(6) + notes).min(10) as u16) + 2;
+    let skipped = skipped_lines(data.inv.skipped().len());
+    let n = data.inv.journals().len();
+    let more = usize::from(n > 6);
+    let journals = ((n.min(6) + more + notes + skipped).min(12) as u16) + 2;
     let counts = (data.verdict_counts.len().max(3) as u16 + 2).min(8);
     let review = u16::from(review_line);
     let [j, mid, r, worst] = Layout::vertical([
@@ -318,6 +327,21 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
     if inv.journals().len() > 6 {
         lines.push(Line::styled(
             format!("… and {} more", inv.journals().len() - 6),
+            theme.muted,
+        ));
+    }
+    // Files left out of the folders given (not journals, binary files).
+    let skipped = inv.skipped();
+    let shown = if skipped.len() > 3 { 2 } else { skipped.len() };
+    for n in &skipped[..shown] {
+        lines.push(Line::styled(format!("note: {}", esc(n)), theme.muted));
+    }
+    if skipped.len() > shown {
+        lines.push(Line::styled(
+            format!(
+                "note: {} more files skipped (retrace groups lists them)",
+                skipped.len() - shown
+            ),
             theme.muted,
         ));
     }
