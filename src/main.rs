@@ -213,9 +213,10 @@ fn run(args: Cli) -> Result<u8, CliError> {
         } => {
             let mut f = flags(Vec::new(), read, analysis, case);
             f.reviewer = reviewer.or(&outer.reviewer);
-            if tui.theme.is_some() {
-                f.tui = tui;
-            }
+            f.tui = cli::TuiOpts {
+                theme: tui.theme.or(f.tui.theme),
+                no_mouse: tui.no_mouse || f.tui.no_mouse,
+            };
             let file = settings.as_ref().map(|(p, _)| p.clone());
             let r = resolve(f, settings);
             let mut out = cli::stdout(r.color);

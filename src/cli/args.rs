@@ -147,6 +147,12 @@ pub struct TuiOpts {
     /// TUI theme: a name from themes/ or a path to a theme file.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+
+    /// Leave the mouse to the terminal (its own selection and scrolling)
+    /// instead of clicking rows and scrolling panes in the TUI; the same
+    /// as `mouse = false` in the settings file.
+    #[arg(long)]
+    pub no_mouse: bool,
 }
 
 /// Parses `--input-format`, offering every format retrace reads (help and

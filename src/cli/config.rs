@@ -15,6 +15,7 @@
 //! reviewer = "alice"
 //! read_only = false
 //! color = "auto"
+//! mouse = true
 //! ```
 //!
 //! Relative paths in the file are relative to the file's folder; a leading
@@ -48,6 +49,8 @@ pub struct Settings {
     pub read_only: Option<bool>,
     /// When to colour output.
     pub color: Option<ColorWhen>,
+    /// Whether the TUI takes the mouse (clicks select, the wheel scrolls).
+    pub mouse: Option<bool>,
 }
 
 /// A settings file that cannot be used.
@@ -184,12 +187,15 @@ pub struct Resolved {
     pub theme: Option<String>,
     /// Whether to colour output.
     pub color: ColorWhen,
+    /// Whether the TUI takes the mouse.
+    pub mouse: bool,
     /// Every setting with its source, for `retrace config`.
     pub effective: Vec<Effective>,
 }
 
 impl Resolved {
-    /// What the TUI takes from these settings: the theme, and colour off
+    /// What the TUI takes from these settings: the theme, the mouse, and
+    /// colour off
     /// under `--color never`, `color = "never"` or (with `auto`)
     /// `NO_COLOR` (no-color.org: any non-empty value).
     pub fn tui_options(&self) -> crate::tui::Options {
@@ -201,6 +207,7 @@ impl Resolved {
                 ColorWhen::Never => false,
                 ColorWhen::Auto => !no_color_env,
             },
+            mouse: self.mouse,
         }
     }
 }
@@ -322,6 +329,10 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
     };
     note("color", format!("{color:?}").to_lowercase(), src);
 
+    let (mouse, src) = pick(flags.tui.no_mouse.then_some(false), file.mouse, path);
+    let mouse = mouse.unwrap_or(true);
+    note("mouse", mouse.to_string(), src);
+
     let setup = Setup {
         journals: flags.journals,
         recursive: flags.read.recursive,
@@ -339,6 +350,7 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
         setup,
         theme,
         color,
+        mouse,
         effective,
     }
 }
@@ -360,6 +372,7 @@ mod tests {
         let flags = Flags {
             tui: TuiOpts {
                 theme: Some("dark".into()),
+                ..TuiOpts::default()
             },
             ..Flags::default()
         };
@@ -397,6 +410,38 @@ mod tests {
         std::fs::write(&p, "color = \"never\"\n").unwrap();
         let r = resolve(Flags::default(), Settings::load(Some(&p)).unwrap());
         assert!(!r.tui_options().color);
+    }
+
+    /// The mouse is on unless the settings file or `--no-mouse` turn it
+    /// off; `retrace config` says which.
+    #[test]
+    fn the_mouse_setting_and_where_it_came_from() {
+        let src = |r: &Resolved| {
+            r.effective
+                .iter()
+                .find(|e| e.name == "mouse")
+                .map(|e| (e.value.clone(), e.source.clone()))
+                .unwrap()
+        };
+        let r = resolve(Flags::default(), None);
+        assert!(r.tui_options().mouse);
+        assert_eq!(src(&r), ("true".into(), Source::Default));
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("config.toml");
+        std::fs::write(&p, "mouse = false\n").unwrap();
+        let r = resolve(Flags::default(), Settings::load(Some(&p)).unwrap());
+        assert!(!r.tui_options().mouse);
+        assert_eq!(src(&r), ("false".into(), Source::File(p.clone())));
+        let flags = Flags {
+            tui: TuiOpts {
+                no_mouse: true,
+                ..TuiOpts::default()
+            },
+            ..Flags::default()
+        };
+        let r = resolve(flags, None);
+        assert!(!r.tui_options().mouse);
+        assert_eq!(src(&r), ("false".into(), Source::Flag));
     }
 
     #[test]

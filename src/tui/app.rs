@@ -14,6 +14,7 @@ use super::screen::{Anchor, Context, Nav, Screen, body_area};
 use super::screens;
 use super::stack::Stack;
 use super::theme::Theme;
+use super::widgets::mouse::{Pointer, wheel_scroll};
 use super::widgets::{Move, scroll};
 use crate::query::{Investigation, QueryError, Reanalysis};
 use crate::sanitize::escape;
@@ -64,6 +65,10 @@ pub struct App {
     /// `--color never`, and every theme the theme key brings is then
     /// [`Theme::without_color`].
     pub color: bool,
+    /// Whether the mouse selects and scrolls (`mouse = false` in the
+    /// settings file or `--no-mouse` turn it off; mouse events are then
+    /// ignored).
+    pub mouse: bool,
     /// Set by [`Action::Quit`].
     pub quit: bool,
 }
@@ -87,6 +92,7 @@ impl App {
             dialog: None,
             job: None,
             color: true,
+            mouse: true,
             quit: false,
         }
     }
@@ -243,11 +249,15 @@ impl App {
             }
             _ => {}
         }
+        let pointer = Pointer::of(&action);
         if let Some(offset) = &mut self.help {
             match Move::of(&action) {
                 _ if action == Action::Back => self.help = None,
                 Some(m @ (Move::Up | Move::Down)) => scroll(offset, m, 1, usize::MAX),
                 _ => {}
+            }
+            if let (Some(p), Some(offset)) = (pointer, &mut self.help) {
+                wheel_scroll(offset, p.wheel(), usize::MAX);
             }
             return;
         }
@@ -255,6 +265,14 @@ impl App {
             return;
         };
         if let Some(d) = &mut self.dialog {
+            // In a dialog the wheel moves the choice; a click does nothing
+            // (a decision is chosen with the keys, on purpose).
+            let action = match pointer.map(Pointer::wheel) {
+                Some(1) => Action::Down,
+                Some(-1) => Action::Up,
+                Some(_) => return,
+                None => action,
+            };
             match dialog::update(d, action) {
                 DialogNav::Stay => {}
                 DialogNav::Close(msg) => {

@@ -11,7 +11,7 @@
 use super::action::Action;
 use super::app::App;
 use super::keys::Key;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEventKind};
+use ratatui::crossterm::event::{Event, KeyCode, KeyEventKind, MouseButton, MouseEventKind};
 
 /// Text typed into a field, not yet applied.
 #[derive(Debug, Default)]
@@ -23,7 +23,9 @@ impl Typed {
     /// Takes one terminal event. Characters for a text field (and pasted
     /// text, where a field is being typed) are kept; any other event first
     /// applies what was kept, then itself. A key that does nothing here
-    /// says so on the key line ([`App::unbound_key`]).
+    /// says so on the key line ([`App::unbound_key`]). A left click and
+    /// the wheel become [`Action::Click`], [`Action::WheelDown`] and
+    /// [`Action::WheelUp`] while the mouse is on ([`App::mouse`]).
     pub fn event(&mut self, app: &mut App, ev: Event) {
         match ev {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
@@ -45,6 +47,17 @@ impl Typed {
             Event::Resize(w, h) => {
                 self.flush(app);
                 app.update(Action::Resize(w, h));
+            }
+            Event::Mouse(m) if app.mouse => {
+                let (x, y) = (m.column, m.row);
+                let action = match m.kind {
+                    MouseEventKind::Down(MouseButton::Left) => Action::Click(x, y),
+                    MouseEventKind::ScrollDown => Action::WheelDown(x, y),
+                    MouseEventKind::ScrollUp => Action::WheelUp(x, y),
+                    _ => return,
+                };
+                self.flush(app);
+                app.update(action);
             }
             _ => {}
         }

@@ -38,7 +38,10 @@ pub use app::App;
 
 use crate::query::{Investigation, LoadStage, Prepared, QueryError, Setup, SetupError};
 use data::{Data, LoadMsg};
-use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
+use ratatui::crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event,
+};
 use ratatui::crossterm::execute;
 use ratatui::layout::Rect;
 use std::sync::mpsc;
@@ -82,6 +85,10 @@ pub struct Options {
     /// never` (then every theme is [`theme::Theme::without_color`] and the
     /// selection is reverse video).
     pub color: bool,
+    /// Whether the TUI takes the mouse: clicks select rows and jump to
+    /// evidence, the wheel scrolls. Off, mouse reporting stays off and the
+    /// terminal keeps its own selection.
+    pub mouse: bool,
 }
 
 impl Default for Options {
@@ -89,6 +96,7 @@ impl Default for Options {
         Options {
             theme: None,
             color: true,
+            mouse: true,
         }
     }
 }
@@ -149,12 +157,30 @@ pub fn run(setup: &Setup, options: &Options) -> Result<(), TuiError> {
     // panic hook that restores the terminal before the panic is reported.
     let mut terminal = ratatui::try_init()?;
     // A paste arrives as one event (not one key per character) where the
-    // terminal supports it.
+    // terminal supports it; the mouse reports clicks and the wheel only
+    // when it is on.
     let _ = execute!(std::io::stdout(), EnableBracketedPaste);
+    if options.mouse {
+        let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    }
+    // A panic hands the terminal back as it was: mouse reporting and
+    // bracketed paste off, then ratatui's hook leaves raw mode and the
+    // alternate screen. (A shell would otherwise get escape sequences for
+    // every mouse move.)
+    let restore_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(
+            std::io::stdout(),
+            DisableMouseCapture,
+            DisableBracketedPaste
+        );
+        restore_hook(info);
+    }));
     let result = (|| -> Result<(), TuiError> {
         let size = terminal.size()?;
         let mut app = App::new(names, theme, Rect::new(0, 0, size.width, size.height));
         app.color = options.color;
+        app.mouse = options.mouse;
         let (tx, rx) = mpsc::channel::<Msg>();
         let load_tx = tx.clone();
         let job_tx = tx.clone();
@@ -234,7 +260,12 @@ pub fn run(setup: &Setup, options: &Options) -> Result<(), TuiError> {
         }
         Ok(())
     })();
-    let _ = execute!(std::io::stdout(), DisableBracketedPaste);
+    // Whatever ended the loop (quit, a load error, a terminal error).
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste
+    );
     ratatui::restore();
     result
 }

@@ -14,6 +14,7 @@ use crate::tui::widgets::stages::{records, stage_units};
 use crate::tui::widgets::text::{
     clip_left, esc, file_name, flow, provenance, select_if, short_cite, time,
 };
+use crate::tui::widgets::mouse::{Hit, Pointer, on_list, table_rows, wheel_scroll};
 use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -234,6 +235,20 @@ fn update(cx: &Context<'_>, st: &mut Execution, action: Action) -> Nav {
     let (page, rpage) = pages(st, body);
     let before = st.cursor.selected;
     let max_scroll = st.record.len().saturating_sub(rpage);
+    // The mouse: a click on an event selects it; the wheel moves the
+    // events or scrolls the record, whichever is under it; a click
+    // focuses the pane under it.
+    if let Some(p) = Pointer::of(&action) {
+        let [_, list, rec] = areas(st, body);
+        if on_list(&mut st.cursor, list, table_rows(list), len, p) != Hit::Miss {
+            st.focus = Focus::Events;
+        } else if p.within(rec) {
+            match p.wheel() {
+                0 => st.focus = Focus::Record,
+                dir => wheel_scroll(&mut st.scroll, dir, max_scroll),
+            }
+        }
+    }
     match (Move::of(&action), st.focus) {
         (Some(m), Focus::Events) => st.cursor.apply(m, len, page),
         (Some(m), Focus::Record) => scroll(&mut st.scroll, m, rpage, max_scroll),

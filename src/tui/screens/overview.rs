@@ -11,6 +11,7 @@ use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen
 use crate::tui::screens::detail::Detail;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::text::{count, datetime, esc, select_if};
+use crate::tui::widgets::mouse::{Hit, Pointer, inside, on_list};
 use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -141,9 +142,15 @@ impl Screen for Overview {
         let (data, st) = (cx.data, self);
         let len = data.worst.len();
         let page = page(data, cx.body);
+        let mut open = action == Action::Open;
         if let Some(m) = Move::of(&action) {
             st.cursor.apply(m, len, page);
-        } else if action == Action::Open
+        } else if let Some(p) = Pointer::of(&action) {
+            // The mouse over the worst groups: select, or open the selected.
+            let pane = areas(data, cx.body, has_review_line(data))[4];
+            open = on_list(&mut st.cursor, pane, inside(pane), len, p) == Hit::Open;
+        }
+        if open
             && let Some(d) = data
                 .worst
                 .get(st.cursor.selected)

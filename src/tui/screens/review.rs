@@ -21,6 +21,7 @@ use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen
 use crate::tui::screens::execution::Execution;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::text::{clip, esc, flow, select_if, short_cite, wrap};
+use crate::tui::widgets::mouse::{Hit, Pointer, on_list, table_rows, wheel_scroll};
 use crate::tui::widgets::{Cursor, Move, scroll};
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
@@ -184,10 +185,34 @@ impl Screen for Review {
 /// Applies an action (the theme lays out the record pane, to bound its
 /// scroll).
 fn update(cx: &Context<'_>, st: &mut Review, action: Action) -> Nav {
-    let (data, body, theme) = (cx.data, cx.body, cx.theme);
+    let (data, body) = (cx.data, cx.body);
     let n = data.queue.len();
-    let (page, rpage, rwidth) = pages(body, n);
+    let (page, rpage, _) = pages(body, n);
     let before = st.cursor.selected;
+    // The mouse: the queue selects (a second click opens); the record
+    // scrolls under the wheel; a click focuses the pane under it.
+    let action = match Pointer::of(&action) {
+        None => action,
+        Some(p) => {
+            let [_, qa, ra] = areas(body, n);
+            match on_list(&mut st.cursor, qa, table_rows(qa), n, p) {
+                Hit::Open if st.focus == Focus::Queue => Action::Open,
+                Hit::Open | Hit::Moved if n == 0 => return settle(cx, st, before),
+                Hit::Open | Hit::Moved => {
+                    st.focus = Focus::Queue;
+                    return settle(cx, st, before);
+                }
+                Hit::Miss if p.within(ra) => {
+                    match p.wheel() {
+                        0 => st.focus = Focus::Record,
+                        dir => wheel_scroll(&mut st.scroll, dir, usize::MAX),
+                    }
+                    return settle(cx, st, before);
+                }
+                Hit::Miss => return Nav::Stay,
+            }
+        }
+    };
     match (Move::of(&action), st.focus) {
         (Some(m), Focus::Queue) => st.cursor.apply(m, n, page),
         (Some(m), Focus::Record) => scroll(&mut st.scroll, m, rpage, usize::MAX),
@@ -223,11 +248,20 @@ fn update(cx: &Context<'_>, st: &mut Review, action: Action) -> Nav {
         }
         _ => {}
     }
+    settle(cx, st, before)
+}
+
+/// After an update: a new selection shows its record from the top; the
+/// selection stays on screen and the record's scroll inside its text.
+fn settle(cx: &Context<'_>, st: &mut Review, before: usize) -> Nav {
+    let data = cx.data;
+    let n = data.queue.len();
+    let (page, rpage, rwidth) = pages(cx.body, n);
     if st.cursor.selected != before {
         st.scroll = 0;
     }
     st.cursor.settle(page, n);
-    let lines = record_lines(data, data.queue.get(st.cursor.selected), theme, rwidth);
+    let lines = record_lines(data, data.queue.get(st.cursor.selected), cx.theme, rwidth);
     st.scroll = st.scroll.min(lines.len().saturating_sub(rpage));
     Nav::Stay
 }

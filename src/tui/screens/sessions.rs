@@ -11,6 +11,7 @@ use crate::tui::screen::{Context, Jump, Nav, Opens, Registration, Screen};
 use crate::tui::screens::execution::Execution;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::text::{datetime, esc, select_if};
+use crate::tui::widgets::mouse::{Hit, Pointer, on_list, table_rows};
 use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -159,6 +160,30 @@ fn update(cx: &Context<'_>, st: &mut Sessions, action: Action) -> Nav {
             .map_or(0, Vec::len)
     };
     let before = st.sessions.selected;
+    // The mouse: a click focuses the list under it and selects a row (a
+    // second click opens it); the wheel moves the list under it.
+    let action = match Pointer::of(&action) {
+        None => action,
+        Some(p) => {
+            let [la, _, xa] = areas(body, n);
+            let was = st.focus;
+            let mut hit = on_list(&mut st.sessions, la, table_rows(la), n, p);
+            if hit != Hit::Miss {
+                st.focus = Focus::Sessions;
+            } else {
+                let l = execs(st);
+                hit = on_list(&mut st.execs, xa, table_rows(xa), l, p);
+                if hit != Hit::Miss && l > 0 {
+                    st.focus = Focus::Executions;
+                }
+            }
+            // A first click on a list without the focus only focuses it.
+            if hit != Hit::Open || st.focus != was {
+                return settle(cx, st, before);
+            }
+            Action::Open
+        }
+    };
     let (cur, len, page) = match st.focus {
         Focus::Sessions => (&mut st.sessions, n, sp),
         Focus::Executions => {
@@ -195,11 +220,23 @@ fn update(cx: &Context<'_>, st: &mut Sessions, action: Action) -> Nav {
         }
         _ => {}
     }
+    settle(cx, st, before)
+}
+
+/// After an update: another session starts its executions from the first;
+/// both selections stay on screen.
+fn settle(cx: &Context<'_>, st: &mut Sessions, before: usize) -> Nav {
+    let data = cx.data;
+    let n = data.inv.sessions().len();
+    let (sp, xp) = pages(data, cx.body);
     if st.sessions.selected != before {
         st.execs = Cursor::default();
     }
     st.sessions.settle(sp, n);
-    let l = execs(st);
+    let l = data
+        .session_execs
+        .get(st.sessions.selected)
+        .map_or(0, Vec::len);
     st.execs.settle(xp, l);
     Nav::Stay
 }

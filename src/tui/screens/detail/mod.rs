@@ -21,13 +21,14 @@ use crate::tui::screen::{Anchor, Context, Nav, Registration, Screen};
 use crate::tui::screens::execution::Execution;
 use crate::tui::screens::sessions::Sessions;
 use crate::tui::theme::Theme;
+use crate::tui::widgets::mouse::{Pointer, wheel_scroll};
 use crate::tui::widgets::{Cursor, Move, scroll};
-use questions::evidence_line_of;
+use questions::{evidence_line_of, line_at};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use state::inner;
-use timeline::{Lanes, lanes_page, lanes_rows};
+use timeline::{Lanes, lane_at, lanes_page, lanes_rows};
 
 const KEYS: &[Bind] = &[
     bind(
@@ -162,6 +163,36 @@ fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     let n_ev = st.evidence.len();
+    // The mouse: a click on a lane selects it (a second click opens the
+    // execution), a click on a cited evidence line jumps to the event it
+    // cites, as Enter on it does; the wheel moves the lanes or scrolls
+    // the questions, whichever is under it.
+    if let Some(p) = Pointer::of(&action) {
+        match p {
+            Pointer::Click(at) if p.within(a.lanes) => {
+                if let Some(i) = lane_at(st, &a, at) {
+                    let again = st.focus == Focus::Lanes && st.lanes.selected == i;
+                    st.focus = Focus::Lanes;
+                    st.lanes.select(i, n_lanes);
+                    if again {
+                        return update(cx, st, Action::Open);
+                    }
+                }
+            }
+            Pointer::Click(at) if p.within(a.questions) => match line_at(st, a.questions, at) {
+                Some(QLine::Evidence(i)) => {
+                    st.focus = Focus::Evidence;
+                    st.ev.select(i, n_ev);
+                    return update(cx, st, Action::Open);
+                }
+                _ if n_ev > 0 => st.focus = Focus::Evidence,
+                _ => {}
+            },
+            _ if p.within(a.lanes) => st.lanes.step(p.wheel(), n_lanes),
+            _ if p.within(a.questions) => wheel_scroll(&mut st.qscroll, p.wheel(), usize::MAX),
+            _ => {}
+        }
+    }
     match Move::of(&action) {
         Some(m) if st.focus == Focus::Lanes => st.lanes.apply(m, n_lanes, page),
         // Pages scroll the questions; the other moves go from evidence to

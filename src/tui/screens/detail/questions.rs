@@ -6,7 +6,7 @@ use crate::query::ChainMark;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::text::{esc, select_if, short_cite, wrap};
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
@@ -111,6 +111,18 @@ pub fn qlines(st: &Detail, width: u16) -> Vec<QLine> {
 /// The line of the questions pane that shows evidence `ev`.
 pub(super) fn evidence_line_of(lines: &[QLine], ev: usize) -> Option<usize> {
     lines.iter().position(|l| *l == QLine::Evidence(ev))
+}
+
+/// The line of the questions pane drawn at `at`, if any (the same window
+/// [`draw`] shows).
+pub(super) fn line_at(st: &Detail, area: Rect, at: Position) -> Option<QLine> {
+    let qi = inner(area);
+    if !qi.contains(at) {
+        return None;
+    }
+    let ql = qlines(st, qi.width);
+    let start = st.qscroll.min(ql.len().saturating_sub(usize::from(qi.height)));
+    ql.into_iter().nth(start + usize::from(at.y - qi.y))
 }
 
 /// Draws the questions pane into `area`.

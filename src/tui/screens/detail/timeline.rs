@@ -9,6 +9,7 @@ use crate::tui::widgets::lanes::{self, Axis};
 use crate::tui::widgets::stages::stage_units;
 use crate::tui::widgets::text::{delta, esc, flow, selected, time};
 use ratatui::Frame;
+use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
@@ -62,6 +63,28 @@ fn lanes_fit(a: &Areas, n: usize, focus: Focus) -> (Lanes, usize) {
 /// The lanes a page holds.
 pub(super) fn lanes_page(a: &Areas, n: usize, focus: Focus) -> usize {
     lanes_fit(a, n, focus).1
+}
+
+/// The lane drawn at `at` in the lanes pane, if one is (the same layout
+/// [`draw`] uses).
+pub(super) fn lane_at(st: &Detail, a: &Areas, at: Position) -> Option<usize> {
+    let li = inner(a.lanes);
+    if !li.contains(at) {
+        return None;
+    }
+    let n = st.detail.executions_detail.len();
+    let (mode, page) = lanes_fit(a, n, st.focus);
+    // The axis line comes first.
+    let mut y = li.y.saturating_add(1);
+    for i in st.lanes.window(page, n) {
+        let full = mode == Lanes::AllFull || (mode == Lanes::SelectedFull && i == st.lanes.selected);
+        let h = u16::try_from(if full { LANE_HEIGHT } else { COMPACT_LANE }).unwrap_or(u16::MAX);
+        if (y..y.saturating_add(h)).contains(&at.y) {
+            return Some(i);
+        }
+        y = y.saturating_add(h);
+    }
+    None
 }
 
 /// The lines of one execution: id, state, outcome and warnings; its bar on

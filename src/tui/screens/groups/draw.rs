@@ -19,6 +19,11 @@ fn areas(body: Rect, st: &Groups) -> [Rect; 2] {
     Layout::vertical([Constraint::Fill(1), Constraint::Length(line)]).areas(body)
 }
 
+/// The table's area (the filter line below it left out).
+pub(super) fn table_area(body: Rect, st: &Groups) -> Rect {
+    areas(body, st)[0]
+}
+
 /// Rows of the table that fit in the body.
 pub fn page(body: Rect, st: &Groups) -> usize {
     usize::from(areas(body, st)[0].height.saturating_sub(3))
