@@ -48,7 +48,9 @@ fn run(args: Cli) -> Result<u8, CliError> {
         reviewer: args.reviewer,
         tui: args.tui,
         color: args.global.color,
+        window: args.window,
     };
+    // Commands that take no --since/--until look at every execution.
     let flags =
         |journals, read: cli::ReadOpts, analysis: cli::AnalysisOpts, case: cli::CaseOpts| Flags {
             journals,
@@ -58,7 +60,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
             reviewer: outer.reviewer.clone(),
             tui: outer.tui.clone(),
             color: outer.color,
+            window: cli::WindowOpts::default(),
         };
+    let within = |f: Flags, window: cli::WindowOpts| Flags {
+        window: window.or(&outer.window),
+        ..f
+    };
     let Some(command) = args.command else {
         let r = resolve(outer.clone(), settings);
         retrace::tui::run(&r.setup, &r.tui_options())?;
@@ -72,8 +79,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
             read,
             analysis,
             case,
+            window,
         } => {
-            let r = resolve(flags(journals, read, analysis, case), settings);
+            let r = resolve(
+                within(flags(journals, read, analysis, case), window),
+                settings,
+            );
             let mut out = cli::stdout(r.color);
             let inv = cli::open(&r.setup)?;
             cli::groups(&inv, all, json, &mut out)?;
@@ -90,8 +101,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
             read,
             analysis,
             case,
+            window,
         } => {
-            let r = resolve(flags(journals, read, analysis, case), settings);
+            let r = resolve(
+                within(flags(journals, read, analysis, case), window),
+                settings,
+            );
             let mut out = cli::stdout(r.color);
             let inv = cli::open(&r.setup)?;
             cli::investigate(&inv, &group, json, &mut out)?;
@@ -126,8 +141,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
                     read,
                     analysis,
                     case,
+                    window,
                 } => {
-                    let r = resolve(flags(journals, read, analysis, case), settings);
+                    let r = resolve(
+                        within(flags(journals, read, analysis, case), window),
+                        settings,
+                    );
                     let mut out = cli::stdout(r.color);
                     cli::review_list(&r.setup, json, &mut out)?;
                     out.flush()?;
@@ -178,8 +197,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
             read,
             analysis,
             case,
+            window,
         } => {
-            let r = resolve(flags(journals, read, analysis, case), settings);
+            let r = resolve(
+                within(flags(journals, read, analysis, case), window),
+                settings,
+            );
             let mut out = cli::stdout(r.color);
             cli::export(
                 &r.setup,

@@ -487,3 +487,34 @@ fn help_on_every_screen_lists_its_key_table() {
         ]
     );
 }
+
+/// `--since`/`--until` narrow the TUI as they narrow the commands: the
+/// overview says which executions are shown, and the groups are theirs.
+#[test]
+fn a_time_window_narrows_the_tui_and_the_overview_says_so() {
+    let at = |s: &str| {
+        chrono::DateTime::parse_from_rfc3339(s)
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    };
+    let setup = Setup {
+        window: retrace::query::TimeWindow {
+            since: Some(at("2026-07-22T14:04:00Z")),
+            until: None,
+        },
+        ..Setup::default()
+    };
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let mut a = App::ready(inv, Theme::default(), Rect::new(0, 0, 120, 40));
+    let s = screen(&a, 120, 40);
+    assert!(
+        s.contains("window: only the 2 of 4 executions that began from 2026-07-22 14:04:00Z"),
+        "{s}"
+    );
+    // The second deploy_release alone is no duplicate.
+    assert!(!s.contains("duplicate_side_effect"), "{s}");
+    a.update(Action::ShowGroups);
+    let s = screen(&a, 120, 40);
+    assert!(s.contains("Groups: 2 (all)"), "{s}");
+    assert!(!s.contains("list_releases"), "{s}");
+}

@@ -3,7 +3,8 @@
 //! command (the TUI) every option is accepted, and options written before a
 //! command name (`retrace --read-only export …`) still apply to it.
 
-use crate::query::{Decision, Format, UnknownFormat};
+use crate::query::{Decision, Format, TimeWindow, UnknownFormat, parse_time};
+use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -39,6 +40,10 @@ pub struct Cli {
     /// TUI look and feel.
     #[command(flatten)]
     pub tui: TuiOpts,
+
+    /// The stretch of time looked at.
+    #[command(flatten)]
+    pub window: WindowOpts,
 
     /// Options every command takes.
     #[command(flatten)]
@@ -155,6 +160,44 @@ pub struct TuiOpts {
     pub no_mouse: bool,
 }
 
+/// The stretch of time looked at.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct WindowOpts {
+    /// Only executions that began at or after this time: RFC 3339
+    /// (2026-07-22T14:00:00Z) or an age before now (2h, 90m, 1h30m, 3d).
+    /// An execution kept is kept whole, with its later events.
+    #[arg(long, value_name = "TIME", value_parser = parse_when)]
+    pub since: Option<DateTime<Utc>>,
+
+    /// Only executions that began at or before this time (RFC 3339 or an
+    /// age such as 30m).
+    #[arg(long, value_name = "TIME", value_parser = parse_when)]
+    pub until: Option<DateTime<Utc>>,
+}
+
+impl WindowOpts {
+    /// These options, with `outer`'s where these leave one out.
+    pub fn or(self, outer: &WindowOpts) -> WindowOpts {
+        WindowOpts {
+            since: self.since.or(outer.since),
+            until: self.until.or(outer.until),
+        }
+    }
+
+    /// As the query layer takes it.
+    pub fn window(self) -> TimeWindow {
+        TimeWindow {
+            since: self.since,
+            until: self.until,
+        }
+    }
+}
+
+/// `--since`/`--until`: a time, or an age before now.
+fn parse_when(s: &str) -> Result<DateTime<Utc>, String> {
+    parse_time(s, Utc::now())
+}
+
 /// Parses `--input-format`, offering every format retrace reads (help and
 /// completions list them, with their descriptions).
 #[derive(Debug, Clone, Copy)]
@@ -228,6 +271,9 @@ pub enum Command {
         /// The case file.
         #[command(flatten)]
         case: CaseOpts,
+        /// The stretch of time looked at.
+        #[command(flatten)]
+        window: WindowOpts,
     },
     /// Walk one group through the five questions to its verdict.
     Investigate {
@@ -250,6 +296,9 @@ pub enum Command {
         /// The case file.
         #[command(flatten)]
         case: CaseOpts,
+        /// The stretch of time looked at.
+        #[command(flatten)]
+        window: WindowOpts,
     },
     /// Verify the audit chains of journals and of their case file
     /// (docs/design.md §6): for each, the rule used, the lines checked and
@@ -318,9 +367,12 @@ pub enum Command {
         /// The case file.
         #[command(flatten)]
         case: CaseOpts,
+        /// The stretch of time looked at.
+        #[command(flatten)]
+        window: WindowOpts,
     },
     /// Print a shell completion script: put it where your shell loads
-    /// completions (README: "Shell completions and the man page").
+    /// completions (README: "Settings, colour, completions").
     Completions {
         /// The shell.
         #[arg(value_enum)]
@@ -372,6 +424,9 @@ pub enum ReviewCommand {
         /// The case file.
         #[command(flatten)]
         case: CaseOpts,
+        /// The stretch of time looked at.
+        #[command(flatten)]
+        window: WindowOpts,
     },
     /// Record a decision about one execution in the case file.
     Decide {

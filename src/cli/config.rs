@@ -21,7 +21,7 @@
 //! Relative paths in the file are relative to the file's folder; a leading
 //! `~/` is the home folder. An unknown key is an error naming its line.
 
-use super::args::{AnalysisOpts, CaseOpts, ColorWhen, ReadOpts, ReviewerOpts, TuiOpts};
+use super::args::{AnalysisOpts, CaseOpts, ColorWhen, ReadOpts, ReviewerOpts, TuiOpts, WindowOpts};
 use crate::query::Setup;
 use serde::Deserialize;
 use std::fmt;
@@ -229,6 +229,8 @@ pub struct Flags {
     pub tui: TuiOpts,
     /// `--color`.
     pub color: Option<ColorWhen>,
+    /// `--since`, `--until`.
+    pub window: WindowOpts,
 }
 
 /// Picks a value: the flag's, else the file's, else none; with its source.
@@ -345,6 +347,7 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
         case: flags.case.case,
         reviewer,
         read_only,
+        window: flags.window.window(),
     };
     Resolved {
         setup,

@@ -9,7 +9,7 @@ mod text;
 
 pub use args::{
     AnalysisOpts, CaseOpts, Cli, ColorWhen, Command, ExportFormat, ReadOpts, ReviewCommand,
-    ReviewerOpts, TuiOpts,
+    ReviewerOpts, TuiOpts, WindowOpts,
 };
 pub use export::export;
 pub use review::{review_decide, review_export, review_list};
@@ -163,6 +163,9 @@ fn report_load(inv: &Investigation) {
     }
     for n in inv.notes() {
         let _ = writeln!(err, "note: {}", escape(n));
+    }
+    if let Some(n) = inv.narrowed() {
+        let _ = writeln!(err, "note: {}", n.describe());
     }
 }
 

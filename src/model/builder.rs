@@ -53,6 +53,62 @@ impl Model {
     pub fn event_count(&self) -> usize {
         self.executions.iter().map(|e| e.events.len()).sum()
     }
+
+    /// The model narrowed to the executions `keep` says yes to, each whole
+    /// (every event of it), with their calls; and the sessions their calls
+    /// came over, or that `keep_session` says yes to. Ids of the executions
+    /// left out are no longer found.
+    pub fn retain(
+        self,
+        keep: impl Fn(&Execution) -> bool,
+        keep_session: impl Fn(&Session) -> bool,
+    ) -> Model {
+        let mut new_index = vec![None; self.executions.len()];
+        let mut executions = Vec::new();
+        for (i, x) in self.executions.into_iter().enumerate() {
+            if keep(&x) {
+                new_index[i] = Some(executions.len());
+                executions.push(x);
+            }
+        }
+        let calls: Vec<Call> = self
+            .calls
+            .into_iter()
+            .filter_map(|c| {
+                new_index
+                    .get(c.execution)
+                    .copied()
+                    .flatten()
+                    .map(|execution| Call { execution, ..c })
+            })
+            .collect();
+        let execution_index = self
+            .execution_index
+            .into_iter()
+            .filter_map(|(id, i)| new_index.get(i).copied().flatten().map(|n| (id, n)))
+            .collect();
+        let used: std::collections::HashSet<&str> = calls
+            .iter()
+            .filter_map(|c| c.call.session_id.as_deref())
+            .collect();
+        let sessions: Vec<Session> = self
+            .sessions
+            .into_iter()
+            .filter(|s| used.contains(s.session_id.as_str()) || keep_session(s))
+            .collect();
+        let session_index = sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.session_id.clone(), i))
+            .collect();
+        Model {
+            executions,
+            calls,
+            sessions,
+            session_index,
+            execution_index,
+        }
+    }
 }
 
 /// Accumulates records; [`ModelBuilder::finish`] sorts and indexes them.

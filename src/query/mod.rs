@@ -16,6 +16,7 @@ mod queue;
 mod setup;
 mod verify;
 mod views;
+mod window;
 pub mod words;
 
 pub use crate::analysis::{
@@ -37,6 +38,7 @@ pub use views::{
     AnswerView, AttachedCall, CallRate, Effects, EventView, EvidenceTarget, EvidenceView,
     ExecutionSummary, FindingView, GroupDetail, GroupSummary, StageMark, StageStatus, Stages,
 };
+pub use window::{TimeWindow, parse_time};
 
 use crate::analysis::{self, Analysis, Config, Group};
 use crate::journal::{self, JournalSource, LoadOptions};
@@ -83,6 +85,46 @@ pub struct Investigation {
     read_only: bool,
     sample: bool,
     skipped: Vec<String>,
+    window: Option<Narrowed>,
+}
+
+/// What `--since`/`--until` left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Narrowed {
+    /// The window.
+    pub window: TimeWindow,
+    /// Executions that began in it.
+    pub kept: usize,
+    /// Executions the journals hold.
+    pub of: usize,
+}
+
+impl Narrowed {
+    /// In words: `only the 3 of 12 executions that began from … until …`.
+    pub fn describe(&self) -> String {
+        format!(
+            "only the {} of {} executions that began {} (--since/--until)",
+            self.kept,
+            self.of,
+            self.window.describe()
+        )
+    }
+}
+
+/// The model narrowed to the executions that began in `window`, and
+/// what was left out; an open window keeps everything. Sessions stay when
+/// a kept call came over them or when they began in the window.
+fn narrow(model: Model, window: TimeWindow) -> (Model, Option<Narrowed>) {
+    if window.is_open() {
+        return (model, None);
+    }
+    let of = model.executions.len();
+    let model = model.retain(
+        |x| x.started_at().is_some_and(|t| window.contains(t)),
+        |s| s.started_at.is_some_and(|t| window.contains(t)),
+    );
+    let kept = model.executions.len();
+    (model, Some(Narrowed { window, kept, of }))
 }
 
 impl analysis::JournalCaps for Vec<LoadedJournal> {
@@ -272,6 +314,7 @@ impl Investigation {
             progress(LoadStage::Reading(r))
         })?;
         progress(LoadStage::Analysing);
+        let (model, window) = narrow(model, p.window);
         let analysis = analysis::analyze(&model, &journals, &p.config);
         Ok(Investigation {
             journals,
@@ -283,6 +326,7 @@ impl Investigation {
             read_only: p.read_only,
             sample: p.sample,
             skipped: p.skipped,
+            window,
         })
     }
 
@@ -309,6 +353,7 @@ impl Investigation {
             read_only: false,
             sample: false,
             skipped: Vec::new(),
+            window: None,
         })
     }
 
@@ -316,6 +361,12 @@ impl Investigation {
     /// notes, chain status), in load order.
     pub fn journals(&self) -> &[LoadedJournal] {
         &self.journals
+    }
+
+    /// When `--since`/`--until` narrowed the investigation: the window and
+    /// how many executions it kept.
+    pub fn narrowed(&self) -> Option<Narrowed> {
+        self.window
     }
 
     /// Notes about the analysis as a whole (no contracts, no key, a

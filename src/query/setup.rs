@@ -41,6 +41,9 @@ pub struct Setup {
     pub reviewer: Option<String>,
     /// Never write a decision, a case file or an export file.
     pub read_only: bool,
+    /// Only the executions that began in this window (`--since`,
+    /// `--until`); open: every one.
+    pub window: super::TimeWindow,
 }
 
 /// A file named by the setup that could not be used.
@@ -104,6 +107,8 @@ pub struct Prepared {
     pub reviewer: Option<String>,
     /// Read-only mode.
     pub read_only: bool,
+    /// The executions looked at: those that began in this window.
+    pub window: super::TimeWindow,
     /// Things worth saying before anything is loaded (a journal given
     /// twice, a case file whose chain is broken), one line each.
     pub warnings: Vec<String>,
@@ -224,6 +229,7 @@ impl Setup {
                 .filter(|r| !r.is_empty())
                 .map(str::to_string),
             read_only: self.read_only,
+            window: self.window,
             warnings,
             skipped: expanded.skipped,
             inputs,

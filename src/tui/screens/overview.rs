@@ -10,7 +10,7 @@ use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
 use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen};
 use crate::tui::screens::detail::Detail;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::text::{count, datetime, esc, select_if};
+use crate::tui::widgets::text::{count, datetime, esc, fit, select_if};
 use crate::tui::widgets::mouse::{Hit, Pointer, inside, on_list};
 use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
@@ -107,7 +107,7 @@ fn areas(data: &Data, body: Rect, review_line: bool) -> [Rect; 5] {
         .take(6)
         .map(|j| j.notes.len().min(2))
         .sum();
-    let skipped = skipped_lines(data.inv.skipped().len());
+    let skipped = skipped_lines(data.inv.skipped().len()) + usize::from(data.inv.narrowed().is_some());
     let n = data.inv.journals().len();
     let more = usize::from(n > 6);
     let journals = ((n.min(6) + more + notes + skipped).min(12) as u16) + 2;
@@ -350,6 +350,13 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
                 skipped.len() - shown
             ),
             theme.muted,
+        ));
+    }
+    // --since/--until: what the screens leave out.
+    if let Some(n) = inv.narrowed() {
+        lines.push(fit(
+            Line::styled(format!("window: {}", n.describe()), theme.warn),
+            usize::from(ja.width.saturating_sub(2)),
         ));
     }
     frame.render_widget(
