@@ -10,7 +10,7 @@ use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
 use crate::tui::screen::{Context, Jump, Nav, Opens, Registration, Screen};
 use crate::tui::screens::execution::Execution;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::text::{column_widths, datetime, esc, fit_all, select_if, widest};
+use crate::tui::widgets::text::{column_widths, datetime, esc, fit_all, select_if, widest, wrap};
 use crate::tui::widgets::mouse::{Hit, Pointer, on_list, table_rows};
 use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
@@ -18,7 +18,7 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
 
 const KEYS: &[Bind] = &[
     bind(
@@ -343,13 +343,19 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
             )
         },
     );
-    let field = |k: &str, v: String| {
-        Line::from(vec![
-            Span::styled(format!("{k:<14}"), theme.muted),
-            Span::raw(v),
-        ])
+    // A value wider than the pane goes on below itself, under the values.
+    let room = usize::from(fa.width.saturating_sub(2)).saturating_sub(14).max(8);
+    let field = |k: &str, v: String| -> Vec<Line<'static>> {
+        wrap(&v, room)
+            .into_iter()
+            .enumerate()
+            .map(|(i, part)| {
+                let key = if i == 0 { format!("{k:<14}") } else { " ".repeat(14) };
+                Line::from(vec![Span::styled(key, theme.muted), Span::raw(part)])
+            })
+            .collect()
     };
-    let mut lines = vec![
+    let mut lines = [
         field("process", process),
         field("actor", opt(s.actor.as_deref())),
         field("authorization", opt(s.authorization.as_deref())),
@@ -370,12 +376,13 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
                 opt(s.mcp_session_id.as_deref())
             ),
         ),
-    ];
+    ]
+    .concat();
     for (k, v) in s.extra.iter().take(3) {
-        lines.push(field(&esc(k), esc(&v.to_string()).into_owned()));
+        lines.extend(field(&esc(k), esc(&v.to_string()).into_owned()));
     }
     frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+        Paragraph::new(lines).block(
             Block::bordered()
                 .title(format!(" Session {} ", esc(&s.session_id)))
                 .border_style(theme.muted),
