@@ -66,6 +66,24 @@ fn run(args: Cli) -> Result<u8, CliError> {
         window: window.or(&outer.window),
         ..f
     };
+    // Written before the name of a command that does not take them, they
+    // would be ignored: say so instead.
+    let takes_window = matches!(
+        &args.command,
+        None | Some(
+            Command::Groups { .. }
+                | Command::Investigate { .. }
+                | Command::Export { .. }
+                | Command::Review {
+                    command: ReviewCommand::List { .. }
+                }
+        )
+    );
+    if !takes_window && (outer.window.since.is_some() || outer.window.until.is_some()) {
+        return Err(CliError::Input(
+            "--since/--until apply to groups, investigate, review list, export and the TUI; this command reads every execution (verify checks whole chains)".into(),
+        ));
+    }
     let Some(command) = args.command else {
         let r = resolve(outer.clone(), settings);
         retrace::tui::run(&r.setup, &r.tui_options())?;

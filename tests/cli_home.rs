@@ -268,7 +268,7 @@ fn since_and_until_narrow_to_the_executions_that_began_in_the_window() {
     let o = retrace(d.path(), &["groups", "--since", "2h"], &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("No execution began from"),
+        stdout(&o).contains("No execution began at or after"),
         "{}",
         stdout(&o)
     );
@@ -280,4 +280,12 @@ fn since_and_until_narrow_to_the_executions_that_began_in_the_window() {
     assert!(!stdout(&o).contains("--since"), "{}", stdout(&o));
     let o = retrace(d.path(), &["verify", "--since", "2h"], &[]);
     assert_eq!(o.status.code(), Some(2));
+    // Before the command name they are not silently ignored either.
+    let o = retrace(d.path(), &["--since", "2h", "verify"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("verify checks whole chains"),
+        "{}",
+        stderr(&o)
+    );
 }

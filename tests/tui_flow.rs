@@ -508,7 +508,9 @@ fn a_time_window_narrows_the_tui_and_the_overview_says_so() {
     let mut a = App::ready(inv, Theme::default(), Rect::new(0, 0, 120, 40));
     let s = screen(&a, 120, 40);
     assert!(
-        s.contains("window: only the 2 of 4 executions that began from 2026-07-22 14:04:00Z"),
+        s.contains(
+            "window: only the 2 of 4 executions that began at or after 2026-07-22 14:04:00Z"
+        ),
         "{s}"
     );
     // The second deploy_release alone is no duplicate.

@@ -26,13 +26,14 @@ impl TimeWindow {
     }
 
     /// The window in words: `from 2026-07-22 14:00:00Z until 2026-07-22
-    /// 15:00:00Z`, `from …`, `until …`, or `all of the journals`.
+    /// 15:00:00Z`, `at or after …`, `at or before …`, or `all of the
+    /// journals`.
     pub fn describe(&self) -> String {
         let f = |t: DateTime<Utc>| t.format("%Y-%m-%d %H:%M:%SZ").to_string();
         match (self.since, self.until) {
             (Some(s), Some(u)) => format!("from {} until {}", f(s), f(u)),
-            (Some(s), None) => format!("from {}", f(s)),
-            (None, Some(u)) => format!("until {}", f(u)),
+            (Some(s), None) => format!("at or after {}", f(s)),
+            (None, Some(u)) => format!("at or before {}", f(u)),
             (None, None) => "all of the journals".into(),
         }
     }
