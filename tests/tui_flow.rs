@@ -520,3 +520,38 @@ fn a_time_window_narrows_the_tui_and_the_overview_says_so() {
     assert!(s.contains("Groups: 2 (all)"), "{s}");
     assert!(!s.contains("list_releases"), "{s}");
 }
+
+/// Below 60×18 the screen says what size it needs (and keeps the chain
+/// status in the title); from 60×18 the screens draw.
+#[test]
+fn a_terminal_too_small_says_what_size_it_needs() {
+    for (w, h) in [(59, 18), (60, 17), (40, 10), (20, 5)] {
+        let a = app(w, h);
+        let s = screen(&a, w, h);
+        assert!(
+            s.contains("[intact]") || s.contains("[chain intact]"),
+            "{w}×{h}:\n{s}"
+        );
+        let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("too small"), "{w}×{h}:\n{s}");
+        if w >= 40 {
+            assert!(
+                flat.contains(&format!("need at least 60×18, have {w}×{h}")),
+                "{w}×{h}:\n{s}"
+            );
+        }
+    }
+    let mut a = app(60, 18);
+    let s = screen(&a, 60, 18);
+    assert!(!s.contains("too small"), "{s}");
+    assert!(s.contains("Journals (2)"), "{s}");
+    // The group detail at the minimum: a lane, the legend in the border
+    // (cut with …), and the questions saying there is more.
+    a.update(Action::ShowGroups);
+    a.update(Action::Open);
+    let s = screen(&a, 60, 18);
+    assert!(s.contains("▶ act_01J4K8J7DX7V"), "{s}");
+    assert!(s.contains("deliver ✗ failed …┘"), "{s}");
+    assert!(s.contains("The five questions: 1 of 5"), "{s}");
+    assert!(s.contains("↓ Tab, PgDn"), "{s}");
+}

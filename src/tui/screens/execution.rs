@@ -379,8 +379,22 @@ fn focus_style(theme: &Theme, on: bool) -> Style {
 
 /// Draws the screen.
 fn draw(data: &Data, st: &Execution, theme: &Theme, frame: &mut Frame, body: Rect) {
-    let lines = head_lines(data, st, theme, body.width);
+    let mut lines = head_lines(data, st, theme, body.width);
     let [head, list, rec] = areas(st, body, lines.len());
+    // A header taller than its pane: the last line shown ends with `…`
+    // (the events below show every stage whole).
+    let rows = usize::from(head.height.saturating_sub(2));
+    if lines.len() > rows && rows > 0 {
+        lines.truncate(rows);
+        if let Some(last) = lines.pop() {
+            let w = usize::from(head.width.saturating_sub(2));
+            let mut spans = fit(last, w.saturating_sub(2)).spans;
+            if spans.last().is_none_or(|s| !s.content.ends_with('…')) {
+                spans.push(Span::styled(" …", theme.muted));
+            }
+            lines.push(Line::from(spans));
+        }
+    }
     frame.render_widget(
         Paragraph::new(lines).block(
             Block::bordered()

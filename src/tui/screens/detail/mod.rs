@@ -83,7 +83,8 @@ const MIN_QUESTIONS: u16 = 6;
 /// stage times (six lines: a question, its answer and its evidence).
 const QUESTIONS_ROOM: u16 = 8;
 
-/// Rows of a lanes pane showing one compact lane.
+/// Rows of a lanes pane showing one compact lane (borders, the axis, the
+/// lane); the legend then goes in the bottom border ([`timeline::draw`]).
 const ONE_LANE: u16 = 5;
 
 /// Splits the body: side by side from 120 columns, stacked below. Stacked,

@@ -90,8 +90,16 @@ fn lanes_fit(st: &Detail, a: &Areas, theme: &Theme) -> (Lanes, usize) {
     {
         return (Lanes::SelectedFull, n.max(1));
     }
-    let room = usize::from(rows).saturating_sub(3 + legend_rows(width).len());
-    (Lanes::AllCompact, (room / COMPACT_LANE).max(1))
+    // Compact lanes, with the legend wrapped below them when all fit so;
+    // else as many as fit with the legend in the border ([`draw`]).
+    let room = usize::from(rows).saturating_sub(3);
+    let with_legend = room.saturating_sub(legend_rows(width).len());
+    let page = if n * COMPACT_LANE <= with_legend {
+        n
+    } else {
+        room / COMPACT_LANE
+    };
+    (Lanes::AllCompact, page.max(1))
 }
 
 /// The lanes a page holds.
@@ -291,13 +299,18 @@ pub(super) fn draw(st: &Detail, a: &Areas, theme: &Theme, frame: &mut Frame) {
         }
         lines.extend(l);
     }
-    // The legend: in the bottom border when it fits, else wrapped at the
-    // bottom of the pane.
+    // The legend: in the bottom border when it fits; else wrapped at the
+    // bottom of the pane when the lanes leave room for it; else in the
+    // border, cut with `…` (a pane this short shows it whole when wider).
     let legend = legend_rows(width);
-    let room = usize::from(li.height).saturating_sub(legend.len());
-    lines.truncate(room);
-    lines.resize(room, Line::raw(""));
-    lines.extend(legend.into_iter().map(|l| Line::styled(l, theme.muted)));
+    let wrapped = !legend.is_empty() && lines.len() + legend.len() <= usize::from(li.height);
+    if wrapped {
+        let room = usize::from(li.height).saturating_sub(legend.len());
+        lines.resize(room, Line::raw(""));
+        lines.extend(legend.into_iter().map(|l| Line::styled(l, theme.muted)));
+    } else {
+        lines.truncate(usize::from(li.height));
+    }
     let mut title = format!(" Timeline: {n} execution{} ", if n == 1 { "" } else { "s" });
     if window.end < n || window.start > 0 {
         title = format!("{title}({}–{}) ", window.start + 1, window.end);
@@ -305,8 +318,11 @@ pub(super) fn draw(st: &Detail, a: &Areas, theme: &Theme, frame: &mut Frame) {
     let mut block = Block::bordered()
         .title(title)
         .border_style(focus_style(theme, st.focus == Focus::Lanes));
-    if legend_rows(width).is_empty() {
-        block = block.title_bottom(Span::styled(lanes::LEGEND, theme.muted));
+    if !wrapped {
+        block = block.title_bottom(fit(
+            Line::styled(lanes::LEGEND, theme.muted),
+            usize::from(a.lanes.width.saturating_sub(2)),
+        ));
     }
     frame.render_widget(Paragraph::new(lines).block(block), a.lanes);
 }
