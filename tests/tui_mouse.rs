@@ -204,3 +204,40 @@ fn with_the_mouse_off_clicks_and_the_wheel_do_nothing() {
     wheel(&mut a, true, 20, 5);
     assert_eq!(groups(&a).cursor.selected, 0);
 }
+
+/// A long message wraps onto more lines at the bottom and the panes above
+/// make room; a click lands on what is drawn: on the message, it is no
+/// click on the evidence the panes would show there without it.
+#[test]
+fn a_click_lands_on_the_screen_as_drawn_with_a_long_message() {
+    let (w, h) = (80, 24);
+    let inv = Investigation::open(&Setup::default(), &mut |_| {}).unwrap();
+    let mut a = App::ready(inv, Theme::dark(), ratatui::layout::Rect::new(0, 0, w, h));
+    a.update(Action::ShowGroups);
+    a.update(Action::Open);
+    // Without a message, the second evidence line is on row 21.
+    let s = text(&draw(&a, w, h));
+    let row = s
+        .lines()
+        .position(|l| l.contains("activity.jsonl:11"))
+        .unwrap_or_else(|| panic!("no second evidence line:\n{s}"));
+    assert_eq!(row, 21, "{s}");
+    a.status = Some(format!(
+        "{} the end",
+        "a message long enough to wrap ".repeat(6)
+    ));
+    let s = text(&draw(&a, w, h));
+    assert!(s.contains("the end"), "the message is whole:\n{s}");
+    assert!(
+        s.lines()
+            .nth(row)
+            .is_some_and(|l| l.contains("enough to wrap")),
+        "{s}"
+    );
+    click(&mut a, 10, 21);
+    assert!(
+        a.current::<Execution>().is_none(),
+        "a click on the message opened the evidence hidden under it"
+    );
+    assert!(a.current::<Detail>().is_some());
+}

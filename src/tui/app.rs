@@ -223,6 +223,8 @@ impl App {
 
     /// Applies an action.
     pub fn update(&mut self, action: Action) {
+        // A click lands on the screen as drawn, a long message included.
+        let drawn = super::render::drawn_body(self);
         self.status = None;
         match action {
             Action::Quit => {
@@ -294,7 +296,11 @@ impl App {
         let cx = Context {
             data,
             theme: &self.theme,
-            body: body_area(self.area),
+            body: if pointer.is_some() {
+                drawn
+            } else {
+                body_area(self.area)
+            },
             job: self.job.as_deref(),
             export_dir: &self.export_dir,
         };

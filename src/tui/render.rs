@@ -31,12 +31,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         return;
     }
     let message = message_lines(app, area.width);
-    let [title, body, keys_area] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(u16::try_from(message.len()).unwrap_or(1)),
-    ])
-    .areas(area);
+    let [title, body, keys_area] = split(area, message.len());
     frame.render_widget(Paragraph::new(title_line(app, title.width)), title);
     match &app.load {
         Load::Loading(lp) => loading(app, lp, frame, body),
@@ -70,6 +65,22 @@ pub fn render(app: &App, frame: &mut Frame) {
     if let Some(scroll) = app.help {
         help(app, scroll, frame, body);
     }
+}
+
+/// The title line, the body and the key line of `lines` rows.
+fn split(area: Rect, lines: usize) -> [Rect; 3] {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(u16::try_from(lines).unwrap_or(1)),
+    ])
+    .areas(area)
+}
+
+/// The body as the screen is drawn now: shorter while a message takes
+/// more than one line at the bottom. A click is read against it.
+pub fn drawn_body(app: &App) -> Rect {
+    split(app.area, message_lines(app, app.area.width).len())[1]
 }
 
 /// A terminal smaller than [`MIN_SIZE`]: the title line (with the chain
