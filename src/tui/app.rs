@@ -10,7 +10,7 @@ use super::data::{Data, Load, LoadMsg, LoadProgress};
 use super::dialog::{self, Dialog, DialogNav};
 use super::jobs::{Job, JobMsg};
 use super::keys::{Ctx, Key, KeyMap, table};
-use super::screen::{Anchor, Context, Nav, Screen, body_area};
+use super::screen::{Anchor, Context, Nav, Screen, body_area, drawn_body};
 use super::screens;
 use super::stack::Stack;
 use super::theme::Theme;
@@ -224,7 +224,7 @@ impl App {
     /// Applies an action.
     pub fn update(&mut self, action: Action) {
         // A click lands on the screen as drawn, a long message included.
-        let drawn = super::render::drawn_body(self);
+        let drawn = drawn_body(self.area, self.status.as_deref());
         self.status = None;
         match action {
             Action::Quit => {

@@ -5,7 +5,7 @@ use super::app::App;
 use super::data::{Data, Load, LoadProgress};
 use super::dialog;
 use super::keys::Binding;
-use super::screen::Context;
+use super::screen::{Context, frame_areas_with, message_wrapped};
 use super::widgets::keyline::{help_lines, keyline};
 use super::widgets::text::{clip, esc, file_name, fit, wrap};
 use ratatui::Frame;
@@ -18,9 +18,6 @@ use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
 /// rows; below it the screen says so instead of cutting everything.
 pub const MIN_SIZE: (u16, u16) = (60, 18);
 
-/// Most lines a message on the key line takes (a long one wraps).
-const MESSAGE_LINES: usize = 4;
-
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
@@ -31,7 +28,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         return;
     }
     let message = message_lines(app, area.width);
-    let [title, body, keys_area] = split(area, message.len());
+    let [title, body, keys_area] = frame_areas_with(area, message.len());
     frame.render_widget(Paragraph::new(title_line(app, title.width)), title);
     match &app.load {
         Load::Loading(lp) => loading(app, lp, frame, body),
@@ -67,22 +64,6 @@ pub fn render(app: &App, frame: &mut Frame) {
     }
 }
 
-/// The title line, the body and the key line of `lines` rows.
-fn split(area: Rect, lines: usize) -> [Rect; 3] {
-    Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(u16::try_from(lines).unwrap_or(1)),
-    ])
-    .areas(area)
-}
-
-/// The body as the screen is drawn now: shorter while a message takes
-/// more than one line at the bottom. A click is read against it.
-pub fn drawn_body(app: &App) -> Rect {
-    split(app.area, message_lines(app, app.area.width).len())[1]
-}
-
 /// A terminal smaller than [`MIN_SIZE`]: the title line (with the chain
 /// status), then what size is needed, wrapped to the width.
 fn too_small(app: &App, frame: &mut Frame, area: Rect) {
@@ -102,19 +83,12 @@ fn too_small(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 /// The bottom line: the last message (it stays until the next key, and
-/// wraps onto up to [`MESSAGE_LINES`] lines so that it can be read whole),
+/// wraps onto up to [`MESSAGE_LINES`](super::screen::MESSAGE_LINES) lines so that it can be read whole),
 /// else what a background job is doing, else the keys of the screen.
 fn message_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = &app.theme;
     if let Some(s) = &app.status {
-        let mut lines = wrap(&esc(s), usize::from(width.saturating_sub(4)).max(1));
-        if lines.len() > MESSAGE_LINES {
-            lines.truncate(MESSAGE_LINES);
-            if let Some(l) = lines.last_mut() {
-                l.push('…');
-            }
-        }
-        return lines
+        return message_wrapped(s, width)
             .into_iter()
             .enumerate()
             .map(|(i, l)| {

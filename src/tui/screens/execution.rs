@@ -219,7 +219,7 @@ fn head_lines(data: &Data, st: &Execution, theme: &Theme, width: u16) -> Vec<Lin
 }
 
 /// Header, events and record areas, the header `head` lines high
-/// ([`head_lines`]).
+/// (`head_lines`).
 pub fn areas(st: &Execution, body: Rect, head: usize) -> [Rect; 3] {
     let head = u16::try_from(head).unwrap_or(u16::MAX).saturating_add(2);
     let [head, rest] =

@@ -90,8 +90,8 @@ const ONE_LANE: u16 = 5;
 /// Splits the body: side by side from 120 columns, stacked below. Stacked,
 /// the lanes pane takes the rows that show every lane in full, else every
 /// lane compact but the selected one, when that leaves the questions
-/// [`QUESTIONS_ROOM`] rows; else every lane compact (the questions keep at
-/// least [`MIN_QUESTIONS`]); else what is left. With the questions focused
+/// `QUESTIONS_ROOM` rows; else every lane compact (the questions keep at
+/// least `MIN_QUESTIONS`); else what is left. With the questions focused
 /// it gives them more room (every lane compact), but never fewer lanes
 /// than fit.
 pub fn areas(st: &Detail, body: Rect, theme: &Theme) -> Areas {

@@ -17,7 +17,7 @@ use ratatui::widgets::{Block, Paragraph};
 /// Most lines one execution takes in the lanes pane when every part of
 /// it fits on one line: its head (id, state, outcome), the bar on the time
 /// axis, and the stage times on two lines. A head or a stage chain that
-/// does not fit the pane's width wraps onto more ([`lane_lines`]).
+/// does not fit the pane's width wraps onto more (`lane_lines`).
 pub const LANE_HEIGHT: usize = 4;
 
 /// Lines of a compact lane (the first line of its head, the bar): used
