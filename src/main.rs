@@ -48,7 +48,9 @@ fn run(args: Cli) -> Result<u8, CliError> {
         reviewer: args.reviewer,
         tui: args.tui,
         color: args.global.color,
+        window: args.window,
     };
+    // Commands that take no --since/--until look at every execution.
     let flags =
         |journals, read: cli::ReadOpts, analysis: cli::AnalysisOpts, case: cli::CaseOpts| Flags {
             journals,
@@ -58,10 +60,33 @@ fn run(args: Cli) -> Result<u8, CliError> {
             reviewer: outer.reviewer.clone(),
             tui: outer.tui.clone(),
             color: outer.color,
+            window: cli::WindowOpts::default(),
         };
+    let within = |f: Flags, window: cli::WindowOpts| Flags {
+        window: window.or(&outer.window),
+        ..f
+    };
+    // Written before the name of a command that does not take them, they
+    // would be ignored: say so instead.
+    let takes_window = matches!(
+        &args.command,
+        None | Some(
+            Command::Groups { .. }
+                | Command::Investigate { .. }
+                | Command::Export { .. }
+                | Command::Review {
+                    command: ReviewCommand::List { .. }
+                }
+        )
+    );
+    if !takes_window && (outer.window.since.is_some() || outer.window.until.is_some()) {
+        return Err(CliError::Input(
+            "--since/--until apply to groups, investigate, review list, export and the TUI; this command reads every execution (verify checks whole chains)".into(),
+        ));
+    }
     let Some(command) = args.command else {
         let r = resolve(outer.clone(), settings);
-        retrace::tui::run(&r.setup, r.theme.as_deref())?;
+        retrace::tui::run(&r.setup, &r.tui_options())?;
         return Ok(0);
     };
     match command {
@@ -72,8 +97,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
             read,
             analysis,
             case,
+            window,
         } => {
-            let r = resolve(flags(journals, read, analysis, case), settings);
+            let r = resolve(
+                within(flags(journals, read, analysis, case), window),
+                settings,
+            );
             let mut out = cli::stdout(r.color);
             let inv = cli::open(&r.setup)?;
             cli::groups(&inv, all, json, &mut out)?;
@@ -90,8 +119,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
             read,
             analysis,
             case,
+            window,
         } => {
-            let r = resolve(flags(journals, read, analysis, case), settings);
+            let r = resolve(
+                within(flags(journals, read, analysis, case), window),
+                settings,
+            );
             let mut out = cli::stdout(r.color);
             let inv = cli::open(&r.setup)?;
             cli::investigate(&inv, &group, json, &mut out)?;
@@ -126,8 +159,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
                     read,
                     analysis,
                     case,
+                    window,
                 } => {
-                    let r = resolve(flags(journals, read, analysis, case), settings);
+                    let r = resolve(
+                        within(flags(journals, read, analysis, case), window),
+                        settings,
+                    );
                     let mut out = cli::stdout(r.color);
                     cli::review_list(&r.setup, json, &mut out)?;
                     out.flush()?;
@@ -178,8 +215,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
             read,
             analysis,
             case,
+            window,
         } => {
-            let r = resolve(flags(journals, read, analysis, case), settings);
+            let r = resolve(
+                within(flags(journals, read, analysis, case), window),
+                settings,
+            );
             let mut out = cli::stdout(r.color);
             cli::export(
                 &r.setup,
@@ -246,9 +287,10 @@ fn run(args: Cli) -> Result<u8, CliError> {
         } => {
             let mut f = flags(Vec::new(), read, analysis, case);
             f.reviewer = reviewer.or(&outer.reviewer);
-            if tui.theme.is_some() {
-                f.tui = tui;
-            }
+            f.tui = cli::TuiOpts {
+                theme: tui.theme.or(f.tui.theme),
+                no_mouse: tui.no_mouse || f.tui.no_mouse,
+            };
             let file = settings.as_ref().map(|(p, _)| p.clone());
             let r = resolve(f, settings);
             let mut out = cli::stdout(r.color);

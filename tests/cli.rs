@@ -4,6 +4,8 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn retrace() -> Command {
     Command::cargo_bin("retrace").unwrap()
 }
@@ -12,17 +14,10 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn real(dir: &str) -> Option<PathBuf> {
-    let p = root().join("../shared/real-journals").join(dir);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipping: {} is absent (real journals are not part of the repository)",
-            p.display()
-        );
-        None
-    }
+/// A folder of the team's real journals, or `None` after saying why
+/// `test` is skipped (tests/common/skip.rs).
+fn real(test: &str, dir: &str) -> Option<PathBuf> {
+    common::skip::real_journal(test, dir)
 }
 
 fn json(args: &[&str]) -> Value {
@@ -187,6 +182,38 @@ fn bad_lines_are_reported_and_the_good_ones_used() {
     );
 }
 
+/// A binary file given as a journal gets one clean line naming its first
+/// bytes; it once printed them as `\\x7fELF\\x02…` with doubled escapes and
+/// raw U+FFFD.
+#[test]
+fn a_binary_file_is_named_by_its_first_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("retrace-bin");
+    let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0".to_vec();
+    elf.extend((0..=255u8).cycle().take(4096));
+    std::fs::write(&p, &elf).unwrap();
+    let o = retrace().arg("groups").arg(&p).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err,
+        format!(
+            "retrace: {}: a binary file (starts with bytes 7f 45 4c 46), not a journal\n",
+            p.display()
+        )
+    );
+    // Text that no reader takes still shows its first line, escaped once.
+    let q = dir.path().join("notes.txt");
+    std::fs::write(&q, "h\u{e9}llo\x1b[2J w\u{f6}rld\n").unwrap();
+    let o = retrace().arg("groups").arg(&q).output().unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("(first line starts \"h\u{e9}llo\\x1b[2J w\u{f6}rld\")"),
+        "{err}"
+    );
+    assert!(!err.contains('\u{fffd}') && !err.contains("\\\\"), "{err}");
+}
+
 #[test]
 fn unreadable_input_exits_2_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -229,12 +256,17 @@ fn unreadable_input_exits_2_naming_file_and_line() {
         .stderr(predicates::str::contains(
             "did you mean the command `retrace groups`?",
         ));
+    // A folder stands for its journals: notes.txt is skipped with a note,
+    // and broken.jsonl, its only journal, has no readable line.
     retrace()
         .args(["groups", dir.path().to_str().unwrap()])
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "is a directory; pass the journal files in it",
+            "notes.txt: skipped: not a journal",
+        ))
+        .stderr(predicates::str::contains(
+            "broken.jsonl:1: missing field `at`",
         ));
     // The TUI without a terminal says what to use instead.
     retrace()
@@ -334,7 +366,10 @@ fn escape_sequences_from_journals_never_reach_the_terminal_raw() {
 /// the repeated calls their README lists show up with the verdicts of docs/design.md §5.3.
 #[test]
 fn real_gh_aw_logs() {
-    let (Some(v1), Some(v2)) = (real("gh-aw-mcpg"), real("gh-aw-mcpg-v2")) else {
+    let (Some(v1), Some(v2)) = (
+        real("real_gh_aw_logs", "gh-aw-mcpg"),
+        real("real_gh_aw_logs", "gh-aw-mcpg-v2"),
+    ) else {
         return;
     };
     // tools/call counts from the real-journals README.
@@ -535,7 +570,12 @@ fn begin_lines(p: &std::path::Path, group: &Value) -> Vec<u64> {
 
 #[test]
 fn concurrent_gh_aw_responses_are_marked_positional() {
-    let Some(v1) = real("gh-aw-mcpg") else { return };
+    let Some(v1) = real(
+        "concurrent_gh_aw_responses_are_marked_positional",
+        "gh-aw-mcpg",
+    ) else {
+        return;
+    };
     let p = v1.join("daily-repo-status-gateway-error.jsonl");
     let all = json(&["groups", p.to_str().unwrap(), "--all", "--json"]);
     let get_me = all

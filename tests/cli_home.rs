@@ -190,3 +190,102 @@ fn contracts_files_merge_in_order() {
     // Read-only: repeats are distinct intents.
     assert_eq!(v[0]["verdict"], "distinct_intent", "{v:#}");
 }
+
+/// `--since`/`--until` narrow every command that reads executions to those
+/// that began in the window (each kept whole), and say so on stderr;
+/// `verify` checks whole chains and does not take them.
+#[test]
+fn since_and_until_narrow_to_the_executions_that_began_in_the_window() {
+    let d = tempfile::tempdir().unwrap();
+    // The sample: list_releases 14:01:02, the two deploy_release calls
+    // 14:03:18 and 14:04:02, get_release_status 14:05:30.
+    let both = [
+        "--since",
+        "2026-07-22T14:03:00Z",
+        "--until",
+        "2026-07-22T14:04:30Z",
+    ];
+    let mut args = vec!["groups", "--all", "--json"];
+    args.extend(both);
+    let o = retrace(d.path(), &args, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let groups = v.as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{v}");
+    assert_eq!(groups[0]["verdict"], "duplicate_side_effect", "{v}");
+    assert!(
+        stderr(&o).contains("only the 2 of 4 executions that began from 2026-07-22 14:03:00Z until 2026-07-22 14:04:30Z"),
+        "{}",
+        stderr(&o)
+    );
+    // Only the second deploy_release: no longer a duplicate here.
+    let o = retrace(
+        d.path(),
+        &[
+            "groups",
+            "--all",
+            "--json",
+            "--since",
+            "2026-07-22T14:04:00Z",
+        ],
+        &[],
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["verdict"] == "clean"),
+        "{v}"
+    );
+    // Investigate, review list and export take them too, before or after
+    // the command name.
+    let mut args = vec!["investigate", "--group", "gfc4a6c60d4"];
+    args.extend(both);
+    let o = retrace(d.path(), &args, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = retrace(
+        d.path(),
+        &[
+            "--until",
+            "2026-07-22T14:02:00Z",
+            "export",
+            "--all",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("only the 1 of 4 executions"),
+        "{}",
+        stderr(&o)
+    );
+    let o = retrace(d.path(), &["review", "list", "--since", "1h"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // An age before now: the sample lies months back, nothing is left.
+    let o = retrace(d.path(), &["groups", "--since", "2h"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("No execution began at or after"),
+        "{}",
+        stdout(&o)
+    );
+    // A bad time says what is accepted; verify does not take the option.
+    let o = retrace(d.path(), &["groups", "--since", "yesterday"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("RFC 3339"), "{}", stderr(&o));
+    let o = retrace(d.path(), &["verify", "--help"], &[]);
+    assert!(!stdout(&o).contains("--since"), "{}", stdout(&o));
+    let o = retrace(d.path(), &["verify", "--since", "2h"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    // Before the command name they are not silently ignored either.
+    let o = retrace(d.path(), &["--since", "2h", "verify"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("verify checks whole chains"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -263,9 +263,7 @@ fn check(dir: &Path, system: &Value) {
 /// requests, not duplicates: the truth saw no effect.
 #[test]
 fn a_read_only_contract_makes_the_status_reads_distinct() {
-    let Some((dir, system)) =
-        lab("each_scenario_gets_the_verdict_the_log_can_prove_and_the_truth_allows")
-    else {
+    let Some((dir, system)) = lab("a_read_only_contract_makes_the_status_reads_distinct") else {
         return;
     };
     let Some(sc) = system["scenarios"]
@@ -273,7 +271,10 @@ fn a_read_only_contract_makes_the_status_reads_distinct() {
         .and_then(|s| s.iter().find(|s| s["id"] == "read_only_noise"))
         .filter(|s| s["reproduced"] == true)
     else {
-        println!("SKIPPED: read_only_noise not reproduced");
+        common::skip::skip(
+            "a_read_only_contract_makes_the_status_reads_distinct",
+            "the lab run did not reproduce read_only_noise",
+        );
         return;
     };
     assert_eq!(n(sc, "effects"), 0);

@@ -1,28 +1,22 @@
 //! Every real journal in ../shared/real-journals loads, and `verify` says
-//! what its README entry says about it. Skipped, with a notice, when the
-//! folder is absent.
+//! what its README entry says about it. Each test says `SKIPPED <test>:
+//! <why>` when the folder is absent, and fails then under `CI=true`
+//! (tests/common/skip.rs).
 
 use retrace::journal::chain::{ChainStatus, FailureKind};
 use retrace::journal::{Format, JournalSource, LoadOptions, load, verify};
 use retrace::model::EventKind;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/real-journals");
+mod common;
 
-fn real(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(REAL).join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
-}
+use common::skip::{real_journal as real, real_journals_dir, skip};
 
-fn all_files() -> Vec<PathBuf> {
+fn all_files(test: &str) -> Vec<PathBuf> {
+    let root = real_journals_dir();
     let mut out = Vec::new();
-    let Ok(dirs) = std::fs::read_dir(REAL) else {
-        eprintln!("skipped: {REAL} is absent");
+    let Ok(dirs) = std::fs::read_dir(&root) else {
+        skip(test, &format!("{} is absent", root.display()));
         return out;
     };
     for d in dirs.flatten() {
@@ -40,7 +34,7 @@ fn all_files() -> Vec<PathBuf> {
 
 #[test]
 fn every_real_journal_loads_and_verifies_as_its_readme_says() {
-    for p in all_files() {
+    for p in all_files("every_real_journal_loads_and_verifies_as_its_readme_says") {
         let j = verify(JournalSource::file(&p), &LoadOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert_eq!(j.bad_line_count, 0, "{}: {:?}", p.display(), j.bad_lines);
@@ -72,7 +66,10 @@ fn every_real_journal_loads_and_verifies_as_its_readme_says() {
 
 #[test]
 fn nexus_operations_read_into_calls() {
-    let Some(p) = real("mcp-acp/nexus-filesystem-operations.jsonl") else {
+    let Some(p) = real(
+        "nexus_operations_read_into_calls",
+        "mcp-acp/nexus-filesystem-operations.jsonl",
+    ) else {
         return;
     };
     let (_, model) = load(vec![JournalSource::file(&p)], None, &mut |_| {}).unwrap();
@@ -108,7 +105,10 @@ fn nexus_operations_read_into_calls() {
 
 #[test]
 fn core_wire_log_pairs_requests_with_answers() {
-    let Some(p) = real("mcp-acp/core-client-wire-e2e.jsonl") else {
+    let Some(p) = real(
+        "core_wire_log_pairs_requests_with_answers",
+        "mcp-acp/core-client-wire-e2e.jsonl",
+    ) else {
         return;
     };
     let (j, model) = load(vec![JournalSource::file(&p)], None, &mut |_| {}).unwrap();
@@ -144,7 +144,10 @@ fn three_lanes_fit_at_80x24() {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use retrace::tui::{Action, App, render, theme::Theme};
-    let Some(p) = real("gh-aw-mcpg/ci-failure-analysis-repeated-pr-reads.jsonl") else {
+    let Some(p) = real(
+        "three_lanes_fit_at_80x24",
+        "gh-aw-mcpg/ci-failure-analysis-repeated-pr-reads.jsonl",
+    ) else {
         return;
     };
     let inv =

@@ -169,3 +169,48 @@ fn counts_read_in_the_right_number() {
         assert!(!s.contains(wrong), "{wrong}: {s}");
     }
 }
+
+/// A key that does nothing says so on the key line, and the next key
+/// clears it; it once did nothing at all, so that a mistyped key looked
+/// like a frozen screen.
+#[test]
+fn an_unknown_key_says_so_until_the_next_key() {
+    let mut a = app(FIXTURE, Theme::dark(), 100, 24);
+    a.update(Action::ShowGroups);
+    let mut typed = Typed::default();
+    let keyline = |a: &retrace::tui::App| {
+        text(&draw(a, 100, 24))
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(!keyline(&a).contains("no such key"));
+    typed.event(&mut a, key(KeyCode::Char('x')));
+    assert_eq!(keyline(&a).trim(), "▸ x: no such key here, ? for help");
+    typed.event(
+        &mut a,
+        Event::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL)),
+    );
+    assert!(
+        keyline(&a).contains("C-z: no such key here"),
+        "{}",
+        keyline(&a)
+    );
+    // A modifier alone is not a key.
+    typed.event(
+        &mut a,
+        key(KeyCode::Modifier(
+            ratatui::crossterm::event::ModifierKeyCode::LeftShift,
+        )),
+    );
+    assert!(keyline(&a).contains("C-z: no such key here"));
+    typed.event(&mut a, key(KeyCode::Char('j')));
+    assert!(!keyline(&a).contains("no such key"), "{}", keyline(&a));
+    assert!(keyline(&a).contains("[?]"), "{}", keyline(&a));
+    // Where the filter is typed, a letter is text, and a key with no use
+    // names no help key (there is none there).
+    a.update(Action::StartFilter);
+    typed.event(&mut a, key(KeyCode::F(5)));
+    assert_eq!(keyline(&a).trim(), "▸ F5: no such key here");
+}

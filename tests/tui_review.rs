@@ -162,7 +162,7 @@ fn a_decision_is_recorded_the_verdict_changes_and_a_new_start_shows_it() {
 
     // The verdict changed, and the screen says who decided and when.
     let s = screen(&a);
-    let last = s.lines().last().unwrap();
+    let last = message(&s);
     assert!(
         last.contains("recorded act_R1 confirmed_completed · group"),
         "{last}"
@@ -171,6 +171,8 @@ fn a_decision_is_recorded_the_verdict_changes_and_a_new_start_shows_it() {
         last.contains("possible_duplicate → duplicate_side_effect · by alice at"),
         "{last}"
     );
+    // Whole, wrapped onto more lines when it is longer than the screen.
+    assert!(last.contains(", case entry 1"), "{last}");
     assert!(s.contains("Nothing waits for a reviewer"), "{s}");
     assert!(s.contains("Decisions in the case file (1)"), "{s}");
     assert!(s.contains("by alice at"), "{s}");
@@ -180,13 +182,7 @@ fn a_decision_is_recorded_the_verdict_changes_and_a_new_start_shows_it() {
     a.update(Action::Decide);
     assert!(a.dialog.is_none());
     let s = screen(&a);
-    assert!(
-        s.lines()
-            .last()
-            .unwrap()
-            .contains("nothing waits for a reviewer"),
-        "{s}"
-    );
+    assert!(message(&s).contains("nothing waits for a reviewer"), "{s}");
     assert_verdict_with_provenance(&mut a);
 
     // A new start on the same journal and case file shows the decision.
@@ -221,10 +217,13 @@ fn assert_verdict_with_provenance(a: &mut App) {
         "{s}"
     );
     // The settled lane says so, with no unknown badge or dotted line.
-    let lane = s
-        .lines()
-        .find(|l| l.contains("act_R1 ") && l.contains('✎'))
+    // (the decision may go on the lane head's second line).
+    let lines: Vec<&str> = s.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.contains("▶ act_R1 "))
         .unwrap_or_default();
+    let lane = lines[head..(head + 2).min(lines.len())].join(" ");
     assert!(lane.contains("✎ confirmed completed by alice 20"), "{s}");
     assert!(!s.contains("OUTCOME UNKNOWN"), "{s}");
     assert!(!s.contains('┄'), "{s}");
@@ -246,10 +245,7 @@ fn read_only_mode_refuses_decisions_and_exports() {
     assert!(a.dialog.is_none());
     let s = screen(&a);
     assert!(
-        s.lines()
-            .last()
-            .unwrap()
-            .contains("read-only mode (--read-only): decisions are disabled"),
+        message(&s).contains("read-only mode (--read-only): decisions are disabled"),
         "{s}"
     );
     a.update(Action::ShowGroups);
@@ -365,10 +361,7 @@ fn a_broken_case_file_chain_refuses_decisions() {
     assert!(a.dialog.is_none());
     let s = screen(&a);
     assert!(
-        s.lines()
-            .last()
-            .unwrap()
-            .contains("a broken case file chain is never extended"),
+        message(&s).contains("a broken case file chain is never extended"),
         "{s}"
     );
 }
@@ -444,10 +437,7 @@ fn a_job_that_stops_on_an_internal_error_does_not_leave_the_ui_waiting() {
     assert!(a.job.is_none());
     let s = screen(&a);
     assert!(
-        s.lines()
-            .last()
-            .unwrap()
-            .contains("the background job stopped (index out of bounds)"),
+        message(&s).contains("the background job stopped (index out of bounds)"),
         "{s}"
     );
     // Keys work again.
@@ -478,7 +468,7 @@ fn the_job_thread_lets_go_of_the_data_before_its_last_message() {
         a.on_job(m);
     }
     let s = screen(&a);
-    let last = s.lines().last().unwrap();
+    let last = message(&s);
     assert!(
         last.contains("possible_duplicate → duplicate_side_effect"),
         "{last}"
@@ -502,10 +492,24 @@ fn an_export_never_writes_over_the_journal() {
     a.update(Action::Submit);
     run_jobs(&mut a);
     let s = screen(&a);
-    let last = s.lines().last().unwrap();
+    let last = message(&s);
     assert!(
         last.contains("which retrace reads: refusing to write over it"),
         "{last}"
     );
     assert_eq!(std::fs::read(&journal).unwrap(), before);
+}
+
+/// The message at the bottom of the screen, whole: it starts with `▸` and
+/// wraps onto the lines below (else the key line).
+fn message(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    match lines.iter().rposition(|l| l.starts_with(" ▸ ")) {
+        Some(p) if lines[p..].iter().all(|l| l.starts_with(' ')) => lines[p..]
+            .iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => lines.last().copied().unwrap_or_default().to_string(),
+    }
 }

@@ -1,13 +1,16 @@
 //! Every screen at 80×24 and 160×48 in the dark and the light theme, as
-//! insta snapshots of the TestBackend (text, then styles).
+//! insta snapshots of the TestBackend (text, then styles); and every screen
+//! of the bundled sample at 40×10, 80×24, 120×40 and 200×50 as text, to
+//! read like a user: nothing important cut off (README "In the TUI").
 
 mod tui_support;
 
 use retrace::journal::Progress;
+use retrace::query::{Investigation, Setup};
 use retrace::tui::data::LoadMsg;
 use retrace::tui::theme::Theme;
 use retrace::tui::{Action, App};
-use tui_support::{app, app_with_case, draw, styled};
+use tui_support::{app, app_with_case, draw, styled, text};
 
 const FIXTURE: &[&str] = &["tui-incident.jsonl"];
 
@@ -133,6 +136,85 @@ fn a_near_duplicate_in_the_group_detail() {
             }
             let snap = format!("detail_near_duplicate_{w}x{h}_{}", theme.name);
             insta::assert_snapshot!(snap, styled(&draw(&a, w, h)));
+        }
+    }
+}
+
+/// The sizes a user's terminal has: a split pane, the classic, a laptop,
+/// a wide screen.
+const USER_SIZES: [(u16, u16); 4] = [(40, 10), (80, 24), (120, 40), (200, 50)];
+
+/// The bundled sample, as `retrace` with no journal opens it; with a case
+/// file that does not exist yet and a reviewer, so that decisions can
+/// start.
+fn sample(w: u16, h: u16) -> App {
+    let setup = Setup {
+        case: Some("does-not-exist/case.sqlite".into()),
+        reviewer: Some("alice".into()),
+        ..Setup::default()
+    };
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    App::ready(inv, Theme::dark(), ratatui::layout::Rect::new(0, 0, w, h))
+}
+
+/// Every screen of the sample and the actions that lead to it.
+fn sample_screens() -> Vec<(&'static str, Vec<Action>)> {
+    let mut filter = vec![Action::ShowGroups, Action::StartFilter];
+    filter.extend("dep".chars().map(Action::FilterChar));
+    filter.push(Action::FilterConfirm);
+    let mut confirm = vec![Action::ShowReview, Action::Decide, Action::Submit];
+    confirm.extend(
+        "ticket TCK-88 exists in the tracker, created once at 10:01:02"
+            .chars()
+            .map(Action::TextChar),
+    );
+    confirm.push(Action::Submit);
+    vec![
+        ("overview", vec![]),
+        ("groups", vec![Action::ShowGroups, Action::ToggleAll]),
+        ("groups_filtered", filter),
+        ("detail", vec![Action::ShowGroups, Action::Open]),
+        (
+            "detail_evidence",
+            vec![
+                Action::ShowGroups,
+                Action::Open,
+                Action::FocusNext,
+                Action::Down,
+            ],
+        ),
+        (
+            "execution",
+            vec![Action::ShowGroups, Action::Open, Action::Open, Action::Down],
+        ),
+        ("sessions", vec![Action::ShowSessions]),
+        (
+            "sessions_executions",
+            vec![Action::ShowSessions, Action::FocusNext, Action::Down],
+        ),
+        ("review_queue", vec![Action::ShowReview]),
+        ("decide_choose", vec![Action::ShowReview, Action::Decide]),
+        ("decide_confirm", confirm),
+        ("help", vec![Action::ShowGroups, Action::ToggleHelp]),
+    ]
+}
+
+#[test]
+fn every_screen_of_the_sample_at_the_sizes_users_have() {
+    for (w, h) in USER_SIZES {
+        for (name, actions) in sample_screens() {
+            // The sample has nothing waiting for a reviewer: the review
+            // screens are drawn over the TUI fixture, where one waits.
+            let mut a = if name.starts_with("review") || name.starts_with("decide") {
+                app_with_case(FIXTURE, Theme::dark(), w, h)
+            } else {
+                sample(w, h)
+            };
+            for act in actions {
+                a.update(act);
+            }
+            let snap = format!("sample_{name}_{w}x{h}");
+            insta::assert_snapshot!(snap, text(&draw(&a, w, h)));
         }
     }
 }

@@ -1,9 +1,12 @@
 //! End to end: the real binary in tmux, walked through overview → groups →
 //! filter → detail → evidence → execution → back → quit; and a reviewer
 //! decision and an export made through the real binary on a copy of a
-//! fixture. Skipped with a notice when tmux is not installed.
+//! fixture. Each test says `SKIPPED <test>: <why>` when tmux is not
+//! installed, and fails then under `CI=true` (tests/common/skip.rs).
 
 use std::process::{Command, Output};
+
+mod common;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -81,8 +84,7 @@ impl Drop for Tmux {
 
 #[test]
 fn walk_the_tui_in_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end TUI test");
+    if !common::skip::tmux("walk_the_tui_in_tmux") {
         return;
     }
     let t = Tmux {
@@ -167,8 +169,7 @@ fn start(t: &Tmux, dir: &std::path::Path, args: &str) {
 
 #[test]
 fn decide_and_export_through_the_real_binary() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end review test");
+    if !common::skip::tmux("decide_and_export_through_the_real_binary") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -265,8 +266,7 @@ fn decide_and_export_through_the_real_binary() {
 /// unreadable input (docs/design.md §7).
 #[test]
 fn unreadable_journals_exit_2_after_quit() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end load-failure test");
+    if !common::skip::tmux("unreadable_journals_exit_2_after_quit") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -311,8 +311,7 @@ fn unreadable_journals_exit_2_after_quit() {
 /// and Esc drops it.
 #[test]
 fn a_huge_paste_into_the_filter_does_not_stall() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end paste test");
+    if !common::skip::tmux("a_huge_paste_into_the_filter_does_not_stall") {
         return;
     }
     let t = Tmux {
@@ -367,8 +366,7 @@ fn a_huge_paste_into_the_filter_does_not_stall() {
 /// checked signatures.
 #[test]
 fn a_sallyport_journal_opens_with_its_keys_in_the_real_binary() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("notice: tmux is not installed; skipping the end-to-end Sallyport test");
+    if !common::skip::tmux("a_sallyport_journal_opens_with_its_keys_in_the_real_binary") {
         return;
     }
     let t = Tmux {
@@ -389,4 +387,98 @@ fn a_sallyport_journal_opens_with_its_keys_in_the_real_binary() {
     t.wait_for(&["github.create_issue", "ssh.exec"], &[]);
     t.keys(&["q"]);
     t.wait_gone();
+}
+
+/// The mouse is captured only while the TUI runs with it on, and let go
+/// when it quits (tmux's `mouse_any_flag` says whether the program in the
+/// pane asked for mouse reports); without colour (`NO_COLOR`) nothing on
+/// the screen is coloured and the selection is reverse video.
+#[test]
+fn the_mouse_is_let_go_on_quit_and_no_color_draws_no_colour() {
+    if !common::skip::tmux("the_mouse_is_let_go_on_quit_and_no_color_draws_no_colour") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_retrace");
+    for (i, (flags, env, mouse)) in [
+        ("", "", "1"),
+        ("--no-mouse", "", "0"),
+        ("", "NO_COLOR=1", "1"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let t = Tmux {
+            socket: format!("retrace-e2e-mouse-{}-{i}", std::process::id()),
+            session: "mouse",
+        };
+        // An empty settings file, so that a user's own cannot change the
+        // defaults.
+        std::fs::write(dir.path().join("config.toml"), "").unwrap();
+        let run =
+            format!("sh -c '{env} {bin} --config config.toml {flags}; echo exit=$?; sleep 30'");
+        let out = t.cmd(&[
+            "new-session",
+            "-d",
+            "-s",
+            t.session,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-c",
+            &dir.path().display().to_string(),
+            &run,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        t.wait_for(&["Worst groups"], &[]);
+        let flag = |t: &Tmux| {
+            String::from_utf8_lossy(
+                &t.cmd(&[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    t.session,
+                    "#{mouse_any_flag}",
+                ])
+                .stdout,
+            )
+            .trim()
+            .to_string()
+        };
+        assert_eq!(
+            flag(&t),
+            mouse,
+            "{flags} {env}: mouse reporting while running"
+        );
+        if !env.is_empty() {
+            let styled = String::from_utf8_lossy(
+                &t.cmd(&["capture-pane", "-p", "-e", "-t", t.session]).stdout,
+            )
+            .into_owned();
+            // SGR colour codes: 30–37, 38;…, 40–47, 48;…, 90–97, 100–107.
+            let coloured = styled.split("\x1b[").skip(1).any(|sgr| {
+                let codes = sgr.split('m').next().unwrap_or("");
+                codes.split(';').any(|c| {
+                    matches!(
+                        c.parse::<u16>(),
+                        Ok(30..=38 | 40..=48 | 90..=97 | 100..=107)
+                    )
+                })
+            });
+            assert!(!coloured, "NO_COLOR drew colour:\n{styled:?}");
+            assert!(styled.contains("\x1b[7m"), "no reverse video:\n{styled:?}");
+        }
+        t.keys(&["q"]);
+        t.wait_for(&["exit=0"], &["Worst groups"]);
+        assert_eq!(
+            flag(&t),
+            "0",
+            "{flags} {env}: the mouse was not let go on quit"
+        );
+    }
 }

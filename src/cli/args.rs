@@ -3,8 +3,8 @@
 //! command (the TUI) every option is accepted, and options written before a
 //! command name (`retrace --read-only export …`) still apply to it.
 
-use crate::journal::{BadTimeBound, TimeWindow};
-use crate::query::{Decision, Format, UnknownFormat};
+use crate::journal::TimeWindow;
+use crate::query::{Decision, Format, UnknownFormat, parse_time};
 use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -17,7 +17,8 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "retrace", version, about, long_about)]
 pub struct Cli {
-    /// Journals to open in the TUI (files of any supported format).
+    /// Journals to open in the TUI (files of any supported format, gzip or
+    /// zstd compressed or not, and folders of them).
     #[arg(value_name = "JOURNAL")]
     pub journals: Vec<PathBuf>,
 
@@ -40,6 +41,10 @@ pub struct Cli {
     /// TUI look and feel.
     #[command(flatten)]
     pub tui: TuiOpts,
+
+    /// The stretch of time looked at.
+    #[command(flatten)]
+    pub window: WindowOpts,
 
     /// Options every command takes.
     #[command(flatten)]
@@ -79,6 +84,11 @@ pub enum ColorWhen {
 /// How journals are read.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ReadOpts {
+    /// A folder given as a journal also stands for the journal files in
+    /// its subfolders (without it: only the files directly in it).
+    #[arg(short = 'r', long)]
+    pub recursive: bool,
+
     /// Read every journal as this format instead of detecting it
     /// (docs/formats.md).
     #[arg(long, value_name = "FORMAT", value_parser = FormatParser)]
@@ -98,23 +108,6 @@ pub struct ReadOpts {
     /// key.hex) or the Ed25519 public key: attestations are checked.
     #[arg(long, value_name = "FILE")]
     pub attestation_key: Option<PathBuf>,
-
-    /// Read only calls that began at or after this time: RFC 3339
-    /// (2026-12-01T09:00:00Z) or a duration back from now (2h, 30m, 1d).
-    /// A database journal is queried for that slice only.
-    #[arg(long, value_name = "WHEN", value_parser = parse_time_bound)]
-    pub since: Option<DateTime<Utc>>,
-
-    /// Read only calls that began at or before this time: RFC 3339 or a
-    /// duration back from now (2h, 30m, 1d).
-    #[arg(long, value_name = "WHEN", value_parser = parse_time_bound)]
-    pub until: Option<DateTime<Utc>>,
-}
-
-/// `--since`/`--until`: an RFC 3339 time or a duration back from now
-/// ([`TimeWindow::parse_bound`]); clap names the flag in the error.
-fn parse_time_bound(s: &str) -> Result<DateTime<Utc>, BadTimeBound> {
-    TimeWindow::parse_bound(s, Utc::now())
 }
 
 /// How calls are turned into intents.
@@ -160,6 +153,50 @@ pub struct TuiOpts {
     /// TUI theme: a name from themes/ or a path to a theme file.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+
+    /// Leave the mouse to the terminal (its own selection and scrolling)
+    /// instead of clicking rows and scrolling panes in the TUI; the same
+    /// as `mouse = false` in the settings file.
+    #[arg(long)]
+    pub no_mouse: bool,
+}
+
+/// The stretch of time looked at.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct WindowOpts {
+    /// Only executions that began at or after this time: RFC 3339
+    /// (2026-07-22T14:00:00Z) or an age before now (2h, 90m, 1h30m, 3d).
+    /// An execution kept is kept whole, with its later events.
+    #[arg(long, value_name = "TIME", value_parser = parse_when)]
+    pub since: Option<DateTime<Utc>>,
+
+    /// Only executions that began at or before this time (RFC 3339 or an
+    /// age such as 30m).
+    #[arg(long, value_name = "TIME", value_parser = parse_when)]
+    pub until: Option<DateTime<Utc>>,
+}
+
+impl WindowOpts {
+    /// These options, with `outer`'s where these leave one out.
+    pub fn or(self, outer: &WindowOpts) -> WindowOpts {
+        WindowOpts {
+            since: self.since.or(outer.since),
+            until: self.until.or(outer.until),
+        }
+    }
+
+    /// As the query layer takes it.
+    pub fn window(self) -> TimeWindow {
+        TimeWindow {
+            since: self.since,
+            until: self.until,
+        }
+    }
+}
+
+/// `--since`/`--until`: a time, or an age before now.
+fn parse_when(s: &str) -> Result<DateTime<Utc>, String> {
+    parse_time(s, Utc::now())
 }
 
 /// Parses `--input-format`, offering every format retrace reads (help and
@@ -215,7 +252,8 @@ impl clap::builder::TypedValueParser for FormatParser {
 pub enum Command {
     /// List groups of calls that share an intent, worst first.
     Groups {
-        /// Journals to read (default: the bundled sample incident).
+        /// Journals to read: files, compressed or not, and folders of them
+        /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// List every group, not only those with two or more calls or a
@@ -234,10 +272,14 @@ pub enum Command {
         /// The case file.
         #[command(flatten)]
         case: CaseOpts,
+        /// The stretch of time looked at.
+        #[command(flatten)]
+        window: WindowOpts,
     },
     /// Walk one group through the five questions to its verdict.
     Investigate {
-        /// Journals to read (default: the bundled sample incident).
+        /// Journals to read: files, compressed or not, and folders of them
+        /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Group id (or a unique prefix), as `retrace groups` prints it.
@@ -255,6 +297,9 @@ pub enum Command {
         /// The case file.
         #[command(flatten)]
         case: CaseOpts,
+        /// The stretch of time looked at.
+        #[command(flatten)]
+        window: WindowOpts,
     },
     /// Verify the audit chains of journals and of their case file
     /// (docs/design.md §6): for each, the rule used, the lines checked and
@@ -262,7 +307,8 @@ pub enum Command {
     /// has none), 1 when one is broken or could not be checked, 2 when a
     /// journal is unreadable.
     Verify {
-        /// Journals to verify (default: the bundled sample incident).
+        /// Journals to verify: files, compressed or not, and folders of
+        /// them (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Print a JSON array, one object per journal.
@@ -287,7 +333,8 @@ pub enum Command {
     /// questions with evidence, reviewer decisions, chain status and a
     /// Mermaid sequence diagram.
     Export {
-        /// Journals to read (default: the bundled sample incident).
+        /// Journals to read: files, compressed or not, and folders of them
+        /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Group id (or a unique prefix).
@@ -321,6 +368,9 @@ pub enum Command {
         /// The case file.
         #[command(flatten)]
         case: CaseOpts,
+        /// The stretch of time looked at.
+        #[command(flatten)]
+        window: WindowOpts,
     },
     /// Draft tool contracts from the journals, or check contracts against
     /// them (docs/design.md §4.6).
@@ -330,7 +380,7 @@ pub enum Command {
         command: ContractsCommand,
     },
     /// Print a shell completion script: put it where your shell loads
-    /// completions (README: "Shell completions and the man page").
+    /// completions (README: "Settings, colour, completions").
     Completions {
         /// The shell.
         #[arg(value_enum)]
@@ -411,7 +461,8 @@ pub enum ReviewCommand {
     /// activity record (target, first dispatch, known outcome, calls, why
     /// the gateway did not send it again).
     List {
-        /// Journals to read (default: the bundled sample incident).
+        /// Journals to read: files, compressed or not, and folders of them
+        /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Print a JSON array.
@@ -426,6 +477,9 @@ pub enum ReviewCommand {
         /// The case file.
         #[command(flatten)]
         case: CaseOpts,
+        /// The stretch of time looked at.
+        #[command(flatten)]
+        window: WindowOpts,
     },
     /// Record a decision about one execution in the case file.
     Decide {
@@ -504,14 +558,13 @@ impl ReadOpts {
     /// where these leave one out.
     pub fn or(self, outer: &ReadOpts) -> ReadOpts {
         ReadOpts {
+            recursive: self.recursive || outer.recursive,
             input_format: self.input_format.or(outer.input_format),
             signer_key: self.signer_key.or_else(|| outer.signer_key.clone()),
             audit_identity: self.audit_identity.or_else(|| outer.audit_identity.clone()),
             attestation_key: self
                 .attestation_key
                 .or_else(|| outer.attestation_key.clone()),
-            since: self.since.or(outer.since),
-            until: self.until.or(outer.until),
         }
     }
 }

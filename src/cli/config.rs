@@ -15,12 +15,13 @@
 //! reviewer = "alice"
 //! read_only = false
 //! color = "auto"
+//! mouse = true
 //! ```
 //!
 //! Relative paths in the file are relative to the file's folder; a leading
 //! `~/` is the home folder. An unknown key is an error naming its line.
 
-use super::args::{AnalysisOpts, CaseOpts, ColorWhen, ReadOpts, ReviewerOpts, TuiOpts};
+use super::args::{AnalysisOpts, CaseOpts, ColorWhen, ReadOpts, ReviewerOpts, TuiOpts, WindowOpts};
 use crate::query::Setup;
 use serde::Deserialize;
 use std::fmt;
@@ -48,6 +49,8 @@ pub struct Settings {
     pub read_only: Option<bool>,
     /// When to colour output.
     pub color: Option<ColorWhen>,
+    /// Whether the TUI takes the mouse (clicks select, the wheel scrolls).
+    pub mouse: Option<bool>,
 }
 
 /// A settings file that cannot be used.
@@ -184,8 +187,29 @@ pub struct Resolved {
     pub theme: Option<String>,
     /// Whether to colour output.
     pub color: ColorWhen,
+    /// Whether the TUI takes the mouse.
+    pub mouse: bool,
     /// Every setting with its source, for `retrace config`.
     pub effective: Vec<Effective>,
+}
+
+impl Resolved {
+    /// What the TUI takes from these settings: the theme, the mouse, and
+    /// colour off
+    /// under `--color never`, `color = "never"` or (with `auto`)
+    /// `NO_COLOR` (no-color.org: any non-empty value).
+    pub fn tui_options(&self) -> crate::tui::Options {
+        let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        crate::tui::Options {
+            theme: self.theme.clone(),
+            color: match self.color {
+                ColorWhen::Always => true,
+                ColorWhen::Never => false,
+                ColorWhen::Auto => !no_color_env,
+            },
+            mouse: self.mouse,
+        }
+    }
 }
 
 /// The flags a command was given.
@@ -205,6 +229,8 @@ pub struct Flags {
     pub tui: TuiOpts,
     /// `--color`.
     pub color: Option<ColorWhen>,
+    /// `--since`, `--until`.
+    pub window: WindowOpts,
 }
 
 /// Picks a value: the flag's, else the file's, else none; with its source.
@@ -305,13 +331,14 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
     };
     note("color", format!("{color:?}").to_lowercase(), src);
 
+    let (mouse, src) = pick(flags.tui.no_mouse.then_some(false), file.mouse, path);
+    let mouse = mouse.unwrap_or(true);
+    note("mouse", mouse.to_string(), src);
+
     let setup = Setup {
         journals: flags.journals,
+        recursive: flags.read.recursive,
         input_format: flags.read.input_format,
-        window: crate::journal::TimeWindow {
-            since: flags.read.since,
-            until: flags.read.until,
-        },
         contracts,
         key_file,
         signer_key,
@@ -320,11 +347,13 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
         case: flags.case.case,
         reviewer,
         read_only,
+        window: flags.window.window(),
     };
     Resolved {
         setup,
         theme,
         color,
+        mouse,
         effective,
     }
 }
@@ -346,6 +375,7 @@ mod tests {
         let flags = Flags {
             tui: TuiOpts {
                 theme: Some("dark".into()),
+                ..TuiOpts::default()
             },
             ..Flags::default()
         };
@@ -365,6 +395,56 @@ mod tests {
         assert_eq!(src("theme"), Source::Flag);
         assert_eq!(src("reviewer"), Source::File(p.clone()));
         assert_eq!(src("key_file"), Source::Default);
+    }
+
+    #[test]
+    fn the_tui_draws_without_colour_under_color_never() {
+        let with = |color| {
+            let flags = Flags {
+                color: Some(color),
+                ..Flags::default()
+            };
+            resolve(flags, None).tui_options().color
+        };
+        assert!(!with(ColorWhen::Never));
+        assert!(with(ColorWhen::Always));
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("config.toml");
+        std::fs::write(&p, "color = \"never\"\n").unwrap();
+        let r = resolve(Flags::default(), Settings::load(Some(&p)).unwrap());
+        assert!(!r.tui_options().color);
+    }
+
+    /// The mouse is on unless the settings file or `--no-mouse` turn it
+    /// off; `retrace config` says which.
+    #[test]
+    fn the_mouse_setting_and_where_it_came_from() {
+        let src = |r: &Resolved| {
+            r.effective
+                .iter()
+                .find(|e| e.name == "mouse")
+                .map(|e| (e.value.clone(), e.source.clone()))
+                .unwrap()
+        };
+        let r = resolve(Flags::default(), None);
+        assert!(r.tui_options().mouse);
+        assert_eq!(src(&r), ("true".into(), Source::Default));
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("config.toml");
+        std::fs::write(&p, "mouse = false\n").unwrap();
+        let r = resolve(Flags::default(), Settings::load(Some(&p)).unwrap());
+        assert!(!r.tui_options().mouse);
+        assert_eq!(src(&r), ("false".into(), Source::File(p.clone())));
+        let flags = Flags {
+            tui: TuiOpts {
+                no_mouse: true,
+                ..TuiOpts::default()
+            },
+            ..Flags::default()
+        };
+        let r = resolve(flags, None);
+        assert!(!r.tui_options().mouse);
+        assert_eq!(src(&r), ("false".into(), Source::Flag));
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub fn export(
         check_output(p, prepared.input_files())?;
     }
     super::warn(&prepared.warnings);
+    super::notes(&prepared.skipped);
     let inv = Investigation::load(prepared, &mut |_| {})?;
     super::report_load(&inv);
     let groups = match group {

@@ -10,7 +10,7 @@ mod text;
 
 pub use args::{
     AnalysisOpts, CaseOpts, Cli, ColorWhen, Command, ContractsCommand, ExportFormat, ReadOpts,
-    ReviewCommand, ReviewerOpts, TuiOpts,
+    ReviewCommand, ReviewerOpts, TuiOpts, WindowOpts,
 };
 pub use contracts::{draft as contracts_draft, lint as contracts_lint};
 pub use export::export;
@@ -111,6 +111,14 @@ pub fn warn(warnings: &[String]) {
     }
 }
 
+/// Prints notes on stderr (files left out of folders), each escaped.
+pub fn notes(notes: &[String]) {
+    let mut err = io::stderr().lock();
+    for n in notes {
+        let _ = writeln!(err, "note: {}", escape(n));
+    }
+}
+
 /// Loads and analyses, reporting warnings, bad lines and notes on stderr.
 ///
 /// # Errors
@@ -118,6 +126,7 @@ pub fn warn(warnings: &[String]) {
 pub fn open(setup: &Setup) -> Result<Investigation, CliError> {
     let prepared = setup.prepare().map_err(QueryError::from)?;
     warn(&prepared.warnings);
+    notes(&prepared.skipped);
     let inv = Investigation::load(prepared, &mut |_| {})?;
     report_load(&inv);
     Ok(inv)
@@ -156,6 +165,9 @@ fn report_load(inv: &Investigation) {
     }
     for n in inv.notes() {
         let _ = writeln!(err, "note: {}", escape(n));
+    }
+    if let Some(n) = inv.narrowed() {
+        let _ = writeln!(err, "note: {}", n.describe());
     }
 }
 
@@ -246,7 +258,8 @@ struct InvestigateJson<'a> {
 /// # Errors
 /// Unreadable key files, or output errors.
 pub fn verify(setup: &Setup, json: bool, out: &mut dyn Write) -> Result<u8, CliError> {
-    let reports = crate::query::verify(setup)?;
+    let crate::query::Verification { reports, skipped } = crate::query::verify(setup)?;
+    notes(&skipped);
     let code = reports
         .iter()
         .map(VerifyReport::exit_code)

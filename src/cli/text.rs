@@ -143,6 +143,15 @@ pub fn groups(
 ) -> io::Result<()> {
     if groups.is_empty() {
         let total = inv.group_count();
+        if let (0, Some(n)) = (total, inv.narrowed()) {
+            writeln!(
+                out,
+                "No execution began {}: nothing to group (the journals hold {}).",
+                n.window.describe(),
+                n.of
+            )?;
+            return Ok(());
+        }
         if total == 0 {
             writeln!(out, "No tool call in the journals: nothing to group.")?;
             return Ok(());

@@ -124,6 +124,16 @@ pub enum JournalError {
         /// Format names retrace reads.
         formats: String,
     },
+    /// The file holds binary data that no reader takes (an executable, an
+    /// image, an archive), not a journal: named by its first bytes, so that
+    /// none of its bytes reach the terminal.
+    #[error("{journal}: a binary file (starts with bytes {first_bytes}), not a journal")]
+    Binary {
+        /// Journal name.
+        journal: String,
+        /// Its first bytes (up to four) in hex, space-separated (`7f 45 4c 46`).
+        first_bytes: String,
+    },
     /// A key given for the journal's chain or sealed events is not the key
     /// its format needs.
     #[error("{journal}: {source}")]

@@ -77,11 +77,29 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
             return Ok(f);
         }
     }
+    if looks_binary(&raw) {
+        return Err(JournalError::Binary {
+            journal: source.name.clone(),
+            first_bytes: raw
+                .iter()
+                .take(4)
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        });
+    }
     let reason = match first.first() {
         None => "the journal is empty".to_string(),
         Some(l) => {
-            let shown: String = String::from_utf8_lossy(&l[..l.len().min(60)]).into_owned();
-            format!("first line starts {:?}", crate::sanitize::escape(&shown))
+            // Whole characters (a cut one would show as U+FFFD), escaped
+            // once: the message is shown as it is.
+            let text = String::from_utf8_lossy(l);
+            let shown: String = text.chars().take(60).collect();
+            let more = if text.chars().count() > 60 { "…" } else { "" };
+            format!(
+                "first line starts \"{}{more}\"",
+                crate::sanitize::escape(&shown)
+            )
         }
     };
     Err(JournalError::UnknownFormat {
@@ -90,6 +108,30 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
         reason,
         formats: Format::names(),
     })
+}
+
+/// Whether the first bytes of a file are binary data rather than text: a
+/// NUL byte, bytes that are not UTF-8 (a character cut by the end of
+/// `head` aside), or mostly control characters. Asked only once no reader
+/// took the file (a SQLite journal is binary, and read).
+fn looks_binary(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(8192)];
+    if head.contains(&0) {
+        return true;
+    }
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) if e.error_len().is_none() => {
+            // Valid up to a character the cut split.
+            std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return true,
+    };
+    let controls = text
+        .chars()
+        .filter(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+        .count();
+    controls * 10 > text.chars().count().max(1) * 3
 }
 
 /// Loads journals into one model.
@@ -222,6 +264,7 @@ fn read_one(
     format.reader().read(&mut ctx)?;
     let Read {
         lines,
+        left_out_executions,
         records,
         bad,
         bad_count,
@@ -264,6 +307,7 @@ fn read_one(
         notes,
         capabilities,
         chain,
+        left_out_executions,
         source,
     })
 }

@@ -62,7 +62,7 @@ pub(crate) use read::with_test_ctx;
 pub use read::{JournalReader, ReadCtx};
 pub(crate) use read::{LineMeta, for_each_line, for_each_line_parallel, started_before};
 use serde::Serialize;
-pub use source::{JournalSource, SourceData};
+pub use source::{Compression, JournalSource, SourceData};
 
 pub use fields::parse_time;
 
@@ -128,17 +128,23 @@ impl TimeWindow {
         after_since && before_until
     }
 
-    /// The window in words, for notes: `since 2026-12-01T09:00:00Z until
-    /// 2026-12-01T10:00:00Z`.
+    /// The window in words: `from 2026-07-22 14:00:00Z until 2026-07-22
+    /// 15:00:00Z`, `at or after …`, `at or before …` (fractions of a
+    /// second shown when a bound has them), or `all of the journals`.
     pub fn describe(&self) -> String {
+        use chrono::Timelike;
         let t = |d: chrono::DateTime<chrono::Utc>| {
-            d.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+            if d.nanosecond() == 0 {
+                d.format("%Y-%m-%d %H:%M:%SZ").to_string()
+            } else {
+                d.format("%Y-%m-%d %H:%M:%S%.fZ").to_string()
+            }
         };
         match (self.since, self.until) {
-            (Some(s), Some(u)) => format!("since {} until {}", t(s), t(u)),
-            (Some(s), None) => format!("since {}", t(s)),
-            (None, Some(u)) => format!("until {}", t(u)),
-            (None, None) => "unbounded".into(),
+            (Some(s), Some(u)) => format!("from {} until {}", t(s), t(u)),
+            (Some(s), None) => format!("at or after {}", t(s)),
+            (None, Some(u)) => format!("at or before {}", t(u)),
+            (None, None) => "all of the journals".into(),
         }
     }
 
@@ -204,6 +210,10 @@ pub struct LoadedJournal {
     pub capabilities: Capabilities,
     /// What verifying the journal's audit chain found (docs/design.md §6).
     pub chain: ChainStatus,
+    /// Executions the time window (`--since`, `--until`) left out: calls
+    /// that began outside it. A database queried for the window does not
+    /// count the rows it did not return.
+    pub left_out_executions: u64,
     #[serde(skip)]
     source: JournalSource,
 }
@@ -328,7 +338,7 @@ mod tests {
                 .notes
                 .iter()
                 .any(|n| n.contains(&format!("left out {left} of"))
-                    && n.contains("since 2026-07-22T14:03:30Z")),
+                    && n.contains("at or after 2026-07-22 14:03:30Z")),
             "{:?}",
             activity.notes
         );

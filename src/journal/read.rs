@@ -49,6 +49,7 @@ pub struct ReadCtx<'a> {
 /// What a reader found, once it is done: [`ReadCtx::finish`].
 pub(super) struct Read {
     pub lines: u64,
+    pub left_out_executions: u64,
     pub records: u64,
     pub bad: Vec<LineError>,
     pub bad_count: u64,
@@ -123,8 +124,8 @@ impl<'a> ReadCtx<'a> {
 
     /// What the reader found.
     pub(super) fn finish(mut self) -> Read {
+        let executions = self.in_window.values().filter(|&&k| !k).count();
         if self.left_out > 0 {
-            let executions = self.in_window.values().filter(|&&k| !k).count();
             self.notes.push(format!(
                 "the time window ({}) left out {} of {} records ({} call(s) that began outside it)",
                 self.window.describe(),
@@ -135,6 +136,7 @@ impl<'a> ReadCtx<'a> {
         }
         Read {
             lines: self.lines,
+            left_out_executions: executions as u64,
             records: self.records,
             bad: self.bad,
             bad_count: self.bad_count,

@@ -1,5 +1,6 @@
 //! Where a journal's bytes come from: a file, bytes compiled into the
-//! binary, or a pipe read whole.
+//! binary, or a pipe read whole; and compressed journals (gzip, zstd, as
+//! log rotation leaves them), read through their decompressor.
 
 use super::JournalError;
 use crate::model::SourceRef;
@@ -18,9 +19,54 @@ pub enum SourceData {
     File(PathBuf),
     /// Bytes compiled into the binary (the bundled sample incident).
     Embedded(&'static [u8]),
-    /// Bytes read in full from something that cannot be read twice: a pipe,
-    /// `/dev/stdin`, a process substitution.
+    /// Bytes read in full from something that cannot be read twice (a pipe,
+    /// `/dev/stdin`, a process substitution), or a compressed journal,
+    /// decompressed ([`JournalSource::materialize`]).
     Memory(std::sync::Arc<[u8]>),
+}
+
+/// How a journal file is compressed, told by its first bytes (the magic
+/// numbers of RFC 1952 §2.3.1 for gzip and of RFC 8878 §3.1.1 for
+/// Zstandard), whatever its name: `activity.jsonl.1` may be gzip, and
+/// `x.gz` may be plain text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// gzip (one member or several, as `cat a.gz b.gz` makes).
+    Gzip,
+    /// Zstandard (one frame or several).
+    Zstd,
+}
+
+impl Compression {
+    /// The compression that `head`, a file's first bytes, starts with.
+    pub fn of(head: &[u8]) -> Option<Compression> {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Some(Compression::Gzip)
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Some(Compression::Zstd)
+        } else {
+            None
+        }
+    }
+
+    /// Its name: `gzip`, `zstd`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+
+    /// `inner`'s bytes, decompressed as they are read.
+    fn decoder<'a, R: BufRead + Send + 'a>(
+        self,
+        inner: R,
+    ) -> io::Result<Box<dyn Read + Send + 'a>> {
+        Ok(match self {
+            Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(inner)),
+            Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(inner)?),
+        })
+    }
 }
 
 /// A journal to load: a display name and its bytes.
@@ -33,28 +79,56 @@ pub struct JournalSource {
     /// Size and modification time of a file when it was opened, to tell
     /// later whether it changed under retrace.
     stamp: Option<(u64, Option<std::time::SystemTime>)>,
+    /// How the bytes are compressed, if they are (told by their first
+    /// bytes).
+    compression: Option<Compression>,
 }
 
 impl JournalSource {
-    /// A journal file.
+    /// A journal file. A regular file's first bytes tell whether it is
+    /// compressed ([`Compression`]); a pipe's are looked at once it is read
+    /// ([`JournalSource::materialize`]).
     pub fn file(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
-        let stamp = std::fs::metadata(&path)
-            .ok()
-            .map(|m| (m.len(), m.modified().ok()));
+        let meta = std::fs::metadata(&path).ok();
+        let stamp = meta.as_ref().map(|m| (m.len(), m.modified().ok()));
+        let compression = meta.filter(std::fs::Metadata::is_file).and_then(|_| {
+            let mut magic = [0u8; 4];
+            let n = File::open(&path)
+                .and_then(|mut f| f.read(&mut magic))
+                .ok()?;
+            Compression::of(&magic[..n])
+        });
         JournalSource {
             name: path.display().to_string(),
             data: SourceData::File(path),
             stamp,
+            compression,
         }
     }
 
-    /// Reads a journal that cannot be read twice (a pipe, `/dev/stdin`, a
-    /// process substitution) into memory, so that format detection does not
-    /// consume what the reader needs. Regular files are left as they are.
+    /// How the journal is compressed, if it is.
+    pub fn compression(&self) -> Option<Compression> {
+        self.compression
+    }
+
+    /// Reads into memory a journal that cannot be read twice (a pipe,
+    /// `/dev/stdin`, a process substitution), so that format detection does
+    /// not consume what the reader needs, and a compressed journal (a file,
+    /// or a pipe whose bytes turn out to be gzip or zstd), decompressed.
+    /// An uncompressed regular file is left as it is.
+    ///
+    /// A compressed journal is held decompressed for as long as the
+    /// source lives: memory as large as the decompressed journal (a 200 MiB
+    /// `.gz` of JSON lines is often 2 GiB). That buys the raw line view its
+    /// random access (a byte range read back at once, as from a file),
+    /// where re-decompressing from the start for each line shown would
+    /// cost time proportional to the line's offset on every cursor move.
     ///
     /// # Errors
-    /// [`JournalError::Open`] or [`JournalError::Io`].
+    /// [`JournalError::Open`] or [`JournalError::Io`];
+    /// [`JournalError::Invalid`] when the compressed bytes are corrupt or
+    /// cut short.
     pub fn materialize(&mut self) -> Result<(), JournalError> {
         let SourceData::File(p) = &self.data else {
             return Ok(());
@@ -63,13 +137,25 @@ impl JournalSource {
             journal: self.name.clone(),
             source: e,
         })?;
-        if meta.is_file() {
+        if meta.is_file() && self.compression.is_none() {
             return Ok(());
         }
         let mut buf = Vec::new();
-        self.open()?
-            .read_to_end(&mut buf)
-            .map_err(|e| self.io_error(e))?;
+        let read = self.open()?.read_to_end(&mut buf);
+        if let Err(e) = read {
+            return Err(self.decompress_error(e));
+        }
+        if self.compression.is_none()
+            && let Some(c) = Compression::of(&buf)
+        {
+            // A pipe of compressed bytes (`cat x.gz | retrace groups /dev/stdin`).
+            self.compression = Some(c);
+            let mut out = Vec::new();
+            c.decoder(io::Cursor::new(buf))
+                .and_then(|mut d| d.read_to_end(&mut out))
+                .map_err(|e| self.decompress_error(e))?;
+            buf = out;
+        }
         self.data = SourceData::Memory(buf.into());
         self.stamp = None;
         Ok(())
@@ -84,6 +170,21 @@ impl JournalSource {
             name: super::contextforge::redact_url(url),
             data: SourceData::Memory(url.as_bytes().to_vec().into()),
             stamp: None,
+            compression: None,
+        }
+    }
+
+    /// A read error of a compressed journal says which decompressor failed.
+    fn decompress_error(&self, e: io::Error) -> JournalError {
+        match self.compression {
+            Some(c) => JournalError::Invalid {
+                journal: self.name.clone(),
+                message: format!(
+                    "cannot decompress it ({}): {e}; the file is corrupt or was cut short",
+                    c.name()
+                ),
+            },
+            None => self.io_error(e),
         }
     }
 
@@ -93,6 +194,7 @@ impl JournalSource {
             name: name.to_string(),
             data: SourceData::Embedded(bytes),
             stamp: None,
+            compression: None,
         }
     }
 
@@ -103,10 +205,12 @@ impl JournalSource {
             name: name.to_string(),
             data: SourceData::Memory(bytes.into()),
             stamp: None,
+            compression: None,
         }
     }
 
-    /// Total size in bytes, when known.
+    /// Total size in bytes, when known (of a compressed file not yet
+    /// read, its compressed size).
     pub fn size(&self) -> Option<u64> {
         match &self.data {
             SourceData::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
@@ -115,18 +219,28 @@ impl JournalSource {
         }
     }
 
-    /// Opens the bytes for sequential reading with a large buffer.
+    /// Opens the bytes for sequential reading with a large buffer; a
+    /// compressed file is decompressed as it is read.
     ///
     /// # Errors
     /// [`JournalError::Open`] when the file cannot be opened.
     pub fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, JournalError> {
         match &self.data {
             SourceData::File(p) => {
-                let f = File::open(p).map_err(|e| JournalError::Open {
+                let open_error = |e| JournalError::Open {
                     journal: self.name.clone(),
                     source: e,
-                })?;
-                Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
+                };
+                let f = File::open(p).map_err(open_error)?;
+                match self.compression {
+                    None => Ok(Box::new(BufReader::with_capacity(1 << 20, f))),
+                    Some(c) => {
+                        let d = c
+                            .decoder(BufReader::with_capacity(1 << 16, f))
+                            .map_err(open_error)?;
+                        Ok(Box::new(BufReader::with_capacity(1 << 20, d)))
+                    }
+                }
             }
             SourceData::Embedded(b) => Ok(Box::new(*b)),
             SourceData::Memory(b) => Ok(Box::new(io::Cursor::new(b.clone()))),
@@ -149,7 +263,7 @@ impl JournalSource {
         self.open()?
             .take(IDENTITY_PREFIX as u64)
             .read_until(b'\n', &mut first)
-            .map_err(|e| self.io_error(e))?;
+            .map_err(|e| self.decompress_error(e))?;
         while first.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
             first.pop();
         }
@@ -192,6 +306,17 @@ impl JournalSource {
         let bytes = match &self.data {
             SourceData::Embedded(b) => in_memory(b)?,
             SourceData::Memory(b) => in_memory(b)?,
+            SourceData::File(_) if self.compression.is_some() => {
+                // Not held in memory (a journal only verified): decompress
+                // again up to the line.
+                let mut r = self.open()?;
+                io::copy(&mut (&mut r).take(offset), &mut io::sink())
+                    .map_err(|e| self.decompress_error(e))?;
+                let mut buf = vec![0; len as usize];
+                r.read_exact(&mut buf)
+                    .map_err(|e| self.decompress_error(e))?;
+                buf
+            }
             SourceData::File(p) => {
                 // Evidence shown must be what was analysed: refuse a file
                 // that changed since it was read.
@@ -219,5 +344,54 @@ impl JournalSource {
             journal: self.name.clone(),
             source: e,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const TEXT: &[u8] = b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n";
+
+    fn gz(b: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    }
+
+    /// A line of a compressed journal reads back whether the journal was
+    /// decompressed into memory (loaded) or not (only verified).
+    #[test]
+    fn compressed_lines_read_back_held_or_not() {
+        let d = tempfile::tempdir().unwrap();
+        for (name, bytes) in [
+            ("x.jsonl.gz", gz(TEXT)),
+            ("x.jsonl.zst", zstd::encode_all(TEXT, 1).unwrap()),
+        ] {
+            let p = d.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            let mut s = JournalSource::file(&p);
+            assert!(s.compression().is_some(), "{name}");
+            let at = SourceRef::Line {
+                journal: 0,
+                line: 2,
+                offset: 8,
+                len: 7,
+            };
+            assert_eq!(s.read_raw(at).unwrap(), "{\"b\":2}", "{name}: streamed");
+            assert_eq!(s.head(64).unwrap(), TEXT, "{name}");
+            s.materialize().unwrap();
+            assert!(matches!(s.data, SourceData::Memory(_)));
+            assert_eq!(s.size(), Some(TEXT.len() as u64));
+            assert_eq!(s.read_raw(at).unwrap(), "{\"b\":2}", "{name}: held");
+        }
+        // Plain text stays a file, whatever its name.
+        let p = d.path().join("plain.gz");
+        std::fs::write(&p, TEXT).unwrap();
+        let mut s = JournalSource::file(&p);
+        assert_eq!(s.compression(), None);
+        s.materialize().unwrap();
+        assert!(matches!(s.data, SourceData::File(_)));
     }
 }

@@ -69,7 +69,7 @@ impl JournalReader for SqliteReader {
             SourceData::Embedded(_) | SourceData::Memory(_) => {
                 return Err(JournalError::Invalid {
                     journal: ctx.source.name.clone(),
-                    message: "a SQLite journal must be a file".into(),
+                    message: "a SQLite journal must be a file on disk, not piped or compressed (decompress it first)".into(),
                 });
             }
         };

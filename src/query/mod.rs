@@ -11,10 +11,12 @@
 //! it; front ends pass it through [`crate::sanitize::escape`] before display.
 
 mod decide;
+mod journals;
 mod queue;
 mod setup;
 mod verify;
 mod views;
+mod window;
 pub mod words;
 
 pub use crate::analysis::draft::{LintFinding, LintKind, ToolDraft};
@@ -32,12 +34,13 @@ pub use decide::{
 };
 pub use queue::{Asks, LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
-pub use verify::{VerifyReport, verify};
+pub use verify::{Verification, VerifyReport, verify};
 pub use views::{
     AnswerView, AttachedCall, CallRate, Effects, EventView, EvidenceTarget, EvidenceView,
     ExecutionSummary, FindingView, GroupDetail, GroupSummary, NearDuplicateView, StageMark,
     StageStatus, Stages,
 };
+pub use window::{TimeWindow, parse_time};
 
 use crate::analysis::{self, Analysis, Config, Group};
 use crate::journal::{self, JournalSource, LoadOptions};
@@ -83,6 +86,46 @@ pub struct Investigation {
     reviewer: Option<String>,
     read_only: bool,
     sample: bool,
+    skipped: Vec<String>,
+    window: Option<Narrowed>,
+}
+
+/// What `--since`/`--until` left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Narrowed {
+    /// The window.
+    pub window: TimeWindow,
+    /// Executions that began in it.
+    pub kept: usize,
+    /// Executions the journals hold.
+    pub of: usize,
+}
+
+impl Narrowed {
+    /// In words: `only the 3 of 12 executions that began from … until …`.
+    pub fn describe(&self) -> String {
+        format!(
+            "only the {} of {} executions that began {} (--since/--until)",
+            self.kept,
+            self.of,
+            self.window.describe()
+        )
+    }
+}
+
+/// What `window` left out of the journals as they were read (readers
+/// apply it, [`crate::journal::ReadCtx`]); `None` for an open window.
+fn narrowed(model: &Model, journals: &[LoadedJournal], window: TimeWindow) -> Option<Narrowed> {
+    if window.is_unbounded() {
+        return None;
+    }
+    let kept = model.executions.len();
+    let left_out: u64 = journals.iter().map(|j| j.left_out_executions).sum();
+    Some(Narrowed {
+        window,
+        kept,
+        of: kept + usize::try_from(left_out).unwrap_or(usize::MAX),
+    })
 }
 
 impl analysis::JournalCaps for Vec<LoadedJournal> {
@@ -272,6 +315,7 @@ impl Investigation {
             progress(LoadStage::Reading(r))
         })?;
         progress(LoadStage::Analysing);
+        let window = narrowed(&model, &journals, p.window);
         let analysis = analysis::analyze(&model, &journals, &p.config);
         Ok(Investigation {
             journals,
@@ -282,6 +326,8 @@ impl Investigation {
             reviewer: p.reviewer,
             read_only: p.read_only,
             sample: p.sample,
+            skipped: p.skipped,
+            window,
         })
     }
 
@@ -307,6 +353,8 @@ impl Investigation {
             reviewer: None,
             read_only: false,
             sample: false,
+            skipped: Vec::new(),
+            window: None,
         })
     }
 
@@ -316,10 +364,22 @@ impl Investigation {
         &self.journals
     }
 
+    /// When `--since`/`--until` narrowed the investigation: the window and
+    /// how many executions it kept.
+    pub fn narrowed(&self) -> Option<Narrowed> {
+        self.window
+    }
+
     /// Notes about the analysis as a whole (no contracts, no key, a
     /// decision that did not apply, ...).
     pub fn notes(&self) -> &[String] {
         &self.analysis.notes
+    }
+
+    /// Files and folders left out of the folders given as journals, one
+    /// line each naming the file and why ([`Prepared::skipped`]).
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     /// The case file and the decisions read from it.

@@ -17,13 +17,14 @@ use std::path::{Path, PathBuf};
 /// its options and handed to the TUI as it is.
 #[derive(Debug, Clone, Default)]
 pub struct Setup {
-    /// Journal files; empty means the bundled sample incident (with its own
-    /// contracts and key).
+    /// Journal files and folders of them (each folder stands for the
+    /// journal files in it, [`super::journals`]); empty means the bundled
+    /// sample incident (with its own contracts and key).
     pub journals: Vec<PathBuf>,
+    /// A folder also stands for the journal files in its subfolders.
+    pub recursive: bool,
     /// Read every journal as this format instead of detecting it.
     pub input_format: Option<Format>,
-    /// The part of the journals to read (`--since`, `--until`).
-    pub window: TimeWindow,
     /// Tool contracts files (TOML, docs/design.md §4.4), in order: a later
     /// file's contract for a tool replaces an earlier one's.
     pub contracts: Vec<PathBuf>,
@@ -42,14 +43,34 @@ pub struct Setup {
     pub reviewer: Option<String>,
     /// Never write a decision, a case file or an export file.
     pub read_only: bool,
+    /// Only the executions that began in this window (`--since`,
+    /// `--until`), each whole; open: every one. Readers apply it as they
+    /// read (a database is queried for it), so what it leaves out is never
+    /// held.
+    pub window: TimeWindow,
 }
 
 /// A file named by the setup that could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
-    /// A journal path names a directory.
-    #[error("{0}: is a directory; pass the journal files in it (for example {0}/*.jsonl)")]
-    Directory(String),
+    /// A folder given as a journal holds no journal file.
+    #[error("{folder}: no journal file in this folder{}{hint}", if *skipped > 0 { format!(" ({skipped} file(s) skipped: not journals)") } else { String::new() })]
+    EmptyFolder {
+        /// The folder as given (escaped).
+        folder: String,
+        /// How many files in it were skipped.
+        skipped: usize,
+        /// What else to try, or empty.
+        hint: &'static str,
+    },
+    /// A folder given as a journal cannot be listed.
+    #[error("{folder}: cannot list the folder: {source}")]
+    Folder {
+        /// The folder as given (escaped).
+        folder: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// A journal path names nothing.
     #[error("{path}: no such journal file{hint}")]
     Missing {
@@ -98,9 +119,15 @@ pub struct Prepared {
     pub reviewer: Option<String>,
     /// Read-only mode.
     pub read_only: bool,
+    /// The executions looked at: those that began in this window.
+    pub window: super::TimeWindow,
     /// Things worth saying before anything is loaded (a journal given
     /// twice, a case file whose chain is broken), one line each.
     pub warnings: Vec<String>,
+    /// Files and folders left out of the folders given as journals, one
+    /// line each naming the file and why (not a journal, a binary file,
+    /// subfolders without `-r`).
+    pub skipped: Vec<String>,
     inputs: Vec<(PathBuf, String)>,
 }
 
@@ -119,12 +146,16 @@ impl Setup {
     /// # Errors
     /// [`SetupError`] naming the first file that cannot be used.
     pub fn prepare(&self) -> Result<Prepared, SetupError> {
-        check_journal_paths(&self.journals)?;
+        for p in self.journals.iter().filter(|p| !is_database_url(p)) {
+            check_exists(p)?;
+        }
+        let expanded =
+            super::journals::expand(&self.journals, self.recursive, self.input_format.is_some())?;
         let mut warnings = Vec::new();
         // The same file twice would count every event twice.
         let mut seen = std::collections::HashSet::new();
-        let mut journals = Vec::with_capacity(self.journals.len());
-        for p in &self.journals {
+        let mut journals = Vec::with_capacity(expanded.files.len());
+        for p in &expanded.files {
             let id = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
             if seen.insert(id) {
                 journals.push(p.clone());
@@ -223,7 +254,9 @@ impl Setup {
                 .filter(|r| !r.is_empty())
                 .map(str::to_string),
             read_only: self.read_only,
+            window: self.window,
             warnings,
+            skipped: expanded.skipped,
             inputs,
         })
     }
@@ -272,25 +305,20 @@ impl Prepared {
     }
 }
 
-/// Says clearly what is wrong with a journal path before anything is read:
-/// a missing file that looks like a mistyped command, or a directory.
-fn check_journal_paths(journals: &[PathBuf]) -> Result<(), SetupError> {
-    for p in journals.iter().filter(|p| !is_database_url(p)) {
-        let shown = crate::sanitize::escape(&p.display().to_string()).into_owned();
-        if p.is_dir() {
-            return Err(SetupError::Directory(shown));
-        }
-        if !p.exists() {
-            let name = p.to_string_lossy();
-            let hint = COMMANDS
-                .iter()
-                .find(|c| !name.contains(['/', '.']) && strsim::levenshtein(c, &name) <= 2)
-                .map(|c| format!(" (did you mean the command `retrace {c}`?)"))
-                .unwrap_or_default();
-            return Err(SetupError::Missing { path: shown, hint });
-        }
+/// Says clearly what is wrong with a journal path that names nothing: a
+/// missing file that looks like a mistyped command gets a "did you mean".
+fn check_exists(p: &Path) -> Result<(), SetupError> {
+    if p.exists() {
+        return Ok(());
     }
-    Ok(())
+    let shown = crate::sanitize::escape(&p.display().to_string()).into_owned();
+    let name = p.to_string_lossy();
+    let hint = COMMANDS
+        .iter()
+        .find(|c| !name.contains(['/', '.']) && strsim::levenshtein(c, &name) <= 2)
+        .map(|c| format!(" (did you mean the command `retrace {c}`?)"))
+        .unwrap_or_default();
+    Err(SetupError::Missing { path: shown, hint })
 }
 
 /// The file a journal was read from, for output checks: a pipe read whole is

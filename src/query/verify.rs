@@ -99,16 +99,37 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
     }
 }
 
+/// What `retrace verify` found: a report per journal and case file, and
+/// the files left out of the folders given as journals.
+#[derive(Debug)]
+pub struct Verification {
+    /// One report per journal, then per case file.
+    pub reports: Vec<VerifyReport>,
+    /// Files and folders left out of folders, one line each naming the
+    /// file and why (as [`super::Investigation::skipped`]).
+    pub skipped: Vec<String>,
+}
+
 /// Verifies each journal of the setup on its own (one unreadable journal
-/// does not stop the others) and the case file that goes with them (the
-/// one named, the default beside the first journal, or a case file named
-/// among the journals), each by its own chain rule (docs/design.md §6).
+/// does not stop the others; a folder stands for the journal files in it)
+/// and the case file that goes with them (the one named, the default
+/// beside the first journal, or a case file named among the journals),
+/// each by its own chain rule (docs/design.md §6).
 ///
 /// # Errors
-/// [`QueryError::Setup`] for a chain key file that cannot be read.
-pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
+/// [`QueryError::Setup`] for a chain key file that cannot be read, a
+/// journal path that names nothing, or a folder with no journal file.
+pub fn verify(setup: &Setup) -> Result<Verification, QueryError> {
     let opts = setup.load_options()?;
-    let journals = &setup.journals;
+    // A case file named among the journals is kept for the partition
+    // below; a folder's case file is left out of it (as for every command)
+    // and found again as the default beside its first journal.
+    let expanded = super::journals::expand(
+        &setup.journals,
+        setup.recursive,
+        setup.input_format.is_some(),
+    )?;
+    let journals = &expanded.files;
     // A case file given among the journals is verified as a case file
     // (`retrace verify JOURNAL retrace-case.sqlite`), once.
     let (cases, journals): (Vec<_>, Vec<_>) = journals
@@ -128,7 +149,7 @@ pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
     } else {
         journals.iter().map(JournalSource::file).collect()
     };
-    Ok(sources
+    let reports = sources
         .into_iter()
         .map(|src| {
             let name = src.name.clone();
@@ -164,5 +185,9 @@ pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
             }
         })
         .chain(case_paths.iter().map(|p| verify_case_file(p)))
-        .collect())
+        .collect();
+    Ok(Verification {
+        reports,
+        skipped: expanded.skipped,
+    })
 }

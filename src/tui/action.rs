@@ -98,4 +98,14 @@ pub enum Action {
     CycleTheme,
     /// The terminal now has this many columns and rows.
     Resize(u16, u16),
+    /// The left mouse button was pressed at this column and row of the
+    /// terminal: selects the row under it (and opens it when it was
+    /// selected already; a cited evidence line jumps at once).
+    Click(u16, u16),
+    /// The mouse wheel turned towards the user over this column and row:
+    /// the list or text under it scrolls down.
+    WheelDown(u16, u16),
+    /// The mouse wheel turned away from the user over this column and
+    /// row: the list or text under it scrolls up.
+    WheelUp(u16, u16),
 }

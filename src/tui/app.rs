@@ -9,11 +9,12 @@ use super::action::Action;
 use super::data::{Data, Load, LoadMsg, LoadProgress};
 use super::dialog::{self, Dialog, DialogNav};
 use super::jobs::{Job, JobMsg};
-use super::keys::{Ctx, KeyMap, table};
-use super::screen::{Anchor, Context, Nav, Screen, body_area};
+use super::keys::{Ctx, Key, KeyMap, table};
+use super::screen::{Anchor, Context, Nav, Screen, body_area, drawn_body};
 use super::screens;
 use super::stack::Stack;
 use super::theme::Theme;
+use super::widgets::mouse::{Pointer, wheel_scroll};
 use super::widgets::{Move, scroll};
 use crate::query::{Investigation, QueryError, Reanalysis};
 use crate::sanitize::escape;
@@ -60,6 +61,14 @@ pub struct App {
     pub dialog: Option<Dialog>,
     /// What the background job is doing, while one runs (one at a time).
     pub job: Option<String>,
+    /// Whether the screen is drawn in colour: false under `NO_COLOR` or
+    /// `--color never`, and every theme the theme key brings is then
+    /// [`Theme::without_color`].
+    pub color: bool,
+    /// Whether the mouse selects and scrolls (`mouse = false` in the
+    /// settings file or `--no-mouse` turn it off; mouse events are then
+    /// ignored).
+    pub mouse: bool,
     /// Set by [`Action::Quit`].
     pub quit: bool,
 }
@@ -82,6 +91,8 @@ impl App {
             export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             dialog: None,
             job: None,
+            color: true,
+            mouse: true,
             quit: false,
         }
     }
@@ -196,8 +207,24 @@ impl App {
         }
     }
 
+    /// Says on the key line that `key` does nothing where the keys are
+    /// read now (`x: no such key here, ? for help`, naming the help key of
+    /// the context when it has one); the next action clears it.
+    pub fn unbound_key(&mut self, key: Key) {
+        let help = self
+            .keys
+            .bindings(self.ctx())
+            .find(|b| b.action == Action::ToggleHelp)
+            .and_then(|b| b.keys.first())
+            .map(|k| format!(", {} for help", k.label()))
+            .unwrap_or_default();
+        self.status = Some(format!("{}: no such key here{help}", key.label()));
+    }
+
     /// Applies an action.
     pub fn update(&mut self, action: Action) {
+        // A click lands on the screen as drawn, a long message included.
+        let drawn = drawn_body(self.area, self.status.as_deref());
         self.status = None;
         match action {
             Action::Quit => {
@@ -213,17 +240,26 @@ impl App {
                 return;
             }
             Action::CycleTheme => {
-                self.theme = self.theme.next_builtin();
+                let next = self.theme.next_builtin();
+                self.theme = if self.color {
+                    next
+                } else {
+                    next.without_color()
+                };
                 self.status = Some(format!("theme {}", self.theme.name));
                 return;
             }
             _ => {}
         }
+        let pointer = Pointer::of(&action);
         if let Some(offset) = &mut self.help {
             match Move::of(&action) {
                 _ if action == Action::Back => self.help = None,
                 Some(m @ (Move::Up | Move::Down)) => scroll(offset, m, 1, usize::MAX),
                 _ => {}
+            }
+            if let (Some(p), Some(offset)) = (pointer, &mut self.help) {
+                wheel_scroll(offset, p.wheel(), usize::MAX);
             }
             return;
         }
@@ -231,6 +267,14 @@ impl App {
             return;
         };
         if let Some(d) = &mut self.dialog {
+            // In a dialog the wheel moves the choice; a click does nothing
+            // (a decision is chosen with the keys, on purpose).
+            let action = match pointer.map(Pointer::wheel) {
+                Some(1) => Action::Down,
+                Some(-1) => Action::Up,
+                Some(_) => return,
+                None => action,
+            };
             match dialog::update(d, action) {
                 DialogNav::Stay => {}
                 DialogNav::Close(msg) => {
@@ -252,7 +296,11 @@ impl App {
         let cx = Context {
             data,
             theme: &self.theme,
-            body: body_area(self.area),
+            body: if pointer.is_some() {
+                drawn
+            } else {
+                body_area(self.area)
+            },
             job: self.job.as_deref(),
             export_dir: &self.export_dir,
         };

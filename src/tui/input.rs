@@ -10,7 +10,8 @@
 
 use super::action::Action;
 use super::app::App;
-use ratatui::crossterm::event::{Event, KeyEventKind};
+use super::keys::Key;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEventKind, MouseButton, MouseEventKind};
 
 /// Text typed into a field, not yet applied.
 #[derive(Debug, Default)]
@@ -21,7 +22,10 @@ pub struct Typed {
 impl Typed {
     /// Takes one terminal event. Characters for a text field (and pasted
     /// text, where a field is being typed) are kept; any other event first
-    /// applies what was kept, then itself.
+    /// applies what was kept, then itself. A key that does nothing here
+    /// says so on the key line ([`App::unbound_key`]). A left click and
+    /// the wheel become [`Action::Click`], [`Action::WheelDown`] and
+    /// [`Action::WheelUp`] while the mouse is on ([`App::mouse`]).
     pub fn event(&mut self, app: &mut App, ev: Event) {
         match ev {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
@@ -31,13 +35,29 @@ impl Typed {
                         self.flush(app);
                         app.update(a);
                     }
-                    None => {}
+                    // A modifier pressed alone is no key.
+                    None if matches!(k.code, KeyCode::Modifier(_) | KeyCode::Null) => {}
+                    None => {
+                        self.flush(app);
+                        app.unbound_key(Key::of(&k));
+                    }
                 }
             }
             Event::Paste(s) if app.ctx().is_text_input() => self.text.push_str(&s),
             Event::Resize(w, h) => {
                 self.flush(app);
                 app.update(Action::Resize(w, h));
+            }
+            Event::Mouse(m) if app.mouse => {
+                let (x, y) = (m.column, m.row);
+                let action = match m.kind {
+                    MouseEventKind::Down(MouseButton::Left) => Action::Click(x, y),
+                    MouseEventKind::ScrollDown => Action::WheelDown(x, y),
+                    MouseEventKind::ScrollUp => Action::WheelUp(x, y),
+                    _ => return,
+                };
+                self.flush(app);
+                app.update(action);
             }
             _ => {}
         }

@@ -38,7 +38,10 @@ pub use app::App;
 
 use crate::query::{Investigation, LoadStage, Prepared, QueryError, Setup, SetupError};
 use data::{Data, LoadMsg};
-use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event};
+use ratatui::crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event,
+};
 use ratatui::crossterm::execute;
 use ratatui::layout::Rect;
 use std::sync::mpsc;
@@ -72,6 +75,32 @@ pub enum TuiError {
     Terminal(#[from] std::io::Error),
 }
 
+/// How the TUI looks and takes input: the TUI's flags merged with the
+/// settings file (README "Settings, colour, completions").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// A theme name from `themes/` or a theme file; `None` is `dark`.
+    pub theme: Option<String>,
+    /// Whether to draw in colour: false under `NO_COLOR` and `--color
+    /// never` (then every theme is [`theme::Theme::without_color`] and the
+    /// selection is reverse video).
+    pub color: bool,
+    /// Whether the TUI takes the mouse: clicks select rows and jump to
+    /// evidence, the wheel scrolls. Off, mouse reporting stays off and the
+    /// terminal keeps its own selection.
+    pub mouse: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            theme: None,
+            color: true,
+            mouse: true,
+        }
+    }
+}
+
 /// Starts loading on a background thread; progress and the result arrive
 /// through `send`.
 fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
@@ -94,18 +123,23 @@ fn spawn_loader(prepared: Prepared, send: impl Fn(LoadMsg) + Send + 'static) {
 
 /// Runs the TUI until the user quits: prepares the setup (contracts, keys,
 /// the case file, read here so that a bad one is said before the screen is
-/// taken over), loads the journals off the UI thread, and draws. `theme`
-/// is a name from `themes/` or a theme file.
+/// taken over), loads the journals off the UI thread, and draws, as
+/// `options` say.
 ///
 /// # Errors
 /// [`TuiError`]; when the journals could not be loaded, the load error
 /// (naming file and line) once the user has read it on screen and quit, so
 /// that the process exits 2 as for any unreadable input (docs/design.md §7).
-pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
+pub fn run(setup: &Setup, options: &Options) -> Result<(), TuiError> {
     // A bad theme is reported before the screen is taken over.
-    let theme = match theme {
+    let theme = match options.theme.as_deref() {
         Some(t) => theme::Theme::load(t)?,
         None => theme::Theme::default(),
+    };
+    let theme = if options.color {
+        theme
+    } else {
+        theme.without_color()
     };
     let prepared = setup.prepare()?;
     {
@@ -123,11 +157,30 @@ pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
     // panic hook that restores the terminal before the panic is reported.
     let mut terminal = ratatui::try_init()?;
     // A paste arrives as one event (not one key per character) where the
-    // terminal supports it.
+    // terminal supports it; the mouse reports clicks and the wheel only
+    // when it is on.
     let _ = execute!(std::io::stdout(), EnableBracketedPaste);
+    if options.mouse {
+        let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    }
+    // A panic hands the terminal back as it was: mouse reporting and
+    // bracketed paste off, then ratatui's hook leaves raw mode and the
+    // alternate screen. (A shell would otherwise get escape sequences for
+    // every mouse move.)
+    let restore_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(
+            std::io::stdout(),
+            DisableMouseCapture,
+            DisableBracketedPaste
+        );
+        restore_hook(info);
+    }));
     let result = (|| -> Result<(), TuiError> {
         let size = terminal.size()?;
         let mut app = App::new(names, theme, Rect::new(0, 0, size.width, size.height));
+        app.color = options.color;
+        app.mouse = options.mouse;
         let (tx, rx) = mpsc::channel::<Msg>();
         let load_tx = tx.clone();
         let job_tx = tx.clone();
@@ -207,7 +260,12 @@ pub fn run(setup: &Setup, theme: Option<&str>) -> Result<(), TuiError> {
         }
         Ok(())
     })();
-    let _ = execute!(std::io::stdout(), DisableBracketedPaste);
+    // Whatever ended the loop (quit, a load error, a terminal error).
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste
+    );
     ratatui::restore();
     result
 }

@@ -5,21 +5,30 @@ use super::app::App;
 use super::data::{Data, Load, LoadProgress};
 use super::dialog;
 use super::keys::Binding;
-use super::screen::{Context, frame_areas};
+use super::screen::{Context, frame_areas_with, message_wrapped};
 use super::widgets::keyline::{help_lines, keyline};
-use super::widgets::text::{esc, file_name};
+use super::widgets::text::{clip, esc, file_name, fit, wrap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
 
+/// The smallest terminal the screens are laid out for, in columns and
+/// rows; below it the screen says so instead of cutting everything.
+pub const MIN_SIZE: (u16, u16) = (60, 18);
+
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
     let theme = &app.theme;
     frame.render_widget(Block::default().style(theme.base), area);
-    let [title, body, keys_area] = frame_areas(area);
+    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+        too_small(app, frame, area);
+        return;
+    }
+    let message = message_lines(app, area.width);
+    let [title, body, keys_area] = frame_areas_with(area, message.len());
     frame.render_widget(Paragraph::new(title_line(app, title.width)), title);
     match &app.load {
         Load::Loading(lp) => loading(app, lp, frame, body),
@@ -49,39 +58,69 @@ pub fn render(app: &App, frame: &mut Frame) {
     if let (Some(d), Load::Ready(_)) = (&app.dialog, &app.load) {
         dialog::draw(d, theme, frame, body);
     }
-    frame.render_widget(
-        Paragraph::new(message_line(app, keys_area.width)),
-        keys_area,
-    );
+    frame.render_widget(Paragraph::new(message), keys_area);
     if let Some(scroll) = app.help {
         help(app, scroll, frame, body);
     }
 }
 
-/// The bottom line: the last message (it stays until the next key), else
-/// what a background job is doing, else the keys of the screen.
-fn message_line(app: &App, width: u16) -> Line<'static> {
+/// A terminal smaller than [`MIN_SIZE`]: the title line (with the chain
+/// status), then what size is needed, wrapped to the width.
+fn too_small(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let (w, h) = MIN_SIZE;
+    let text = format!(
+        "terminal too small: need at least {w}×{h}, have {}×{}; enlarge it, or q quits",
+        area.width, area.height
+    );
+    let mut lines = vec![title_line(app, area.width)];
+    lines.extend(
+        wrap(&text, usize::from(area.width.saturating_sub(1)))
+            .into_iter()
+            .map(|l| Line::styled(format!(" {l}"), theme.warn)),
+    );
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The bottom line: the last message (it stays until the next key, and
+/// wraps onto up to [`MESSAGE_LINES`](super::screen::MESSAGE_LINES) lines so that it can be read whole),
+/// else what a background job is doing, else the keys of the screen.
+fn message_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = &app.theme;
     if let Some(s) = &app.status {
-        return Line::from(vec![
-            Span::styled(" ▸ ", theme.accent),
-            Span::styled(esc(s).into_owned(), theme.accent),
-        ]);
+        return message_wrapped(s, width)
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                Line::from(vec![
+                    Span::styled(if i == 0 { " ▸ " } else { "   " }, theme.accent),
+                    Span::styled(l, theme.accent),
+                ])
+            })
+            .collect();
     }
     if let (Some(j), None) = (&app.job, &app.dialog) {
-        return Line::from(vec![
+        return vec![Line::from(vec![
             Span::styled(" ⧗ ", theme.review),
-            Span::styled(format!("{}…", esc(j).trim_end_matches('…')), theme.review),
-        ]);
+            Span::styled(
+                clip(
+                    &format!("{}…", esc(j).trim_end_matches('…')),
+                    usize::from(width.saturating_sub(3)),
+                )
+                .into_owned(),
+                theme.review,
+            ),
+        ])];
     }
     let bindings: Vec<&Binding> = app.keys.bindings(app.ctx()).collect();
-    keyline(&bindings, theme, width)
+    vec![keyline(&bindings, theme, width)]
 }
 
 /// The title line: `retrace`, the chain status, and the breadcrumbs. When
 /// the width runs short, the leading crumbs give way first (`…`), then the
-/// chain status: a broken chain shrinks to `[BROKEN]` and always shows,
-/// any other status is left out; the current place keeps what is left.
+/// chain status shrinks to a word (`[intact]`, `[BROKEN]`), then the
+/// current place is cut (with `…`): the chain status always shows
+/// (docs/design.md §8.1).
 fn title_line(app: &App, width: u16) -> Line<'static> {
     let theme = &app.theme;
     let head = Span::styled(" retrace ", theme.accent.add_modifier(Modifier::REVERSED));
@@ -91,7 +130,6 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
     };
     // docs/design.md §6: the chain status shows on every screen.
     let badge = app.data().map(|d| chain_badge(d, theme));
-    let alarm = badge.as_ref().is_some_and(|(_, _, broken)| *broken);
     let room = usize::from(width);
     let crumb_width = |from: usize| -> usize {
         let shown: usize = crumbs
@@ -102,54 +140,74 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
             .sum();
         shown + if from > 0 { 2 } else { 0 }
     };
-    // The badge in full; else a broken chain as `[BROKEN]`, anything else
-    // left out.
-    let full = badge.as_ref().map(|(t, s, _)| (t.clone(), *s));
-    let short = badge
-        .as_ref()
-        .filter(|_| alarm)
-        .map(|(_, s, _)| ("[BROKEN]".to_string(), *s));
+    let full = badge.as_ref().map(|b| (b.text.clone(), b.style));
+    let short = badge.as_ref().map(|b| (b.short.to_string(), b.style));
     let choices = [full, short];
     let last = crumbs.len().saturating_sub(1);
+    let badge_width = |b: &Option<(String, ratatui::style::Style)>| {
+        b.as_ref().map_or(0, |(t, _)| t.chars().count() + 1)
+    };
     let fits = |from: usize, b: &Option<(String, ratatui::style::Style)>| {
-        let bw = b.as_ref().map_or(0, |(t, _)| t.chars().count() + 1);
-        head.width() + bw + crumb_width(from) <= room
+        head.width() + badge_width(b) + crumb_width(from) <= room
     };
     let (from, shown) = choices
         .iter()
         .find_map(|b| (0..=last).find(|&f| fits(f, b)).map(|f| (f, b.clone())))
         .unwrap_or_else(|| (last, choices[1].clone()));
     let mut spans = vec![head];
+    let mut used = spans[0].width();
     if let Some((text, style)) = shown {
+        used += text.chars().count() + 1;
         spans.push(Span::raw(" "));
         spans.push(Span::styled(text, style.add_modifier(Modifier::BOLD)));
     }
     if from > 0 {
+        used += 2;
         spans.push(Span::styled(" …", theme.muted));
     }
     for (i, c) in crumbs.into_iter().enumerate().skip(from) {
-        spans.push(Span::styled(if i == 0 { " " } else { " › " }, theme.muted));
+        let sep = if i == 0 { " " } else { " › " };
+        used += sep.chars().count();
+        spans.push(Span::styled(sep, theme.muted));
+        // The current place keeps what is left, cut with `…`.
+        let c = clip(&c, room.saturating_sub(used)).into_owned();
+        used += c.chars().count();
         spans.push(Span::raw(c));
     }
     Line::from(spans)
+}
+
+/// The chain status as the title line shows it.
+struct Badge {
+    /// In full: `[chain intact]`, `[chain BROKEN: 1 of 2]`.
+    text: String,
+    /// In a word, for a narrow terminal: `[intact]`, `[BROKEN]`.
+    short: &'static str,
+    style: ratatui::style::Style,
 }
 
 /// The header's chain status: `chain BROKEN` (critical) when any journal's
 /// chain, or the case file's, broke; `chain intact` (ok) when every journal
 /// has a chain and all verified; `chain intact: n of m` when some journals
 /// have none; `no chain` (muted) when none has one.
-fn chain_badge(d: &Data, theme: &super::theme::Theme) -> (String, ratatui::style::Style, bool) {
+fn chain_badge(d: &Data, theme: &super::theme::Theme) -> Badge {
     let js = d.inv.journals();
     let broken = js.iter().filter(|j| j.chain.is_broken()).count();
     let intact = js.iter().filter(|j| j.chain.is_intact()).count();
     let case_broken = d.inv.case().chain.as_ref().is_some_and(|c| !c.is_intact());
-    let text = match (broken, case_broken) {
-        (0, true) => "[case file chain BROKEN]".to_string(),
-        (n, false) if n > 0 => format!("[chain BROKEN: {n} of {}]", js.len()),
-        (n, _) if n > 0 => format!("[chain BROKEN: {n} of {} + case file]", js.len()),
-        _ if intact > 0 && intact == js.len() => "[chain intact]".into(),
-        _ if intact > 0 => format!("[chain intact: {intact} of {}]", js.len()),
-        _ => "[no chain]".into(),
+    let (text, short) = match (broken, case_broken) {
+        (0, true) => ("[case file chain BROKEN]".to_string(), "[BROKEN]"),
+        (n, false) if n > 0 => (format!("[chain BROKEN: {n} of {}]", js.len()), "[BROKEN]"),
+        (n, _) if n > 0 => (
+            format!("[chain BROKEN: {n} of {} + case file]", js.len()),
+            "[BROKEN]",
+        ),
+        _ if intact > 0 && intact == js.len() => ("[chain intact]".into(), "[intact]"),
+        _ if intact > 0 => (
+            format!("[chain intact: {intact} of {}]", js.len()),
+            "[partly chained]",
+        ),
+        _ => ("[no chain]".into(), "[no chain]"),
     };
     let alarm = broken > 0 || case_broken;
     let style = if alarm {
@@ -159,7 +217,7 @@ fn chain_badge(d: &Data, theme: &super::theme::Theme) -> (String, ratatui::style
     } else {
         theme.muted
     };
-    (text, style, alarm)
+    Badge { text, short, style }
 }
 
 fn loading(app: &App, lp: &LoadProgress, frame: &mut Frame, area: Rect) {
@@ -223,9 +281,16 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let ctx = app.screen_ctx();
     let bindings: Vec<&Binding> = app.keys.bindings(ctx).collect();
-    let lines = help_lines(&bindings, ctx, theme);
     let w = area.width.min(100);
-    let h = area.height.min(lines.len() as u16 + 2);
+    let lines = wrap_help(
+        help_lines(&bindings, ctx, theme),
+        usize::from(w.saturating_sub(2)),
+    );
+    let h = area.height.min(
+        u16::try_from(lines.len())
+            .unwrap_or(u16::MAX)
+            .saturating_add(2),
+    );
     let popup = Rect::new(
         area.x + (area.width - w) / 2,
         area.y + (area.height - h) / 2,
@@ -233,16 +298,58 @@ fn help(app: &App, scroll: usize, frame: &mut Frame, area: Rect) {
         h,
     );
     frame.render_widget(Clear, popup);
-    let scroll = scroll.min(lines.len().saturating_sub(h.saturating_sub(2) as usize));
+    let rows = usize::from(h.saturating_sub(2));
+    let total = lines.len();
+    let scroll = scroll.min(total.saturating_sub(rows));
+    let mut block = Block::bordered()
+        .title(format!(" Keys: {} ", ctx.name))
+        .border_style(theme.accent);
+    // More keys than rows: say which are shown and that j scrolls.
+    if total > rows {
+        let end = (scroll + rows).min(total);
+        let up = if scroll > 0 { " ↑ k" } else { "" };
+        let down = if end < total { " ↓ j" } else { "" };
+        block = block.title_bottom(
+            Line::from(format!(" lines {}–{end} of {total}{up}{down} ", scroll + 1))
+                .right_aligned(),
+        );
+    }
     frame.render_widget(
         Paragraph::new(lines)
             .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
             .style(theme.base)
-            .block(
-                Block::bordered()
-                    .title(format!(" Keys: {} ", ctx.name))
-                    .border_style(theme.accent),
-            ),
+            .block(block),
         popup,
     );
+}
+
+/// The help lines wrapped to `width`: a binding's help text that does not
+/// fit goes on below, under itself (the keys column stays clear); any
+/// other line too wide is cut with `…`.
+fn wrap_help(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for line in lines {
+        if line.width() <= width {
+            out.push(line);
+            continue;
+        }
+        let [keys, text] = line.spans.as_slice() else {
+            out.push(fit(line, width));
+            continue;
+        };
+        let indent = keys.width();
+        let parts = wrap(&text.content, width.saturating_sub(indent).max(8));
+        for (i, p) in parts.into_iter().enumerate() {
+            let head = if i == 0 {
+                keys.clone()
+            } else {
+                Span::raw(" ".repeat(indent))
+            };
+            out.push(fit(
+                Line::from(vec![head, Span::styled(p, text.style)]),
+                width,
+            ));
+        }
+    }
+    out
 }

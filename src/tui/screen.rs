@@ -21,10 +21,16 @@ use std::path::Path;
 
 /// The title line, the body and the key line of a terminal of `area`.
 pub fn frame_areas(area: Rect) -> [Rect; 3] {
+    frame_areas_with(area, 1)
+}
+
+/// The title line, the body and a key line of `rows` rows (a message
+/// wrapped onto more than one).
+pub fn frame_areas_with(area: Rect, rows: usize) -> [Rect; 3] {
     Layout::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
-        Constraint::Length(1),
+        Constraint::Length(u16::try_from(rows).unwrap_or(1)),
     ])
     .areas(area)
 }
@@ -32,6 +38,30 @@ pub fn frame_areas(area: Rect) -> [Rect; 3] {
 /// The area screens draw in: the terminal minus the title and key lines.
 pub fn body_area(area: Rect) -> Rect {
     frame_areas(area)[1]
+}
+
+/// Most lines a message on the key line takes (a long one wraps).
+pub const MESSAGE_LINES: usize = 4;
+
+/// A message's lines on a key line `width` wide: wrapped, with room for
+/// the `▸` in front; at most [`MESSAGE_LINES`], the last then ending with
+/// `…`. The same for the drawing and for reading a click.
+pub fn message_wrapped(message: &str, width: u16) -> Vec<String> {
+    let esc = crate::sanitize::escape(message);
+    let mut lines = super::widgets::text::wrap(&esc, usize::from(width.saturating_sub(4)).max(1));
+    if lines.len() > MESSAGE_LINES {
+        lines.truncate(MESSAGE_LINES);
+        if let Some(l) = lines.last_mut() {
+            l.push('…');
+        }
+    }
+    lines
+}
+
+/// The body as drawn while `message` (if any) shows at the bottom.
+pub fn drawn_body(area: Rect, message: Option<&str>) -> Rect {
+    let rows = message.map_or(1, |m| message_wrapped(m, area.width).len().max(1));
+    frame_areas_with(area, rows)[1]
 }
 
 /// What a screen may read while it updates or draws. Nothing in it can be

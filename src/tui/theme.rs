@@ -227,7 +227,7 @@ impl Theme {
             )));
         }
         let s = slots.map(Option::unwrap_or_default);
-        Ok(Theme {
+        Ok(Theme::visible_selection(Theme {
             name: name
                 .or_else(|| base.map(|b| b.name))
                 .unwrap_or_else(|| source_name.to_string()),
@@ -242,7 +242,68 @@ impl Theme {
             accent: s[8],
             selection: s[9],
             highlight: s[10],
+        }))
+    }
+
+    /// `t` with a selection that shows without colour: a `selection` role
+    /// with no background and no reverse video (a theme file written for a
+    /// monochrome terminal, or one whose colours were taken away) becomes
+    /// reverse video, so that moving the cursor always moves something
+    /// visible.
+    fn visible_selection(mut t: Theme) -> Theme {
+        if t.selection.bg.is_none() && !t.selection.add_modifier.contains(Modifier::REVERSED) {
+            t.selection = t.selection.add_modifier(Modifier::REVERSED);
+        }
+        t
+    }
+
+    /// This theme without colour, for `NO_COLOR` and `--color never`
+    /// (no-color.org: a program's colour is off, its other text
+    /// attributes may stay): every role keeps its text attributes and
+    /// loses its colours, secondary text is dim, and the selection is
+    /// reverse video ([`Theme::visible_selection`]). The name stays, so
+    /// that the theme key still cycles the shipped themes.
+    pub fn without_color(&self) -> Theme {
+        let strip = |s: Style| {
+            let mut s = s;
+            s.fg = None;
+            s.bg = None;
+            s
+        };
+        let [
+            base,
+            critical,
+            high,
+            review,
+            warn,
+            info,
+            ok,
+            muted,
+            accent,
+            selection,
+            highlight,
+        ] = self.roles().map(strip);
+        Theme::visible_selection(Theme {
+            name: self.name.clone(),
+            base,
+            critical,
+            high,
+            review,
+            warn,
+            info,
+            ok,
+            muted: muted.add_modifier(Modifier::DIM),
+            accent,
+            selection: selection.add_modifier(Modifier::REVERSED),
+            highlight,
         })
+    }
+
+    /// Whether any role sets a colour (false for [`Theme::without_color`]).
+    pub fn has_color(&self) -> bool {
+        self.roles()
+            .iter()
+            .any(|s| s.fg.is_some() || s.bg.is_some())
     }
 
     fn roles(&self) -> [Style; 11] {
@@ -489,6 +550,34 @@ mod tests {
         assert_eq!(t.critical, Style::default().fg(Color::Indexed(196)));
         assert_eq!(t.ok, light.ok);
         assert_eq!(t.base, light.base);
+    }
+
+    #[test]
+    fn without_color_keeps_attributes_and_a_reversed_selection() {
+        for (n, _) in BUILTIN {
+            let t = Theme::builtin(n).unwrap().without_color();
+            assert!(!t.has_color(), "{n}");
+            assert!(t.selection.add_modifier.contains(Modifier::REVERSED), "{n}");
+            assert_eq!(t.name, n);
+        }
+        assert!(Theme::dark().has_color());
+        assert!(
+            Theme::dark()
+                .without_color()
+                .critical
+                .add_modifier
+                .contains(Modifier::BOLD)
+        );
+        // A theme file without colour gets a selection that shows.
+        let mono = Theme::parse(
+            "extends = \"dark\"\n[roles]\nselection = { bold = true }\n",
+            "mono.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            mono.selection,
+            Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        );
     }
 
     #[test]

@@ -112,6 +112,15 @@ pub const fn ctrl(c: char) -> Key {
 }
 
 impl Key {
+    /// The key of a terminal key event (Shift left out: it is part of the
+    /// character).
+    pub fn of(e: &KeyEvent) -> Key {
+        Key {
+            code: e.code,
+            mods: e.modifiers - KeyModifiers::SHIFT,
+        }
+    }
+
     /// How the key is written in help and the key line (`j`, `↓`, `PgDn`,
     /// `C-d`).
     pub fn label(&self) -> String {

@@ -12,8 +12,10 @@ use crate::tui::screen::{Anchor, Context, Nav, Registration, Screen};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::stages::{records, stage_units};
 use crate::tui::widgets::text::{
-    clip_left, esc, file_name, flow, provenance, select_if, short_cite, time,
+    clip_left, column_widths, esc, file_name, fit, fit_all, flow, provenance, select_if,
+    short_cite, time, wrap,
 };
+use crate::tui::widgets::mouse::{Hit, Pointer, on_list, table_rows, wheel_scroll};
 use crate::tui::widgets::{Cursor, Move, scroll};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -178,11 +180,51 @@ fn pretty(v: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// Header, events and record areas.
-pub fn areas(st: &Execution, body: Rect) -> [Rect; 3] {
-    let reviewed = u16::from(st.summary.resolution.is_some());
+/// The header's lines for a pane `width` wide (borders included): the
+/// execution, its group and key, flowed onto as many lines as they need;
+/// the reviewer's decision, wrapped; the stage chain.
+fn head_lines(data: &Data, st: &Execution, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let x = &st.summary;
+    let w = usize::from(width.saturating_sub(2)).max(1);
+    let group = st.group.and_then(|g| data.inv.group_at(g));
+    let mut units = vec![vec![
+        Span::styled(esc(&x.execution_id).into_owned(), theme.accent),
+        Span::raw("  "),
+        Span::raw(x.state),
+        Span::raw("  "),
+    ]];
+    if let Some(g) = group {
+        units.push(vec![
+            Span::styled("group ", theme.muted),
+            Span::raw(g.id().to_string()),
+            Span::raw(" "),
+            Span::styled(g.verdict().as_str(), theme.severity(g.severity())),
+            Span::raw(format!(" · {}  ", esc(g.tool()))),
+        ]);
+    }
+    if let Some(k) = &x.idempotency_key {
+        units.push(vec![Span::styled(format!("key {}", esc(k)), theme.muted)]);
+    }
+    let mut lines: Vec<Line<'static>> = flow(units, w, "")
+        .into_iter()
+        .map(|l| fit(l, w))
+        .collect();
+    if let Some(r) = &x.resolution {
+        for l in wrap(&format!("✎ {}: {}", provenance(r), esc(&r.note)), w) {
+            lines.push(Line::styled(l, theme.review));
+        }
+    }
+    lines.extend(flow(stage_units(x, records(data), theme), w, ""));
+    lines
+}
+
+/// Header, events and record areas, the header `head` lines high
+/// (`head_lines`).
+pub fn areas(st: &Execution, body: Rect, head: usize) -> [Rect; 3] {
+    let head = u16::try_from(head).unwrap_or(u16::MAX).saturating_add(2);
     let [head, rest] =
-        Layout::vertical([Constraint::Length(5 + reviewed), Constraint::Fill(1)]).areas(body);
+        Layout::vertical([Constraint::Length(head.min(body.height / 3).max(3)), Constraint::Fill(1)])
+            .areas(body);
     if body.width >= 140 {
         let [e, r] =
             Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)]).areas(rest);
@@ -196,8 +238,55 @@ pub fn areas(st: &Execution, body: Rect) -> [Rect; 3] {
     [head, e, r]
 }
 
-fn pages(st: &Execution, body: Rect) -> (usize, usize) {
-    let [_, e, r] = areas(st, body);
+/// The areas as drawn now.
+fn laid_out(cx: &Context<'_>, st: &Execution) -> [Rect; 3] {
+    let head = head_lines(cx.data, st, cx.theme, cx.body.width).len();
+    areas(st, cx.body, head)
+}
+
+/// The record pane's lines for an inner `width`: each line of the record
+/// wrapped (a JSON value longer than the pane goes on below, indented
+/// like its line), so that nothing is cut.
+fn record_rows(st: &Execution, width: u16) -> Vec<(String, bool)> {
+    let w = usize::from(width).max(8);
+    let mut out = Vec::new();
+    for l in &st.record {
+        let l = esc(l);
+        // A heading (`── raw line … ──`) wraps between words.
+        if l.starts_with("──") {
+            out.extend(wrap(&l, w).into_iter().map(|h| (h, true)));
+            continue;
+        }
+        let indent = l.len() - l.trim_start().len();
+        let mut first = true;
+        let mut rest: &str = &l;
+        loop {
+            let room = if first { w } else { w.saturating_sub(indent + 2).max(4) };
+            let cut = rest
+                .char_indices()
+                .nth(room)
+                .map_or(rest.len(), |(i, _)| i);
+            let (head, tail) = rest.split_at(cut);
+            out.push((
+                if first {
+                    head.to_string()
+                } else {
+                    format!("{}  {head}", " ".repeat(indent))
+                },
+                false,
+            ));
+            if tail.is_empty() {
+                break;
+            }
+            rest = tail;
+            first = false;
+        }
+    }
+    out
+}
+
+fn pages(cx: &Context<'_>, st: &Execution) -> (usize, usize) {
+    let [_, e, r] = laid_out(cx, st);
     (
         usize::from(e.height.saturating_sub(3)).max(1),
         usize::from(r.height.saturating_sub(2)).max(1),
@@ -229,11 +318,26 @@ impl Screen for Execution {
 
 /// Applies an action.
 fn update(cx: &Context<'_>, st: &mut Execution, action: Action) -> Nav {
-    let (data, body) = (cx.data, cx.body);
+    let data = cx.data;
     let len = st.events.len();
-    let (page, rpage) = pages(st, body);
+    let (page, rpage) = pages(cx, st);
     let before = st.cursor.selected;
-    let max_scroll = st.record.len().saturating_sub(rpage);
+    let rec_width = laid_out(cx, st)[2].width.saturating_sub(2);
+    let max_scroll = record_rows(st, rec_width).len().saturating_sub(rpage);
+    // The mouse: a click on an event selects it; the wheel moves the
+    // events or scrolls the record, whichever is under it; a click
+    // focuses the pane under it.
+    if let Some(p) = Pointer::of(&action) {
+        let [_, list, rec] = laid_out(cx, st);
+        if on_list(&mut st.cursor, list, table_rows(list), len, p) != Hit::Miss {
+            st.focus = Focus::Events;
+        } else if p.within(rec) {
+            match p.wheel() {
+                0 => st.focus = Focus::Record,
+                dir => wheel_scroll(&mut st.scroll, dir, max_scroll),
+            }
+        }
+    }
     match (Move::of(&action), st.focus) {
         (Some(m), Focus::Events) => st.cursor.apply(m, len, page),
         (Some(m), Focus::Record) => scroll(&mut st.scroll, m, rpage, max_scroll),
@@ -260,9 +364,12 @@ fn update(cx: &Context<'_>, st: &mut Execution, action: Action) -> Nav {
     if st.cursor.selected != before {
         st.load_record(data);
     }
-    let (page, rpage) = pages(st, body);
+    let (page, rpage) = pages(cx, st);
     st.cursor.settle(page, len);
-    st.scroll = st.scroll.min(st.record.len().saturating_sub(rpage));
+    let rec_width = laid_out(cx, st)[2].width.saturating_sub(2);
+    st.scroll = st
+        .scroll
+        .min(record_rows(st, rec_width).len().saturating_sub(rpage));
     Nav::Stay
 }
 
@@ -272,39 +379,22 @@ fn focus_style(theme: &Theme, on: bool) -> Style {
 
 /// Draws the screen.
 fn draw(data: &Data, st: &Execution, theme: &Theme, frame: &mut Frame, body: Rect) {
-    let [head, list, rec] = areas(st, body);
-    let x = &st.summary;
-    let group = st.group.and_then(|g| data.inv.group_at(g));
-    let mut first = vec![
-        Span::styled(esc(&x.execution_id).into_owned(), theme.accent),
-        Span::raw("  "),
-        Span::raw(x.state),
-    ];
-    if let Some(g) = group {
-        first.push(Span::styled("  group ", theme.muted));
-        first.push(Span::raw(g.id().to_string()));
-        first.push(Span::raw(" "));
-        first.push(Span::styled(
-            g.verdict().as_str(),
-            theme.severity(g.severity()),
-        ));
-        first.push(Span::raw(format!(" · {}", esc(g.tool()))));
+    let mut lines = head_lines(data, st, theme, body.width);
+    let [head, list, rec] = areas(st, body, lines.len());
+    // A header taller than its pane: the last line shown ends with `…`
+    // (the events below show every stage whole).
+    let rows = usize::from(head.height.saturating_sub(2));
+    if lines.len() > rows && rows > 0 {
+        lines.truncate(rows);
+        if let Some(last) = lines.pop() {
+            let w = usize::from(head.width.saturating_sub(2));
+            let mut spans = fit(last, w.saturating_sub(2)).spans;
+            if spans.last().is_none_or(|s| !s.content.ends_with('…')) {
+                spans.push(Span::styled(" …", theme.muted));
+            }
+            lines.push(Line::from(spans));
+        }
     }
-    if let Some(k) = &x.idempotency_key {
-        first.push(Span::styled(format!("  key {}", esc(k)), theme.muted));
-    }
-    let mut lines = vec![Line::from(first)];
-    if let Some(r) = &x.resolution {
-        lines.push(Line::styled(
-            format!("✎ {}: {}", provenance(r), esc(&r.note)),
-            theme.review,
-        ));
-    }
-    lines.extend(flow(
-        stage_units(x, records(data), theme),
-        usize::from(head.width.saturating_sub(2)),
-        "",
-    ));
     frame.render_widget(
         Paragraph::new(lines).block(
             Block::bordered()
@@ -338,6 +428,14 @@ fn draw(data: &Data, st: &Execution, theme: &Theme, frame: &mut Frame, body: Rec
         .unwrap_or(4)
         .max(4);
     let line_w = needed.min((shared / 3).max(8));
+    let widths = [
+        Constraint::Length(5),
+        Constraint::Length(12),
+        Constraint::Length(15),
+        Constraint::Fill(1),
+        Constraint::Length(u16::try_from(line_w).unwrap_or(u16::MAX)),
+    ];
+    let cols = column_widths(list.width.saturating_sub(2), &widths, 1);
     let rows = window.map(|i| {
         let e = &st.events[i];
         let sel = i == st.cursor.selected;
@@ -355,15 +453,13 @@ fn draw(data: &Data, st: &Execution, theme: &Theme, frame: &mut Frame, body: Rec
                 Line::styled(clip_left(&cite(e), line_w).into_owned(), theme.muted)
             },
         ];
-        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
+        // Cut to their columns with `…`: the record pane shows the line whole.
+        Row::new(
+            fit_all(cells, &cols)
+                .into_iter()
+                .map(|l| Cell::from(select_if(l, sel, theme.selection))),
+        )
     });
-    let widths = [
-        Constraint::Length(5),
-        Constraint::Length(12),
-        Constraint::Length(15),
-        Constraint::Fill(1),
-        Constraint::Length(u16::try_from(line_w).unwrap_or(u16::MAX)),
-    ];
     frame.render_widget(
         Table::new(rows, widths)
             .header(Row::new(["SEQ", "TIME (UTC)", "EVENT", "DETAIL", "LINE"]).style(theme.accent))
@@ -374,28 +470,28 @@ fn draw(data: &Data, st: &Execution, theme: &Theme, frame: &mut Frame, body: Rec
             ),
         list,
     );
-    // Record: raw line and canonical action record.
+    // Record: raw line and canonical action record, wrapped to the pane.
     let h = usize::from(rec.height.saturating_sub(2));
-    let start = st.scroll.min(st.record.len().saturating_sub(h));
-    let lines: Vec<Line> = st
-        .record
+    let rows = record_rows(st, rec.width.saturating_sub(2));
+    let start = st.scroll.min(rows.len().saturating_sub(h));
+    let lines: Vec<Line> = rows
         .iter()
         .skip(start)
         .take(h)
-        .map(|l| {
-            if l.starts_with("──") {
-                Line::styled(esc(l).into_owned(), theme.accent)
+        .map(|(l, heading)| {
+            if *heading {
+                Line::styled(l.clone(), theme.accent)
             } else {
-                Line::raw(esc(l).into_owned())
+                Line::raw(l.clone())
             }
         })
         .collect();
-    let pos = if st.record.len() > h {
+    let pos = if rows.len() > h {
         format!(
             " {}–{} of {} ",
             start + 1,
-            (start + h).min(st.record.len()),
-            st.record.len()
+            (start + h).min(rows.len()),
+            rows.len()
         )
     } else {
         String::new()

@@ -10,7 +10,8 @@ use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
 use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen};
 use crate::tui::screens::detail::Detail;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::text::{count, datetime, esc, select_if};
+use crate::tui::widgets::text::{count, datetime, esc, fit, select_if};
+use crate::tui::widgets::mouse::{Hit, Pointer, inside, on_list};
 use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -91,6 +92,12 @@ fn has_review_line(data: &Data) -> bool {
         || case.chain.as_ref().is_some_and(|c| !c.is_intact())
 }
 
+/// Lines the files skipped in folders take in the journals pane: up to
+/// three, or two and a count of the rest.
+fn skipped_lines(n: usize) -> usize {
+    n.min(3)
+}
+
 /// Areas: journals, verdict counts, sparkline, review line, worst groups.
 fn areas(data: &Data, body: Rect, review_line: bool) -> [Rect; 5] {
     let notes: usize = data
@@ -100,7 +107,10 @@ fn areas(data: &Data, body: Rect, review_line: bool) -> [Rect; 5] {
         .take(6)
         .map(|j| j.notes.len().min(2))
         .sum();
-    let journals = ((data.inv.journals().len().min(6) + notes).min(10) as u16) + 2;
+    let skipped = skipped_lines(data.inv.skipped().len()) + usize::from(data.inv.narrowed().is_some());
+    let n = data.inv.journals().len();
+    let more = usize::from(n > 6);
+    let journals = ((n.min(6) + more + notes + skipped).min(12) as u16) + 2;
     let counts = (data.verdict_counts.len().max(3) as u16 + 2).min(8);
     let review = u16::from(review_line);
     let [j, mid, r, worst] = Layout::vertical([
@@ -132,9 +142,15 @@ impl Screen for Overview {
         let (data, st) = (cx.data, self);
         let len = data.worst.len();
         let page = page(data, cx.body);
+        let mut open = action == Action::Open;
         if let Some(m) = Move::of(&action) {
             st.cursor.apply(m, len, page);
-        } else if action == Action::Open
+        } else if let Some(p) = Pointer::of(&action) {
+            // The mouse over the worst groups: select, or open the selected.
+            let pane = areas(data, cx.body, has_review_line(data))[4];
+            open = on_list(&mut st.cursor, pane, inside(pane), len, p) == Hit::Open;
+        }
+        if open
             && let Some(d) = data
                 .worst
                 .get(st.cursor.selected)
@@ -319,6 +335,28 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
         lines.push(Line::styled(
             format!("… and {} more", inv.journals().len() - 6),
             theme.muted,
+        ));
+    }
+    // Files left out of the folders given (not journals, binary files).
+    let skipped = inv.skipped();
+    let shown = if skipped.len() > 3 { 2 } else { skipped.len() };
+    for n in &skipped[..shown] {
+        lines.push(Line::styled(format!("note: {}", esc(n)), theme.muted));
+    }
+    if skipped.len() > shown {
+        lines.push(Line::styled(
+            format!(
+                "note: {} more files skipped (retrace groups lists them)",
+                skipped.len() - shown
+            ),
+            theme.muted,
+        ));
+    }
+    // --since/--until: what the screens leave out.
+    if let Some(n) = inv.narrowed() {
+        lines.push(fit(
+            Line::styled(format!("window: {}", n.describe()), theme.warn),
+            usize::from(ja.width.saturating_sub(2)),
         ));
     }
     frame.render_widget(

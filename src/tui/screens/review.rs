@@ -20,7 +20,10 @@ use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
 use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen};
 use crate::tui::screens::execution::Execution;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::text::{clip, esc, flow, select_if, short_cite, wrap};
+use crate::tui::widgets::text::{
+    column_widths, esc, fit, fit_all, flow, select_if, short_cite, widest, wrap,
+};
+use crate::tui::widgets::mouse::{Hit, Pointer, on_list, table_rows, wheel_scroll};
 use crate::tui::widgets::{Cursor, Move, scroll};
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
@@ -184,10 +187,34 @@ impl Screen for Review {
 /// Applies an action (the theme lays out the record pane, to bound its
 /// scroll).
 fn update(cx: &Context<'_>, st: &mut Review, action: Action) -> Nav {
-    let (data, body, theme) = (cx.data, cx.body, cx.theme);
+    let (data, body) = (cx.data, cx.body);
     let n = data.queue.len();
-    let (page, rpage, rwidth) = pages(body, n);
+    let (page, rpage, _) = pages(body, n);
     let before = st.cursor.selected;
+    // The mouse: the queue selects (a second click opens); the record
+    // scrolls under the wheel; a click focuses the pane under it.
+    let action = match Pointer::of(&action) {
+        None => action,
+        Some(p) => {
+            let [_, qa, ra] = areas(body, n);
+            match on_list(&mut st.cursor, qa, table_rows(qa), n, p) {
+                Hit::Open if st.focus == Focus::Queue => Action::Open,
+                Hit::Open | Hit::Moved if n == 0 => return settle(cx, st, before),
+                Hit::Open | Hit::Moved => {
+                    st.focus = Focus::Queue;
+                    return settle(cx, st, before);
+                }
+                Hit::Miss if p.within(ra) => {
+                    match p.wheel() {
+                        0 => st.focus = Focus::Record,
+                        dir => wheel_scroll(&mut st.scroll, dir, usize::MAX),
+                    }
+                    return settle(cx, st, before);
+                }
+                Hit::Miss => return Nav::Stay,
+            }
+        }
+    };
     match (Move::of(&action), st.focus) {
         (Some(m), Focus::Queue) => st.cursor.apply(m, n, page),
         (Some(m), Focus::Record) => scroll(&mut st.scroll, m, rpage, usize::MAX),
@@ -223,11 +250,20 @@ fn update(cx: &Context<'_>, st: &mut Review, action: Action) -> Nav {
         }
         _ => {}
     }
+    settle(cx, st, before)
+}
+
+/// After an update: a new selection shows its record from the top; the
+/// selection stays on screen and the record's scroll inside its text.
+fn settle(cx: &Context<'_>, st: &mut Review, before: usize) -> Nav {
+    let data = cx.data;
+    let n = data.queue.len();
+    let (page, rpage, rwidth) = pages(cx.body, n);
     if st.cursor.selected != before {
         st.scroll = 0;
     }
     st.cursor.settle(page, n);
-    let lines = record_lines(data, data.queue.get(st.cursor.selected), theme, rwidth);
+    let lines = record_lines(data, data.queue.get(st.cursor.selected), cx.theme, rwidth);
     st.scroll = st.scroll.min(lines.len().saturating_sub(rpage));
     Nav::Stay
 }
@@ -484,22 +520,50 @@ fn draw(data: &Data, st: &Review, theme: &Theme, frame: &mut Frame, body: Rect) 
     let queue = &data.queue;
     let n = queue.len();
     let [banner, qa, ra] = areas(body, n);
-    // Case file, reviewer, read-only.
+    // Read-only or the reviewer first (short, and they must not be cut
+    // off), then the case file (cut with `…` when narrow: the decision
+    // dialog names it whole).
     let inv = &data.inv;
-    let mut spans = vec![Span::styled(format!(" {}", case_line(inv)), theme.muted)];
+    let mut spans = vec![Span::raw(" ")];
     if inv.read_only() {
         spans.push(Span::styled(
-            "  READ-ONLY: decisions disabled ",
+            " READ-ONLY: decisions disabled ",
             theme.warn.add_modifier(ratatui::style::Modifier::REVERSED),
         ));
+        spans.push(Span::raw(" "));
     } else if let Some(r) = inv.reviewer() {
-        spans.push(Span::styled(format!(" · reviewer {}", esc(r)), theme.muted));
+        spans.push(Span::styled(format!("reviewer {} · ", esc(r)), theme.muted));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), banner);
+    spans.push(Span::styled(case_line(inv), theme.muted));
+    frame.render_widget(
+        Paragraph::new(fit(Line::from(spans), usize::from(banner.width))),
+        banner,
+    );
     // Queue.
     let wide = qa.width >= 100;
     let h = usize::from(qa.height.saturating_sub(3));
     let window = st.cursor.window(h, n);
+    // The execution id gets its whole width; other cells are cut with `…`
+    // (the record below shows them whole).
+    let id_w = widest(
+        queue[window.clone()].iter().map(|it| it.execution_id.as_str()),
+        9,
+    )
+    .saturating_add(2)
+    .min(qa.width.saturating_sub(2) / 2);
+    let mut header = vec!["", "STATUS", "EXECUTION", "TOOL", "DISPATCHED"];
+    let mut widths = vec![
+        Constraint::Length(1),
+        Constraint::Length(20),
+        Constraint::Length(id_w),
+        Constraint::Fill(2),
+        Constraint::Length(14),
+    ];
+    if wide {
+        header.push("GROUP VERDICT");
+        widths.push(Constraint::Length(22));
+    }
+    let cols = column_widths(qa.width.saturating_sub(2), &widths, 1);
     let rows = window.map(|i| {
         let it = &queue[i];
         let sel = i == st.cursor.selected;
@@ -509,50 +573,31 @@ fn draw(data: &Data, st: &Review, theme: &Theme, frame: &mut Frame, body: Rect) 
             id.push_str(" ✎");
         }
         let mut cells = vec![
-            Cell::from(Span::styled("▌", theme.severity(it.severity))),
-            Cell::from(select_if(
-                Line::styled(it.status.as_str(), sev),
-                sel,
-                theme.selection,
-            )),
-            Cell::from(select_if(Line::raw(id), sel, theme.selection)),
-            Cell::from(select_if(
-                Line::raw(clip(&esc(&it.tool), 24).into_owned()),
-                sel,
-                theme.selection,
-            )),
-            Cell::from(select_if(
-                Line::styled(
-                    it.first_dispatch_at
-                        .or(it.accepted_at)
-                        .map_or_else(|| "-".into(), |t| t.format("%m-%d %H:%M:%S").to_string()),
-                    theme.muted,
-                ),
-                sel,
-                theme.selection,
-            )),
+            Line::styled(it.status.as_str(), sev),
+            Line::raw(id),
+            Line::raw(esc(&it.tool).into_owned()),
+            Line::styled(
+                it.first_dispatch_at
+                    .or(it.accepted_at)
+                    .map_or_else(|| "-".into(), |t| t.format("%m-%d %H:%M:%S").to_string()),
+                theme.muted,
+            ),
         ];
         if wide {
-            cells.push(Cell::from(select_if(
-                Line::styled(it.group_verdict.as_str(), theme.severity(it.severity)),
-                sel,
-                theme.selection,
-            )));
+            cells.push(Line::styled(
+                it.group_verdict.as_str(),
+                theme.severity(it.severity),
+            ));
         }
-        Row::new(cells)
+        let bar = Cell::from(Span::styled("▌", theme.severity(it.severity)));
+        Row::new(
+            std::iter::once(bar).chain(
+                fit_all(cells, &cols[1..])
+                    .into_iter()
+                    .map(|l| Cell::from(select_if(l, sel, theme.selection))),
+            ),
+        )
     });
-    let mut header = vec!["", "STATUS", "EXECUTION", "TOOL", "DISPATCHED"];
-    let mut widths = vec![
-        Constraint::Length(1),
-        Constraint::Length(20),
-        Constraint::Fill(2),
-        Constraint::Fill(2),
-        Constraint::Length(14),
-    ];
-    if wide {
-        header.push("GROUP VERDICT");
-        widths.push(Constraint::Length(22));
-    }
     let title = format!(
         " Review queue: {n} waiting, oldest first{} ",
         if queue.iter().any(|i| !i.decisions.is_empty()) {

@@ -10,7 +10,8 @@ use crate::tui::keys::{Bind, Ctx, KeyTable, Part, bind, code, k};
 use crate::tui::screen::{Context, Jump, Nav, Opens, Registration, Screen};
 use crate::tui::screens::execution::Execution;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::text::{datetime, esc, select_if};
+use crate::tui::widgets::text::{column_widths, datetime, esc, fit_all, select_if, widest, wrap};
+use crate::tui::widgets::mouse::{Hit, Pointer, on_list, table_rows};
 use crate::tui::widgets::{Cursor, Move};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
@@ -159,6 +160,30 @@ fn update(cx: &Context<'_>, st: &mut Sessions, action: Action) -> Nav {
             .map_or(0, Vec::len)
     };
     let before = st.sessions.selected;
+    // The mouse: a click focuses the list under it and selects a row (a
+    // second click opens it); the wheel moves the list under it.
+    let action = match Pointer::of(&action) {
+        None => action,
+        Some(p) => {
+            let [la, _, xa] = areas(body, n);
+            let was = st.focus;
+            let mut hit = on_list(&mut st.sessions, la, table_rows(la), n, p);
+            if hit != Hit::Miss {
+                st.focus = Focus::Sessions;
+            } else {
+                let l = execs(st);
+                hit = on_list(&mut st.execs, xa, table_rows(xa), l, p);
+                if hit != Hit::Miss && l > 0 {
+                    st.focus = Focus::Executions;
+                }
+            }
+            // A first click on a list without the focus only focuses it.
+            if hit != Hit::Open || st.focus != was {
+                return settle(cx, st, before);
+            }
+            Action::Open
+        }
+    };
     let (cur, len, page) = match st.focus {
         Focus::Sessions => (&mut st.sessions, n, sp),
         Focus::Executions => {
@@ -195,11 +220,23 @@ fn update(cx: &Context<'_>, st: &mut Sessions, action: Action) -> Nav {
         }
         _ => {}
     }
+    settle(cx, st, before)
+}
+
+/// After an update: another session starts its executions from the first;
+/// both selections stay on screen.
+fn settle(cx: &Context<'_>, st: &mut Sessions, before: usize) -> Nav {
+    let data = cx.data;
+    let n = data.inv.sessions().len();
+    let (sp, xp) = pages(data, cx.body);
     if st.sessions.selected != before {
         st.execs = Cursor::default();
     }
     st.sessions.settle(sp, n);
-    let l = execs(st);
+    let l = data
+        .session_execs
+        .get(st.sessions.selected)
+        .map_or(0, Vec::len);
     st.execs.settle(xp, l);
     Nav::Stay
 }
@@ -238,8 +275,26 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
         );
         return;
     }
-    // Sessions.
+    // Sessions: the id column as wide as the longest id (an id is never
+    // cut); other cells cut with `…`, whole in the fields pane.
     let h = usize::from(la.height.saturating_sub(3));
+    let session_w = widest(sessions.iter().map(|s| s.session_id.as_str()), 7)
+        .min(la.width.saturating_sub(2) / 2);
+    // How a session ended as wide as the longest (up to 14 columns); the
+    // actor takes the rest.
+    let end_w = widest(
+        sessions.iter().map(|s| s.end_reason.as_deref().unwrap_or("-")),
+        3,
+    )
+    .min(14);
+    let widths = [
+        Constraint::Length(session_w),
+        Constraint::Length(7),
+        Constraint::Length(end_w),
+        Constraint::Length(5),
+        Constraint::Fill(1),
+    ];
+    let cols = column_widths(la.width.saturating_sub(2), &widths, 1);
     let rows = st.sessions.window(h, sessions.len()).map(|i| {
         let s = &sessions[i];
         let pid = s
@@ -256,19 +311,14 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
             Line::from(data.session_execs.get(i).map_or(0, Vec::len).to_string()).right_aligned(),
             Line::raw(esc(s.actor.as_deref().unwrap_or("-")).into_owned()),
         ];
-        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
+        Row::new(
+            fit_all(cells, &cols)
+                .into_iter()
+                .map(|l| Cell::from(select_if(l, sel, theme.selection))),
+        )
     });
     frame.render_widget(
-        Table::new(
-            rows,
-            [
-                Constraint::Fill(1),
-                Constraint::Length(7),
-                Constraint::Length(14),
-                Constraint::Length(5),
-                Constraint::Fill(2),
-            ],
-        )
+        Table::new(rows, widths)
         .header(Row::new(["SESSION", "PID", "END", "EXECS", "ACTOR"]).style(theme.accent))
         .block(
             Block::bordered()
@@ -293,13 +343,19 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
             )
         },
     );
-    let field = |k: &str, v: String| {
-        Line::from(vec![
-            Span::styled(format!("{k:<14}"), theme.muted),
-            Span::raw(v),
-        ])
+    // A value wider than the pane goes on below itself, under the values.
+    let room = usize::from(fa.width.saturating_sub(2)).saturating_sub(14).max(8);
+    let field = |k: &str, v: String| -> Vec<Line<'static>> {
+        wrap(&v, room)
+            .into_iter()
+            .enumerate()
+            .map(|(i, part)| {
+                let key = if i == 0 { format!("{k:<14}") } else { " ".repeat(14) };
+                Line::from(vec![Span::styled(key, theme.muted), Span::raw(part)])
+            })
+            .collect()
     };
-    let mut lines = vec![
+    let mut lines = [
         field("process", process),
         field("actor", opt(s.actor.as_deref())),
         field("authorization", opt(s.authorization.as_deref())),
@@ -320,9 +376,10 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
                 opt(s.mcp_session_id.as_deref())
             ),
         ),
-    ];
+    ]
+    .concat();
     for (k, v) in s.extra.iter().take(3) {
-        lines.push(field(&esc(k), esc(&v.to_string()).into_owned()));
+        lines.extend(field(&esc(k), esc(&v.to_string()).into_owned()));
     }
     frame.render_widget(
         Paragraph::new(lines).block(
@@ -338,7 +395,32 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
         .get(st.sessions.selected)
         .map_or(&[][..], Vec::as_slice);
     let h = usize::from(xa.height.saturating_sub(3));
-    let rows = st.execs.window(h, execs.len()).map(|i| {
+    let window = st.execs.window(h, execs.len());
+    let ids: Vec<String> = window
+        .clone()
+        .map(|i| esc(&inv.execution_summary(execs[i]).execution_id).into_owned())
+        .collect();
+    let id_w = widest(ids.iter().map(String::as_str), 9).min(xa.width.saturating_sub(2) / 2);
+    // The tool as wide as the longest one (up to a quarter of the pane)
+    // and the verdict as wide as its longest: the state takes the rest.
+    let tools: Vec<String> = window
+        .clone()
+        .filter_map(|i| inv.group_of(execs[i]).map(|g| esc(g.tool()).into_owned()))
+        .collect();
+    let tool_w = widest(tools.iter().map(String::as_str), 4).min(xa.width / 4);
+    let verdict_w = widest(
+        window.clone().filter_map(|i| inv.group_of(execs[i]).map(|g| g.verdict().as_str())),
+        13,
+    )
+    .saturating_add(2);
+    let widths = [
+        Constraint::Length(id_w),
+        Constraint::Length(tool_w),
+        Constraint::Fill(1),
+        Constraint::Length(verdict_w),
+    ];
+    let cols = column_widths(xa.width.saturating_sub(2), &widths, 1);
+    let rows = window.map(|i| {
         let xi = execs[i];
         let x = inv.execution_summary(xi);
         let g = inv.group_of(xi);
@@ -355,18 +437,14 @@ fn draw(data: &Data, st: &Sessions, theme: &Theme, frame: &mut Frame, body: Rect
                 )
             }),
         ];
-        Row::new(cells.map(|l| Cell::from(select_if(l, sel, theme.selection))))
+        Row::new(
+            fit_all(cells, &cols)
+                .into_iter()
+                .map(|l| Cell::from(select_if(l, sel, theme.selection))),
+        )
     });
     frame.render_widget(
-        Table::new(
-            rows,
-            [
-                Constraint::Fill(2),
-                Constraint::Fill(2),
-                Constraint::Fill(3),
-                Constraint::Length(22),
-            ],
-        )
+        Table::new(rows, widths)
         .header(Row::new(["EXECUTION", "TOOL", "STATE", "GROUP VERDICT"]).style(theme.accent))
         .block(
             Block::bordered()

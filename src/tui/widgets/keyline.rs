@@ -11,12 +11,37 @@ use ratatui::text::{Line, Span};
 /// not as a count. When that is wider than `width` columns, with one key
 /// each and narrower spacing (`[2]groups [?]help`), so that the last
 /// bindings (help, quit) stay on screen.
+///
+/// When even that is too wide, the bindings before the last two (help and
+/// quit) give way from the end, and a `…` says that `?` lists the rest.
 pub fn keyline(bindings: &[&Binding], theme: &Theme, width: u16) -> Line<'static> {
     let full = build(bindings, theme, 2, " · ", " ");
     if full.width() <= usize::from(width) {
         return full;
     }
-    build(bindings, theme, 1, " ", "")
+    let narrow = build(bindings, theme, 1, " ", "");
+    if narrow.width() <= usize::from(width) {
+        return narrow;
+    }
+    let shown: Vec<&Binding> = bindings
+        .iter()
+        .copied()
+        .filter(|b| b.short.is_some())
+        .collect();
+    let keep = 2.min(shown.len());
+    let tail = build(&shown[shown.len() - keep..], theme, 1, " ", "");
+    for first in (0..shown.len() - keep).rev() {
+        let mut line = build(&shown[..first], theme, 1, " ", "");
+        line.spans.push(Span::styled(
+            if first > 0 { " …" } else { "…" },
+            theme.muted,
+        ));
+        line.spans.extend(tail.spans.iter().cloned());
+        if line.width() <= usize::from(width) {
+            return line;
+        }
+    }
+    narrow
 }
 
 /// The help listing of a context: one line per binding, in table order,

@@ -3,6 +3,7 @@
 pub mod cursor;
 pub mod keyline;
 pub mod lanes;
+pub mod mouse;
 pub mod stages;
 pub mod text;
 

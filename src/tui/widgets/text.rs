@@ -2,6 +2,7 @@
 
 use crate::sanitize;
 use chrono::{DateTime, TimeDelta, Utc};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 use std::borrow::Cow;
 use unicode_width::UnicodeWidthStr;
@@ -76,6 +77,81 @@ pub fn clip(s: &str, width: usize) -> Cow<'_, str> {
         out.push('…');
     }
     Cow::Owned(out)
+}
+
+/// `line` cut to at most `width` columns: when it is wider, it ends with
+/// `…` (its styles kept), so that a cut never passes for the whole text.
+pub fn fit(line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let mut out: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    let mut last_style = line.style;
+    'spans: for span in line.spans {
+        let mut text = String::new();
+        for c in span.content.chars() {
+            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if used + cw + 1 > width {
+                if !text.is_empty() {
+                    out.push(Span::styled(text, span.style));
+                }
+                last_style = span.style;
+                break 'spans;
+            }
+            text.push(c);
+            used += cw;
+        }
+        last_style = span.style;
+        out.push(Span::styled(text, span.style));
+    }
+    if width > 0 {
+        out.push(Span::styled("…", last_style));
+    }
+    Line::from(out)
+        .style(line.style)
+        .alignment(line.alignment.unwrap_or_default())
+}
+
+/// The widths ratatui's `Table` gives columns of `constraints` in a table
+/// `width` columns wide with `spacing` between them (its layout: flex
+/// start, no selection column), so that cells can be cut to their column
+/// with [`fit`] before the table cuts them silently.
+pub fn column_widths(width: u16, constraints: &[Constraint], spacing: u16) -> Vec<usize> {
+    Layout::horizontal(constraints.iter().copied())
+        .flex(Flex::Start)
+        .spacing(spacing)
+        .split(Rect::new(0, 0, width, 1))
+        .iter()
+        .map(|r| usize::from(r.width))
+        .collect()
+}
+
+/// Each of `cells` [`fit`] to its column of `widths` (a cell without a
+/// width stays as it is).
+pub fn fit_all(
+    cells: impl IntoIterator<Item = Line<'static>>,
+    widths: &[usize],
+) -> Vec<Line<'static>> {
+    cells
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| match widths.get(i) {
+            Some(&w) => fit(l, w),
+            None => l,
+        })
+        .collect()
+}
+
+/// The widest of `texts` in columns, at least `min` (a column as wide as
+/// its widest id, so that no id is cut).
+pub fn widest<'a>(texts: impl IntoIterator<Item = &'a str>, min: usize) -> u16 {
+    let w = texts
+        .into_iter()
+        .map(UnicodeWidthStr::width)
+        .max()
+        .unwrap_or(0);
+    u16::try_from(w.max(min)).unwrap_or(u16::MAX)
 }
 
 /// Cuts `s` to at most `width` columns from the left, starting with `…`
@@ -294,6 +370,28 @@ mod tests {
                 assert!(l.width() <= w, "{l:?} wider than {w}");
             }
         }
+    }
+
+    #[test]
+    fn a_cut_line_ends_with_an_ellipsis_and_keeps_its_styles() {
+        let bold = ratatui::style::Style::default().add_modifier(ratatui::style::Modifier::BOLD);
+        let l = Line::from(vec![Span::raw("act_01 "), Span::styled("completed", bold)]);
+        assert_eq!(fit(l.clone(), 40).to_string(), "act_01 completed");
+        let cut = fit(l.clone(), 10);
+        assert_eq!(cut.to_string(), "act_01 co…");
+        assert_eq!(cut.width(), 10);
+        assert_eq!(cut.spans.last().map(|s| s.style), Some(bold));
+        assert_eq!(fit(l, 1).to_string(), "…");
+        let w = column_widths(
+            20,
+            &[
+                Constraint::Length(5),
+                Constraint::Fill(1),
+                Constraint::Fill(1),
+            ],
+            1,
+        );
+        assert_eq!(w, vec![5, 7, 6]);
     }
 
     #[test]

@@ -114,10 +114,13 @@ fn identity_height(width: u16) -> u16 {
     if width >= 120 { 2 } else { 1 }
 }
 
-/// Rows the header takes at a width: borders and the verdict line, the
-/// reason (up to [`REASON_LINES`]), the reviewer lines and the identity.
-pub(super) fn height(d: &GroupDetail, width: u16) -> u16 {
-    let reason = reason_lines(d, width).len().min(REASON_LINES) as u16;
+/// Rows the header takes in a body of `width` × `rows`: borders and the
+/// verdict line, the reason (up to [`REASON_LINES`], fewer on a short
+/// terminal: it is whole in the questions pane's Group section), the
+/// reviewer lines and the identity.
+pub(super) fn height(d: &GroupDetail, width: u16, rows: u16) -> u16 {
+    let most = usize::from(rows / 6).clamp(2, REASON_LINES);
+    let reason = reason_lines(d, width).len().min(most) as u16;
     let reviewed = reviewed_lines(d, width).len() as u16;
     3 + reason + reviewed + identity_height(width)
 }

@@ -22,13 +22,14 @@ use crate::tui::screen::{Anchor, Context, Nav, Registration, Screen};
 use crate::tui::screens::execution::Execution;
 use crate::tui::screens::sessions::Sessions;
 use crate::tui::theme::Theme;
+use crate::tui::widgets::mouse::{Pointer, wheel_scroll};
 use crate::tui::widgets::{Cursor, Move, scroll};
-use questions::evidence_line_of;
+use questions::{evidence_line_of, line_at};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use state::inner;
-use timeline::{Lanes, lanes_page, lanes_rows};
+use timeline::{Lanes, lane_at, lanes_page, lanes_rows};
 
 const KEYS: &[Bind] = &[
     bind(
@@ -75,44 +76,48 @@ pub const SCREEN: Registration = Registration {
     jump: None,
 };
 
-/// Fewest rows the questions pane keeps when the screen is stacked.
+/// Fewest rows the questions pane keeps when the screen is stacked (four
+/// lines inside its borders).
 const MIN_QUESTIONS: u16 = 6;
 
+/// Rows the questions pane keeps when the lanes would take more for their
+/// stage times (six lines: a question, its answer and its evidence).
+const QUESTIONS_ROOM: u16 = 8;
+
+/// Rows of a lanes pane showing one compact lane (borders, the axis, the
+/// lane); the legend then goes in the bottom border ([`timeline::draw`]).
+const ONE_LANE: u16 = 5;
+
 /// Splits the body: side by side from 120 columns, stacked below. Stacked,
-/// the lanes pane takes the rows that show every lane in full when they
-/// fit (beside at least a few rows of questions), else every lane compact
-/// but the selected one, else every lane compact, else what is left; with
-/// the questions focused it gives them more room (every lane compact), but
-/// never fewer lanes than fit.
-pub fn areas(st: &Detail, body: Rect) -> Areas {
+/// the lanes pane takes the rows that show every lane in full, else every
+/// lane compact but the selected one, when that leaves the questions
+/// `QUESTIONS_ROOM` rows; else every lane compact (the questions keep at
+/// least `MIN_QUESTIONS`); else what is left. With the questions focused
+/// it gives them more room (every lane compact), but never fewer lanes
+/// than fit.
+pub fn areas(st: &Detail, body: Rect, theme: &Theme) -> Areas {
     let d = &st.detail;
     let [header, rest] = Layout::vertical([
-        Constraint::Length(header::height(d, body.width)),
+        Constraint::Length(header::height(d, body.width, body.height)),
         Constraint::Fill(1),
     ])
     .areas(body);
     let [lanes, questions] = if body.width >= 120 {
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(rest)
     } else {
-        let n = d.executions_detail.len();
-        let room = rest.height.saturating_sub(MIN_QUESTIONS);
-        let full = lanes_rows(n, Lanes::AllFull);
+        let width = usize::from(rest.width.saturating_sub(2));
+        let rows = |mode| lanes_rows(st, mode, width, rest.height, theme);
+        let room = rest.height.saturating_sub(QUESTIONS_ROOM);
+        let least = rest.height.saturating_sub(MIN_QUESTIONS);
+        let (full, compact) = (rows(Lanes::AllFull), rows(Lanes::AllCompact));
         let h = match st.focus {
             Focus::Lanes if full <= room => full,
-            Focus::Lanes if lanes_rows(n, Lanes::SelectedFull) <= room => {
-                lanes_rows(n, Lanes::SelectedFull)
-            }
-            Focus::Lanes => lanes_rows(n, Lanes::AllCompact).min(room),
-            Focus::Evidence => {
-                let compact = lanes_rows(n, Lanes::AllCompact);
-                if compact <= room {
-                    compact.max(full.min(rest.height * 2 / 5))
-                } else {
-                    room
-                }
-            }
+            Focus::Lanes if rows(Lanes::SelectedFull) <= room => rows(Lanes::SelectedFull),
+            Focus::Lanes => compact.min(least),
+            Focus::Evidence if compact <= least => compact.max(full.min(rest.height * 2 / 5)),
+            Focus::Evidence => least,
         }
-        .max(lanes_rows(1, Lanes::AllCompact).min(rest.height));
+        .max(ONE_LANE.min(rest.height));
         Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(rest)
     };
     Areas {
@@ -157,12 +162,47 @@ impl Screen for Detail {
 /// Applies an action.
 fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
     let (data, body) = (cx.data, cx.body);
-    let a = areas(st, body);
+    let a = areas(st, body, cx.theme);
     let n_lanes = st.detail.executions_detail.len();
-    let page = lanes_page(&a, n_lanes, st.focus);
+    let page = lanes_page(st, &a, cx.theme);
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     let n_ev = st.items();
+    // The mouse: a click on a lane selects it (a second click opens the
+    // execution), a click on a cited evidence line jumps to the event it
+    // cites, as Enter on it does; the wheel moves the lanes or scrolls
+    // the questions, whichever is under it.
+    if let Some(p) = Pointer::of(&action) {
+        match p {
+            Pointer::Click(at) if p.within(a.lanes) => {
+                if let Some(i) = lane_at(st, &a, at, cx.theme) {
+                    let again = st.focus == Focus::Lanes && st.lanes.selected == i;
+                    st.focus = Focus::Lanes;
+                    st.lanes.select(i, n_lanes);
+                    if again {
+                        return update(cx, st, Action::Open);
+                    }
+                }
+            }
+            Pointer::Click(at) if p.within(a.questions) => match line_at(st, a.questions, at) {
+                Some(QLine::Evidence(i) | QLine::EvidenceMore(i, _)) => {
+                    st.focus = Focus::Evidence;
+                    st.ev.select(i, n_ev);
+                    return update(cx, st, Action::Open);
+                }
+                Some(QLine::Near(n)) => {
+                    st.focus = Focus::Evidence;
+                    st.ev.select(st.evidence.len() + n, n_ev);
+                    return update(cx, st, Action::Open);
+                }
+                _ if n_ev > 0 => st.focus = Focus::Evidence,
+                _ => {}
+            },
+            _ if p.within(a.lanes) => st.lanes.step(p.wheel(), n_lanes),
+            _ if p.within(a.questions) => wheel_scroll(&mut st.qscroll, p.wheel(), usize::MAX),
+            _ => {}
+        }
+    }
     match Move::of(&action) {
         Some(m) if st.focus == Focus::Lanes => st.lanes.apply(m, n_lanes, page),
         // Pages scroll the questions; the other moves go from evidence to
@@ -234,8 +274,8 @@ fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
         _ => {}
     }
     // The layout depends on the focus; measure the panes again.
-    let a = areas(st, body);
-    st.lanes.settle(lanes_page(&a, n_lanes, st.focus), n_lanes);
+    let a = areas(st, body, cx.theme);
+    st.lanes.settle(lanes_page(st, &a, cx.theme), n_lanes);
     let qi = inner(a.questions);
     let q_page = usize::from(qi.height).max(1);
     // Keep the selected evidence on screen after a move; page keys scroll freely.
@@ -259,7 +299,7 @@ fn update(cx: &Context<'_>, st: &mut Detail, action: Action) -> Nav {
 
 /// Draws the screen: the header, the timeline, the questions.
 fn draw(st: &Detail, theme: &Theme, frame: &mut Frame, body: Rect) {
-    let a = areas(st, body);
+    let a = areas(st, body, theme);
     header::draw(&st.detail, theme, frame, a.header, body.width);
     timeline::draw(st, &a, theme, frame);
     questions::draw(st, a.questions, theme, frame);

@@ -5,7 +5,7 @@ use super::rows::{Groups, MAX_QUERY, SortKey};
 use crate::tui::data::Data;
 use crate::tui::search::{Fit, fields, find, matcher};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::text::{clip_left, esc, highlighted, select_if};
+use crate::tui::widgets::text::{clip_left, column_widths, esc, fit_all, highlighted, select_if};
 use fuzzy_matcher::FuzzyMatcher;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -17,6 +17,11 @@ use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
 fn areas(body: Rect, st: &Groups) -> [Rect; 2] {
     let line = u16::from(st.editing || !st.query.is_empty() || st.filtered());
     Layout::vertical([Constraint::Fill(1), Constraint::Length(line)]).areas(body)
+}
+
+/// The table's area (the filter line below it left out).
+pub(super) fn table_area(body: Rect, st: &Groups) -> Rect {
+    areas(body, st)[0]
 }
 
 /// Rows of the table that fit in the body.
@@ -190,6 +195,7 @@ pub(super) fn draw(data: &Data, st: &Groups, theme: &Theme, frame: &mut Frame, a
     }
     let height = usize::from(table_area.height.saturating_sub(3));
     let window = st.cursor.window(height, total);
+    let cols = column_widths(table_area.width.saturating_sub(2), &widths, 1);
     let q = st.query.as_str();
     let rows = window.map(|i| {
         let Some(g) = inv.group_at(st.rows[i]) else {
@@ -220,12 +226,12 @@ pub(super) fn draw(data: &Data, st: &Groups, theme: &Theme, frame: &mut Frame, a
                     })
                     .unwrap_or_default(),
             };
-            Cell::from(highlighted(&f[field], 0, &idx, base, hl))
+            highlighted(&f[field], 0, &idx, base, hl)
         };
         let sev = theme.severity(g.severity());
-        let plain = |l: Line<'static>| Cell::from(select_if(l, selected, theme.selection));
+        let plain = |l: Line<'static>| select_if(l, selected, theme.selection);
         let mut cells = vec![
-            Cell::from(Span::styled("▌", sev)),
+            Line::from(Span::styled("▌", sev)),
             plain(Line::styled(g.verdict().as_str(), sev)),
         ];
         if reviewed {
@@ -265,7 +271,8 @@ pub(super) fn draw(data: &Data, st: &Groups, theme: &Theme, frame: &mut Frame, a
             cells.push(cell(2));
             cells.push(cell(1));
         }
-        let row = Row::new(cells);
+        // Cut to their columns with `…` (the group detail shows them whole).
+        let row = Row::new(fit_all(cells, &cols).into_iter().map(Cell::from));
         if selected {
             row.style(theme.selection)
         } else {

@@ -28,7 +28,8 @@ use crate::tui::keys::{Bind, Ctx, KeyTable, Part, Typing, bind, code, ctrl, k};
 use crate::tui::screen::{Anchor, Context, Jump, Nav, Opens, Registration, Screen};
 use crate::tui::screens::detail::Detail;
 use crate::tui::widgets::Move;
-use draw::{draw, page};
+use crate::tui::widgets::mouse::{Hit, Pointer, on_list, table_rows};
+use draw::{draw, page, table_area};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyCode;
 use rows::push_query;
@@ -199,6 +200,14 @@ fn update(cx: &Context<'_>, st: &mut Groups, action: Action) -> Nav {
     let (data, body) = (cx.data, cx.body);
     let keep = st.selected_group();
     let mut nav = Nav::Stay;
+    if let Some(p) = Pointer::of(&action) {
+        let pane = table_area(body, st);
+        if on_list(&mut st.cursor, pane, table_rows(pane), st.rows.len(), p) == Hit::Open {
+            return update(cx, st, Action::Open);
+        }
+        st.cursor.settle(page(body, st).max(1), st.rows.len());
+        return nav;
+    }
     if let Some(m) = Move::of(&action) {
         let page = page(body, st);
         st.cursor.apply(m, st.rows.len(), page);

@@ -1,0 +1,156 @@
+//! Journal paths as given on the command line: files, and folders of
+//! journals as an incident leaves them (README "Journals in a folder").
+//!
+//! A folder stands for the journal files in it, in sorted order (by path,
+//! byte for byte, so the same folder always loads the same way), its
+//! subfolders too when asked (`-r`). Hidden files and folders (a name
+//! starting with `.`) are left out, and so are case files and the side
+//! files SQLite keeps beside them: they belong to the investigation, not to
+//! the incident. A file in a folder that no reader takes (notes, a binary)
+//! is skipped with a note; the same file named on its own stays an error,
+//! since the user meant it as a journal.
+
+use super::SetupError;
+use crate::journal::{self, JournalError, JournalSource};
+use std::path::{Path, PathBuf};
+
+/// The journal files a list of paths stands for, and why files in folders
+/// were skipped.
+#[derive(Debug, Default)]
+pub(super) struct Expanded {
+    /// Journal files, in the order given (a folder's in sorted order).
+    pub files: Vec<PathBuf>,
+    /// One line per file or folder left out of a folder, naming it and why.
+    pub skipped: Vec<String>,
+}
+
+/// Expands `paths`: a file stays, a folder becomes its journal files
+/// (with `recursive`, its subfolders' too). Unless `forced` (a format
+/// given for every journal), each file of a folder is detected first and
+/// kept only if some reader takes it.
+///
+/// A path that is not a folder stays as it is, whether it exists or not
+/// (the caller says what is missing).
+///
+/// # Errors
+/// [`SetupError::EmptyFolder`] for a folder that holds no journal file;
+/// [`SetupError::Folder`] for one that cannot be listed.
+pub(super) fn expand(
+    paths: &[PathBuf],
+    recursive: bool,
+    forced: bool,
+) -> Result<Expanded, SetupError> {
+    let mut out = Expanded::default();
+    for p in paths {
+        if !p.is_dir() {
+            out.files.push(p.clone());
+            continue;
+        }
+        let mut files = Vec::new();
+        let mut folders_left = 0usize;
+        list(p, recursive, &mut files, &mut folders_left)?;
+        files.sort();
+        let before = out.files.len();
+        let mut skipped = 0usize;
+        for f in files {
+            match skip_reason(&f, forced) {
+                Some(why) => {
+                    skipped += 1;
+                    out.skipped.push(format!("{}: skipped: {why}", f.display()));
+                }
+                None => out.files.push(f),
+            }
+        }
+        if folders_left > 0 {
+            out.skipped.push(format!(
+                "{}: {folders_left} folder{} inside not read (-r reads them)",
+                p.display(),
+                if folders_left == 1 { "" } else { "s" }
+            ));
+        }
+        if out.files.len() == before {
+            return Err(SetupError::EmptyFolder {
+                folder: crate::sanitize::escape(&p.display().to_string()).into_owned(),
+                skipped,
+                hint: if folders_left > 0 && !recursive {
+                    " (it has folders inside: -r reads them)"
+                } else {
+                    ""
+                },
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a name is hidden (`.git`, `.activity.jsonl.swp`).
+fn hidden(p: &Path) -> bool {
+    p.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+}
+
+/// The files of folder `dir` (not hidden, not case files), and with
+/// `recursive` those of its subfolders; symbolic links to folders are not
+/// followed (a loop would never end). `folders_left` counts the
+/// subfolders not read.
+fn list(
+    dir: &Path,
+    recursive: bool,
+    files: &mut Vec<PathBuf>,
+    folders_left: &mut usize,
+) -> Result<(), SetupError> {
+    let err = |e: std::io::Error| SetupError::Folder {
+        folder: crate::sanitize::escape(&dir.display().to_string()).into_owned(),
+        source: e,
+    };
+    for entry in std::fs::read_dir(dir).map_err(err)? {
+        let entry = entry.map_err(err)?;
+        let p = entry.path();
+        if hidden(&p) {
+            continue;
+        }
+        let is_link = entry.file_type().map_err(err)?.is_symlink();
+        if p.is_dir() {
+            if recursive && !is_link {
+                list(&p, recursive, files, folders_left)?;
+            } else {
+                *folders_left += 1;
+            }
+        } else if !is_case_file_or_side(&p) {
+            files.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// A case file, or a side file SQLite keeps beside one (`-wal`, `-shm`,
+/// `-journal`).
+fn is_case_file_or_side(p: &Path) -> bool {
+    let name = p.to_string_lossy();
+    let main = ["-wal", "-shm", "-journal"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .map(PathBuf::from);
+    match main {
+        Some(m) => m.is_file() && crate::review::case::is_case_file(&m),
+        None => crate::review::case::is_case_file(p),
+    }
+}
+
+/// Why a file found in a folder is not a journal, if it is clearly not
+/// one: no reader takes it, or it is binary. A file that cannot be read
+/// is kept: loading it says why, as for any journal.
+fn skip_reason(f: &Path, forced: bool) -> Option<String> {
+    if forced {
+        return None;
+    }
+    match journal::detect(&JournalSource::file(f)) {
+        Err(JournalError::UnknownFormat { reason, .. }) => {
+            Some(format!("not a journal retrace reads ({reason})"))
+        }
+        Err(JournalError::Binary { first_bytes, .. }) => Some(format!(
+            "a binary file (starts with bytes {first_bytes}), not a journal"
+        )),
+        _ => None,
+    }
+}
