@@ -529,3 +529,125 @@ fn a_journal_cannot_forge_reader_facts() {
         "{events:#?}"
     );
 }
+
+/// Whether `text` holds nothing a terminal would run: no character that
+/// `sanitize::is_unsafe` flags, but the newlines between lines.
+fn assert_terminal_safe(what: &str, text: &str) {
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|&c| c != '\n' && retrace::sanitize::is_unsafe(c))
+        .collect();
+    assert!(bad.is_empty(), "{what} holds {bad:?} raw:\n{text}");
+}
+
+/// A scenario with its chain fields taken off, so that lines can be edited.
+fn unchained(name: &str) -> Vec<String> {
+    lines_of(&scenario(name))
+        .into_iter()
+        .map(|l| {
+            let mut m: Map<String, Value> = serde_json::from_str(&l).unwrap();
+            m.remove("hash");
+            m.remove("prev_hash");
+            serde_json::to_string(&m).unwrap()
+        })
+        .collect()
+}
+
+/// `review export` once printed C1, bidirectional and zero-width characters
+/// from execution ids and reviewer notes raw, on stdout and with `-o`
+/// (`review list --json` escaped the same data).
+#[test]
+fn review_export_escapes_ids_and_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil = "act_\u{9b}31m\u{202e}\u{200b}ROT";
+    let l: Vec<String> = unchained("pending-verification.jsonl")
+        .into_iter()
+        .map(|x| x.replace("act_ROT1", evil))
+        .collect();
+    write(dir.path(), "j.jsonl", &l);
+    let note = "looked\u{9b}2J\u{202e}\u{200b} at the vault";
+    let o = retrace()
+        .current_dir(dir.path())
+        .args([
+            "review",
+            "decide",
+            evil,
+            "j.jsonl",
+            "--decision",
+            "escalated",
+        ])
+        .args(["--note", note, "--reviewer", "rev\u{202e}"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_terminal_safe("review decide", &String::from_utf8(o.stdout).unwrap());
+    let check = |what: &str, text: &str| {
+        assert_terminal_safe(what, text);
+        let v: Value = serde_json::from_str(text.trim_end()).unwrap();
+        assert_eq!(v["execution_id"], evil, "{what}: the same JSON");
+        assert_eq!(v["note"], note);
+    };
+    let o = retrace()
+        .current_dir(dir.path())
+        .args(["review", "export", "j.jsonl"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check("review export", &String::from_utf8(o.stdout).unwrap());
+    assert_terminal_safe(
+        "review export (stderr)",
+        &String::from_utf8(o.stderr).unwrap(),
+    );
+    let o = retrace()
+        .current_dir(dir.path())
+        .args(["review", "export", "j.jsonl", "-o", "decisions.jsonl"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(
+        "review export -o",
+        &std::fs::read_to_string(dir.path().join("decisions.jsonl")).unwrap(),
+    );
+}
+
+/// `investigate` once printed an orphan's execution id raw in its
+/// `fingerprint orphan:…` line: one `dispatched` event could set the
+/// terminal title and clear the screen.
+#[test]
+fn an_orphan_execution_id_is_escaped_in_investigate() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = r#"{"kind":"event","seq":1,"at":"2026-09-01T10:00:00Z","execution_id":"\u001b]0;PWNED\u0007\u001b[2J","event":"dispatched"}"#;
+    let p = write(dir.path(), "orphan.jsonl", &[line.to_string()]);
+    let g: Value = serde_json::from_slice(
+        &retrace()
+            .args(["groups", "--all", "--json"])
+            .arg(&p)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let id = g[0]["group_id"].as_str().unwrap();
+    assert!(g[0]["fingerprint"].as_str().unwrap().starts_with("orphan:"));
+    for args in [
+        vec!["investigate", "--group", id],
+        vec!["groups", "--all"],
+        vec!["investigate", "--group", id, "--json"],
+    ] {
+        let o = retrace().args(&args).arg(&p).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert_terminal_safe(&format!("{args:?}"), &out);
+        assert_terminal_safe(
+            &format!("{args:?} (stderr)"),
+            &String::from_utf8(o.stderr).unwrap(),
+        );
+        if args.len() == 3 {
+            assert!(out.contains(r"orphan:\x1b]0;PWNED\x07\x1b[2J"), "{out}");
+        }
+    }
+}

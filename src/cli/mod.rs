@@ -59,16 +59,25 @@ impl CliError {
     }
 }
 
+/// Standard output as every command writes it.
+pub type Stdout =
+    io::BufWriter<crate::sanitize::TerminalGuard<anstream::AutoStream<io::StdoutLock<'static>>>>;
+
 /// Standard output, buffered, with colour as asked: `auto` colours on a
 /// terminal unless `NO_COLOR` (or `CLICOLOR=0`) is set, and strips every
-/// style when the output is a pipe or a file.
-pub fn stdout(color: ColorWhen) -> io::BufWriter<anstream::AutoStream<io::StdoutLock<'static>>> {
+/// style when the output is a pipe or a file. Behind the buffer, a
+/// [`crate::sanitize::TerminalGuard`] escapes any control character or
+/// escape sequence that is not one of retrace's colours, in case a
+/// journal string escaped its escaping (docs/design.md §8.5).
+pub fn stdout(color: ColorWhen) -> Stdout {
     let choice = match color {
         ColorWhen::Auto => anstream::ColorChoice::Auto,
         ColorWhen::Always => anstream::ColorChoice::Always,
         ColorWhen::Never => anstream::ColorChoice::Never,
     };
-    io::BufWriter::new(anstream::AutoStream::new(io::stdout().lock(), choice))
+    io::BufWriter::new(crate::sanitize::TerminalGuard::new(
+        anstream::AutoStream::new(io::stdout().lock(), choice),
+    ))
 }
 
 /// `retrace config`: every setting, its value and where it came from.

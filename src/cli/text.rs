@@ -212,7 +212,7 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "Group {}  {style}{}{style:#}  [{}]",
-        s.group_id,
+        escape(&s.group_id),
         s.verdict.as_str().to_uppercase(),
         s.severity
     )?;
@@ -224,7 +224,8 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out, "  actor        {}", escape(&s.actor))?;
     writeln!(out, "  intent scope {}", escape(&s.intent_scope))?;
-    writeln!(out, "  fingerprint  {}", s.fingerprint)?;
+    // An orphan's fingerprint names its execution id: journal text.
+    writeln!(out, "  fingerprint  {}", escape(&s.fingerprint))?;
     writeln!(
         out,
         "  contract     {} · attach window {}{}",
