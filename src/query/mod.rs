@@ -12,6 +12,7 @@
 
 mod decide;
 mod queue;
+mod secrets;
 mod setup;
 mod verify;
 mod views;
@@ -81,6 +82,7 @@ pub struct Investigation {
     reviewer: Option<String>,
     read_only: bool,
     sample: bool,
+    secrets: secrets::Secrets,
 }
 
 impl analysis::JournalCaps for Vec<LoadedJournal> {
@@ -280,7 +282,9 @@ impl Investigation {
             reviewer: p.reviewer,
             read_only: p.read_only,
             sample: p.sample,
-        })
+            secrets: secrets::Secrets::default(),
+        }
+        .with_secrets())
     }
 
     /// Loads and analyses journals a program made itself (tests, benches,
@@ -305,7 +309,9 @@ impl Investigation {
             reviewer: None,
             read_only: false,
             sample: false,
-        })
+            secrets: secrets::Secrets::default(),
+        }
+        .with_secrets())
     }
 
     /// The journals with their load reports (format, lines, bad lines,
@@ -519,7 +525,7 @@ impl Investigation {
     /// When the journal can no longer be read (or changed since it was).
     pub fn raw_line(&self, at: SourceRef) -> Result<String, JournalError> {
         match self.journals.get(at.journal() as usize) {
-            Some(j) => j.read_raw(at),
+            Some(j) => j.read_raw(at).map(|l| self.secrets.line(l)),
             None => Ok(String::new()),
         }
     }
@@ -538,6 +544,36 @@ impl Investigation {
     /// Capabilities of the journal an execution comes from.
     fn caps_of(&self, xi: ExecIdx) -> Capabilities {
         analysis::JournalCaps::caps_of(&self.journals, self.model.execution(xi))
+    }
+
+    /// Collects the values the contracts' secret fields hold, so that no
+    /// output shows them (docs/design.md §4.1).
+    fn with_secrets(mut self) -> Self {
+        let mut found = secrets::Secrets::default();
+        for xi in 0..self.model.executions.len() {
+            let xi = ExecIdx::new(xi);
+            let fields = self.secret_fields(xi);
+            if fields.is_empty() {
+                continue;
+            }
+            let x = self.model.execution(xi);
+            for e in &x.events {
+                if let crate::model::EventKind::Accepted { action, .. } = &e.kind
+                    && let Some(args) = action.0.get("arguments")
+                {
+                    found.collect(args, fields);
+                }
+            }
+        }
+        found.finish();
+        self.secrets = found;
+        self
+    }
+
+    /// A journal value with every secret value replaced (docs/design.md
+    /// §4.1).
+    pub(crate) fn scrub(&self, v: &mut serde_json::Value) {
+        self.secrets.value(v);
     }
 
     /// The secret fields of the contract of an execution's group.

@@ -470,10 +470,27 @@ impl Investigation {
                     event: EventIdx::new(i),
                 }),
                 event: e.kind.name(),
-                summary: event_detail(e, secrets, &mut Plain),
-                extra: e.extra.clone(),
+                summary: self.secrets.text(&event_detail(e, secrets, &mut Plain)),
+                extra: {
+                    let mut extra = Value::Object(e.extra.clone());
+                    self.scrub(&mut extra);
+                    match extra {
+                        Value::Object(m) => m,
+                        _ => serde_json::Map::new(),
+                    }
+                },
                 facts: e.facts().clone(),
-                record: redacted(e, secrets),
+                record: {
+                    let mut r = redacted(e, secrets);
+                    if let EventKind::Accepted { action, .. } = &mut r.kind {
+                        let mut v = Value::Object(std::mem::take(&mut action.0));
+                        self.scrub(&mut v);
+                        if let Value::Object(m) = v {
+                            action.0 = m;
+                        }
+                    }
+                    r
+                },
             })
             .collect()
     }
