@@ -651,3 +651,37 @@ fn an_orphan_execution_id_is_escaped_in_investigate() {
         }
     }
 }
+
+/// A journal read as a format it is not once gave `[]` and exit 0: no
+/// usable line is bad input (exit 2) naming the file, on every command.
+#[test]
+fn a_journal_with_no_usable_line_is_an_error_naming_it() {
+    let j = scenario("safe-retry.jsonl");
+    for format in [
+        "mcp-audit",
+        "mcp-acp",
+        "mcpproxy",
+        "gh-aw-mcpg",
+        "sallyport",
+    ] {
+        for cmd in [
+            vec!["groups", "--json"],
+            vec!["groups", "--all"],
+            vec!["verify", "--json"],
+            vec!["review", "list", "--json"],
+        ] {
+            let out = retrace()
+                .args(&cmd)
+                .args(["--input-format", format])
+                .arg(&j)
+                .output()
+                .unwrap();
+            // verify --json reports it in its answer, the others on stderr.
+            let err = String::from_utf8_lossy(&out.stderr).into_owned()
+                + &String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(2), "{format} {cmd:?}: {err}");
+            assert!(err.contains("safe-retry.jsonl"), "{format} {cmd:?}: {err}");
+            assert_ne!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+        }
+    }
+}

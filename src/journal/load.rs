@@ -234,7 +234,21 @@ fn read_one(
     } = ctx.finish();
     // A chained journal whose records cannot be read (sealed events with the
     // wrong identity, say) still has a chain to report.
-    if records == 0 && bad_count > 0 && matches!(chain, ChainStatus::NoChain { .. }) {
+    // A chain broken at its first line (a journal read as another format)
+    // is no evidence either: no usable line is an error naming the file.
+    let chain_holds = match &chain {
+        ChainStatus::NoChain { .. } => false,
+        ChainStatus::Broken { lines_checked, .. } => *lines_checked > 1,
+        _ => true,
+    };
+    if records == 0 && !chain_holds && bad_count == 0 && !is_blank(&source) {
+        return Err(JournalError::NoUsableLine {
+            journal: source.name.clone(),
+            lines,
+            format: format.noun().to_string(),
+        });
+    }
+    if records == 0 && bad_count > 0 && !chain_holds {
         let first = bad.into_iter().next().unwrap_or(LineError {
             journal: source.name.clone(),
             line: 0,
