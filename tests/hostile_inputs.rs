@@ -685,3 +685,47 @@ fn a_journal_with_no_usable_line_is_an_error_naming_it() {
         }
     }
 }
+
+/// Only the first ten bad lines were named, and `verify --json` gave only a
+/// count: `--json` lists every bad line with file, line and reason, and
+/// text names the first ones and says how to get all.
+#[test]
+fn every_bad_line_is_listed_in_verify_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut l = lines_of(&scenario("safe-retry.jsonl"));
+    for i in 0..250 {
+        l.push(format!("garbage {i}"));
+    }
+    let p = write(dir.path(), "bad.jsonl", &l);
+    let out = retrace()
+        .args(["verify", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["bad_lines"], 250, "{v:#}");
+    let list = v[0]["bad_line_details"].as_array().unwrap();
+    assert_eq!(list.len(), 250);
+    let n = l.len() - 250;
+    for (i, b) in list.iter().enumerate() {
+        assert_eq!(b["line"], n + i + 1, "{b}");
+        assert!(b["file"].as_str().unwrap().ends_with("bad.jsonl"));
+        assert!(!b["reason"].as_str().unwrap().is_empty());
+    }
+    let text = verify(&p).1;
+    assert!(text.contains(&format!("line {}:", n + 1)), "{text}");
+    assert!(
+        text.contains("240 more not shown; `retrace verify --json` lists every one"),
+        "{text}"
+    );
+    let out = retrace()
+        .args(["groups", "--all"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("240 more bad line(s) not shown; `retrace verify --json"),
+        "{err}"
+    );
+}

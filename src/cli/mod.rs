@@ -135,15 +135,16 @@ pub fn open(setup: &Setup) -> Result<Investigation, CliError> {
 fn report_load(inv: &Investigation) {
     let mut err = io::stderr().lock();
     for j in inv.journals() {
-        for b in j.bad_lines.iter().take(10) {
+        for b in j.bad_lines.iter().take(text::SHOWN_BAD_LINES) {
             let _ = writeln!(err, "warning: {}", escape(&b.to_string()));
         }
-        if j.bad_line_count > 10 {
+        if j.bad_line_count > text::SHOWN_BAD_LINES as u64 {
             let _ = writeln!(
                 err,
-                "warning: {}: {} more bad line(s) not shown",
+                "warning: {}: {} more bad line(s) not shown; `retrace verify --json {}` lists every one",
                 escape(&j.name),
-                j.bad_line_count - 10
+                j.bad_line_count - text::SHOWN_BAD_LINES as u64,
+                escape(&j.name),
             );
         }
         if j.bad_line_count > 0 {

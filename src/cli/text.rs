@@ -11,6 +11,10 @@ use anstyle::{AnsiColor, Style};
 use chrono::{DateTime, Utc};
 use std::io::{self, Write};
 
+/// How many bad lines text output names per journal; `verify --json` lists
+/// every one (docs/design.md §6.2).
+pub const SHOWN_BAD_LINES: usize = 10;
+
 /// The style of a severity in text output (the output stream strips it
 /// when colour is off: `--color`, `NO_COLOR`, a pipe).
 fn severity_style(s: Severity) -> Style {
@@ -117,6 +121,16 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
                         "            {} line(s) could not be read as records",
                         r.bad_lines
                     )?;
+                    for b in r.bad_line_details.iter().take(SHOWN_BAD_LINES) {
+                        writeln!(out, "            line {}: {}", b.line, escape(&b.reason))?;
+                    }
+                    if r.bad_lines > SHOWN_BAD_LINES as u64 {
+                        writeln!(
+                            out,
+                            "            {} more not shown; `retrace verify --json` lists every one",
+                            r.bad_lines - SHOWN_BAD_LINES as u64
+                        )?;
+                    }
                 }
                 for n in &r.notes {
                     writeln!(out, "            note: {}", escape(n))?;

@@ -15,6 +15,9 @@ pub struct VerifyReport {
     pub lines: u64,
     /// Lines that could not be read as records.
     pub bad_lines: u64,
+    /// Every bad line: file, line and reason (docs/design.md §6.2), up to
+    /// [`crate::journal::MAX_KEPT_BAD_LINES`]; `bad_lines` counts them all.
+    pub bad_line_details: Vec<BadLine>,
     /// The chain rule's formula, when the journal is chained.
     pub rule: Option<&'static str>,
     /// The chain status; absent when the journal is unreadable.
@@ -26,6 +29,17 @@ pub struct VerifyReport {
     /// For the case file (not a journal): its chain, by the native rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub case_file: Option<crate::review::case::Verification>,
+}
+
+/// One line that could not be read as a record.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BadLine {
+    /// The journal (the path as given).
+    pub file: String,
+    /// 1-based line number.
+    pub line: u32,
+    /// What is wrong with it.
+    pub reason: String,
 }
 
 impl VerifyReport {
@@ -62,6 +76,7 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
         format: None,
         lines: 0,
         bad_lines: 0,
+        bad_line_details: Vec::new(),
         rule: Some(
             "hash = sha256(prev_hash ‖ JCS(entry without prev_hash and hash)), genesis 64 zeros (the native rule)",
         ),
@@ -138,6 +153,15 @@ pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
                     format: Some(j.format),
                     lines: j.lines,
                     bad_lines: j.bad_line_count,
+                    bad_line_details: j
+                        .bad_lines
+                        .iter()
+                        .map(|b| BadLine {
+                            file: b.journal.clone(),
+                            line: b.line,
+                            reason: b.message.clone(),
+                        })
+                        .collect(),
                     rule: match &j.chain {
                         ChainStatus::Intact { rule, .. } | ChainStatus::Broken { rule, .. } => {
                             Some(rule.formula())
@@ -155,6 +179,7 @@ pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
                     format: None,
                     lines: 0,
                     bad_lines: 0,
+                    bad_line_details: Vec::new(),
                     rule: None,
                     chain: None,
                     error: Some(e.to_string()),
