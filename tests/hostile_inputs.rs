@@ -729,3 +729,124 @@ fn every_bad_line_is_listed_in_verify_json() {
         "{err}"
     );
 }
+
+/// `--case FIFO` once hung every command (SQLite waited to open it), and a
+/// `--case` through a dangling link made the first decision create a file
+/// where the link points: both are refused, exit 1, like `-o FIFO`.
+#[cfg(unix)]
+#[test]
+fn a_case_file_that_is_not_a_regular_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("case.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let dangling = dir.path().join("dangling.sqlite");
+    std::os::unix::fs::symlink(dir.path().join("elsewhere/case.sqlite"), &dangling).unwrap();
+    let j = scenario("possible-duplicate-ssh.jsonl");
+    for (case, what) in [(&fifo, "a FIFO"), (&dangling, "a symbolic link to nothing")] {
+        for cmd in [
+            vec!["groups"],
+            vec!["verify"],
+            vec!["review", "list"],
+            vec!["review", "export"],
+            vec!["export", "--all", "--format", "json", "-o", "-"],
+            vec![
+                "review",
+                "decide",
+                "act_MIG1",
+                "--decision",
+                "escalated",
+                "--note",
+                "n",
+                "--reviewer",
+                "r",
+            ],
+        ] {
+            let out = retrace()
+                .args(&cmd)
+                .arg(&j)
+                .arg("--case")
+                .arg(case)
+                .timeout(std::time::Duration::from_secs(20))
+                .output()
+                .unwrap();
+            let all = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{what} {cmd:?}: {all}");
+            assert!(all.contains(what), "{what} {cmd:?}: {all}");
+        }
+    }
+    assert!(!dir.path().join("elsewhere").exists());
+}
+
+/// A case file on a read-only file system made every command fail, even
+/// `--read-only`: it stays readable (its decisions apply), and only a new
+/// decision fails, saying why. Needs a mount namespace (`unshare -rm`);
+/// skipped, saying so, where there is none.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_case_file_on_a_read_only_file_system_stays_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("j.jsonl");
+    std::fs::copy(scenario("possible-duplicate-ssh.jsonl"), &j).unwrap();
+    let case = dir.path().join("case.sqlite");
+    let out = retrace()
+        .args(["review", "decide", "act_MIG1", "--decision", "escalated"])
+        .args(["--note", "ask the DBA", "--reviewer", "bob"])
+        .arg(&j)
+        .arg("--case")
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("retrace");
+    let script = format!(
+        r#"set -e
+mount -t tmpfs tmpfs "{ro}"
+cp "{j}" "{case}" "{ro}/"
+mount -o remount,ro "{ro}"
+set +e
+for cmd in "groups --all" "review list" "review export" "export --all --format json -o -" "verify"; do
+  "{bin}" $cmd "{ro}/j.jsonl" --case "{ro}/case.sqlite" >"{dir}/out" 2>"{dir}/err"; echo "rc=$? $cmd: $(grep -c 'bob\|escalated' "{dir}/out")"
+done
+"{bin}" groups --read-only "{ro}/j.jsonl" --case "{ro}/case.sqlite" >/dev/null 2>"{dir}/err"; echo "rc=$? read-only"
+"{bin}" review decide act_MIG1 --decision confirmed_completed --note x --reviewer bob "{ro}/j.jsonl" --case "{ro}/case.sqlite" >/dev/null 2>"{dir}/err"; echo "rc=$? decide: $(grep -o 'cannot be written' "{dir}/err")"
+"#,
+        ro = ro.display(),
+        j = j.display(),
+        case = case.display(),
+        bin = bin.display(),
+        dir = dir.path().display(),
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-c", &script])
+        .output();
+    let out = match out {
+        Ok(o) if o.status.success() && !o.stdout.is_empty() => o,
+        other => {
+            eprintln!("skipped: no mount namespace for a read-only file system: {other:?}");
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 7, "{text}");
+    for l in &lines[..4] {
+        assert!(l.starts_with("rc=0 ") && !l.ends_with(": 0"), "{l}\n{text}");
+    }
+    assert!(lines[4].starts_with("rc=0 verify"), "{text}");
+    assert!(lines[5].starts_with("rc=0 read-only"), "{text}");
+    assert!(
+        lines[6].starts_with("rc=1 decide: cannot be written"),
+        "{text}"
+    );
+}

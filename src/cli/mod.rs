@@ -52,6 +52,11 @@ impl CliError {
     /// The process exit code.
     pub fn exit_code(&self) -> i32 {
         match self {
+            // A case file that is not a regular file: a refused write, as
+            // for `-o FIFO` (docs/design.md §7.3).
+            CliError::Query(QueryError::Setup(crate::query::SetupError::Case(
+                crate::review::case::CaseError::NotRegular { .. },
+            ))) => 1,
             CliError::Query(_) | CliError::Input(_) | CliError::Tui(_) | CliError::Config(_) => 2,
             CliError::Decision(d) if d.is_refusal() => 2,
             CliError::Decision(_) | CliError::Output(_) | CliError::Write(_) => 1,

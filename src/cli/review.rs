@@ -281,8 +281,10 @@ pub fn review_export(
     } else {
         Access::Read
     };
-    let file =
-        CaseFile::open(Path::new(&name), access).map_err(|e| CliError::Input(e.to_string()))?;
+    let file = CaseFile::open(Path::new(&name), access).map_err(|e| match e {
+        e @ crate::review::case::CaseError::NotRegular { .. } => CliError::Write(e.to_string()),
+        e => CliError::Input(e.to_string()),
+    })?;
     let (entries, chain) = file.load().map_err(|e| CliError::Input(e.to_string()))?;
     if !chain.is_intact() {
         return Err(CliError::Write(format!(

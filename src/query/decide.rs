@@ -406,6 +406,17 @@ fn open_error(path: &Path, e: &review::CaseError) -> String {
             }
             Ok(_) => {}
         }
+    } else if let Err(err) = std::fs::OpenOptions::new().append(true).open(path) {
+        return format!(
+            "case file {} cannot be written: {err}; it can still be read, but a decision needs a writable case file (copy it elsewhere and start retrace with --case FILE)",
+            path.display()
+        );
+    } else if let Err(err) = tempfile::tempfile_in(dir) {
+        return format!(
+            "case file {} cannot be written: its folder {} is not writable ({err}), and SQLite writes its journal beside it; a decision needs a writable folder (copy the case file elsewhere and use --case FILE)",
+            path.display(),
+            dir.display()
+        );
     }
     e.to_string()
 }

@@ -65,7 +65,8 @@ fn default_case_file(journals: &[std::path::PathBuf], setup: &Setup) -> Option<s
             .first()
             .map(|j| crate::review::case::default_path(j))
     })?;
-    path.exists().then_some(path)
+    // A link to nothing is reported, not skipped (docs/design.md §6.6).
+    std::fs::symlink_metadata(&path).is_ok().then_some(path)
 }
 
 /// Verifies one case file.
@@ -107,6 +108,15 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
                 ..blank
             }
         }
+        // Not a regular file: refused, as a write would be (exit 1).
+        Err(e @ crate::review::case::CaseError::NotRegular { .. }) => VerifyReport {
+            chain: Some(ChainStatus::NotChecked {
+                rule: None,
+                reason: e.to_string(),
+            }),
+            error: Some(e.to_string()),
+            ..blank
+        },
         Err(e) => VerifyReport {
             error: Some(e.to_string()),
             ..blank

@@ -98,6 +98,7 @@ impl CaseContext {
         let Some(p) = ctx.path.clone() else {
             return Ok(ctx);
         };
+        case::check_path(&p)?;
         if !p.exists() {
             return Ok(ctx);
         }
