@@ -850,3 +850,76 @@ done
         "{text}"
     );
 }
+
+/// A first line over 64 KiB (a large tool answer) once gave "unknown
+/// journal format": detection reads the whole first line, up to the
+/// readers' own limit.
+#[test]
+fn a_long_first_line_does_not_hide_the_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = "x".repeat(300 * 1024);
+    let padded = |src: &str, field_in: Option<&str>| -> String {
+        let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
+        let mut m: Map<String, Value> = serde_json::from_str(&lines[0]).unwrap();
+        let target = match field_in {
+            Some(f) => m.get_mut(f).and_then(Value::as_object_mut).unwrap(),
+            None => &mut m,
+        };
+        target.insert("pad".into(), Value::String(pad.clone()));
+        lines[0] = serde_json::to_string(&m).unwrap();
+        lines.join("\n") + "\n"
+    };
+    let gh_aw = [
+        r#"{"timestamp":"2026-03-02T09:00:00Z","direction":"OUT","type":"REQUEST","server_id":"github","method":"tools/call","payload":{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_file","arguments":{"path":"a"}}}}"#,
+        r#"{"timestamp":"2026-03-02T09:00:01Z","direction":"IN","type":"RESPONSE","server_id":"github","method":"tools/call","payload":{"jsonrpc":"2.0","result":{"content":[]}}}"#,
+    ]
+    .join("\n");
+    let cases = [
+        (
+            "native",
+            padded(
+                &std::fs::read_to_string(scenario("safe-retry.jsonl")).unwrap(),
+                None,
+            ),
+        ),
+        (
+            "mcpproxy",
+            padded(
+                &std::fs::read_to_string("tests/fixtures/mcpproxy/activity-export.jsonl").unwrap(),
+                Some("metadata"),
+            ),
+        ),
+        ("gh-aw-mcpg", padded(&gh_aw, Some("payload"))),
+    ];
+    for (format, text) in cases {
+        assert!(text.lines().next().unwrap().len() > 300 * 1024);
+        let p = dir.path().join(format!("{format}.jsonl"));
+        std::fs::write(&p, &text).unwrap();
+        let out = retrace()
+            .args(["verify", "--json"])
+            .arg(&p)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v[0]["format"], format, "{v:#}");
+        let out = retrace()
+            .args(["groups", "--all", "--json"])
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let g: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(!g.as_array().unwrap().is_empty(), "{format}");
+        // Through a pipe too.
+        let out = retrace()
+            .args(["groups", "--all", "--json", "/dev/stdin"])
+            .write_stdin(text)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{format} piped");
+    }
+}
