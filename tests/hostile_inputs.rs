@@ -923,3 +923,128 @@ fn a_long_first_line_does_not_hide_the_format() {
         assert!(out.status.success(), "{format} piped");
     }
 }
+
+/// Re-chains lines (the native rule), as a forger who recomputes hashes.
+fn rechain(lines: &[String]) -> Vec<String> {
+    let mut prev = "0".repeat(64);
+    lines
+        .iter()
+        .map(|l| {
+            let mut m: Map<String, Value> = serde_json::from_str(l).unwrap();
+            m.remove("prev_hash");
+            m.remove("hash");
+            let h = retrace::journal::native_chain_hash(&prev, &m);
+            m.insert("prev_hash".into(), Value::String(prev.clone()));
+            m.insert("hash".into(), Value::String(h.clone()));
+            prev = h;
+            serde_json::to_string(&m).unwrap()
+        })
+        .collect()
+}
+
+/// A line with `"outcome"` twice verified silently: which value counts
+/// depends on the JSON reader. verify names the line and key, and every
+/// view of the event says AMBIGUOUS.
+#[test]
+fn a_repeated_key_is_reported_in_verify_and_every_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut l = lines_of(&scenario("possible-duplicate-ssh.jsonl"));
+    let before = l[4].clone();
+    l[4] = l[4].replacen(
+        r#""outcome":"unknown""#,
+        r#""outcome":"not_executed","outcome":"unknown""#,
+        1,
+    );
+    assert_ne!(before, l[4]);
+    let p = write(dir.path(), "dup.jsonl", &l);
+    let (code, text) = verify(&p);
+    assert_eq!(code, 0, "the chain itself holds: {text}");
+    assert!(
+        text.contains("line 5: ambiguous: key `outcome` appears more than once"),
+        "{text}"
+    );
+    let run = |args: &[&str]| {
+        String::from_utf8_lossy(&retrace().args(args).arg(&p).output().unwrap().stdout).into_owned()
+    };
+    let g: Value = serde_json::from_str(&run(&["groups", "--json"])).unwrap();
+    let id = g[0]["group_id"].as_str().unwrap().to_string();
+    for args in [
+        vec!["investigate", "--group", &id],
+        vec!["investigate", "--group", &id, "--json"],
+        vec!["export", "--group", &id, "--format", "markdown", "-o", "-"],
+        vec!["export", "--group", &id, "--format", "json", "-o", "-"],
+        vec!["export", "--group", &id, "--format", "csv", "-o", "-"],
+    ] {
+        let out = run(&args);
+        assert!(
+            out.contains("AMBIGUOUS") || out.contains("\"ambiguous\""),
+            "{args:?}:\n{out}"
+        );
+    }
+    // The TUI's execution screen lists the event with the mark.
+    let inv = retrace::query::Investigation::open(
+        &retrace::query::Setup::new(vec![p.clone()]),
+        &mut |_| {},
+    )
+    .unwrap();
+    let x = inv
+        .groups(&retrace::query::GroupFilter::default())
+        .first()
+        .unwrap()
+        .executions()
+        .next()
+        .unwrap();
+    assert!(
+        inv.events(x)
+            .iter()
+            .any(|e| e.summary.contains("AMBIGUOUS")),
+        "{:?}",
+        inv.events(x).iter().map(|e| &e.summary).collect::<Vec<_>>()
+    );
+}
+
+/// Integers beyond ±2^53 hash alike with their neighbours (RFC 8785
+/// numbers are IEEE doubles): `9007199254740993` can become `…992` without
+/// breaking the chain. verify names such a line and the value says so.
+#[test]
+fn an_integer_beyond_2_53_is_reported_as_ambiguous() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut l = lines_of(&scenario("possible-duplicate-ssh.jsonl"));
+    // An unknown field on the outcome line (kept and shown as written).
+    l[4] = l[4].replacen(
+        r#""outcome":"unknown""#,
+        r#""outcome":"unknown","rows_written":9007199254740993"#,
+        1,
+    );
+    let l = rechain(&l);
+    let changed: Vec<String> = l
+        .iter()
+        .map(|x| x.replace("9007199254740993", "9007199254740992"))
+        .collect();
+    assert_ne!(l, changed);
+    let p = write(dir.path(), "big.jsonl", &changed);
+    let (code, text) = verify(&p);
+    // The edit does not break the chain: that is the problem reported.
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("line 5: ambiguous: `rows_written` = 9007199254740992 is beyond ±2^53"),
+        "{text}"
+    );
+    let out = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let g: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = g[0]["group_id"].as_str().unwrap().to_string();
+    let out = retrace()
+        .args(["investigate", "--group", &id])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        t.contains("[AMBIGUOUS: `rows_written` = 9007199254740992"),
+        "{t}"
+    );
+}

@@ -65,10 +65,15 @@ pub fn chain_header(inv: &Investigation, out: &mut dyn Write) -> io::Result<()> 
 }
 
 /// The mark shown after a piece of evidence from a broken or unchecked span.
-fn mark(e: &EvidenceView) -> &'static str {
-    match e.chain {
+fn mark(e: &EvidenceView) -> String {
+    let chain = match e.chain {
         ChainMark::Unverified => " [UNVERIFIED: at or after a chain break]",
         ChainMark::Verified | ChainMark::NoChain => "",
+    };
+    // A line its hash does not pin down (docs/design.md §6.4).
+    match &e.ambiguous {
+        Some(a) => format!("{chain} [AMBIGUOUS: {}]", escape(a)),
+        None => chain.to_string(),
     }
 }
 

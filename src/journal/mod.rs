@@ -25,6 +25,7 @@
 //! 5. A chained format feeds each line to a [`chain::ChainTracker`] with its
 //!    rule and reports the status with [`ReadCtx::set_chain`].
 
+pub mod ambiguity;
 pub mod chain;
 mod contextforge;
 mod error;

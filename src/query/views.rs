@@ -85,6 +85,10 @@ pub struct EvidenceView {
     /// chain (`verified`), at or after a break (`unverified`), or in a
     /// journal without a chain (`no_chain`). docs/design.md §6.
     pub chain: ChainMark,
+    /// What the line's hash does not pin down (a repeated key, an integer
+    /// beyond ±2^53; docs/design.md §6.4), in words; omitted when nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguous: Option<String>,
     /// Where to find it again.
     #[serde(skip)]
     pub source: SourceRef,
@@ -339,6 +343,9 @@ impl Investigation {
                     execution_id: Some(x.id.clone()),
                     at: Some(e.at),
                     chain: self.chain_mark(e.source),
+                    ambiguous: e.facts().notes.iter().find_map(|(k, v)| {
+                        (*k == "ambiguous").then(|| v.as_str().unwrap_or_default().to_string())
+                    }),
                     source: e.source,
                     pointer: r,
                 }
@@ -353,6 +360,7 @@ impl Investigation {
                     execution_id: None,
                     at: s.started_at,
                     chain: self.chain_mark(s.source),
+                    ambiguous: None,
                     source: s.source,
                     pointer: r,
                 }
@@ -365,6 +373,7 @@ impl Investigation {
                 execution_id: None,
                 at: None,
                 chain: self.chain_mark(source),
+                ambiguous: None,
                 source,
                 pointer: r,
             },

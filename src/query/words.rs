@@ -163,7 +163,21 @@ pub fn is_vocabulary(s: &str) -> bool {
 /// arguments' secret fields redacted: what the TUI's event list, the
 /// review queue and the postmortem timeline show.
 pub fn event_detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
-    let detail = detail(e, secret_fields, n);
+    let mut detail = detail(e, secret_fields, n);
+    // A line its hash does not pin down says so wherever the event shows
+    // (docs/design.md §6.4).
+    for (k, v) in &e.facts().notes {
+        if *k == "ambiguous"
+            && let Some(w) = v.as_str()
+        {
+            let w = format!("AMBIGUOUS: {}", n.text(w));
+            detail = if detail.is_empty() {
+                w
+            } else {
+                format!("{detail} · {w}")
+            };
+        }
+    }
     // Which layer saw it, when several recorded the call (docs/design.md
     // §5.12).
     match e.facts().layer {
