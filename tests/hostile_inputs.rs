@@ -1048,3 +1048,98 @@ fn an_integer_beyond_2_53_is_reported_as_ambiguous() {
         "{t}"
     );
 }
+
+/// A cut tail or a full re-chain said "chain intact" with no caveat.
+/// Without an anchor verify says plainly what it cannot see; with one
+/// (`--anchor FILE`, written atomically) both show, and an append does not.
+#[test]
+fn an_anchor_shows_a_cut_tail_and_a_rechained_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = lines_of(&scenario("possible-duplicate-ssh.jsonl"));
+    let p = write(dir.path(), "j.jsonl", &original);
+    let anchor = dir.path().join("anchor.json");
+    let run = |extra: &[&str]| {
+        let out = retrace()
+            .arg("verify")
+            .arg(&p)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let a = anchor.to_str().unwrap();
+    // No anchor: the caveat.
+    let (code, text) = run(&[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        text.contains(
+            "lines cut from the end, or a journal re-chained after an edit, cannot be detected"
+        ),
+        "{text}"
+    );
+    // Cut tail, no anchor: still "intact" — but said with the caveat.
+    write(dir.path(), "j.jsonl", &original[..8]);
+    let (code, text) = run(&["--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        v[0]["caveat"]
+            .as_str()
+            .unwrap()
+            .contains("cannot be detected")
+    );
+
+    // Anchored: recorded, then consistent after an append.
+    write(dir.path(), "j.jsonl", &original[..8]);
+    let (code, text) = run(&["--anchor", a]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("anchor recorded: 8 line(s), last seq 7"),
+        "{text}"
+    );
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&anchor).unwrap()).unwrap();
+    assert_eq!(stored["format"], "retrace-anchor/1");
+    for k in ["identity", "lines", "last_seq", "head_hash", "at", "digest"] {
+        assert!(!stored["journals"][0][k].is_null(), "{k}: {stored:#}");
+    }
+    write(dir.path(), "j.jsonl", &original);
+    let (code, text) = run(&["--anchor", a]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("3 line(s) added since"), "{text}");
+
+    // Cut tail against the anchor.
+    write(dir.path(), "j.jsonl", &original[..9]);
+    let (code, text) = run(&["--anchor", a]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("TAMPERED") && text.contains("CUT TAIL"),
+        "{text}"
+    );
+    let (_, json) = run(&["--anchor", a, "--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v[0]["anchor"]["status"], "cut_tail", "{v:#}");
+
+    // An edit re-chained from there on: the chain verifies, the anchor
+    // does not.
+    let mut edited = original.clone();
+    edited[4] = edited[4].replace(r#""outcome":"unknown""#, r#""outcome":"not_executed""#);
+    let edited = rechain(&edited);
+    write(dir.path(), "j.jsonl", &edited);
+    let (code, text) = run(&[]);
+    assert_eq!(code, Some(0), "the re-chained journal verifies: {text}");
+    let (code, text) = run(&["--anchor", a]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("REWRITTEN HISTORY"), "{text}");
+    // A contradicted anchor is kept as it was: it is the evidence.
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&anchor).unwrap()).unwrap();
+    assert_eq!(again["journals"][0]["lines"], 11);
+    // Written atomically: no temporary file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}

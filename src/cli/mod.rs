@@ -258,8 +258,18 @@ struct InvestigateJson<'a> {
 ///
 /// # Errors
 /// Unreadable key files, or output errors.
-pub fn verify(setup: &Setup, json: bool, out: &mut dyn Write) -> Result<u8, CliError> {
-    let reports = crate::query::verify(setup)?;
+pub fn verify(
+    setup: &Setup,
+    anchor: Option<&std::path::Path>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let reports = crate::query::verify_anchored(setup, anchor).map_err(|e| match e {
+        e @ QueryError::Anchor(crate::query::anchor::AnchorError::Io { .. }) => {
+            CliError::Write(e.to_string())
+        }
+        e => CliError::Query(e),
+    })?;
     let code = reports
         .iter()
         .map(VerifyReport::exit_code)

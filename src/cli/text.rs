@@ -111,6 +111,12 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
                         ("NOT CHECKED", severity_style(Severity::Warn))
                     }
                 };
+                // A journal that contradicts its anchor (docs/design.md §6.7).
+                let (verdict, style) = if r.anchor.as_ref().is_some_and(|a| a.is_tampered()) {
+                    ("TAMPERED", severity_style(Severity::Critical))
+                } else {
+                    (verdict, style)
+                };
                 writeln!(
                     out,
                     "{} {name}: {}",
@@ -139,6 +145,12 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
                 }
                 for n in &r.notes {
                     writeln!(out, "            note: {}", escape(n))?;
+                }
+                if let Some(a) = &r.anchor {
+                    writeln!(out, "            anchor: {}", escape(&a.describe()))?;
+                }
+                if let Some(c) = r.caveat {
+                    writeln!(out, "            caveat: {c}")?;
                 }
             }
             (None, e) => {

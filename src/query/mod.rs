@@ -10,6 +10,7 @@
 //! Every string that comes from a journal is returned as the journal wrote
 //! it; front ends pass it through [`crate::sanitize::escape`] before display.
 
+pub mod anchor;
 mod decide;
 mod queue;
 mod secrets;
@@ -32,7 +33,7 @@ pub use decide::{
 };
 pub use queue::{LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
-pub use verify::{VerifyReport, verify};
+pub use verify::{NO_ANCHOR_CAVEAT, VerifyReport, verify, verify_anchored};
 pub use views::{
     AnswerView, AttachedCall, CallRate, Effects, EventView, EvidenceTarget, EvidenceView,
     ExecutionSummary, FindingView, GroupDetail, GroupSummary, StageMark, StageStatus, Stages,
@@ -68,6 +69,9 @@ pub enum QueryError {
     /// No execution has that id.
     #[error("no execution {0:?}")]
     NoSuchExecution(String),
+    /// An anchor file could not be read or written (docs/design.md §6.7).
+    #[error(transparent)]
+    Anchor(#[from] anchor::AnchorError),
 }
 
 /// Loaded journals, the model built from them, and its analysis, with the

@@ -29,7 +29,18 @@ pub struct VerifyReport {
     /// For the case file (not a journal): its chain, by the native rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub case_file: Option<crate::review::case::Verification>,
+    /// The journal compared with its anchor (`--anchor FILE`,
+    /// docs/design.md §6.7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<super::anchor::AnchorCheck>,
+    /// What the chain cannot show without an anchor (docs/design.md §6.4),
+    /// for a chained journal verified without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<&'static str>,
 }
+
+/// Said of every chained journal verified without an anchor.
+pub const NO_ANCHOR_CAVEAT: &str = "without an anchor, lines cut from the end, or a journal re-chained after an edit, cannot be detected: every remaining line still verifies (`retrace verify --anchor FILE` records one and checks against it)";
 
 /// One line that could not be read as a record.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -48,6 +59,9 @@ impl VerifyReport {
     pub fn exit_code(&self) -> u8 {
         if let Some(c) = &self.case_file {
             return if c.is_intact() { 0 } else { 1 };
+        }
+        if self.anchor.as_ref().is_some_and(|a| a.is_tampered()) {
+            return 1;
         }
         match &self.chain {
             None => 2,
@@ -85,6 +99,8 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
         error: None,
         notes: Vec::new(),
         case_file: None,
+        anchor: None,
+        caveat: None,
     };
     match crate::review::case::verify(path) {
         Ok(v) => {
@@ -132,6 +148,19 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
 /// # Errors
 /// [`QueryError::Setup`] for a chain key file that cannot be read.
 pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
+    verify_anchored(setup, None)
+}
+
+/// [`verify`], each journal file also compared with its anchor in
+/// `anchor` (recorded there when it has none; docs/design.md §6.7).
+///
+/// # Errors
+/// [`QueryError::Setup`] for a chain key file that cannot be read;
+/// [`QueryError::Anchor`] for an anchor file that cannot be read or written.
+pub fn verify_anchored(
+    setup: &Setup,
+    anchor: Option<&std::path::Path>,
+) -> Result<Vec<VerifyReport>, QueryError> {
     let opts = setup.load_options()?;
     let journals = &setup.journals;
     // A case file given among the journals is verified as a case file
@@ -153,7 +182,7 @@ pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
     } else {
         journals.iter().map(JournalSource::file).collect()
     };
-    Ok(sources
+    let mut reports: Vec<VerifyReport> = sources
         .into_iter()
         .map(|src| {
             let name = src.name.clone();
@@ -183,6 +212,8 @@ pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
                     error: None,
                     notes: j.notes,
                     case_file: None,
+                    anchor: None,
+                    caveat: None,
                 },
                 Err(e) => VerifyReport {
                     journal: name,
@@ -195,9 +226,32 @@ pub fn verify(setup: &Setup) -> Result<Vec<VerifyReport>, QueryError> {
                     error: Some(e.to_string()),
                     notes: Vec::new(),
                     case_file: None,
+                    anchor: None,
+                    caveat: None,
                 },
             }
         })
         .chain(case_paths.iter().map(|p| verify_case_file(p)))
-        .collect())
+        .collect();
+    {
+        let anchored = match anchor {
+            Some(a) if !journals.is_empty() => Some(super::anchor::check_all(a, &journals)?),
+            _ => None,
+        };
+        for (i, r) in reports.iter_mut().enumerate() {
+            if r.case_file.is_some() {
+                continue;
+            }
+            let chained = matches!(
+                r.chain,
+                Some(ChainStatus::Intact { .. } | ChainStatus::Broken { .. })
+            );
+            match anchored.as_ref().and_then(|a| a.get(i)) {
+                Some(c) => r.anchor = Some(c.clone()),
+                None if chained => r.caveat = Some(NO_ANCHOR_CAVEAT),
+                None => {}
+            }
+        }
+    }
+    Ok(reports)
 }
