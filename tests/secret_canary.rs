@@ -14,6 +14,8 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 const CANARY: &str = "CANARYx9q7";
+/// A numeric secret, beyond ±2^53 so that verify notes it as ambiguous.
+const NUMERIC: &str = "90071992547409931";
 /// The same name as a dotted path's last part, elsewhere: not a secret.
 const VISIBLE: &str = "visible-password-hint";
 
@@ -46,6 +48,10 @@ fn journal(dir: &Path) -> (PathBuf, PathBuf) {
                 serde_json::json!({"password": format!("{CANARY}-path")}),
             );
             args.insert("hint".into(), serde_json::json!({"password": VISIBLE}));
+            args.insert(
+                "extra".into(),
+                serde_json::json!({"TOKEN": NUMERIC.parse::<u64>().unwrap()}),
+            );
         }
         let hash = retrace::journal::native_chain_hash(&prev, &m);
         m.insert("prev_hash".into(), Value::String(prev.clone()));
@@ -66,7 +72,7 @@ fn journal(dir: &Path) -> (PathBuf, PathBuf) {
 }
 
 fn count(s: &str) -> usize {
-    s.matches(CANARY).count()
+    s.matches(CANARY).count() + s.matches(NUMERIC).count()
 }
 
 #[test]

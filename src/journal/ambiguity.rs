@@ -45,6 +45,20 @@ impl fmt::Display for Ambiguity {
     }
 }
 
+impl Ambiguity {
+    /// In words without the value itself, for notes about the journal as a
+    /// whole (`retrace verify` reads no contracts, so it cannot tell a
+    /// secret value from another; docs/design.md §4.1).
+    pub fn without_value(&self) -> String {
+        match self {
+            Ambiguity::DuplicateKey { .. } => self.to_string(),
+            Ambiguity::BigInteger { path, .. } => format!(
+                "`{path}` holds an integer beyond ±2^53: the chain's hash (RFC 8785 numbers are IEEE doubles) does not tell it from nearby integers, so it may have been changed without breaking the chain"
+            ),
+        }
+    }
+}
+
 /// The ambiguities of one JSON line, in order; empty when the line is not
 /// JSON (its reader reports that).
 pub fn scan(bytes: &[u8]) -> Vec<Ambiguity> {

@@ -570,6 +570,24 @@ impl Investigation {
             }
         }
         found.finish();
+        // Journal notes and reader notes on events (display only, never
+        // read by analysis) quote journal text too.
+        if !found.is_empty() {
+            for x in &mut self.model.executions {
+                for e in &mut x.events {
+                    if let Some(f) = e.facts.as_mut() {
+                        for (_, v) in &mut f.notes {
+                            found.value(v);
+                        }
+                    }
+                }
+            }
+            for j in &mut self.journals {
+                for n in &mut j.notes {
+                    *n = found.text(n);
+                }
+            }
+        }
         self.secrets = found;
         self
     }

@@ -344,7 +344,8 @@ impl Investigation {
                     at: Some(e.at),
                     chain: self.chain_mark(e.source),
                     ambiguous: e.facts().notes.iter().find_map(|(k, v)| {
-                        (*k == "ambiguous").then(|| v.as_str().unwrap_or_default().to_string())
+                        (*k == "ambiguous")
+                            .then(|| self.secrets.text(v.as_str().unwrap_or_default()))
                     }),
                     source: e.source,
                     pointer: r,
@@ -488,7 +489,13 @@ impl Investigation {
                         _ => serde_json::Map::new(),
                     }
                 },
-                facts: e.facts().clone(),
+                facts: {
+                    let mut f = e.facts().clone();
+                    for (_, v) in &mut f.notes {
+                        self.scrub(v);
+                    }
+                    f
+                },
                 record: {
                     let mut r = redacted(e, secrets);
                     if let EventKind::Accepted { action, .. } = &mut r.kind {

@@ -166,7 +166,7 @@ impl JournalReader for NativeReader {
                 ambiguous_lines += 1;
                 if ambiguous_lines <= NAMED_AMBIGUOUS {
                     for a in &line.ambiguous {
-                        ctx.note(format!("line {no}: ambiguous: {a}"));
+                        ctx.note(format!("line {no}: ambiguous: {}", a.without_value()));
                     }
                 }
             }
