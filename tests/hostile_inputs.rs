@@ -1143,3 +1143,40 @@ fn an_anchor_shows_a_cut_tail_and_a_rechained_journal() {
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
+
+/// The case file keeps the anchors of the journals a decision was made on:
+/// a later verify shows a cut tail or a re-chained journal against them,
+/// with no anchor file.
+#[test]
+fn a_decision_anchors_its_journals() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = lines_of(&scenario("possible-duplicate-ssh.jsonl"));
+    let p = write(dir.path(), "j.jsonl", &original);
+    let case = dir.path().join("retrace-case.sqlite");
+    let out = retrace()
+        .args(["review", "decide", "act_MIG1", "--decision", "escalated"])
+        .args(["--note", "ask the DBA", "--reviewer", "bob"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(case.exists());
+    let (code, text) = verify(&p);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("anchored by case file"), "{text}");
+    assert!(text.contains("consistent with the anchor"), "{text}");
+    write(dir.path(), "j.jsonl", &original[..9]);
+    let (code, text) = verify(&p);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("CUT TAIL"), "{text}");
+    let mut edited = original.clone();
+    edited[4] = edited[4].replace(r#""outcome":"unknown""#, r#""outcome":"not_executed""#);
+    write(dir.path(), "j.jsonl", &rechain(&edited));
+    let (code, text) = verify(&p);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("REWRITTEN HISTORY"), "{text}");
+}

@@ -181,10 +181,18 @@ impl Investigation {
             .group(&item.group_id)
             .ok()
             .map(|g| g.fingerprint().to_string());
+        // The journals as they were when decided on (docs/design.md §6.7).
+        let anchors: Vec<serde_json::Value> = self
+            .journals
+            .iter()
+            .filter_map(|j| super::anchor::take(Path::new(&j.name), at).ok())
+            .filter_map(|a| serde_json::to_value(a).ok())
+            .collect();
         let group = review::GroupContext {
             group_id: &item.group_id,
             verdict_before: item.group_verdict,
             fingerprint: fingerprint.as_deref(),
+            journal_anchors: &anchors,
         };
         let (event, record) = review::perform(&mut file, group, effect, at);
         let Some(record) = record else {

@@ -248,10 +248,61 @@ pub fn verify_anchored(
             );
             match anchored.as_ref().and_then(|a| a.get(i)) {
                 Some(c) => r.anchor = Some(c.clone()),
-                None if chained => r.caveat = Some(NO_ANCHOR_CAVEAT),
-                None => {}
+                None => match journals.get(i).and_then(|j| case_anchor(&case_paths, j)) {
+                    // The case file kept the journal's anchor with a
+                    // decision (docs/design.md §6.7).
+                    Some((check, from)) => {
+                        r.notes.push(format!("anchored by {from}"));
+                        r.anchor = Some(check);
+                    }
+                    None if chained => r.caveat = Some(NO_ANCHOR_CAVEAT),
+                    None => {}
+                },
             }
         }
     }
     Ok(reports)
+}
+
+/// The journal compared with the latest anchor of it that a case file kept
+/// with a decision, and where that anchor comes from.
+fn case_anchor(
+    cases: &[std::path::PathBuf],
+    journal: &std::path::Path,
+) -> Option<(super::anchor::AnchorCheck, String)> {
+    use crate::review::case::{Access, CaseFile};
+    let mut best: Option<(u64, super::anchor::AnchorEntry, String)> = None;
+    for c in cases {
+        let Ok(file) = CaseFile::open(c, Access::ReadOnly) else {
+            continue;
+        };
+        let Ok((decisions, _)) = file.decisions() else {
+            continue;
+        };
+        for d in decisions {
+            let entries: Vec<super::anchor::AnchorEntry> = d
+                .payload
+                .journal_anchors
+                .iter()
+                .filter_map(|v| serde_json::from_value(v.clone()).ok())
+                .collect();
+            let file = super::anchor::AnchorFile {
+                format: super::anchor::FORMAT.into(),
+                journals: entries,
+            };
+            if let Some(a) = super::anchor::find(&file, journal)
+                && best.as_ref().is_none_or(|(at, ..)| d.seq > *at)
+            {
+                best = Some((
+                    d.seq,
+                    a.clone(),
+                    format!("case file {} entry {}", c.display(), d.seq),
+                ));
+            }
+        }
+    }
+    let (_, anchor, from) = best?;
+    super::anchor::compare(journal, &anchor)
+        .ok()
+        .map(|check| (check, from))
 }
