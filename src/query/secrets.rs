@@ -86,7 +86,10 @@ impl Secrets {
     /// A raw journal line with every secret value replaced: re-written as
     /// JSON when it is JSON and held one, else replaced in the text.
     pub(super) fn line(&self, raw: String) -> String {
-        if self.is_empty() || !self.values.iter().any(|v| raw.contains(v.as_str())) {
+        if self.is_empty() {
+            return raw;
+        }
+        if !self.values.iter().any(|v| raw.contains(v.as_str())) {
             // A value written with JSON escapes is still caught below.
             if let Ok(mut v) = serde_json::from_str::<Value>(&raw) {
                 let before = v.clone();
