@@ -137,6 +137,7 @@ fn run(args: Cli) -> Result<u8, CliError> {
             json,
             read,
             case,
+            anchor,
         } => {
             let case = cli::CaseOpts {
                 case,
@@ -147,7 +148,7 @@ fn run(args: Cli) -> Result<u8, CliError> {
                 settings,
             );
             let mut out = cli::stdout(r.color);
-            let code = cli::verify(&r.setup, json, &mut out)?;
+            let code = cli::verify(&r.setup, anchor.as_deref(), json, &mut out)?;
             out.flush()?;
             Ok(code)
         }

@@ -67,14 +67,84 @@ pub fn write_json_pretty<W: std::io::Write, T: serde::Serialize + ?Sized>(
     w: W,
     value: &T,
 ) -> std::io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(w, SafeFormatter(Default::default()));
+    let mut ser = serde_json::Serializer::with_formatter(
+        w,
+        SafeFormatter(serde_json::ser::PrettyFormatter::default()),
+    );
     value.serialize(&mut ser).map_err(std::io::Error::from)
 }
 
-/// A pretty formatter that escapes terminal-unsafe characters in strings.
-struct SafeFormatter<'a>(serde_json::ser::PrettyFormatter<'a>);
+/// Writes `value` as compact JSON (one line, as JSONL wants it), escaped
+/// like [`write_json_pretty`]: the same JSON, safe to print.
+///
+/// # Errors
+/// Write errors.
+pub fn write_json_compact<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    w: W,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut ser =
+        serde_json::Serializer::with_formatter(w, SafeFormatter(serde_json::ser::CompactFormatter));
+    value.serialize(&mut ser).map_err(std::io::Error::from)
+}
 
-impl serde_json::ser::Formatter for SafeFormatter<'_> {
+/// [`write_json_compact`] into a string: one JSON line without its newline.
+///
+/// # Errors
+/// When `value` cannot be serialized (a map with non-string keys, say).
+pub fn to_json_line<T: serde::Serialize + ?Sized>(value: &T) -> std::io::Result<String> {
+    let mut out = Vec::new();
+    write_json_compact(&mut out, value)?;
+    // The formatter writes only what it was given and ASCII escapes.
+    String::from_utf8(out).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// JSON text (a journal line, as the journal wrote it) with every
+/// character [`is_unsafe`] would flag written so that it cannot reach a
+/// terminal raw, and so that valid JSON stays valid JSON with the same
+/// meaning: inside a string, as a `\uXXXX` escape; outside one (where JSON
+/// allows only the whitespace TAB, CR and LF), as a space. Text that is not
+/// JSON comes out just as safe. Used for what retrace copies to the
+/// clipboard, which is pasted into terminals (docs/design.md §8.5).
+pub fn escape_json_text(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            if in_string {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            } else if matches!(c, '\t' | '\r' | '\n') {
+                out.push(' ');
+            } else {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            escaped = false;
+            continue;
+        }
+        out.push(c);
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A pretty or compact formatter that escapes terminal-unsafe characters in
+/// strings.
+struct SafeFormatter<F>(F);
+
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for SafeFormatter<F> {
     fn write_string_fragment<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
@@ -127,6 +197,159 @@ impl serde_json::ser::Formatter for SafeFormatter<'_> {
     }
 }
 
+/// The last line of defence on retrace's own output streams: a writer that
+/// lets through what retrace itself writes (text, newlines, CSV's CR LF line
+/// ends, and the SGR
+/// colour sequences `ESC [ <digits and ;> m` of `--color`) and writes every
+/// other character [`is_unsafe`] flags escaped, as [`escape`] would. Journal
+/// strings are escaped where they are formatted; this guard makes a string
+/// that was missed harmless anyway: it can at most change a colour, never
+/// move the cursor, clear the screen, set the title or write the clipboard.
+///
+/// Bytes may arrive in any pieces: a character or an SGR sequence cut
+/// between two writes is held until it is complete (or until
+/// [`std::io::Write::flush`], which writes what is held, escaped). Bytes that
+/// are not UTF-8 are written as `\xNN`.
+#[derive(Debug)]
+pub struct TerminalGuard<W: std::io::Write> {
+    inner: W,
+    held: Vec<u8>,
+}
+
+/// Longest SGR sequence held while it is incomplete; longer ones are not
+/// retrace's and are escaped.
+const MAX_SGR: usize = 32;
+
+impl<W: std::io::Write> TerminalGuard<W> {
+    /// Guards `inner`.
+    pub fn new(inner: W) -> Self {
+        TerminalGuard {
+            inner,
+            held: Vec::new(),
+        }
+    }
+
+    /// The guarded writer.
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    /// Writes out everything in `held` that is complete; at the end
+    /// (`last`), everything.
+    fn drain(&mut self, last: bool) -> std::io::Result<()> {
+        let mut out = String::with_capacity(self.held.len() + 16);
+        let b = &self.held;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c == 0x1b {
+                match sgr_len(&b[i..]) {
+                    Sgr::Complete(n) => {
+                        // Digits, `;`, `:`, `[`, `m` and ESC: ASCII.
+                        out.extend(b[i..i + n].iter().map(|&x| char::from(x)));
+                        i += n;
+                        continue;
+                    }
+                    Sgr::Incomplete if !last => break,
+                    _ => {
+                        out.push_str("\\x1b");
+                        i += 1;
+                        continue;
+                    }
+                }
+            }
+            if c < 0x80 {
+                match (c, b.get(i + 1)) {
+                    // CSV's line end (RFC 4180): as harmless as a newline.
+                    (b'\r', Some(b'\n')) => {
+                        out.push_str("\r\n");
+                        i += 2;
+                        continue;
+                    }
+                    (b'\r', None) if !last => break,
+                    (b'\n', _) => out.push('\n'),
+                    (0..=0x1f | 0x7f, _) => out.push_str(&escape(&char::from(c).to_string())),
+                    _ => out.push(char::from(c)),
+                }
+                i += 1;
+                continue;
+            }
+            let need = match c {
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf4 => 4,
+                _ => 0,
+            };
+            if need > 0 && i + need > b.len() {
+                let cut_short =
+                    std::str::from_utf8(&b[i..]).is_err_and(|e| e.error_len().is_none());
+                if !last && cut_short {
+                    break;
+                }
+            }
+            match b.get(i..i + need).map(std::str::from_utf8) {
+                Some(Ok(s)) if need > 0 => {
+                    out.push_str(&escape(s));
+                    i += need;
+                }
+                _ => {
+                    let _ = write!(out, "\\x{c:02x}");
+                    i += 1;
+                }
+            }
+        }
+        self.held.drain(..i);
+        self.inner.write_all(out.as_bytes())
+    }
+}
+
+enum Sgr {
+    Complete(usize),
+    Incomplete,
+    Not,
+}
+
+/// Whether `b` (starting with ESC) starts with an SGR sequence.
+fn sgr_len(b: &[u8]) -> Sgr {
+    if b.len() < 2 {
+        return Sgr::Incomplete;
+    }
+    if b[1] != b'[' {
+        return Sgr::Not;
+    }
+    for (k, &c) in b.iter().enumerate().skip(2) {
+        match c {
+            b'0'..=b'9' | b';' | b':' if k < MAX_SGR => {}
+            b'm' => return Sgr::Complete(k + 1),
+            _ => return Sgr::Not,
+        }
+    }
+    if b.len() >= MAX_SGR {
+        Sgr::Not
+    } else {
+        Sgr::Incomplete
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for TerminalGuard<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.held.extend_from_slice(buf);
+        self.drain(false)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.drain(true)?;
+        self.inner.flush()
+    }
+}
+
+impl<W: std::io::Write> Drop for TerminalGuard<W> {
+    fn drop(&mut self) {
+        let _ = std::io::Write::flush(self);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +380,66 @@ mod tests {
         // Still the same JSON.
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, v);
+    }
+
+    #[test]
+    fn compact_json_is_one_safe_line() {
+        let v = serde_json::json!({"id": "x\u{9b}31m\u{202e}\u{200b}\u{1b}]0;t\u{7}", "n": "a\nb"});
+        let line = to_json_line(&v).unwrap();
+        assert!(
+            !line.contains('\n') && !line.chars().any(is_unsafe),
+            "{line:?}"
+        );
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&line).unwrap(), v);
+    }
+
+    #[test]
+    fn json_text_stays_json_and_safe() {
+        let raw = "{\"a\":\"x\u{9b}\u{202e}y\",\t\"b\":1}";
+        let safe = escape_json_text(raw);
+        assert!(!safe.chars().any(is_unsafe), "{safe:?}");
+        let a: serde_json::Value = serde_json::from_str(raw).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(a, b);
+        // Not JSON: still safe.
+        let s = escape_json_text("\u{1b}]52;c;AAAA\u{7}\"\u{1b}[2J");
+        assert!(!s.chars().any(is_unsafe), "{s:?}");
+        assert!(matches!(escape_json_text("{\"ok\":1}"), Cow::Borrowed(_)));
+    }
+
+    fn guarded(pieces: &[&[u8]]) -> String {
+        use std::io::Write as _;
+        let mut g = TerminalGuard::new(Vec::new());
+        for p in pieces {
+            g.write_all(p).unwrap();
+        }
+        g.flush().unwrap();
+        String::from_utf8(g.get_ref().clone()).unwrap()
+    }
+
+    #[test]
+    fn the_guard_passes_colours_and_escapes_everything_else() {
+        let s = guarded(&[b"\x1b[1;31mred\x1b[0m ok\n"]);
+        assert_eq!(s, "\x1b[1;31mred\x1b[0m ok\n");
+        let s = guarded(&["t\u{1b}]0;PWNED\u{7}\u{1b}[2J\u{9b}31m\u{202e}x\u{200b}\n".as_bytes()]);
+        assert_eq!(
+            s,
+            "t\\x1b]0;PWNED\\x07\\x1b[2J\\x9b31m\\u{202e}x\\u{200b}\n"
+        );
+        // Cut anywhere, the same.
+        let whole = "a\u{1b}[31mb\u{9b}c\u{202e}d\u{1b}]0;x\u{7}é".as_bytes();
+        let once = guarded(&[whole]);
+        for cut in 0..whole.len() {
+            assert_eq!(
+                guarded(&[&whole[..cut], &whole[cut..]]),
+                once,
+                "cut at {cut}"
+            );
+        }
+        // Not UTF-8, or cut short at the end.
+        assert_eq!(guarded(&[b"\xff\xe2\x80"]), "\\xff\\xe2\\x80");
+        assert_eq!(guarded(&[b"\x1b["]), "\\x1b[");
+        assert_eq!(guarded(&[b"a,b\r", b"\nc\rd\r"]), "a,b\r\nc\\rd\\r");
     }
 
     fn is_unsafe_but_newline(c: char) -> bool {

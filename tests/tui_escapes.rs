@@ -146,3 +146,78 @@ fn the_review_queue_and_the_decision_dialog_show_journal_text_escaped() {
         }
     }
 }
+
+/// `y` once put raw escape sequences on the clipboard (OSC 52): pasting a
+/// copied execution id ran them. What is copied is escaped as what is
+/// shown, on every screen, and the raw journal line stays the same JSON.
+#[test]
+fn what_y_copies_is_escaped_as_shown() {
+    use base64::Engine;
+    use retrace::tui::app::Effect;
+    // The fixture's lines hold JSON escapes (`\u001b`); a copy of them with
+    // the characters written raw (valid JSON for C1, bidi and zero-width
+    // characters) tests the raw line too.
+    let dir = tempfile::tempdir().unwrap();
+    let raw = std::fs::read_to_string("tests/fixtures/escape-sequences.jsonl")
+        .unwrap()
+        .replace("\\u202e", "\u{202e}\u{9b}2J\u{200b}");
+    let rawfile = dir.path().join("raw.jsonl");
+    std::fs::write(&rawfile, raw).unwrap();
+    let opens: Vec<Box<dyn Fn() -> retrace::tui::App>> = vec![
+        Box::new(|| app(FIXTURE, Theme::dark(), 160, 48)),
+        Box::new(|| {
+            let inv = retrace::query::Investigation::open(
+                &retrace::query::Setup::new(vec![rawfile.clone()]),
+                &mut |_| {},
+            )
+            .unwrap();
+            retrace::tui::App::ready(
+                inv,
+                Theme::dark(),
+                ratatui::layout::Rect::new(0, 0, 160, 48),
+            )
+        }),
+    ];
+    let mut copies = 0;
+    for open in &opens {
+        let mut navs = screens()
+            .into_iter()
+            .map(|(name, actions, _)| (name, actions))
+            .collect::<Vec<_>>();
+        navs.push(("review", vec![Action::ShowReview]));
+        for (name, actions) in navs {
+            for copy in [Action::Copy, Action::CopyAlt] {
+                let mut a = open();
+                for act in actions.clone() {
+                    a.update(act);
+                }
+                a.effects.clear();
+                a.update(copy.clone());
+                for e in a.effects.drain(..) {
+                    let Effect::Clipboard(text) = e else { continue };
+                    copies += 1;
+                    assert!(
+                        !text.chars().any(retrace::sanitize::is_unsafe),
+                        "{name}, {copy:?}: the copy holds a raw control: {text:?}"
+                    );
+                    if text.starts_with('{') {
+                        // The raw line: the same JSON as the journal's.
+                        let v: serde_json::Value = serde_json::from_str(&text)
+                            .unwrap_or_else(|e| panic!("{name}: {e}: {text}"));
+                        assert!(v.is_object());
+                    }
+                    let osc = retrace::tui::clipboard::osc52(&text);
+                    let b64 = &osc["\x1b]52;c;".len()..osc.len() - 1];
+                    let pasted = String::from_utf8(
+                        base64::engine::general_purpose::STANDARD
+                            .decode(b64)
+                            .unwrap(),
+                    )
+                    .unwrap();
+                    assert!(!pasted.chars().any(retrace::sanitize::is_unsafe));
+                }
+            }
+        }
+    }
+    assert!(copies >= 10, "only {copies} copies were made");
+}

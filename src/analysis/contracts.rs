@@ -376,3 +376,85 @@ attach_window = "1h"
         assert!(e.contains("tools.x.attach_window"), "{e}");
     }
 }
+
+/// Calls `f` on every value of `args` a contract's `secret_fields` name
+/// (docs/design.md §4.1, §4.4): a plain name matches a key at any depth of
+/// the arguments, a dotted path (`db.password`) names one place from the
+/// arguments' top; both regardless of case. Arrays are looked through. `f`
+/// gets the rule that matched and the value.
+pub fn for_each_secret(
+    args: &mut Value,
+    secret_fields: &[String],
+    f: &mut dyn FnMut(&str, &mut Value),
+) {
+    if secret_fields.is_empty() {
+        return;
+    }
+    let rules: Vec<(&str, Vec<String>)> = secret_fields
+        .iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| (r.as_str(), r.split('.').map(str::to_lowercase).collect()))
+        .collect();
+    walk_secrets(args, &mut Vec::new(), &rules, f);
+}
+
+fn walk_secrets(
+    v: &mut Value,
+    path: &mut Vec<String>,
+    rules: &[(&str, Vec<String>)],
+    f: &mut dyn FnMut(&str, &mut Value),
+) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m.iter_mut() {
+                path.push(k.to_lowercase());
+                let hit = rules.iter().find(|(_, parts)| {
+                    if parts.len() == 1 {
+                        parts[0] == path[path.len() - 1]
+                    } else {
+                        parts.as_slice() == path.as_slice()
+                    }
+                });
+                match hit {
+                    Some((rule, _)) => f(rule, child),
+                    None => walk_secrets(child, path, rules, f),
+                }
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            for child in a {
+                walk_secrets(child, path, rules, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::for_each_secret;
+    use serde_json::json;
+
+    #[test]
+    fn names_match_at_any_depth_and_case_and_paths_name_one_place() {
+        let mut v = json!({
+            "token": 1,
+            "auth": {"Token": 2, "list": [{"TOKEN": 3}]},
+            "db": {"password": 4},
+            "hint": {"password": 5}
+        });
+        let mut seen = Vec::new();
+        for_each_secret(
+            &mut v,
+            &["token".into(), "DB.Password".into()],
+            &mut |r, v| {
+                seen.push((r.to_string(), v.clone()));
+                *v = json!("x");
+            },
+        );
+        assert_eq!(seen.len(), 4, "{seen:?}");
+        assert_eq!(v["hint"]["password"], 5);
+        assert_eq!(v["auth"]["list"][0]["TOKEN"], "x");
+    }
+}

@@ -189,19 +189,18 @@ pub fn canonical_record(
     if let Some(fields) = &contract.fingerprint_fields {
         args.retain(|k, _| fields.iter().any(|f| f == k));
     }
-    for field in &contract.secret_fields {
-        if let Some(v) = args.get_mut(field) {
-            let jcs = jcs(v);
-            *v = Value::String(match key.hmac(format!("secret:{field}:{jcs}").as_bytes()) {
-                Some(h) => format!("secret-ref:hmac-sha256:{}", &h[..32]),
-                None => {
-                    *secrets_unkeyed = true;
-                    "secret-ref:redacted".to_string()
-                }
-            });
-        }
-    }
-    rec.insert("arguments".into(), Value::Object(args));
+    let mut args = Value::Object(args);
+    super::contracts::for_each_secret(&mut args, &contract.secret_fields, &mut |field, v| {
+        let jcs = jcs(v);
+        *v = Value::String(match key.hmac(format!("secret:{field}:{jcs}").as_bytes()) {
+            Some(h) => format!("secret-ref:hmac-sha256:{}", &h[..32]),
+            None => {
+                *secrets_unkeyed = true;
+                "secret-ref:redacted".to_string()
+            }
+        });
+    });
+    rec.insert("arguments".into(), args);
     Value::Object(rec)
 }
 

@@ -16,7 +16,7 @@ pub mod verdict;
 
 pub use actions::{ActionItem, ActionKind};
 pub use contracts::{
-    ActionClass, ClassHint, ContractBasis, ContractError, Contracts, ToolContract,
+    ActionClass, ClassHint, ContractBasis, ContractError, Contracts, ToolContract, for_each_secret,
 };
 pub use findings::{Finding, FindingKind};
 use findings::{default_drift_findings, drift_findings, jsonrpc_findings, setup_notes};

@@ -321,6 +321,11 @@ pub enum Command {
         /// the first journal, when it exists).
         #[arg(long = "case", value_name = "FILE")]
         case: Option<PathBuf>,
+        /// Anchor file: compare each journal with the length, digest, last
+        /// seq and head hash recorded there (a cut tail or rewritten
+        /// history shows), and record journals it does not hold yet.
+        #[arg(long = "anchor", value_name = "FILE")]
+        anchor: Option<PathBuf>,
     },
     /// Review executions whose outcome is unknown or whose result was not
     /// delivered, and record decisions in the case file.

@@ -54,6 +54,11 @@ impl CliError {
     /// The process exit code.
     pub fn exit_code(&self) -> i32 {
         match self {
+            // A case file that is not a regular file: a refused write, as
+            // for `-o FIFO` (docs/design.md §7.3).
+            CliError::Query(QueryError::Setup(crate::query::SetupError::Case(
+                crate::review::case::CaseError::NotRegular { .. },
+            ))) => 1,
             CliError::Query(_) | CliError::Input(_) | CliError::Tui(_) | CliError::Config(_) => 2,
             CliError::Decision(d) if d.is_refusal() => 2,
             CliError::Decision(_) | CliError::Output(_) | CliError::Write(_) => 1,
@@ -61,16 +66,25 @@ impl CliError {
     }
 }
 
+/// Standard output as every command writes it.
+pub type Stdout =
+    io::BufWriter<crate::sanitize::TerminalGuard<anstream::AutoStream<io::StdoutLock<'static>>>>;
+
 /// Standard output, buffered, with colour as asked: `auto` colours on a
 /// terminal unless `NO_COLOR` (or `CLICOLOR=0`) is set, and strips every
-/// style when the output is a pipe or a file.
-pub fn stdout(color: ColorWhen) -> io::BufWriter<anstream::AutoStream<io::StdoutLock<'static>>> {
+/// style when the output is a pipe or a file. Behind the buffer, a
+/// [`crate::sanitize::TerminalGuard`] escapes any control character or
+/// escape sequence that is not one of retrace's colours, in case a
+/// journal string escaped its escaping (docs/design.md §8.5).
+pub fn stdout(color: ColorWhen) -> Stdout {
     let choice = match color {
         ColorWhen::Auto => anstream::ColorChoice::Auto,
         ColorWhen::Always => anstream::ColorChoice::Always,
         ColorWhen::Never => anstream::ColorChoice::Never,
     };
-    io::BufWriter::new(anstream::AutoStream::new(io::stdout().lock(), choice))
+    io::BufWriter::new(crate::sanitize::TerminalGuard::new(
+        anstream::AutoStream::new(io::stdout().lock(), choice),
+    ))
 }
 
 /// `retrace config`: every setting, its value and where it came from.
@@ -137,15 +151,16 @@ pub fn open(setup: &Setup) -> Result<Investigation, CliError> {
 fn report_load(inv: &Investigation) {
     let mut err = io::stderr().lock();
     for j in inv.journals() {
-        for b in j.bad_lines.iter().take(10) {
+        for b in j.bad_lines.iter().take(text::SHOWN_BAD_LINES) {
             let _ = writeln!(err, "warning: {}", escape(&b.to_string()));
         }
-        if j.bad_line_count > 10 {
+        if j.bad_line_count > text::SHOWN_BAD_LINES as u64 {
             let _ = writeln!(
                 err,
-                "warning: {}: {} more bad line(s) not shown",
+                "warning: {}: {} more bad line(s) not shown; `retrace verify --json {}` lists every one",
                 escape(&j.name),
-                j.bad_line_count - 10
+                j.bad_line_count - text::SHOWN_BAD_LINES as u64,
+                escape(&j.name),
             );
         }
         if j.bad_line_count > 0 {
@@ -257,8 +272,19 @@ struct InvestigateJson<'a> {
 ///
 /// # Errors
 /// Unreadable key files, or output errors.
-pub fn verify(setup: &Setup, json: bool, out: &mut dyn Write) -> Result<u8, CliError> {
-    let crate::query::Verification { reports, skipped } = crate::query::verify(setup)?;
+pub fn verify(
+    setup: &Setup,
+    anchor: Option<&std::path::Path>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let crate::query::Verification { reports, skipped } =
+        crate::query::verify_anchored(setup, anchor).map_err(|e| match e {
+            e @ QueryError::Anchor(crate::query::anchor::AnchorError::Io { .. }) => {
+                CliError::Write(e.to_string())
+            }
+            e => CliError::Query(e),
+        })?;
     notes(&skipped);
     let code = reports
         .iter()

@@ -282,13 +282,16 @@ pub fn review_export(
     } else {
         Access::Read
     };
-    let file =
-        CaseFile::open(Path::new(&name), access).map_err(|e| CliError::Input(e.to_string()))?;
+    let file = CaseFile::open(Path::new(&name), access).map_err(|e| match e {
+        e @ crate::review::case::CaseError::NotRegular { .. } => CliError::Write(e.to_string()),
+        e => CliError::Input(e.to_string()),
+    })?;
     let (entries, chain) = file.load().map_err(|e| CliError::Input(e.to_string()))?;
     if !chain.is_intact() {
         return Err(CliError::Write(format!(
-            "case file {name}: chain {}; not exporting decisions from a broken case file",
-            chain.describe()
+            "case file {}: chain {}; not exporting decisions from a broken case file",
+            escape(&name),
+            escape(&chain.describe())
         )));
     }
     let mut text = String::new();
@@ -310,7 +313,9 @@ pub fn review_export(
             prev_hash: e.map_or("", |e| e.prev_hash.as_str()),
             hash: &d.hash,
         };
-        text.push_str(&serde_json::to_string(&line).map_err(std::io::Error::from)?);
+        // Escaped as every JSON retrace writes: the same JSON for the
+        // gateway, nothing a terminal runs for whoever prints it.
+        text.push_str(&crate::sanitize::to_json_line(&line)?);
         text.push('\n');
     }
     match output {
@@ -322,7 +327,7 @@ pub fn review_export(
         "{} decision(s) exported from case file {}: {}",
         decisions.len(),
         escape(&name),
-        chain.describe()
+        escape(&chain.describe())
     );
     Ok(())
 }

@@ -11,6 +11,10 @@ use anstyle::{AnsiColor, Style};
 use chrono::{DateTime, Utc};
 use std::io::{self, Write};
 
+/// How many bad lines text output names per journal; `verify --json` lists
+/// every one (docs/design.md §6.2).
+pub const SHOWN_BAD_LINES: usize = 10;
+
 /// The style of a severity in text output (the output stream strips it
 /// when colour is off: `--color`, `NO_COLOR`, a pipe).
 fn severity_style(s: Severity) -> Style {
@@ -61,10 +65,15 @@ pub fn chain_header(inv: &Investigation, out: &mut dyn Write) -> io::Result<()> 
 }
 
 /// The mark shown after a piece of evidence from a broken or unchecked span.
-fn mark(e: &EvidenceView) -> &'static str {
-    match e.chain {
+fn mark(e: &EvidenceView) -> String {
+    let chain = match e.chain {
         ChainMark::Unverified => " [UNVERIFIED: at or after a chain break]",
         ChainMark::Verified | ChainMark::NoChain => "",
+    };
+    // A line its hash does not pin down (docs/design.md §6.4).
+    match &e.ambiguous {
+        Some(a) => format!("{chain} [AMBIGUOUS: {}]", escape(a)),
+        None => chain.to_string(),
     }
 }
 
@@ -102,6 +111,12 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
                         ("NOT CHECKED", severity_style(Severity::Warn))
                     }
                 };
+                // A journal that contradicts its anchor (docs/design.md §6.7).
+                let (verdict, style) = if r.anchor.as_ref().is_some_and(|a| a.is_tampered()) {
+                    ("TAMPERED", severity_style(Severity::Critical))
+                } else {
+                    (verdict, style)
+                };
                 writeln!(
                     out,
                     "{} {name}: {}",
@@ -117,9 +132,25 @@ pub fn verify(reports: &[VerifyReport], out: &mut dyn Write) -> io::Result<()> {
                         "            {} line(s) could not be read as records",
                         r.bad_lines
                     )?;
+                    for b in r.bad_line_details.iter().take(SHOWN_BAD_LINES) {
+                        writeln!(out, "            line {}: {}", b.line, escape(&b.reason))?;
+                    }
+                    if r.bad_lines > SHOWN_BAD_LINES as u64 {
+                        writeln!(
+                            out,
+                            "            {} more not shown; `retrace verify --json` lists every one",
+                            r.bad_lines - SHOWN_BAD_LINES as u64
+                        )?;
+                    }
                 }
                 for n in &r.notes {
                     writeln!(out, "            note: {}", escape(n))?;
+                }
+                if let Some(a) = &r.anchor {
+                    writeln!(out, "            anchor: {}", escape(&a.describe()))?;
+                }
+                if let Some(c) = r.caveat {
+                    writeln!(out, "            caveat: {c}")?;
                 }
             }
             (None, e) => {
@@ -230,7 +261,7 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "Group {}  {style}{}{style:#}  [{}]",
-        s.group_id,
+        escape(&s.group_id),
         s.verdict.as_str().to_uppercase(),
         s.severity
     )?;
@@ -242,7 +273,8 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out, "  actor        {}", escape(&s.actor))?;
     writeln!(out, "  intent scope {}", escape(&s.intent_scope))?;
-    writeln!(out, "  fingerprint  {}", s.fingerprint)?;
+    // An orphan's fingerprint names its execution id: journal text.
+    writeln!(out, "  fingerprint  {}", escape(&s.fingerprint))?;
     writeln!(
         out,
         "  contract     {} · attach window {}{}",

@@ -93,6 +93,10 @@ impl<N: Namer> Builder<'_, N> {
         }
         s.push(')');
         s.push_str(&unverified_mark(self.inv, v));
+        // A line its hash does not pin down (docs/design.md §6.4).
+        if let Some(a) = &v.ambiguous {
+            s.push_str(&format!(" [AMBIGUOUS: {}]", self.namer.text(a)));
+        }
         s
     }
 

@@ -151,6 +151,19 @@ pub enum JournalError {
         /// What is wrong.
         message: String,
     },
+    /// The journal's lines were read, but none is a record of its format
+    /// (docs/design.md §7.3: bad input, exit 2).
+    #[error(
+        "{journal}: no usable line: none of its {lines} line(s) is a record retrace reads as {format}; is it another format (try without --input-format)?"
+    )]
+    NoUsableLine {
+        /// Journal name.
+        journal: String,
+        /// Lines read.
+        lines: u64,
+        /// The format it was read as.
+        format: String,
+    },
     /// Not one line of the journal could be read.
     #[error("{first} (no readable record in {count} bad line(s))")]
     NothingReadable {

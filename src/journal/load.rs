@@ -35,13 +35,54 @@ fn is_blank(source: &JournalSource) -> bool {
         .is_ok_and(|h| all_blank(&h, source.size()))
 }
 
+/// The first lines of a journal for detection: up to [`SNIFF_LINES`]
+/// non-blank lines within [`SNIFF_BYTES`], but always the whole first
+/// non-blank line up to the longest line the readers accept
+/// ([`lines::MAX_LINE`]): a first record of several hundred KiB (a large
+/// tool answer) is still recognised (docs/formats.md).
+fn sniff_head(source: &JournalSource) -> Result<Vec<u8>, JournalError> {
+    use std::io::BufRead;
+    let mut r = source.open()?;
+    let mut buf = Vec::new();
+    let mut non_blank = 0usize;
+    // Where reading stops: the usual budget, moved past the first
+    // non-blank line once it is read.
+    let mut end = SNIFF_BYTES;
+    while non_blank < SNIFF_LINES && buf.len() < end {
+        let start = buf.len();
+        let limit = if non_blank == 0 {
+            lines::MAX_LINE + 1
+        } else {
+            end - start
+        };
+        let n = std::io::Read::take(&mut r, limit as u64)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| source.io_error(e))?;
+        if n == 0 {
+            break;
+        }
+        let line = &buf[start..];
+        if !lines::is_blank(line.strip_suffix(b"\n").unwrap_or(line)) {
+            if non_blank == 0 {
+                end = buf.len() + SNIFF_BYTES;
+            }
+            non_blank += 1;
+        }
+        if buf.last() != Some(&b'\n') {
+            // Cut by the limit (the sniffers parse leniently), or the end.
+            break;
+        }
+    }
+    Ok(buf)
+}
+
 /// Tells the format of a journal from its first lines.
 ///
 /// # Errors
 /// [`JournalError::UnknownFormat`] naming the first line and the formats
 /// retrace reads.
 pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
-    let raw = source.head(SNIFF_BYTES)?;
+    let raw = sniff_head(source)?;
     let head = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
     let mut first: Vec<&[u8]> = Vec::new();
     let mut first_line_no = 0u32;
@@ -274,7 +315,22 @@ fn read_one(
     } = ctx.finish();
     // A chained journal whose records cannot be read (sealed events with the
     // wrong identity, say) still has a chain to report.
-    if records == 0 && bad_count > 0 && matches!(chain, ChainStatus::NoChain { .. }) {
+    // A chain broken at its first line of a journal read as a format forced
+    // on it (`--input-format`) is no evidence either: its lines are of
+    // another format. No usable line is then an error naming the file.
+    let chain_holds = match &chain {
+        ChainStatus::NoChain { .. } => false,
+        ChainStatus::Broken { lines_checked, .. } if !detected => *lines_checked > 1,
+        _ => true,
+    };
+    if records == 0 && !chain_holds && bad_count == 0 && !is_blank(&source) {
+        return Err(JournalError::NoUsableLine {
+            journal: source.name.clone(),
+            lines,
+            format: format.noun().to_string(),
+        });
+    }
+    if records == 0 && bad_count > 0 && !chain_holds {
         let first = bad.into_iter().next().unwrap_or(LineError {
             journal: source.name.clone(),
             line: 0,

@@ -25,6 +25,7 @@
 //! 5. A chained format feeds each line to a [`chain::ChainTracker`] with its
 //!    rule and reports the status with [`ReadCtx::set_chain`].
 
+pub mod ambiguity;
 pub mod chain;
 mod contextforge;
 mod error;
@@ -219,8 +220,9 @@ pub struct LoadedJournal {
 }
 
 /// How many bad lines are kept with their messages per journal; the rest
-/// are only counted.
-pub const MAX_KEPT_BAD_LINES: usize = 200;
+/// are only counted (docs/design.md §6.2: `verify --json` lists every kept
+/// one and says how many more there were).
+pub const MAX_KEPT_BAD_LINES: usize = 1_000_000;
 
 impl LoadedJournal {
     /// The source, for reading raw lines back.

@@ -181,10 +181,18 @@ impl Investigation {
             .group(&item.group_id)
             .ok()
             .map(|g| g.fingerprint().to_string());
+        // The journals as they were when decided on (docs/design.md §6.7).
+        let anchors: Vec<serde_json::Value> = self
+            .journals
+            .iter()
+            .filter_map(|j| super::anchor::take(Path::new(&j.name), at).ok())
+            .filter_map(|a| serde_json::to_value(a).ok())
+            .collect();
         let group = review::GroupContext {
             group_id: &item.group_id,
             verdict_before: item.group_verdict,
             fingerprint: fingerprint.as_deref(),
+            journal_anchors: &anchors,
         };
         let (event, record) = review::perform(&mut file, group, effect, at);
         let Some(record) = record else {
@@ -406,6 +414,17 @@ fn open_error(path: &Path, e: &review::CaseError) -> String {
             }
             Ok(_) => {}
         }
+    } else if let Err(err) = std::fs::OpenOptions::new().append(true).open(path) {
+        return format!(
+            "case file {} cannot be written: {err}; it can still be read, but a decision needs a writable case file (copy it elsewhere and start retrace with --case FILE)",
+            path.display()
+        );
+    } else if let Err(err) = tempfile::tempfile_in(dir) {
+        return format!(
+            "case file {} cannot be written: its folder {} is not writable ({err}), and SQLite writes its journal beside it; a decision needs a writable folder (copy the case file elsewhere and use --case FILE)",
+            path.display(),
+            dir.display()
+        );
     }
     e.to_string()
 }

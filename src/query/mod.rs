@@ -10,9 +10,11 @@
 //! Every string that comes from a journal is returned as the journal wrote
 //! it; front ends pass it through [`crate::sanitize::escape`] before display.
 
+pub mod anchor;
 mod decide;
 mod journals;
 mod queue;
+mod secrets;
 mod setup;
 mod verify;
 mod views;
@@ -34,7 +36,7 @@ pub use decide::{
 };
 pub use queue::{Asks, LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
-pub use verify::{Verification, VerifyReport, verify};
+pub use verify::{NO_ANCHOR_CAVEAT, Verification, VerifyReport, verify, verify_anchored};
 pub use views::{
     AnswerView, AttachedCall, CallRate, Effects, EventView, EvidenceTarget, EvidenceView,
     ExecutionSummary, FindingView, GroupDetail, GroupSummary, NearDuplicateView, StageMark,
@@ -72,6 +74,9 @@ pub enum QueryError {
     /// No execution has that id.
     #[error("no execution {0:?}")]
     NoSuchExecution(String),
+    /// An anchor file could not be read or written (docs/design.md §6.7).
+    #[error(transparent)]
+    Anchor(#[from] anchor::AnchorError),
 }
 
 /// Loaded journals, the model built from them, and its analysis, with the
@@ -88,6 +93,7 @@ pub struct Investigation {
     sample: bool,
     skipped: Vec<String>,
     window: Option<Narrowed>,
+    secrets: secrets::Secrets,
 }
 
 /// What `--since`/`--until` left out.
@@ -328,7 +334,9 @@ impl Investigation {
             sample: p.sample,
             skipped: p.skipped,
             window,
-        })
+            secrets: secrets::Secrets::default(),
+        }
+        .with_secrets())
     }
 
     /// Loads and analyses journals a program made itself (tests, benches,
@@ -355,7 +363,9 @@ impl Investigation {
             sample: false,
             skipped: Vec::new(),
             window: None,
-        })
+            secrets: secrets::Secrets::default(),
+        }
+        .with_secrets())
     }
 
     /// The journals with their load reports (format, lines, bad lines,
@@ -604,7 +614,7 @@ impl Investigation {
     /// When the journal can no longer be read (or changed since it was).
     pub fn raw_line(&self, at: SourceRef) -> Result<String, JournalError> {
         match self.journals.get(at.journal() as usize) {
-            Some(j) => j.read_raw(at),
+            Some(j) => j.read_raw(at).map(|l| self.secrets.line(l)),
             None => Ok(String::new()),
         }
     }
@@ -623,6 +633,54 @@ impl Investigation {
     /// Capabilities of the journal an execution comes from.
     fn caps_of(&self, xi: ExecIdx) -> Capabilities {
         analysis::JournalCaps::caps_of(&self.journals, self.model.execution(xi))
+    }
+
+    /// Collects the values the contracts' secret fields hold, so that no
+    /// output shows them (docs/design.md §4.1).
+    fn with_secrets(mut self) -> Self {
+        let mut found = secrets::Secrets::default();
+        for xi in 0..self.model.executions.len() {
+            let xi = ExecIdx::new(xi);
+            let fields = self.secret_fields(xi);
+            if fields.is_empty() {
+                continue;
+            }
+            let x = self.model.execution(xi);
+            for e in &x.events {
+                if let crate::model::EventKind::Accepted { action, .. } = &e.kind
+                    && let Some(args) = action.0.get("arguments")
+                {
+                    found.collect(args, fields);
+                }
+            }
+        }
+        found.finish();
+        // Journal notes and reader notes on events (display only, never
+        // read by analysis) quote journal text too.
+        if !found.is_empty() {
+            for x in &mut self.model.executions {
+                for e in &mut x.events {
+                    if let Some(f) = e.facts.as_mut() {
+                        for (_, v) in &mut f.notes {
+                            found.value(v);
+                        }
+                    }
+                }
+            }
+            for j in &mut self.journals {
+                for n in &mut j.notes {
+                    *n = found.text(n);
+                }
+            }
+        }
+        self.secrets = found;
+        self
+    }
+
+    /// A journal value with every secret value replaced (docs/design.md
+    /// §4.1).
+    pub(crate) fn scrub(&self, v: &mut serde_json::Value) {
+        self.secrets.value(v);
     }
 
     /// The secret fields of the contract of an execution's group.

@@ -15,6 +15,9 @@ pub struct VerifyReport {
     pub lines: u64,
     /// Lines that could not be read as records.
     pub bad_lines: u64,
+    /// Every bad line: file, line and reason (docs/design.md §6.2), up to
+    /// [`crate::journal::MAX_KEPT_BAD_LINES`]; `bad_lines` counts them all.
+    pub bad_line_details: Vec<BadLine>,
     /// The chain rule's formula, when the journal is chained.
     pub rule: Option<&'static str>,
     /// The chain status; absent when the journal is unreadable.
@@ -26,6 +29,28 @@ pub struct VerifyReport {
     /// For the case file (not a journal): its chain, by the native rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub case_file: Option<crate::review::case::Verification>,
+    /// The journal compared with its anchor (`--anchor FILE`,
+    /// docs/design.md §6.7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<super::anchor::AnchorCheck>,
+    /// What the chain cannot show without an anchor (docs/design.md §6.4),
+    /// for a chained journal verified without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<&'static str>,
+}
+
+/// Said of every chained journal verified without an anchor.
+pub const NO_ANCHOR_CAVEAT: &str = "without an anchor, lines cut from the end, or a journal re-chained after an edit, cannot be detected: every remaining line still verifies (`retrace verify --anchor FILE` records one and checks against it)";
+
+/// One line that could not be read as a record.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BadLine {
+    /// The journal (the path as given).
+    pub file: String,
+    /// 1-based line number.
+    pub line: u32,
+    /// What is wrong with it.
+    pub reason: String,
 }
 
 impl VerifyReport {
@@ -34,6 +59,9 @@ impl VerifyReport {
     pub fn exit_code(&self) -> u8 {
         if let Some(c) = &self.case_file {
             return if c.is_intact() { 0 } else { 1 };
+        }
+        if self.anchor.as_ref().is_some_and(|a| a.is_tampered()) {
+            return 1;
         }
         match &self.chain {
             None => 2,
@@ -51,7 +79,8 @@ fn default_case_file(journals: &[std::path::PathBuf], setup: &Setup) -> Option<s
             .first()
             .map(|j| crate::review::case::default_path(j))
     })?;
-    path.exists().then_some(path)
+    // A link to nothing is reported, not skipped (docs/design.md §6.6).
+    std::fs::symlink_metadata(&path).is_ok().then_some(path)
 }
 
 /// Verifies one case file.
@@ -62,6 +91,7 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
         format: None,
         lines: 0,
         bad_lines: 0,
+        bad_line_details: Vec::new(),
         rule: Some(
             "hash = sha256(prev_hash ‖ JCS(entry without prev_hash and hash)), genesis 64 zeros (the native rule)",
         ),
@@ -69,6 +99,8 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
         error: None,
         notes: Vec::new(),
         case_file: None,
+        anchor: None,
+        caveat: None,
     };
     match crate::review::case::verify(path) {
         Ok(v) => {
@@ -92,6 +124,15 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
                 ..blank
             }
         }
+        // Not a regular file: refused, as a write would be (exit 1).
+        Err(e @ crate::review::case::CaseError::NotRegular { .. }) => VerifyReport {
+            chain: Some(ChainStatus::NotChecked {
+                rule: None,
+                reason: e.to_string(),
+            }),
+            error: Some(e.to_string()),
+            ..blank
+        },
         Err(e) => VerifyReport {
             error: Some(e.to_string()),
             ..blank
@@ -120,6 +161,19 @@ pub struct Verification {
 /// [`QueryError::Setup`] for a chain key file that cannot be read, a
 /// journal path that names nothing, or a folder with no journal file.
 pub fn verify(setup: &Setup) -> Result<Verification, QueryError> {
+    verify_anchored(setup, None)
+}
+
+/// [`verify`], each journal file also compared with its anchor in
+/// `anchor` (recorded there when it has none; docs/design.md §6.7).
+///
+/// # Errors
+/// [`QueryError::Setup`] as for [`verify`];
+/// [`QueryError::Anchor`] for an anchor file that cannot be read or written.
+pub fn verify_anchored(
+    setup: &Setup,
+    anchor: Option<&std::path::Path>,
+) -> Result<Verification, QueryError> {
     let opts = setup.load_options()?;
     // A case file named among the journals is kept for the partition
     // below; a folder's case file is left out of it (as for every command)
@@ -149,7 +203,7 @@ pub fn verify(setup: &Setup) -> Result<Verification, QueryError> {
     } else {
         journals.iter().map(JournalSource::file).collect()
     };
-    let reports = sources
+    let mut reports: Vec<VerifyReport> = sources
         .into_iter()
         .map(|src| {
             let name = src.name.clone();
@@ -159,6 +213,15 @@ pub fn verify(setup: &Setup) -> Result<Verification, QueryError> {
                     format: Some(j.format),
                     lines: j.lines,
                     bad_lines: j.bad_line_count,
+                    bad_line_details: j
+                        .bad_lines
+                        .iter()
+                        .map(|b| BadLine {
+                            file: b.journal.clone(),
+                            line: b.line,
+                            reason: b.message.clone(),
+                        })
+                        .collect(),
                     rule: match &j.chain {
                         ChainStatus::Intact { rule, .. } | ChainStatus::Broken { rule, .. } => {
                             Some(rule.formula())
@@ -170,24 +233,100 @@ pub fn verify(setup: &Setup) -> Result<Verification, QueryError> {
                     error: None,
                     notes: j.notes,
                     case_file: None,
+                    anchor: None,
+                    caveat: None,
                 },
                 Err(e) => VerifyReport {
                     journal: name,
                     format: None,
                     lines: 0,
                     bad_lines: 0,
+                    bad_line_details: Vec::new(),
                     rule: None,
                     chain: None,
                     error: Some(e.to_string()),
                     notes: Vec::new(),
                     case_file: None,
+                    anchor: None,
+                    caveat: None,
                 },
             }
         })
         .chain(case_paths.iter().map(|p| verify_case_file(p)))
         .collect();
+    {
+        let anchored = match anchor {
+            Some(a) if !journals.is_empty() => Some(super::anchor::check_all(a, &journals)?),
+            _ => None,
+        };
+        for (i, r) in reports.iter_mut().enumerate() {
+            if r.case_file.is_some() {
+                continue;
+            }
+            let chained = matches!(
+                r.chain,
+                Some(ChainStatus::Intact { .. } | ChainStatus::Broken { .. })
+            );
+            match anchored.as_ref().and_then(|a| a.get(i)) {
+                Some(c) => r.anchor = Some(c.clone()),
+                None => match journals.get(i).and_then(|j| case_anchor(&case_paths, j)) {
+                    // The case file kept the journal's anchor with a
+                    // decision (docs/design.md §6.7).
+                    Some((check, from)) => {
+                        r.notes.push(format!("anchored by {from}"));
+                        r.anchor = Some(check);
+                    }
+                    None if chained => r.caveat = Some(NO_ANCHOR_CAVEAT),
+                    None => {}
+                },
+            }
+        }
+    }
     Ok(Verification {
         reports,
         skipped: expanded.skipped,
     })
+}
+
+/// The journal compared with the latest anchor of it that a case file kept
+/// with a decision, and where that anchor comes from.
+fn case_anchor(
+    cases: &[std::path::PathBuf],
+    journal: &std::path::Path,
+) -> Option<(super::anchor::AnchorCheck, String)> {
+    use crate::review::case::{Access, CaseFile};
+    let mut best: Option<(u64, super::anchor::AnchorEntry, String)> = None;
+    for c in cases {
+        let Ok(file) = CaseFile::open(c, Access::ReadOnly) else {
+            continue;
+        };
+        let Ok((decisions, _)) = file.decisions() else {
+            continue;
+        };
+        for d in decisions {
+            let entries: Vec<super::anchor::AnchorEntry> = d
+                .payload
+                .journal_anchors
+                .iter()
+                .filter_map(|v| serde_json::from_value(v.clone()).ok())
+                .collect();
+            let file = super::anchor::AnchorFile {
+                format: super::anchor::FORMAT.into(),
+                journals: entries,
+            };
+            if let Some(a) = super::anchor::find(&file, journal)
+                && best.as_ref().is_none_or(|(at, ..)| d.seq > *at)
+            {
+                best = Some((
+                    d.seq,
+                    a.clone(),
+                    format!("case file {} entry {}", c.display(), d.seq),
+                ));
+            }
+        }
+    }
+    let (_, anchor, from) = best?;
+    super::anchor::compare(journal, &anchor)
+        .ok()
+        .map(|check| (check, from))
 }

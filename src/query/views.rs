@@ -85,6 +85,10 @@ pub struct EvidenceView {
     /// chain (`verified`), at or after a break (`unverified`), or in a
     /// journal without a chain (`no_chain`). docs/design.md §6.
     pub chain: ChainMark,
+    /// What the line's hash does not pin down (a repeated key, an integer
+    /// beyond ±2^53; docs/design.md §6.4), in words; omitted when nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguous: Option<String>,
     /// Where to find it again.
     #[serde(skip)]
     pub source: SourceRef,
@@ -366,6 +370,10 @@ impl Investigation {
                     execution_id: Some(x.id.clone()),
                     at: Some(e.at),
                     chain: self.chain_mark(e.source),
+                    ambiguous: e.facts().notes.iter().find_map(|(k, v)| {
+                        (*k == "ambiguous")
+                            .then(|| self.secrets.text(v.as_str().unwrap_or_default()))
+                    }),
                     source: e.source,
                     pointer: r,
                 }
@@ -380,6 +388,7 @@ impl Investigation {
                     execution_id: None,
                     at: s.started_at,
                     chain: self.chain_mark(s.source),
+                    ambiguous: None,
                     source: s.source,
                     pointer: r,
                 }
@@ -392,6 +401,7 @@ impl Investigation {
                 execution_id: None,
                 at: None,
                 chain: self.chain_mark(source),
+                ambiguous: None,
                 source,
                 pointer: r,
             },
@@ -503,10 +513,33 @@ impl Investigation {
                     event: EventIdx::new(i),
                 }),
                 event: e.kind.name(),
-                summary: event_detail(e, secrets, &mut Plain),
-                extra: e.extra.clone(),
-                facts: e.facts().clone(),
-                record: redacted(e, secrets),
+                summary: self.secrets.text(&event_detail(e, secrets, &mut Plain)),
+                extra: {
+                    let mut extra = Value::Object(e.extra.clone());
+                    self.scrub(&mut extra);
+                    match extra {
+                        Value::Object(m) => m,
+                        _ => serde_json::Map::new(),
+                    }
+                },
+                facts: {
+                    let mut f = e.facts().clone();
+                    for (_, v) in &mut f.notes {
+                        self.scrub(v);
+                    }
+                    f
+                },
+                record: {
+                    let mut r = redacted(e, secrets);
+                    if let EventKind::Accepted { action, .. } = &mut r.kind {
+                        let mut v = Value::Object(std::mem::take(&mut action.0));
+                        self.scrub(&mut v);
+                        if let Value::Object(m) = v {
+                            action.0 = m;
+                        }
+                    }
+                    r
+                },
             })
             .collect()
     }

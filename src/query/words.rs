@@ -114,24 +114,19 @@ impl Namer for Plain {
 }
 
 /// Replaces the values of the tool contract's secret fields
-/// (docs/design.md §4: `secret_fields`) in journal arguments with
+/// (docs/design.md §4.1, §4.4: `secret_fields`; a name at any depth,
+/// regardless of case, or a dotted path) in journal arguments with
 /// `[secret field]`.
 pub fn redact_secrets(args: &Value, secret_fields: &[String]) -> Value {
-    match args {
-        Value::Object(m) if !secret_fields.is_empty() => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    if secret_fields.contains(k) {
-                        (k.clone(), Value::String("[secret field]".into()))
-                    } else {
-                        (k.clone(), v.clone())
-                    }
-                })
-                .collect(),
-        ),
-        v => v.clone(),
-    }
+    let mut v = args.clone();
+    crate::analysis::for_each_secret(&mut v, secret_fields, &mut |_, v| {
+        *v = Value::String(SECRET.into());
+    });
+    v
 }
+
+/// What a secret value is shown as.
+pub const SECRET: &str = "[secret field]";
 
 /// A JSON-RPC id as written in words: `41`, or `"abc"` quoted.
 fn jsonrpc_words(id: &JsonRpcId, n: &mut dyn Namer) -> String {
@@ -168,7 +163,21 @@ pub fn is_vocabulary(s: &str) -> bool {
 /// arguments' secret fields redacted: what the TUI's event list, the
 /// review queue and the postmortem timeline show.
 pub fn event_detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
-    let detail = detail(e, secret_fields, n);
+    let mut detail = detail(e, secret_fields, n);
+    // A line its hash does not pin down says so wherever the event shows
+    // (docs/design.md §6.4).
+    for (k, v) in &e.facts().notes {
+        if *k == "ambiguous"
+            && let Some(w) = v.as_str()
+        {
+            let w = format!("AMBIGUOUS: {}", n.text(w));
+            detail = if detail.is_empty() {
+                w
+            } else {
+                format!("{detail} · {w}")
+            };
+        }
+    }
     // Which layer saw it, when several recorded the call (docs/design.md
     // §5.12).
     match e.facts().layer {

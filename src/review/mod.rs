@@ -98,6 +98,7 @@ impl CaseContext {
         let Some(p) = ctx.path.clone() else {
             return Ok(ctx);
         };
+        case::check_path(&p)?;
         if !p.exists() {
             return Ok(ctx);
         }
@@ -150,6 +151,9 @@ pub struct GroupContext<'a> {
     pub verdict_before: crate::analysis::Verdict,
     /// The group's intent fingerprint.
     pub fingerprint: Option<&'a str>,
+    /// Anchors of the journals decided on (docs/design.md §6.7), kept with
+    /// the decision.
+    pub journal_anchors: &'a [serde_json::Value],
 }
 
 /// Performs a flow effect against the case file: appends the decision in
@@ -176,6 +180,7 @@ pub fn perform(
         group_id: Some(group.group_id.to_string()),
         verdict_before: Some(group.verdict_before.as_str().to_string()),
         fingerprint: group.fingerprint.map(str::to_string),
+        journal_anchors: group.journal_anchors.to_vec(),
     };
     match case.record_decision(at, &payload) {
         Ok(r) => (Event::Recorded { seq: r.seq }, Some(r)),

@@ -316,6 +316,9 @@ impl App {
             Nav::Back => self.stack.back(),
             Nav::Push(s) => self.stack.push(s),
             Nav::Copy(what, text) => {
+                // Pasted into a terminal, the copy must be as harmless as
+                // the screen (docs/design.md §8.5): escaped the same way.
+                let text = crate::sanitize::escape(&text).into_owned();
                 self.status = Some(format!(
                     "copied {what} ({}) to the clipboard via OSC 52, where the terminal allows it",
                     crate::tui::widgets::text::count(text.len(), "byte", "bytes")

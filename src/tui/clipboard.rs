@@ -9,8 +9,12 @@ use base64::Engine;
 pub const MAX_BYTES: usize = 74_994;
 
 /// The OSC 52 sequence that puts `text` on the clipboard (cut at a
-/// character boundary to [`MAX_BYTES`]).
+/// character boundary to [`MAX_BYTES`]). The text is escaped as the screen
+/// escapes it ([`crate::sanitize::escape`]) before it is encoded: what is
+/// pasted from the clipboard goes into a terminal too, and must not run
+/// anything there (docs/design.md §8.5).
 pub fn osc52(text: &str) -> String {
+    let text = crate::sanitize::escape(text);
     let mut end = text.len().min(MAX_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -34,6 +38,19 @@ mod tests {
                 .chars()
                 .any(|c| c.is_control())
         );
+    }
+
+    #[test]
+    fn the_payload_is_escaped_as_the_screen() {
+        let s = osc52("\x1b]0;pwned\x07\u{9b}2J\u{202e}");
+        let b64 = &s["\x1b]52;c;".len()..s.len() - 1];
+        let text = String::from_utf8(
+            base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(text, "\\x1b]0;pwned\\x07\\x9b2J\\u{202e}");
     }
 
     #[test]

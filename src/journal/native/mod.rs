@@ -112,6 +112,7 @@ impl JournalReader for NativeReader {
         // that is the first break.
         let mut chain: Option<ChainTracker> = None;
         let mut leading: Option<(u32, bool, String)> = None;
+        let mut ambiguous_lines = 0u32;
         for_each_line_parallel(ctx, parse_line, |ctx, meta, parsed| {
             let no = meta.source.position();
             let line = match parsed {
@@ -161,11 +162,25 @@ impl JournalReader for NativeReader {
                     }),
                 }
             }
+            if !line.ambiguous.is_empty() {
+                ambiguous_lines += 1;
+                if ambiguous_lines <= NAMED_AMBIGUOUS {
+                    for a in &line.ambiguous {
+                        ctx.note(format!("line {no}: ambiguous: {}", a.without_value()));
+                    }
+                }
+            }
             for r in line.records? {
                 ctx.emit(r);
             }
             Ok(())
         })?;
+        if ambiguous_lines > NAMED_AMBIGUOUS {
+            ctx.note(format!(
+                "{} more line(s) with ambiguous JSON (a repeated key or an integer beyond ±2^53) not named",
+                ambiguous_lines - NAMED_AMBIGUOUS
+            ));
+        }
         if let Some(t) = chain {
             ctx.set_chain(t.finish());
         }
@@ -179,7 +194,13 @@ struct ParsedLine {
     has_hash: bool,
     link: Link,
     records: FieldResult<Vec<Record>>,
+    /// What the line's hash does not pin down (docs/design.md §6.4).
+    ambiguous: Vec<crate::journal::ambiguity::Ambiguity>,
 }
+
+/// How many lines with ambiguities a journal's notes name; the rest are
+/// counted.
+const NAMED_AMBIGUOUS: u32 = 20;
 
 /// A line's chain fields with its recomputed hash.
 enum Link {
@@ -208,10 +229,31 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
         (None, None) => Link::Unchained,
         _ => Link::Unreadable("prev_hash and hash must both be present and strings".into()),
     };
+    let ambiguous = crate::journal::ambiguity::scan(bytes);
+    let mut records = parse_record(m, meta.source);
+    if !ambiguous.is_empty()
+        && let Ok(rs) = records.as_mut()
+    {
+        // Every view of the event says so (docs/design.md §6.4).
+        let words = ambiguous
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ");
+        for r in rs.iter_mut() {
+            if let Record::Event { event, .. } = r {
+                let mut f = event.facts().clone();
+                f.notes
+                    .push(("ambiguous", serde_json::Value::String(words.clone())));
+                event.facts = f.boxed();
+            }
+        }
+    }
     Ok(ParsedLine {
         has_hash,
         link,
-        records: parse_record(m, meta.source),
+        records,
+        ambiguous,
     })
 }
 

@@ -69,6 +69,39 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Refuses a case file path that exists but is not a regular file, or is a
+/// symbolic link to nothing (docs/design.md §6.6): a FIFO would block every
+/// command, and the first decision through a dangling link would create a
+/// file wherever it points. A missing path is fine (created by the first
+/// decision); a link to a regular file is followed.
+///
+/// # Errors
+/// [`CaseError::NotRegular`] saying what the path is.
+pub fn check_path(path: &Path) -> Result<(), CaseError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let refuse = |what| {
+        Err(CaseError::NotRegular {
+            path: path.display().to_string(),
+            what,
+        })
+    };
+    if meta.file_type().is_symlink() {
+        return match std::fs::canonicalize(path) {
+            Err(_) => refuse("a symbolic link to nothing"),
+            Ok(target) => match crate::export::atomic::not_regular(&target) {
+                None => Ok(()),
+                Some(what) => refuse(what),
+            },
+        };
+    }
+    match crate::export::atomic::not_regular(path) {
+        None => Ok(()),
+        Some(what) => refuse(what),
+    }
+}
+
 /// The format name stored in the `meta` table.
 pub const FORMAT: &str = "retrace-case/1";
 
@@ -125,6 +158,19 @@ pub enum CaseError {
         path: String,
         /// The first break (`line`: the entry's place in seq order).
         failure: ChainFailure,
+    },
+    /// The path is not a regular file (a FIFO, a device, a folder, a
+    /// symbolic link to nothing): opening a FIFO would wait forever, and a
+    /// decision through a dangling link would create a file where it points
+    /// (docs/design.md §6.6, §7.3: exit 1).
+    #[error(
+        "case file {path} is {what}, not a regular file: refusing to use it; choose another with --case FILE"
+    )]
+    NotRegular {
+        /// The case file as given.
+        path: String,
+        /// What it is.
+        what: &'static str,
     },
     /// The file was opened read-only.
     #[error("case file {0} is open read-only; nothing was written")]
@@ -184,6 +230,37 @@ pub struct CaseFile {
     /// Opened for reading while it holds no table yet: another process is
     /// creating it (or it is an empty file). It reads as an empty case.
     empty: bool,
+    /// A case file in a folder retrace cannot write (a read-only file
+    /// system) is read from a copy here: SQLite cannot open a WAL database
+    /// read-only without writing its shared-memory file beside it.
+    /// Declared after `conn`, so the copy outlives the connection.
+    _copy: Option<tempfile::TempDir>,
+}
+
+/// Opens a copy of the case file (and its `-wal`, which may hold committed
+/// entries) in a temporary folder, for reading a case file whose folder
+/// cannot be written (docs/design.md §9.5).
+fn open_copy(path: &Path) -> Result<(Connection, tempfile::TempDir), rusqlite::Error> {
+    let io = |e: std::io::Error| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            Some(format!("cannot copy it for reading: {e}")),
+        )
+    };
+    let dir = tempfile::tempdir().map_err(io)?;
+    let copy = dir.path().join("case.sqlite");
+    std::fs::copy(path, &copy).map_err(io)?;
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let wal = PathBuf::from(wal);
+    if wal.is_file() {
+        std::fs::copy(&wal, dir.path().join("case.sqlite-wal")).map_err(io)?;
+    }
+    let conn = Connection::open_with_flags(
+        &copy,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    Ok((conn, dir))
 }
 
 impl CaseFile {
@@ -199,11 +276,13 @@ impl CaseFile {
     /// [`CaseError::Sqlite`] when SQLite cannot open it,
     /// [`CaseError::NotACaseFile`] for another SQLite database.
     pub fn open(path: &Path, access: Access) -> Result<CaseFile, CaseError> {
+        check_path(path)?;
         let name = path.display().to_string();
         let sql = |source| CaseError::Sqlite {
             path: name.clone(),
             source,
         };
+        let mut copy = None;
         let conn = match access {
             Access::ReadOnly | Access::Read => {
                 if !path.exists() {
@@ -216,15 +295,37 @@ impl CaseFile {
                     )
                 };
                 let writable = std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly());
-                if access == Access::Read && writable {
+                let opened = if access == Access::Read && writable {
                     Connection::open_with_flags(
                         path,
                         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
                     )
                     .or_else(|_| ro())
-                    .map_err(sql)?
                 } else {
-                    ro().map_err(sql)?
+                    ro()
+                };
+                // SQLite opens lazily: the first read tells whether it can
+                // use the file where it is. A WAL case file on a read-only
+                // file system (or in an unwritable folder) cannot be, and is
+                // read from a copy: it stays readable.
+                let usable = |c: &Connection| {
+                    c.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
+                };
+                match opened {
+                    Ok(c) => match usable(&c) {
+                        Ok(()) => c,
+                        Err(first) => {
+                            drop(c);
+                            let (c, dir) = open_copy(path).map_err(|_| sql(first))?;
+                            copy = Some(dir);
+                            c
+                        }
+                    },
+                    Err(first) => {
+                        let (c, dir) = open_copy(path).map_err(|_| sql(first))?;
+                        copy = Some(dir);
+                        c
+                    }
                 }
             }
             Access::ReadWrite => Connection::open_with_flags(
@@ -241,6 +342,7 @@ impl CaseFile {
             path: path.to_path_buf(),
             access,
             empty: false,
+            _copy: copy,
         };
         if access == Access::ReadWrite {
             case.create_schema().map_err(|e| match e {

@@ -66,6 +66,11 @@ pub struct DecisionPayload {
     /// The group's intent fingerprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
+    /// Anchors of the journal files the decision was made on (identity,
+    /// length, digest, last seq, head hash; docs/design.md §6.7): a later
+    /// `retrace verify` shows a cut tail or rewritten history against them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub journal_anchors: Vec<Value>,
 }
 
 /// Payload of a `note` entry.

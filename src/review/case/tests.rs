@@ -18,6 +18,7 @@ fn decision(x: &str, d: Decision) -> DecisionPayload {
         group_id: None,
         verdict_before: None,
         fingerprint: None,
+        journal_anchors: Vec::new(),
     }
 }
 

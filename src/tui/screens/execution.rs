@@ -354,7 +354,11 @@ fn update(cx: &Context<'_>, st: &mut Execution, action: Action) -> Nav {
         (Action::ScrollDown, _) => scroll(&mut st.scroll, Move::Down, rpage, max_scroll),
         (Action::ScrollUp, _) => scroll(&mut st.scroll, Move::Up, rpage, max_scroll),
         (Action::Copy, _) if !st.raw.is_empty() => {
-            return Nav::Copy("the raw journal line", st.raw.clone());
+            // JSON stays JSON, with the same meaning; nothing in it runs.
+            return Nav::Copy(
+                "the raw journal line",
+                crate::sanitize::escape_json_text(&st.raw).into_owned(),
+            );
         }
         (Action::CopyAlt, _) => {
             return Nav::Copy("the execution id", st.summary.execution_id.clone());
