@@ -6,7 +6,7 @@
 mod common;
 
 use common::lab;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn otel(system: &str) -> PathBuf {
@@ -92,17 +92,12 @@ fn every_view_says_a_verdict_rests_on_a_hint() {
 /// answer, with annotations.
 #[test]
 fn gh_aw_logs_carry_the_servers_hints() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/real-journals/gh-aw-mcpg/daily-repo-status-gateway-error.jsonl");
-    if !p.exists() {
-        let msg = format!(
-            "SKIPPED gh_aw_logs_carry_the_servers_hints: {} is absent",
-            p.display()
-        );
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-        eprintln!("{msg}");
+    let Some(p) = common::skip::real_journal(
+        "gh_aw_logs_carry_the_servers_hints",
+        "gh-aw-mcpg/daily-repo-status-gateway-error.jsonl",
+    ) else {
         return;
-    }
+    };
     let groups = lab::groups(&[p], &[]);
     let reads = by_tool(&groups, "list_releases");
     assert!(!reads.is_empty());
