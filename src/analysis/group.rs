@@ -151,6 +151,23 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
     let mut best: Option<Candidate> = None;
     let mut statuses: Vec<Option<Verdict>> = Vec::with_capacity(xs.len());
 
+    // For each execution, whether a later one with the same idempotency
+    // key was answered with a replay: one backward pass over the group
+    // (comparing every pair is quadratic in a group of many calls).
+    let mut replayed_after: Vec<bool> = vec![false; xs.len()];
+    {
+        let mut replayed_keys: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for (j, &x) in xs.iter().enumerate().rev() {
+            let lc = ctx.lc(x);
+            if let Some(k) = lc.idempotency_key.as_deref() {
+                replayed_after[j] = replayed_keys.contains(k);
+                if lc.answer == verdict::TargetAnswer::Replayed {
+                    replayed_keys.insert(k);
+                }
+            }
+        }
+    }
+
     for (j, &x) in xs.iter().enumerate() {
         let caps = ctx.caps_of(x);
         let v =
@@ -161,11 +178,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         let retried = !ctx.lc(x).attached.is_empty() || !later.is_empty();
         // A later attempt with the same key that the target answered with a
         // replay shows this one was performed: it is no longer pending.
-        let replayed_later = ctx.lc(x).idempotency_key.is_some()
-            && later.iter().any(|&f| {
-                ctx.lc(f).idempotency_key == ctx.lc(x).idempotency_key
-                    && ctx.lc(f).answer == verdict::TargetAnswer::Replayed
-            });
+        let replayed_later = replayed_after[j];
         let superseded = match v {
             Verdict::UndeliveredResult => retried,
             Verdict::PendingVerification => replayed_later,

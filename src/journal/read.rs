@@ -372,11 +372,50 @@ const BATCH_BYTES: usize = 8 << 20;
 /// Batches with fewer lines are parsed on the reading thread.
 const PARALLEL_MIN_LINES: usize = 256;
 
+/// One line of a batch: its bytes' place in the batch's buffer, or a line
+/// too long to keep (reported when the batch is applied, so that bad lines
+/// stay in journal order).
+enum Slot {
+    Line(usize, usize, LineMeta),
+    TooLong(u32, u64),
+}
+
+/// A batch of lines read and not yet parsed.
+#[derive(Default)]
+struct Batch {
+    arena: Vec<u8>,
+    slots: Vec<Slot>,
+}
+
+impl Batch {
+    /// Parses the batch's lines, in order (on rayon's pool when the batch
+    /// is large enough).
+    fn parse<T: Send>(&self, parse: &(impl Fn(&[u8], LineMeta) -> T + Sync)) -> Vec<Option<T>> {
+        let one = |slot: &Slot| match *slot {
+            Slot::Line(a, b, meta) => Some(parse(&self.arena[a..b], meta)),
+            Slot::TooLong(..) => None,
+        };
+        // Indexed parallel iterators collect in order: results line up with
+        // `slots`. Small batches (a short journal, the tail) are not worth
+        // handing to the pool.
+        if self.slots.len() < PARALLEL_MIN_LINES {
+            self.slots.iter().map(one).collect()
+        } else {
+            self.slots
+                .par_iter()
+                .with_min_len(PARALLEL_MIN_LINES / 4)
+                .map(one)
+                .collect()
+        }
+    }
+}
+
 /// Like [`for_each_line`], in two steps: `parse` runs on rayon's pool over
 /// batches of lines (it sees only the line), then `apply` takes each result
 /// in journal order (it sees the context: it emits records, feeds the chain
 /// tracker). Parsing JSON is most of the cost of loading, and it needs
-/// nothing from the lines before.
+/// nothing from the lines before. The steps overlap: while the pool parses
+/// one batch, this thread applies the batch before and reads the next.
 ///
 /// # Errors
 /// I/O errors.
@@ -389,17 +428,17 @@ pub(crate) fn for_each_line_parallel<T: Send>(
     let input = source.open()?;
     let mut reader = lines::LineReader::new(input, ctx.journal);
     let mut next_report = 0u64;
-    let mut arena: Vec<u8> = Vec::with_capacity(BATCH_BYTES + (64 << 10));
-    let mut spans: Vec<(usize, usize, LineMeta)> = Vec::with_capacity(BATCH_LINES);
     let mut done = false;
-    while !done {
-        arena.clear();
-        spans.clear();
-        while spans.len() < BATCH_LINES && arena.len() < BATCH_BYTES {
+    // Reads the next batch into `batch`; false at the end of the journal.
+    let mut fill = |ctx: &mut ReadCtx<'_>, batch: &mut Batch| -> Result<bool, JournalError> {
+        batch.arena.clear();
+        batch.slots.clear();
+        while !done && batch.slots.len() < BATCH_LINES && batch.arena.len() < BATCH_BYTES {
             let line = match reader.next_line() {
                 Ok(Some(l)) => l,
                 Ok(None) => {
                     done = true;
+                    (ctx.progress)(reader.offset());
                     break;
                 }
                 Err(e) => return Err(source.io_error(e)),
@@ -410,39 +449,72 @@ pub(crate) fn for_each_line_parallel<T: Send>(
                 next_report = line.offset() + (4 << 20);
             }
             if let Some(n) = line.too_long {
-                ctx.bad_line(line.source.position(), too_long_message(n));
+                batch.slots.push(Slot::TooLong(line.source.position(), n));
                 continue;
             }
             if lines::is_blank(line.bytes) {
                 continue;
             }
-            let start = arena.len();
-            arena.extend_from_slice(line.bytes);
+            let start = batch.arena.len();
+            batch.arena.extend_from_slice(line.bytes);
             let meta = LineMeta {
                 source: line.source,
                 terminated: line.terminated,
             };
-            spans.push((start, arena.len(), meta));
+            batch.slots.push(Slot::Line(start, batch.arena.len(), meta));
         }
-        let parse_span = |&(a, b, meta): &(usize, usize, LineMeta)| parse(&arena[a..b], meta);
-        // Indexed parallel iterators collect in order: results line up with
-        // `spans`, so `apply` sees journal order. Small batches (a short
-        // journal, the tail) are not worth handing to the pool.
-        let results: Vec<T> = if spans.len() < PARALLEL_MIN_LINES {
-            spans.iter().map(parse_span).collect()
-        } else {
-            spans
-                .par_iter()
-                .with_min_len(PARALLEL_MIN_LINES / 4)
-                .map(parse_span)
-                .collect()
-        };
-        for (r, &(_, _, meta)) in results.into_iter().zip(spans.iter()) {
-            if let Err(e) = apply(ctx, meta, r) {
-                ctx.bad_line(meta.source.position(), e);
+        Ok(!batch.slots.is_empty())
+    };
+    let mut apply_batch = |ctx: &mut ReadCtx<'_>, slots: &[Slot], results: Vec<Option<T>>| {
+        for (slot, r) in slots.iter().zip(results) {
+            match (slot, r) {
+                (&Slot::Line(_, _, meta), Some(r)) => {
+                    if let Err(e) = apply(ctx, meta, r) {
+                        ctx.bad_line(meta.source.position(), e);
+                    }
+                }
+                (&Slot::TooLong(no, n), _) => ctx.bad_line(no, too_long_message(n)),
+                (Slot::Line(..), None) => {}
             }
         }
+    };
+    let mut current = Batch {
+        arena: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
+        slots: Vec::with_capacity(BATCH_LINES),
+    };
+    let mut next = Batch {
+        arena: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
+        slots: Vec::with_capacity(BATCH_LINES),
+    };
+    // The batch parsed last round, applied this round.
+    let mut parsed: Option<(Vec<Slot>, Vec<Option<T>>)> = None;
+    let mut more = fill(ctx, &mut current)?;
+    while more {
+        // The pool parses `current` while this thread applies the batch
+        // before it and reads the one after.
+        let (results, read, applied) = std::thread::scope(|s| {
+            let parsing = s.spawn(|| current.parse(&parse));
+            let applied = parsed.take().map(|(slots, results)| {
+                apply_batch(ctx, &slots, results);
+                slots
+            });
+            let read = fill(ctx, &mut next);
+            (parsing.join(), read, applied)
+        });
+        let results = match results {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        // `current`'s places go with its results; its buffer is reused
+        // (with the slot list of the batch just applied) for the next read.
+        let mut slots = applied.unwrap_or_default();
+        std::mem::swap(&mut slots, &mut current.slots);
+        parsed = Some((slots, results));
+        more = read?;
+        std::mem::swap(&mut current, &mut next);
     }
-    (ctx.progress)(reader.offset());
+    if let Some((slots, results)) = parsed {
+        apply_batch(ctx, &slots, results);
+    }
     Ok(())
 }

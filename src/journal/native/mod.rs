@@ -3,6 +3,7 @@
 //! imply.
 
 mod chain;
+mod rawhash;
 mod records;
 
 pub(crate) use chain::{ChainFields, check_link};
@@ -221,7 +222,10 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
     let has_hash = m.contains_key("hash");
     let link = match (m.remove("prev_hash"), m.remove("hash")) {
         (Some(Value::String(prev)), Some(Value::String(stored))) => Link::Hashed {
-            computed: chain_hash_of(&prev, m.members()),
+            // Most lines are written in their canonical form: hashed from
+            // their bytes, without writing the record back out.
+            computed: rawhash::raw_chain_hash(bytes)
+                .unwrap_or_else(|| chain_hash_of(&prev, m.members())),
             prev,
             stored,
             seq: m.seq(),

@@ -1,0 +1,367 @@
+//! The native chain hash straight from a line's bytes, for lines that are
+//! already written in their RFC 8785 form (what [`super::NativeChainWriter`]
+//! and most gateways write: members sorted, no spaces, integers, strings
+//! escaped the canonical way). Such a line's canonical record is the line
+//! itself without its `prev_hash` and `hash` members, so the hash needs no
+//! parse into values and no writing back: one pass checks the form and
+//! finds the members, and the hasher reads the line's own bytes.
+//!
+//! The check is strict: anything it is not sure of (a float, a large
+//! integer, a space, an escape RFC 8785 would not write, keys out of order
+//! or repeated, a name with a character at or above U+E000, deep nesting)
+//! answers `None`, and the caller hashes the parsed record as before. Both
+//! ways give the same hash for every line the check accepts (tests compare
+//! them).
+
+use super::chain::lower_hex;
+use sha2::{Digest, Sha256};
+
+/// Nesting deeper than this is left to the parser (which has its own
+/// limit, and says so).
+const MAX_DEPTH: usize = 64;
+
+/// The largest integer magnitude written alike by JSON and RFC 8785 (2^53).
+const MAX_EXACT: u64 = 1 << 53;
+
+/// The native chain hash (lowercase hex of sha256(prev_hash ‖ JCS(record)))
+/// of a line whose bytes are their own RFC 8785 form and whose `prev_hash`
+/// and `hash` are strings without escapes; `None` for any other line,
+/// which must then be hashed from its parsed record.
+///
+/// Only for a line the JSON parser accepted: UTF-8 is not checked again.
+pub(super) fn raw_chain_hash(line: &[u8]) -> Option<String> {
+    let b = line;
+    if b.first() != Some(&b'{') {
+        return None;
+    }
+    let mut s = Scan { b, i: 1 };
+    // The record's members: (start of the name's quote, end of the value).
+    let mut members: Vec<(usize, usize)> = Vec::with_capacity(24);
+    let mut prev: Option<(usize, usize)> = None;
+    let mut stored = false;
+    let mut last_key: Option<(usize, usize)> = None;
+    if s.peek()? == b'}' {
+        s.i += 1;
+    } else {
+        loop {
+            let start = s.i;
+            let key = s.key()?;
+            if let Some(k) = last_key
+                && b[k.0..k.1] >= b[key.0..key.1]
+            {
+                return None;
+            }
+            last_key = Some(key);
+            s.expect(b':')?;
+            let vstart = s.i;
+            s.value(1)?;
+            let vend = s.i;
+            match &b[key.0..key.1] {
+                b"prev_hash" => prev = Some(plain_string(b, vstart, vend)?),
+                b"hash" => {
+                    plain_string(b, vstart, vend)?;
+                    stored = true;
+                }
+                _ => members.push((start, vend)),
+            }
+            match s.next()? {
+                b',' => continue,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    if s.i != b.len() || !stored {
+        return None;
+    }
+    let prev = prev?;
+    let mut h = Sha256::new();
+    h.update(&b[prev.0..prev.1]);
+    h.update(b"{");
+    for (n, &(a, z)) in members.iter().enumerate() {
+        if n > 0 {
+            h.update(b",");
+        }
+        h.update(&b[a..z]);
+    }
+    h.update(b"}");
+    Some(lower_hex(&h.finalize()))
+}
+
+/// The contents of a string value with no escapes (a hash is hex).
+fn plain_string(b: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
+    let v = &b[start..end];
+    (v.len() >= 2 && v[0] == b'"' && v[v.len() - 1] == b'"' && !v.contains(&b'\\'))
+        .then_some((start + 1, end - 1))
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Scan<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+    fn next(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.i += 1;
+        Some(c)
+    }
+    fn expect(&mut self, c: u8) -> Option<()> {
+        (self.next()? == c).then_some(())
+    }
+
+    /// A member name: a string without escapes whose characters all sort
+    /// alike in UTF-8 and UTF-16 (below U+E000: no lead byte 0xEE or
+    /// above). Returns the range of its contents.
+    fn key(&mut self) -> Option<(usize, usize)> {
+        self.expect(b'"')?;
+        let start = self.i;
+        loop {
+            match self.next()? {
+                b'"' => return Some((start, self.i - 1)),
+                b'\\' => return None,
+                c if !(0x20..0xEE).contains(&c) => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// A string value written as RFC 8785 writes it: raw characters but
+    /// for `"`, `\` and the C0 controls, which take `\b \f \n \r \t` or a
+    /// lowercase `\u00xx`.
+    fn string(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        loop {
+            // Skip the plain run fast.
+            let rest = &self.b[self.i..];
+            let run = memchr::memchr2(b'"', b'\\', rest)?;
+            if rest[..run].iter().any(|&c| c < 0x20) {
+                return None;
+            }
+            self.i += run;
+            match self.next()? {
+                b'"' => return Some(()),
+                _ => match self.next()? {
+                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                    b'u' => {
+                        let h = self.b.get(self.i..self.i + 4)?;
+                        self.i += 4;
+                        let lower = |c: u8| c.is_ascii_digit() || (b'a'..=b'f').contains(&c);
+                        if !(h[0] == b'0' && h[1] == b'0' && (h[2] == b'0' || h[2] == b'1'))
+                            || !lower(h[3])
+                            || matches!(&h[2..4], b"08" | b"09" | b"0a" | b"0c" | b"0d")
+                        {
+                            return None;
+                        }
+                    }
+                    _ => return None,
+                },
+            }
+        }
+    }
+
+    /// An integer of magnitude at most 2^53 written without a sign on zero,
+    /// leading zeros, fraction or exponent.
+    fn integer(&mut self) -> Option<()> {
+        let neg = self.peek()? == b'-';
+        if neg {
+            self.i += 1;
+        }
+        let start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        let digits = &self.b[start..self.i];
+        if digits.is_empty()
+            || digits.len() > 16
+            || (digits[0] == b'0' && (digits.len() > 1 || neg))
+            || matches!(self.peek(), Some(b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        let n = digits
+            .iter()
+            .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+        if n > MAX_EXACT {
+            return None;
+        }
+        Some(())
+    }
+
+    /// Any value at nesting `depth`.
+    fn value(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match self.peek()? {
+            b'"' => self.string()?,
+            b'{' => {
+                self.i += 1;
+                if self.peek()? == b'}' {
+                    self.i += 1;
+                    return Some(());
+                }
+                let mut last: Option<(usize, usize)> = None;
+                loop {
+                    let key = self.key()?;
+                    if let Some(k) = last
+                        && self.b[k.0..k.1] >= self.b[key.0..key.1]
+                    {
+                        return None;
+                    }
+                    last = Some(key);
+                    self.expect(b':')?;
+                    self.value(depth + 1)?;
+                    match self.next()? {
+                        b',' => continue,
+                        b'}' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                if self.peek()? == b']' {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    self.value(depth + 1)?;
+                    match self.next()? {
+                        b',' => continue,
+                        b']' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            _ => return self.integer(),
+        }
+        Some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        if self.b.get(self.i..self.i + word.len())? == word {
+            self.i += word.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::fields::Fields;
+    use crate::journal::native::NativeChainWriter;
+    use crate::journal::native::chain::{ChainFields, chain_hash_of};
+    use serde_json::{Value, json};
+
+    /// The hash of a line through its parsed record, as the reader does
+    /// when the fast path declines.
+    fn slow(line: &[u8]) -> Option<String> {
+        let mut m = Fields::parse(line, &[]).ok()?;
+        use crate::journal::fields::FieldMap;
+        match (m.remove("prev_hash"), m.remove("hash")) {
+            (Some(Value::String(p)), Some(Value::String(_))) => {
+                Some(chain_hash_of(&p, m.members()))
+            }
+            _ => None,
+        }
+    }
+
+    fn written(records: &[Value]) -> Vec<String> {
+        let mut w = NativeChainWriter::new(Vec::new());
+        records
+            .iter()
+            .map(|r| w.append(r.as_object().cloned().unwrap()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn written_lines_hash_alike_from_their_bytes() {
+        let lines = written(&[
+            json!({"kind":"event","seq":1,"at":"2026-07-22T14:03:18Z","execution_id":"act_1",
+                   "event":"accepted","call":{"jsonrpc_id":41,"call_id":"c\"1\\\n\u{1}\u{7f}"},
+                   "action":{"tool":"deploy","arguments":{"z":[1,-2,{"b":null,"a":true}],"é":"日本"}}}),
+            json!({"kind":"event","seq":2,"event":"outcome","outcome":"success","x":{},"y":[]}),
+            json!({"kind":"session","session_id":"s","zzz":"\u{1f600}","n":9007199254740992i64}),
+            json!({}),
+        ]);
+        for l in &lines {
+            let fast = raw_chain_hash(l.as_bytes());
+            assert!(fast.is_some(), "declined {l}");
+            assert_eq!(fast, slow(l.as_bytes()), "{l}");
+        }
+    }
+
+    #[test]
+    fn lines_not_in_canonical_form_are_declined() {
+        let h = "\"prev_hash\":\"00\",\"hash\":\"11\"";
+        for l in [
+            format!("{{\"a\":1.5,{h}}}"),
+            format!("{{\"a\":1e3,{h}}}"),
+            format!("{{\"a\":-0,{h}}}"),
+            format!("{{\"a\":01,{h}}}"),
+            format!("{{\"a\":9007199254740993,{h}}}"),
+            format!("{{\"a\": 1,{h}}}"),
+            format!("{{\"a\":\"\\u0041\",{h}}}"),
+            format!("{{\"a\":\"\\/\",{h}}}"),
+            format!("{{\"a\":\"\\u000a\",{h}}}"),
+            format!("{{\"a\":\"\\u001F\",{h}}}"),
+            format!("{{\"b\":1,\"a\":2,{h}}}"),
+            format!("{{\"a\":{{\"y\":1,\"x\":2}},{h}}}"),
+            format!("{{\"a\":1,\"a\":2,{h}}}"),
+            format!("{{\"\u{e000}\":1,{h}}}"),
+            format!("{{\"a\\n\":1,{h}}}"),
+            "{\"hash\":\"11\",\"prev_hash\":\"0\\u0030\"}".to_string(),
+            "{\"a\":1,\"hash\":\"11\"}".to_string(),
+            "{\"a\":1,\"hash\":1,\"prev_hash\":\"00\"}".to_string(),
+            "{\"a\":1,\"hash\":\"11\",\"prev_hash\":\"00\"} ".to_string(),
+            format!("{{\"a\":{}1{},{h}}}", "[".repeat(70), "]".repeat(70)),
+        ] {
+            assert_eq!(raw_chain_hash(l.as_bytes()), None, "{l}");
+        }
+    }
+
+    #[test]
+    fn accepted_escapes_are_the_canonical_ones() {
+        let l = "{\"a\":\"\\u001f\\u0000\\b\\t\\\"\",\"hash\":\"11\",\"prev_hash\":\"00\"}";
+        assert!(raw_chain_hash(l.as_bytes()).is_some());
+        assert_eq!(raw_chain_hash(l.as_bytes()), slow(l.as_bytes()));
+    }
+
+    /// On every line of the repository's journals the fast path either
+    /// declines or agrees with the parsed record.
+    #[test]
+    fn agrees_with_the_parsed_record_on_the_journals_here() {
+        let mut stack = vec![
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-journals"),
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        ];
+        while let Some(p) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&p) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|x| x == "jsonl") {
+                    let data = std::fs::read(&path).unwrap();
+                    for l in data.split(|&c| c == b'\n') {
+                        if let Some(fast) = raw_chain_hash(l) {
+                            assert_eq!(Some(fast), slow(l), "{}", String::from_utf8_lossy(l));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
