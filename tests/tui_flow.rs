@@ -591,3 +591,19 @@ fn a_terminal_too_small_says_what_size_it_needs() {
     assert!(s.contains("The five questions: 1 of 5"), "{s}");
     assert!(s.contains("↓ Tab, PgDn"), "{s}");
 }
+
+/// The overview's worst groups once cut every tool name at 18 characters
+/// ("create_pull_reque…") however wide the terminal: the column is as wide
+/// as the widest tool shown, as far as the pane allows.
+#[test]
+fn the_worst_groups_show_whole_tool_names_when_there_is_room() {
+    let setup = Setup::new(vec!["tests/fixtures/near-duplicate.jsonl".into()]);
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let a = App::ready(inv, Theme::default(), Rect::new(0, 0, 120, 40));
+    let s = screen(&a, 120, 40);
+    let line = s
+        .lines()
+        .find(|l| l.contains("safe_retry") && l.contains("calls"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(line.contains("create_pull_request "), "{line}");
+}

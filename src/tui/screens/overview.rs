@@ -308,11 +308,20 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
         };
         let mut spans = vec![
             Span::styled(format!("{:<11}", j.format.name()), theme.info),
-            Span::raw(format!(
-                "{:>9} line{} ",
-                j.lines,
-                if j.lines == 1 { " " } else { "s" }
-            )),
+            // A database has rows, not lines: what it gave is counted.
+            Span::raw(if j.lines == 0 && j.records > 0 {
+                format!(
+                    "{:>9} record{} ",
+                    j.records,
+                    if j.records == 1 { " " } else { "s" }
+                )
+            } else {
+                format!(
+                    "{:>9} line{} ",
+                    j.lines,
+                    if j.lines == 1 { " " } else { "s" }
+                )
+            }),
             bad,
             Span::styled(
                 format!("  chain: {}  ", chain_status(j)),
@@ -412,28 +421,43 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
     // Worst groups.
     let h = usize::from(wa.height.saturating_sub(2));
     let window = st.cursor.window(h, data.worst.len());
+    let shown: Vec<_> = window
+        .clone()
+        .filter_map(|i| inv.group_at(data.worst[i]).map(|g| (i, g)))
+        .collect();
+    let tail = |g: &crate::query::GroupRef<'_>| {
+        format!(
+            " {} · {} · {}",
+            count(g.calls(), "call", "calls"),
+            count(g.execution_count(), "exec", "execs"),
+            g.id()
+        )
+    };
+    // The tool column is as wide as the widest tool shown, as far as the
+    // pane allows: a long tool name is cut (with …) only when it must be.
+    let widest_tool = shown
+        .iter()
+        .map(|(_, g)| esc(g.tool()).chars().count())
+        .max()
+        .unwrap_or(0);
+    let widest_tail = shown
+        .iter()
+        .map(|(_, g)| tail(g).chars().count())
+        .max()
+        .unwrap_or(0);
+    let room = usize::from(wa.width.saturating_sub(2)).saturating_sub(1 + 24 + 1 + widest_tail);
+    let tool_w = widest_tool.min(room).max(8);
     let mut lines = Vec::new();
-    for i in window {
-        let Some(g) = inv.group_at(data.worst[i]) else {
-            continue;
-        };
+    for (i, g) in shown {
         let sev = theme.severity(g.severity());
         let mut spans = vec![
             Span::styled("▌", sev),
             Span::styled(format!("{:<24}", g.verdict().as_str()), sev),
             Span::raw(format!(
-                " {:<18}",
-                crate::tui::widgets::text::clip(&esc(g.tool()), 18)
+                " {:<tool_w$}",
+                crate::tui::widgets::text::clip(&esc(g.tool()), tool_w)
             )),
-            Span::styled(
-                format!(
-                    " {} · {} · {}",
-                    count(g.calls(), "call", "calls"),
-                    count(g.execution_count(), "exec", "execs"),
-                    g.id()
-                ),
-                theme.muted,
-            ),
+            Span::styled(tail(&g), theme.muted),
         ];
         if let Some(r) = g.resolutions().last() {
             spans.push(Span::styled(
