@@ -268,8 +268,12 @@ fn run(args: Cli) -> Result<u8, CliError> {
             }
         },
         Command::Completions { shell } => {
+            // Generated whole, then written: clap_complete panics when a
+            // write fails (`retrace completions bash | head`), this does not.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "retrace", &mut script);
             let mut out = io::stdout().lock();
-            clap_complete::generate(shell, &mut Cli::command(), "retrace", &mut out);
+            out.write_all(&script)?;
             out.flush()?;
             Ok(0)
         }

@@ -289,3 +289,22 @@ fn since_and_until_narrow_to_the_executions_that_began_in_the_window() {
         stderr(&o)
     );
 }
+
+/// `retrace completions bash | head -2` once panicked with a backtrace
+/// (exit 101) when the pipe closed: the script is written like any output.
+#[test]
+fn completions_into_a_closed_pipe_do_not_panic() {
+    for cmd in [&["completions", "bash"][..], &["man"][..]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retrace"))
+            .args(cmd)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(101), "{cmd:?}: {err}");
+        assert!(!err.contains("panicked"), "{cmd:?}: {err}");
+    }
+}

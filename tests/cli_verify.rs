@@ -256,3 +256,33 @@ fn export_reports_the_verified_chain_of_its_evidence() {
     let broken = statuses(&export(&path));
     assert!(broken.iter().any(|s| s == "broken"), "{broken:?}");
 }
+
+/// A journal piped in (`zcat audit.gz | retrace verify /dev/stdin`) was
+/// consumed by format detection before the chain check read it: "empty, no
+/// chain", exit 0, for a tampered journal. The pipe is read whole first.
+#[test]
+fn a_piped_journal_is_verified_like_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, mut lines) = chained_sample(dir.path());
+    let piped = |lines: &[String]| {
+        retrace()
+            .args(["verify", "/dev/stdin"])
+            .write_stdin(lines.join("\n") + "\n")
+            .output()
+            .unwrap()
+    };
+    let out = piped(&lines);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("chain intact"),
+        "{out:?}"
+    );
+    lines[8] = lines[8].replace("\"target_status\":201", "\"target_status\":200");
+    let out = piped(&lines);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("BROKEN") && text.contains("changed line"),
+        "{text}"
+    );
+}

@@ -261,7 +261,13 @@ pub fn load_with(
 ///
 /// # Errors
 /// When the journal cannot be opened, detected, or read at all.
-pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal, JournalError> {
+pub fn verify(
+    mut source: JournalSource,
+    opts: &LoadOptions,
+) -> Result<LoadedJournal, JournalError> {
+    // A pipe is read once, in full, before identity and detection look at
+    // it: otherwise they would consume what the chain check must read.
+    source.materialize()?;
     let identity = source.identity()?;
     let mut sink = |_: Record| {};
     let mut prog = |_: u64| {};

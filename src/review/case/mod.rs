@@ -123,8 +123,12 @@ pub const FINAL_DECISION: &str = "A confirmed decision is final: the case file i
 pub const PAUSE_BEFORE_COMMIT_ENV: &str = "RETRACE_TEST_PAUSE_BEFORE_COMMIT_MS";
 
 /// The default case file for a set of journals: [`DEFAULT_FILE_NAME`] in the
-/// folder of the first journal.
+/// folder of the first journal; in the current folder when that journal is
+/// not a regular file (a pipe such as `/dev/stdin` has no folder of its own).
 pub fn default_path(first_journal: &Path) -> PathBuf {
+    if std::fs::metadata(first_journal).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return PathBuf::from(DEFAULT_FILE_NAME);
+    }
     match first_journal.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.join(DEFAULT_FILE_NAME),
         _ => PathBuf::from(DEFAULT_FILE_NAME),

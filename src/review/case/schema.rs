@@ -11,6 +11,11 @@ use std::time::Duration;
 /// file, not SQLite, unreadable) answers `false`; the caller then treats the
 /// path as a journal and reports what is wrong with it.
 pub fn is_case_file(path: &Path) -> bool {
+    // Only a regular file can be one: looking into a pipe (`/dev/stdin`)
+    // would consume the bytes its reader needs.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 16];
     let is_sqlite = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))

@@ -362,4 +362,9 @@ fn default_path_is_beside_the_first_journal() {
         default_path(Path::new("activity.jsonl")),
         Path::new("retrace-case.sqlite")
     );
+    // A pipe or a device has no folder of its own: not /dev/retrace-case.sqlite.
+    assert_eq!(
+        default_path(Path::new("/dev/null")),
+        Path::new("retrace-case.sqlite")
+    );
 }
