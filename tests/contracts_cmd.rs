@@ -166,3 +166,36 @@ class = "irreversible"
     );
     assert!(!text.contains("list_releases"), "{text}");
 }
+
+/// Two answers listed list_releases, one read-only and one without
+/// annotations; the draft once said "its server's annotations do not say
+/// it is read-only", as if none had. It gives the count.
+#[test]
+fn a_split_hint_is_counted_in_the_draft() {
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture(J)).unwrap();
+    let bare = text
+        .replace(
+            r#"{"name":"list_releases","annotations":{"readOnlyHint":true,"title":"List releases"}}"#,
+            r#"{"name":"list_releases"}"#,
+        )
+        .replace("2026-", "2027-");
+    assert_ne!(bare, text.replace("2026-", "2027-"));
+    std::fs::write(d.path().join("a.jsonl"), &text).unwrap();
+    std::fs::write(d.path().join("b.jsonl"), &bare).unwrap();
+    let o = run_in(d.path(), &["contracts", "draft", "a.jsonl", "b.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let toml = stdout(&o);
+    let list = toml
+        .split("[tools.\"list_releases\"]")
+        .nth(1)
+        .unwrap()
+        .split("[tools.")
+        .next()
+        .unwrap();
+    assert!(list.contains("class = \"irreversible\""), "{list}");
+    assert!(
+        list.contains("1 of 2 tools/list answers that listed it say readOnlyHint: true"),
+        "{list}"
+    );
+}

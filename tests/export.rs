@@ -791,3 +791,41 @@ fn the_postmortem_after_a_decision_can_be_pasted() {
         assert_eq!(mode("pm.md"), mode("usual"));
     }
 }
+
+/// The summary once said "1 possible duplicate" and nothing else while
+/// every cited line lay after a chain break: pasted alone, it overstated the
+/// finding. It names the break (and arguments not logged) as caveats.
+#[test]
+fn the_summary_names_a_broken_chain_under_its_evidence() {
+    let d = tempfile::tempdir().unwrap();
+    let [sessions, activity] = [0, 1].map(|i| sample_journals()[i].clone());
+    std::fs::copy(&sessions, d.path().join("sessions.jsonl")).unwrap();
+    let text = std::fs::read_to_string(&activity).unwrap();
+    let edited = text.replacen("\"target_status\":201", "\"target_status\":200", 1);
+    assert_ne!(text, edited);
+    std::fs::write(d.path().join("activity.jsonl"), edited).unwrap();
+    let o = run(
+        d.path(),
+        &[
+            "export",
+            "--all",
+            "--format",
+            "markdown",
+            "sessions.jsonl",
+            "activity.jsonl",
+        ],
+    );
+    let md = stdout(&o);
+    let summary = &md[md.find("## Summary").unwrap()..md.find("**What happened:**").unwrap()];
+    assert!(summary.contains("**Caveats:**"), "{summary}");
+    assert!(
+        summary.contains("`activity.jsonl` is broken") && summary.contains("unverified"),
+        "{summary}"
+    );
+    // An intact journal has no caveat.
+    let o = run(
+        d.path(),
+        &["export", "--all", "--format", "markdown", "sessions.jsonl"],
+    );
+    assert!(!stdout(&o).contains("**Caveats:**"), "{}", stdout(&o));
+}

@@ -607,3 +607,37 @@ fn the_worst_groups_show_whole_tool_names_when_there_is_room() {
         .unwrap_or_else(|| panic!("{s}"));
     assert!(line.contains("create_pull_request "), "{line}");
 }
+
+/// A window that holds no execution once read "every group is one call
+/// with a clean verdict" on the overview and "the journals hold no tool
+/// call" on the groups: both false. They say the window is empty.
+#[test]
+fn an_empty_time_window_is_not_read_as_all_clean() {
+    let at = |s: &str| {
+        chrono::DateTime::parse_from_rfc3339(s)
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    };
+    let setup = Setup {
+        window: retrace::query::TimeWindow {
+            since: Some(at("2030-01-01T00:00:00Z")),
+            until: None,
+        },
+        ..Setup::default()
+    };
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let mut a = App::ready(inv, Theme::default(), Rect::new(0, 0, 160, 48));
+    for s in [screen(&a, 160, 48), {
+        a.update(Action::ShowGroups);
+        screen(&a, 160, 48)
+    }] {
+        assert!(
+            s.contains("No execution began at or after 2030-01-01"),
+            "{s}"
+        );
+        assert!(
+            !s.contains("clean verdict") && !s.contains("no tool call"),
+            "{s}"
+        );
+    }
+}

@@ -190,7 +190,17 @@ fn draft_one(model: &Model, config: &Config, tool: &str, s: &Seen) -> ToolDraft 
             ),
         )
     } else {
+        let yes = hints
+            .all
+            .iter()
+            .filter(|h| h.read_only == Some(true))
+            .count();
+        let split = format!(
+            "{yes} of {} tools/list answers that listed it say readOnlyHint: true, the others do not (a missing readOnlyHint means false in MCP): not unanimous",
+            hints.all.len()
+        );
         let hint = match hints.all.first() {
+            Some(_) if yes > 0 => split.as_str(),
             Some(h) if h.read_only == Some(false) => {
                 "its server declares it not read-only (readOnlyHint: false)"
             }

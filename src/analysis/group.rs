@@ -100,9 +100,11 @@ impl Group {
         self.verdict.severity()
     }
     /// Whether the group is worth listing by default (docs/design.md §7: two or
-    /// more calls, or a verdict other than `clean`).
+    /// more calls, a verdict other than `clean`, or the same intent seen in
+    /// another group under another fingerprint, §4.3: its repeat may be
+    /// there).
     pub fn worth_a_look(&self) -> bool {
-        self.calls >= 2 || self.verdict != Verdict::Clean
+        self.calls >= 2 || self.verdict != Verdict::Clean || self.has(FindingKind::FingerprintDrift)
     }
     /// Whether a finding of this kind is present.
     pub fn has(&self, k: FindingKind) -> bool {

@@ -623,6 +623,20 @@ pub fn explain(
             h.annotation
         ));
     }
+    // A lone call whose intent drifted into another group (a default left
+    // out, a number written as a string) may have been repeated there: "no
+    // retry followed" must not be the last word (docs/design.md §4.3).
+    if g.executions.len() == 1
+        && let Some(f) = g
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::FingerprintDrift)
+    {
+        reason.push_str(&format!(
+            "; but it may have been repeated under another fingerprint: {}",
+            f.detail
+        ));
+    }
     let a = &g.asked;
     let answers = match &a.pair {
         Some(p) => ctx.pair_texts(p, a.earlier, a.later, a.call),

@@ -256,8 +256,8 @@ pub enum Command {
         /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
-        /// List every group, not only those with two or more calls or a
-        /// verdict other than clean.
+        /// List every group, not only those with two or more calls, a
+        /// verdict other than clean, or a fingerprint_drift finding.
         #[arg(long)]
         all: bool,
         /// Print a JSON array.
@@ -350,8 +350,8 @@ pub enum Command {
             conflicts_with = "all"
         )]
         group: Option<String>,
-        /// Every group that `retrace groups` lists (two or more calls, or a
-        /// verdict other than clean).
+        /// Every group that `retrace groups` lists (two or more calls, a
+        /// verdict other than clean, or a fingerprint_drift finding).
         #[arg(long)]
         all: bool,
         /// Output format.
@@ -495,8 +495,11 @@ pub enum ReviewCommand {
         /// needs --case).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
-        /// confirmed_completed (the target shows it happened),
-        /// confirmed_not_executed (safe to dispatch once more), escalated.
+        /// What the reviewer found (docs/design.md §5.8); `review list` says
+        /// which an execution allows: confirmed_completed (the target shows
+        /// it happened), confirmed_not_executed (safe to dispatch once
+        /// more), confirmed_delivered / confirmed_not_delivered (whether the
+        /// result reached the agent), escalated.
         #[arg(long, value_name = "DECISION", value_parser = parse_decision)]
         decision: Decision,
         /// Why: what the target shows (required).

@@ -174,13 +174,8 @@ pub fn groups(
 ) -> io::Result<()> {
     if groups.is_empty() {
         let total = inv.group_count();
-        if let (0, Some(n)) = (total, inv.narrowed()) {
-            writeln!(
-                out,
-                "No execution began {}: nothing to group (the journals hold {}).",
-                n.window.describe(),
-                n.of
-            )?;
+        if let Some(msg) = inv.narrowed().and_then(|n| n.empty_window()) {
+            writeln!(out, "{msg}")?;
             return Ok(());
         }
         if total == 0 {

@@ -3,7 +3,7 @@
 //! then Markdown-escaped, so that it shows as written and cannot open HTML,
 //! links or code.
 
-use super::{GroupReport, Report};
+use super::{ChainState, GroupReport, Report};
 use chrono::{DateTime, Utc};
 use std::fmt::Write;
 
@@ -121,6 +121,49 @@ pub fn render(r: &Report) -> String {
     s
 }
 
+/// What a reader of the summary must know before repeating it: a broken
+/// chain under the evidence (docs/design.md §6.3: evidence from a break on
+/// is unverified), and arguments the journal did not log (calls that
+/// differed only in them look alike, §4.2).
+fn caveats(s: &mut String, r: &Report) {
+    let mut out: Vec<String> = Vec::new();
+    let mut broken: Vec<&str> = Vec::new();
+    for g in &r.groups {
+        for c in &g.chain {
+            if c.status == ChainState::Broken && !broken.contains(&c.source.as_str()) {
+                broken.push(&c.source);
+                out.push(format!(
+                    "the audit chain of {} is broken ({}): evidence from the break on is unverified",
+                    code(&c.source),
+                    text(&c.detail)
+                ));
+            }
+        }
+    }
+    let unlogged: Vec<String> = r
+        .groups
+        .iter()
+        .filter(|g| g.findings.iter().any(|f| f.kind == "arguments_not_logged"))
+        .map(|g| code(&g.tool))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !unlogged.is_empty() {
+        out.push(format!(
+            "arguments were not (fully) logged for {}: calls that differed only in what is missing look like one intent",
+            unlogged.join(", ")
+        ));
+    }
+    if out.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "**Caveats:**\n");
+    for c in out {
+        let _ = writeln!(s, "- {c}.");
+    }
+    let _ = writeln!(s);
+}
+
 /// What happened and what it cost.
 fn summary(s: &mut String, r: &Report) {
     let _ = writeln!(s, "## Summary\n");
@@ -168,6 +211,7 @@ fn summary(s: &mut String, r: &Report) {
         };
         let _ = writeln!(s, "**Impact:** {}{targets}{when}.\n", impact.join(", "));
     }
+    caveats(s, r);
     let _ = writeln!(s, "**What happened:**\n");
     for g in &r.groups {
         let target = g

@@ -108,6 +108,19 @@ pub struct Narrowed {
 }
 
 impl Narrowed {
+    /// When the window holds no execution at all, says so: `No execution
+    /// began at or after …: nothing to show (the journals hold 15).`, so
+    /// that no view reads an empty window as "all clean".
+    pub fn empty_window(&self) -> Option<String> {
+        (self.kept == 0).then(|| {
+            format!(
+                "No execution began {}: nothing to show (the journals hold {}).",
+                self.window.describe(),
+                self.of
+            )
+        })
+    }
+
     /// In words: `only the 3 of 12 executions that began from … until …`.
     pub fn describe(&self) -> String {
         format!(

@@ -298,9 +298,17 @@ fn refusal(subject: &Subject, draft: &Draft) -> Option<String> {
 }
 
 fn not_allowed(subject: &Subject, d: Decision) -> String {
+    if subject.allowed.is_empty() {
+        return format!(
+            "{d} is not possible for {}: the journal already shows what a decision would settle",
+            subject.execution_id
+        );
+    }
+    let allowed: Vec<&str> = subject.allowed.iter().map(|a| a.as_str()).collect();
     format!(
-        "{d} is not possible for {}: the journal already shows its outcome",
-        subject.execution_id
+        "{d} is not possible for {}: what it waits for allows {}",
+        subject.execution_id,
+        allowed.join(", ")
     )
 }
 
@@ -326,13 +334,28 @@ pub fn step(subject: &Subject, state: State, event: Event) -> (State, Vec<Effect
             edit(&mut draft.note, e);
             (S::Selecting { draft, problem }, vec![])
         }
-        (S::Selecting { draft, .. }, Event::Submit) => {
+        (
+            S::Selecting {
+                draft,
+                problem: earlier,
+            },
+            Event::Submit,
+        ) => {
             match (refusal(subject, &draft), draft.decision) {
                 (None, Some(decision)) => (
                     S::Confirming {
                         draft,
                         decision,
                         problem: None,
+                    },
+                    vec![],
+                ),
+                // A decision that was refused when chosen keeps its reason
+                // (which names the decisions allowed), not "choose one".
+                (Some(_), None) if earlier.is_some() => (
+                    S::Selecting {
+                        draft,
+                        problem: earlier,
                     },
                     vec![],
                 ),
@@ -551,6 +574,30 @@ mod tests {
         }
     }
 
+    /// `review decide --decision confirmed_delivered` on an execution that
+    /// waits for its outcome once said "choose a decision first": the
+    /// refusal names the decisions it allows.
+    #[test]
+    fn a_refused_choice_says_what_is_allowed_when_submitted() {
+        let mut f = Flow::new(subject(false));
+        f.handle(Event::Choose(Decision::ConfirmedDelivered));
+        for c in "seen".chars() {
+            f.handle(Event::EditNote(NoteEdit::Insert(c)));
+        }
+        f.handle(Event::Submit);
+        let State::Selecting {
+            problem: Some(p), ..
+        } = &f.state
+        else {
+            panic!("{:?}", f.state)
+        };
+        assert!(
+            p.contains("confirmed_delivered is not possible")
+                && p.contains("confirmed_completed, escalated"),
+            "{p}"
+        );
+    }
+
     #[test]
     fn happy_path_records_with_one_append() {
         let mut f = Flow::new(subject(false));
@@ -615,7 +662,12 @@ mod tests {
             panic!()
         };
         assert_eq!(draft.decision, None);
-        assert!(problem.as_deref().unwrap().contains("already shows"));
+        assert!(
+            problem
+                .as_deref()
+                .unwrap()
+                .contains("allows confirmed_completed, escalated")
+        );
     }
 
     #[test]

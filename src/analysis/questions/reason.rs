@@ -131,10 +131,25 @@ impl Ctx<'_> {
                     format!("{} and {} came from distinct agent processes", xe.id, xf.id)
                 } else if p.window == Window::Outside {
                     if self.lc(f).accepted.is_some() && p.later != LaterCall::Attached {
-                        format!(
-                            "{} came outside the attach window of {} (read-only tools have none)",
-                            xf.id, xe.id
-                        )
+                        // How far apart, not a guess at why the window is
+                        // what it is (a contract, a read-only tool's none).
+                        let gap = match (xe.started_at(), xf.started_at()) {
+                            (Some(a), Some(b)) if b >= a => (b - a)
+                                .to_std()
+                                .map(|d| {
+                                    format!(
+                                        ", {} later",
+                                        humantime::format_duration(
+                                            std::time::Duration::from_millis(
+                                                u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+                                            )
+                                        )
+                                    )
+                                })
+                                .unwrap_or_default(),
+                            _ => String::new(),
+                        };
+                        format!("{} came outside the attach window of {}{gap}", xf.id, xe.id)
                     } else {
                         format!("{} came outside the attach window", xf.id)
                     }

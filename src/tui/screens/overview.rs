@@ -469,10 +469,13 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
         lines.push(select_if(line, i == st.cursor.selected, theme.selection));
     }
     if data.worst.is_empty() {
-        lines.push(Line::styled(
-            "No group worth a look: every group is one call with a clean verdict.",
-            theme.ok,
-        ));
+        lines.push(match inv.narrowed().and_then(|n| n.empty_window()) {
+            Some(m) => Line::styled(m, theme.warn),
+            None => Line::styled(
+                "No group worth a look: every group is one call with a clean verdict.",
+                theme.ok,
+            ),
+        });
     }
     frame.render_widget(
         Paragraph::new(lines).block(

@@ -113,7 +113,9 @@ pub(super) fn draw(data: &Data, st: &Groups, theme: &Theme, frame: &mut Frame, a
     }
     if total == 0 {
         let every = inv.group_count();
-        let msg = if st.filtered() {
+        let msg = if let Some(m) = inv.narrowed().and_then(|n| n.empty_window()) {
+            m
+        } else if st.filtered() {
             "No group matches the filters. Esc clears them.".to_string()
         } else if every > 0 && !st.all {
             format!(
