@@ -308,3 +308,25 @@ fn completions_into_a_closed_pipe_do_not_panic() {
         assert!(!err.contains("panicked"), "{cmd:?}: {err}");
     }
 }
+
+/// `retrace groups -` once said "-: no such journal file": `-` is standard
+/// input, as for cat and jq.
+#[test]
+fn a_dash_reads_standard_input() {
+    let j = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-journals/deploy-release-incident/activity.jsonl"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .args(["groups", "--json", "-"])
+        .stdin(std::fs::File::open(j).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!v.as_array().unwrap().is_empty(), "{v}");
+}

@@ -193,3 +193,17 @@ fn another_log_under_the_same_name_never_shows_the_decision() {
     // Its call still waits, under an id of its own.
     assert_ne!(waiting(d.path(), j), decided);
 }
+
+/// `review list` once headed a delivery question with the status `clean`
+/// beside a possible_duplicate group: it names what waits.
+#[test]
+fn the_list_names_what_waits() {
+    let (d, j) = setup();
+    let text = stdout(&run(d.path(), &["review", "list", j]));
+    let head = text
+        .lines()
+        .find(|l| l.starts_with("gh-aw:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(head.contains("  delivery_unknown  group "), "{head}");
+    assert!(!head.contains(" clean "), "{head}");
+}

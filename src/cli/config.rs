@@ -336,7 +336,18 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
     note("mouse", mouse.to_string(), src);
 
     let setup = Setup {
-        journals: flags.journals,
+        // `-` is standard input, as for cat and jq.
+        journals: flags
+            .journals
+            .into_iter()
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    PathBuf::from("/dev/stdin")
+                } else {
+                    p
+                }
+            })
+            .collect(),
         recursive: flags.read.recursive,
         input_format: flags.read.input_format,
         contracts,

@@ -57,7 +57,7 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
         out,
         "{}  {}  group {} {} [{}]",
         e(&it.execution_id),
-        it.status,
+        it.asks.topic(),
         it.group_id,
         it.group_verdict,
         it.severity

@@ -75,6 +75,18 @@ impl Asks {
         }
     }
 
+    /// What waits, in two or three words for a list's status column:
+    /// `outcome_unknown`, `pairing_uncertain`, `undelivered`,
+    /// `delivery_unknown`.
+    pub fn topic(self) -> &'static str {
+        match self {
+            Asks::Outcome => "outcome_unknown",
+            Asks::Pairing => "pairing_uncertain",
+            Asks::Completion => "undelivered",
+            Asks::Delivery => "delivery_unknown",
+        }
+    }
+
     /// The question, in words.
     pub fn words(self) -> &'static str {
         match self {
@@ -561,14 +573,26 @@ fn why_not_sent_again(
             )
         })
         .collect();
-    for a in later {
-        let when = a
-            .dispatched_at
-            .map(|t| format!("dispatched at {}", hms(t)))
-            .unwrap_or_else(|| "not dispatched".into());
+    if !later.is_empty() {
+        let fresh: Vec<String> = later
+            .iter()
+            .map(|a| {
+                let when = a
+                    .dispatched_at
+                    .map(|t| format!("dispatched at {}", hms(t)))
+                    .unwrap_or_else(|| "not dispatched".into());
+                format!("{} ({when})", a.execution_id)
+            })
+            .collect();
         parts.push(format!(
-            "it was not held back for {}: fresh execution {} ({when}) did not attach to it",
-            x.id, a.execution_id
+            "it was not held back for {}: {} {} did not attach to it",
+            x.id,
+            if fresh.len() == 1 {
+                "fresh execution"
+            } else {
+                "fresh executions"
+            },
+            fresh.join(", ")
         ));
     }
     if parts.is_empty() {
