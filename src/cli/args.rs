@@ -3,8 +3,7 @@
 //! command (the TUI) every option is accepted, and options written before a
 //! command name (`retrace --read-only export …`) still apply to it.
 
-use crate::journal::TimeWindow;
-use crate::query::{Decision, Format, UnknownFormat, parse_time};
+use crate::query::{Decision, Format, TimeWindow, UnknownFormat, parse_time};
 use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
