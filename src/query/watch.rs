@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 /// How a [`Watch`] reports (docs/design.md §7.7).
 #[derive(Debug, Clone, Copy)]
 pub struct WatchOptions {
-    /// How long a group must have been quiet (no new event, and its newest
-    /// event this old) before a verdict below `high` is reported: a call
-    /// still in flight is not yet an unknown outcome.
+    /// How long a group must have been quiet (no new event read) before a
+    /// verdict below `high` is reported: a call still in flight is not yet
+    /// an unknown outcome, nor a call not yet dispatched a safe retry.
     pub settle: Duration,
 }
 
@@ -156,8 +156,6 @@ struct LiveGroup {
     waiting: Option<Change>,
     /// When the group last got an event (wall clock).
     touched: Option<Instant>,
-    /// Its newest event (journal time).
-    newest: Option<DateTime<Utc>>,
 }
 
 /// Capabilities of the watched journals, by id.
@@ -537,13 +535,6 @@ impl Watch {
         for k in &touched {
             if let Some(g) = self.groups.get_mut(k) {
                 g.touched = Some(now);
-                let newest = g
-                    .executions
-                    .iter()
-                    .filter_map(|id| seen.get(id))
-                    .map(|s| s.at)
-                    .max();
-                g.newest = g.newest.max(newest);
             }
         }
         touched
@@ -634,18 +625,13 @@ impl Watch {
         }
         let settle = self.options.settle;
         let now = Instant::now();
-        let wall = Utc::now();
         let mut done = Vec::new();
         for k in &self.waiting {
             let Some(g) = self.groups.get_mut(k) else {
                 done.push(k.clone());
                 continue;
             };
-            let quiet_here = g.touched.is_none_or(|t| now.duration_since(t) >= settle);
-            let quiet_there = g
-                .newest
-                .is_none_or(|t| (wall - t).to_std().is_ok_and(|age| age >= settle));
-            if !(quiet_here || quiet_there) {
+            if !g.touched.is_none_or(|t| now.duration_since(t) >= settle) {
                 continue;
             }
             done.push(k.clone());
