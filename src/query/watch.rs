@@ -631,7 +631,7 @@ impl Watch {
                 done.push(k.clone());
                 continue;
             };
-            if !g.touched.is_none_or(|t| now.duration_since(t) >= settle) {
+            if g.touched.is_some_and(|t| now.duration_since(t) < settle) {
                 continue;
             }
             done.push(k.clone());
