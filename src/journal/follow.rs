@@ -247,6 +247,36 @@ pub struct ChunkRead {
     pub bad_count: u64,
     /// The reader's notes about the chunk.
     pub notes: Vec<String>,
+    /// For a format that pairs lines: the records replace every record an
+    /// earlier read gave from this line on (the recent lines were read
+    /// again with the new ones, so that an answer pairs with its request).
+    pub replaces_from: Option<u32>,
+}
+
+/// How many of the latest lines of a journal whose reader pairs lines are
+/// read again with each poll's new lines (docs/design.md §7.7): an answer
+/// pairs with a request at most this many lines before it.
+pub const PAIRING_WINDOW_LINES: u32 = 4096;
+
+/// The latest lines of a journal whose reader pairs lines, kept to be
+/// read again with the next poll's.
+struct Window {
+    bytes: Vec<u8>,
+    first_line: u32,
+    first_offset: u64,
+    lines: u32,
+    /// The count of identical lines before the window's first line.
+    line_ids: HashMap<[u8; 4], u32>,
+}
+
+/// Whether a format's reader pairs one line with others (a request with
+/// its answer, a client span with its server span), rather than reading
+/// each line on its own.
+fn pairs_lines(f: Format) -> bool {
+    !matches!(
+        f,
+        Format::Native | Format::NativeSqlite | Format::McpAudit | Format::Sallyport
+    )
 }
 
 /// Reads the chunks of one followed journal with its format's reader
@@ -261,6 +291,7 @@ pub struct ChunkReader {
     identity: Option<String>,
     companions: Vec<Format>,
     line_ids: HashMap<[u8; 4], u32>,
+    window: Option<Window>,
 }
 
 impl ChunkReader {
@@ -274,6 +305,7 @@ impl ChunkReader {
             identity: None,
             companions,
             line_ids: HashMap::new(),
+            window: None,
         }
     }
 
@@ -282,11 +314,18 @@ impl ChunkReader {
         self.format
     }
 
+    /// Whether the format's reader pairs lines, so that each read gives
+    /// the recent lines' records again ([`ChunkRead::replaces_from`]).
+    pub fn pairs_lines(&self) -> bool {
+        pairs_lines(self.format)
+    }
+
     /// The file was rotated or truncated: what follows is another journal
     /// (its identity comes from its own first line).
     pub fn restart(&mut self) {
         self.identity = None;
         self.line_ids.clear();
+        self.window = None;
     }
 
     /// Reads one chunk.
@@ -294,6 +333,47 @@ impl ChunkReader {
     /// # Errors
     /// Only what stops a reader (I/O); bad lines are in [`ChunkRead::bad`].
     pub fn read(&mut self, chunk: &Chunk, keys: &ChainKeys) -> Result<ChunkRead, JournalError> {
+        if !pairs_lines(self.format) {
+            return self.read_piece(chunk, keys);
+        }
+        // The recent lines again, with the new ones after them.
+        let (piece, replaces_from) = match self.window.take() {
+            Some(mut w) => {
+                self.line_ids = std::mem::take(&mut w.line_ids);
+                let from = w.first_line;
+                w.bytes.extend_from_slice(&chunk.bytes);
+                (
+                    Chunk {
+                        bytes: w.bytes,
+                        first_line: w.first_line,
+                        first_offset: w.first_offset,
+                    },
+                    Some(from),
+                )
+            }
+            None => (chunk.clone(), None),
+        };
+        let before = self.line_ids.clone();
+        let mut read = self.read_piece(&piece, keys)?;
+        read.replaces_from = replaces_from;
+        // Bad lines and notes of the lines read before were said then.
+        read.bad.retain(|e| e.line >= chunk.first_line);
+        let lines =
+            u32::try_from(memchr::memchr_iter(b'\n', &piece.bytes).count()).unwrap_or(u32::MAX);
+        self.window = Some(trimmed(
+            Window {
+                bytes: piece.bytes,
+                first_line: piece.first_line,
+                first_offset: piece.first_offset,
+                lines,
+                line_ids: before,
+            },
+            PAIRING_WINDOW_LINES,
+        ));
+        Ok(read)
+    }
+
+    fn read_piece(&mut self, chunk: &Chunk, keys: &ChainKeys) -> Result<ChunkRead, JournalError> {
         let source = JournalSource::memory(&self.name, chunk.bytes.clone());
         if self.identity.is_none() || chunk.first_line == 1 {
             // The journal's identity is its first line's (docs/design.md
@@ -356,8 +436,43 @@ impl ChunkReader {
             bad,
             bad_count,
             notes,
+            replaces_from: None,
         })
     }
+}
+
+/// The window without its oldest lines beyond `max`; the count of
+/// identical lines moves past the lines dropped (each counted once, as a
+/// reader deriving ids from content counts it).
+fn trimmed(mut w: Window, max: u32) -> Window {
+    use sha2::{Digest, Sha256};
+    if w.lines <= max {
+        return w;
+    }
+    let mut drop = w.lines - max;
+    let mut cut = 0usize;
+    while drop > 0 {
+        let Some(nl) = memchr::memchr(b'\n', &w.bytes[cut..]) else {
+            break;
+        };
+        let mut line = &w.bytes[cut..cut + nl];
+        if let Some(l) = line.strip_suffix(b"\r") {
+            line = l;
+        }
+        if !super::lines::is_blank(line) {
+            let digest = Sha256::digest(line);
+            let mut key = [0u8; 4];
+            key.copy_from_slice(&digest[..4]);
+            *w.line_ids.entry(key).or_insert(0) += 1;
+        }
+        cut += nl + 1;
+        drop -= 1;
+        w.first_line += 1;
+        w.lines -= 1;
+    }
+    w.first_offset += cut as u64;
+    w.bytes.drain(..cut);
+    w
 }
 
 #[cfg(test)]

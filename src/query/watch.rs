@@ -142,6 +142,8 @@ struct File {
     reader: Option<ChunkReader>,
     /// The format cannot be told: the journal is no longer read.
     given_up: bool,
+    /// The executions the last read of a pairing window gave records of.
+    window_executions: HashSet<String>,
 }
 
 /// One group as the watch knows it.
@@ -196,6 +198,8 @@ pub struct Watch {
     hints: Vec<ToolHint>,
     /// Groups with a change waiting to settle.
     waiting: HashSet<GroupKey>,
+    /// Groups that lost an execution when a pairing window was read again.
+    retouched: HashSet<GroupKey>,
     stats: WatchStats,
 }
 
@@ -236,6 +240,7 @@ impl Watch {
                 follower: Follower::new(path),
                 reader: None,
                 given_up: false,
+                window_executions: HashSet::new(),
             });
         }
         let caps = Caps(
@@ -260,6 +265,7 @@ impl Watch {
             sessions: HashMap::new(),
             hints: Vec::new(),
             waiting: HashSet::new(),
+            retouched: HashSet::new(),
             stats: WatchStats::default(),
         })
     }
@@ -290,7 +296,8 @@ impl Watch {
         for j in 0..self.files.len() {
             more |= self.poll_file(j, &mut notices, &mut seen);
         }
-        let touched = self.place(&seen);
+        let mut touched = self.place(&seen);
+        touched.extend(std::mem::take(&mut self.retouched));
         self.judge(&touched, &seen, &mut notices);
         self.settle(&mut notices);
         (notices, more)
@@ -318,6 +325,7 @@ impl Watch {
             }
         };
         let mut records = Vec::new();
+        let mut retract: Vec<(u32, HashSet<String>)> = Vec::new();
         for f in found {
             let file = &mut self.files[j];
             match f {
@@ -357,6 +365,17 @@ impl Watch {
                     };
                     match reader.read(&chunk, &self.keys) {
                         Ok(r) => {
+                            if let Some(from) = r.replaces_from {
+                                let ids = std::mem::take(&mut file.window_executions);
+                                retract.push((from, ids));
+                            }
+                            if reader.pairs_lines() {
+                                for rec in &r.records {
+                                    if let Record::Event { execution_id, .. } = rec {
+                                        file.window_executions.insert(execution_id.clone());
+                                    }
+                                }
+                            }
                             self.stats.bad_lines += r.bad_count;
                             let shown = r.bad.len() as u64;
                             notices.extend(r.bad.into_iter().map(Notice::BadLine));
@@ -370,7 +389,14 @@ impl Watch {
                                 journal: file.name.clone(),
                                 text,
                             }));
-                            records.extend(r.records);
+                            let first = chunk.first_line;
+                            records.extend(r.records.into_iter().filter(|rec| match rec {
+                                // A server's hints, read again, are not new.
+                                Record::ToolHint(h) => {
+                                    r.replaces_from.is_none() || h.source.position() >= first
+                                }
+                                _ => true,
+                            }));
                         }
                         Err(e) => notices.push(Notice::Note {
                             journal: file.name.clone(),
@@ -402,10 +428,65 @@ impl Watch {
                 }),
             }
         }
+        let id = JournalId::try_from(j).unwrap_or(JournalId::MAX);
+        let mut retracted = Vec::new();
+        for (from, ids) in retract {
+            self.retract(id, from, &ids);
+            retracted.extend(ids);
+        }
         for r in records {
             self.add(r, seen);
         }
+        // An execution left with no event (an answer now paired with its
+        // request) leaves its group.
+        let emptied: Vec<String> = self.files[j]
+            .window_executions
+            .iter()
+            .chain(&retracted)
+            .chain(seen.keys())
+            .filter(|x| self.executions.get(*x).is_some_and(|e| e.events.is_empty()))
+            .cloned()
+            .collect();
+        for x in emptied {
+            self.forget(&x, seen);
+        }
         more
+    }
+
+    /// Takes back the events of journal `journal` from line `from` on, of
+    /// the executions `ids` (a pairing window about to be read again).
+    fn retract(&mut self, journal: JournalId, from: u32, ids: &HashSet<String>) {
+        for id in ids {
+            if let Some(x) = self.executions.get_mut(id) {
+                let before = x.events.len();
+                x.events
+                    .retain(|e| e.source.journal() != journal || e.source.position() < from);
+                self.stats.events -= (before - x.events.len()) as u64;
+            }
+        }
+    }
+
+    /// Drops an execution with no event left, and its place in its group.
+    fn forget(&mut self, id: &str, seen: &mut HashMap<String, Seen>) {
+        self.executions.remove(id);
+        seen.remove(id);
+        let key = self
+            .key_of
+            .remove(id)
+            .unwrap_or_else(|| analysis::GroupKey {
+                fingerprint: format!("orphan:{id}"),
+                actor: "unknown".into(),
+                intent_scope: "unscoped".into(),
+            });
+        if let Some(g) = self.groups.get_mut(&key) {
+            g.executions.retain(|x| x != id);
+            if g.executions.is_empty() {
+                self.groups.remove(&key);
+                self.waiting.remove(&key);
+            } else {
+                self.retouched.insert(key);
+            }
+        }
     }
 
     /// Adds one record to the executions.
@@ -749,5 +830,57 @@ mod tests {
             "{all:?}"
         );
         assert_eq!(w.stats().events, text.lines().count() as u64);
+    }
+
+    /// A gh-aw log written a line at a time, each request and its answer
+    /// read in different polls: the verdicts the watch ends on are the
+    /// ones `retrace groups` gives the whole file.
+    #[test]
+    fn a_pairing_format_pairs_answers_read_in_a_later_poll() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("rpc-messages.jsonl");
+        let text = include_str!("../../tests/fixtures/gh-aw/repeat-after-result.jsonl");
+        let mut f = std::fs::File::create(&p).unwrap();
+        let mut setup = Setup::new(vec![p.clone()]);
+        setup.case = Some(d.path().join("none.sqlite"));
+        let mut w = Watch::open(
+            &setup,
+            WatchOptions {
+                settle: Duration::ZERO,
+            },
+        )
+        .unwrap();
+        let mut last: HashMap<String, Verdict> = HashMap::new();
+        for line in text.lines() {
+            writeln!(f, "{line}").unwrap();
+            for n in w.poll().0 {
+                if let Notice::Change(c) = n {
+                    last.insert(c.group_id.clone(), c.verdict);
+                }
+            }
+        }
+        let inv = crate::query::Investigation::from_sources(
+            vec![JournalSource::file(&p)],
+            &crate::journal::LoadOptions::default(),
+            Config::default(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let whole: HashMap<String, Verdict> = inv
+            .all_groups()
+            .map(|g| (g.id().to_string(), g.verdict()))
+            .collect();
+        for (id, v) in &whole {
+            match last.get(id) {
+                Some(got) => assert_eq!(got, v, "group {id}"),
+                None => assert_eq!(*v, Verdict::Clean, "group {id} never reported"),
+            }
+        }
+        for (id, v) in &last {
+            assert!(
+                whole.contains_key(id) || *v == Verdict::Clean,
+                "group {id} ({v}) is not in the whole file's analysis"
+            );
+        }
     }
 }
