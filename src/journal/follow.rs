@@ -533,4 +533,21 @@ mod tests {
         let (out, _) = fol.poll().unwrap();
         assert_eq!(lines_of(&out), vec![(1, "y\n".into())]);
     }
+
+    /// The window keeps its latest lines; the lines it drops are counted,
+    /// so an identical line later still gets its `~N`.
+    #[test]
+    fn the_pairing_window_keeps_its_latest_lines() {
+        let w = Window {
+            bytes: b"a\nb\na\nc\n".to_vec(),
+            first_line: 5,
+            first_offset: 100,
+            lines: 4,
+            line_ids: HashMap::new(),
+        };
+        let w = trimmed(w, 2);
+        assert_eq!(w.bytes, b"a\nc\n");
+        assert_eq!((w.first_line, w.first_offset, w.lines), (7, 104, 2));
+        assert_eq!(w.line_ids.values().sum::<u32>(), 2);
+    }
 }

@@ -461,7 +461,10 @@ impl Watch {
                 let before = x.events.len();
                 x.events
                     .retain(|e| e.source.journal() != journal || e.source.position() < from);
-                self.stats.events -= (before - x.events.len()) as u64;
+                self.stats.events = self
+                    .stats
+                    .events
+                    .saturating_sub((before - x.events.len()) as u64);
             }
         }
     }
