@@ -111,7 +111,7 @@ pub enum Notice {
         now: u64,
     },
     /// Something about one journal worth saying once (missing, its format
-    /// cannot be told, a reader's note).
+    /// cannot be told, cannot be read).
     Note {
         /// The journal.
         journal: String,
@@ -385,10 +385,9 @@ impl Watch {
                                     count: r.bad_count - shown,
                                 });
                             }
-                            notices.extend(r.notes.into_iter().map(|text| Notice::Note {
-                                journal: file.name.clone(),
-                                text,
-                            }));
+                            // A reader's notes sum up what it read (spans
+                            // seen, pairings made): of one poll's lines they
+                            // say little, and would repeat every poll.
                             let first = chunk.first_line;
                             records.extend(r.records.into_iter().filter(|rec| match rec {
                                 // A server's hints, read again, are not new.
