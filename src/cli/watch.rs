@@ -63,6 +63,24 @@ pub fn watch(setup: &Setup, args: WatchArgs, out: &mut dyn Write) -> Result<u8, 
                         code = 3;
                     }
                 }
+                Notice::Withdrawn {
+                    group_id,
+                    previous_verdict,
+                } => {
+                    if args.json {
+                        let v = serde_json::json!({
+                            "group_id": group_id,
+                            "withdrawn": true,
+                            "previous_verdict": previous_verdict,
+                        });
+                        writeln!(out, "{v}")?;
+                    } else {
+                        writeln!(
+                            out,
+                            "WITHDRAWN {group_id} (was {previous_verdict}): its calls were read again, with the lines after them, as other groups'"
+                        )?;
+                    }
+                }
                 other => eprintln!("retrace: {}", notice_line(other)),
             }
         }
@@ -136,6 +154,7 @@ fn text_line(c: &Change) -> String {
 fn notice_line(n: &Notice) -> String {
     match n {
         Notice::Change(c) => text_line(c),
+        Notice::Withdrawn { group_id, .. } => format!("{group_id} withdrawn"),
         Notice::BadLine(e) => format!("bad line: {}", escape(&e.to_string())),
         Notice::MoreBadLines { journal, count } => {
             format!("{}: {count} more bad lines", escape(journal))

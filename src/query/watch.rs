@@ -86,6 +86,15 @@ pub struct Change {
 pub enum Notice {
     /// A group's verdict.
     Change(Box<Change>),
+    /// A group printed before is gone: its executions were read again,
+    /// with the lines after them, as other groups' (a format whose reader
+    /// pairs lines: the server's spans of a call joined to its client's).
+    Withdrawn {
+        /// The group's id.
+        group_id: String,
+        /// The verdict last printed for it.
+        previous_verdict: Verdict,
+    },
     /// A line that could not be read: skipped and counted.
     BadLine(LineError),
     /// Bad lines beyond those shown, in one journal and poll.
@@ -200,6 +209,13 @@ pub struct Watch {
     waiting: HashSet<GroupKey>,
     /// Groups that lost an execution when a pairing window was read again.
     retouched: HashSet<GroupKey>,
+    /// The idempotency keys each execution carried, and the executions
+    /// that carried each key: a key two groups share makes both
+    /// `idempotency_key_conflict`, so they are judged together.
+    keys_of: HashMap<String, Vec<String>>,
+    carried: HashMap<String, HashSet<String>>,
+    /// Groups printed before that are gone, to say so.
+    withdrawn: Vec<Notice>,
     stats: WatchStats,
 }
 
@@ -266,6 +282,9 @@ impl Watch {
             hints: Vec::new(),
             waiting: HashSet::new(),
             retouched: HashSet::new(),
+            keys_of: HashMap::new(),
+            carried: HashMap::new(),
+            withdrawn: Vec::new(),
             stats: WatchStats::default(),
         })
     }
@@ -300,6 +319,7 @@ impl Watch {
         touched.extend(std::mem::take(&mut self.retouched));
         self.judge(&touched, &seen, &mut notices);
         self.settle(&mut notices);
+        notices.append(&mut self.withdrawn);
         (notices, more)
     }
 
@@ -483,6 +503,12 @@ impl Watch {
         if let Some(g) = self.groups.get_mut(&key) {
             g.executions.retain(|x| x != id);
             if g.executions.is_empty() {
+                if let Some(v) = g.reported.filter(|&v| v != Verdict::Clean) {
+                    self.withdrawn.push(Notice::Withdrawn {
+                        group_id: key.id(),
+                        previous_verdict: v,
+                    });
+                }
                 self.groups.remove(&key);
                 self.waiting.remove(&key);
             } else {
@@ -524,6 +550,24 @@ impl Watch {
                     _ => {
                         seen.insert(execution_id.clone(), s);
                     }
+                }
+                if let crate::model::EventKind::Accepted {
+                    idempotency_key: Some(k),
+                    ..
+                }
+                | crate::model::EventKind::Dispatched {
+                    idempotency_key: Some(k),
+                } = &event.kind
+                    && self
+                        .carried
+                        .entry(k.clone())
+                        .or_default()
+                        .insert(execution_id.clone())
+                {
+                    self.keys_of
+                        .entry(execution_id.clone())
+                        .or_default()
+                        .push(k.clone());
                 }
                 self.executions
                     .entry(execution_id.clone())
@@ -633,14 +677,15 @@ impl Watch {
         if touched.is_empty() {
             return;
         }
-        let ids = touched
+        let judged = self.sharing_keys(touched);
+        let ids = judged
             .iter()
             .filter_map(|k| self.groups.get(k))
             .flat_map(|g| g.executions.iter());
         let model = self.model_of(ids);
         let analysis = analysis::analyze(&model, &self.caps, &self.config);
-        self.stats.judged += touched.len() as u64;
-        let by_id: HashMap<String, &GroupKey> = touched.iter().map(|k| (k.id(), k)).collect();
+        self.stats.judged += judged.len() as u64;
+        let by_id: HashMap<String, &GroupKey> = judged.iter().map(|k| (k.id(), k)).collect();
         let mut changes = Vec::new();
         for g in &analysis.groups {
             let Some(&key) = by_id.get(&g.id) else {
@@ -698,6 +743,50 @@ impl Watch {
             }
         }
         notices.extend(changes.into_iter().map(|c| Notice::Change(Box::new(c))));
+        // A group whose executions the model joined into others' (one call
+        // recorded by several layers, docs/design.md §5.12) is no group now.
+        let judged_ids: HashSet<&str> = analysis.groups.iter().map(|g| g.id.as_str()).collect();
+        for k in &judged {
+            let id = k.id();
+            if judged_ids.contains(id.as_str()) {
+                continue;
+            }
+            if let Some(live) = self.groups.get_mut(k) {
+                live.current = None;
+                live.waiting = None;
+                if let Some(v) = live.reported.take().filter(|&v| v != Verdict::Clean) {
+                    notices.push(Notice::Withdrawn {
+                        group_id: id,
+                        previous_verdict: v,
+                    });
+                }
+            }
+            self.waiting.remove(k);
+        }
+    }
+
+    /// The touched groups and every group that shares an idempotency key
+    /// with one of them, through any chain of shared keys.
+    fn sharing_keys(&self, touched: &HashSet<GroupKey>) -> HashSet<GroupKey> {
+        let mut all = touched.clone();
+        let mut work: Vec<GroupKey> = touched.iter().cloned().collect();
+        while let Some(g) = work.pop() {
+            let Some(live) = self.groups.get(&g) else {
+                continue;
+            };
+            for x in &live.executions {
+                for k in self.keys_of.get(x).into_iter().flatten() {
+                    for other in self.carried.get(k).into_iter().flatten() {
+                        if let Some(og) = self.key_of.get(other)
+                            && all.insert(og.clone())
+                        {
+                            work.push(og.clone());
+                        }
+                    }
+                }
+            }
+        }
+        all
     }
 
     /// Reports the waiting changes of groups that have been quiet long
@@ -770,6 +859,7 @@ fn plain_file(s: &JournalSource) -> Result<PathBuf, QueryError> {
 mod tests {
     use super::*;
     use std::io::Write;
+    use std::path::Path;
 
     fn changes(n: &[Notice]) -> Vec<(Verdict, Option<Verdict>, u32)> {
         n.iter()
@@ -834,16 +924,20 @@ mod tests {
         assert_eq!(w.stats().events, text.lines().count() as u64);
     }
 
-    /// A gh-aw log written a line at a time, each request and its answer
-    /// read in different polls: the verdicts the watch ends on are the
-    /// ones `retrace groups` gives the whole file.
-    #[test]
-    fn a_pairing_format_pairs_answers_read_in_a_later_poll() {
+    /// Writes `journals` (paths from the repository root) into a folder a
+    /// line at a time, polling after each, and checks that the verdicts
+    /// the watch ends on are those `retrace groups` gives the whole files.
+    fn ends_as_groups_does(journals: &[&str]) {
         let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("rpc-messages.jsonl");
-        let text = include_str!("../../tests/fixtures/gh-aw/repeat-after-result.jsonl");
-        let mut f = std::fs::File::create(&p).unwrap();
-        let mut setup = Setup::new(vec![p.clone()]);
+        let root = env!("CARGO_MANIFEST_DIR");
+        let paths: Vec<PathBuf> = journals
+            .iter()
+            .map(|j| d.path().join(Path::new(j).file_name().unwrap()))
+            .collect();
+        for p in &paths {
+            std::fs::File::create(p).unwrap();
+        }
+        let mut setup = Setup::new(paths.clone());
         setup.case = Some(d.path().join("none.sqlite"));
         let mut w = Watch::open(
             &setup,
@@ -853,16 +947,26 @@ mod tests {
         )
         .unwrap();
         let mut last: HashMap<String, Verdict> = HashMap::new();
-        for line in text.lines() {
-            writeln!(f, "{line}").unwrap();
-            for n in w.poll().0 {
-                if let Notice::Change(c) = n {
-                    last.insert(c.group_id.clone(), c.verdict);
+        for (j, p) in journals.iter().zip(&paths) {
+            let text = std::fs::read_to_string(format!("{root}/{j}")).unwrap();
+            let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+            for line in text.lines() {
+                writeln!(f, "{line}").unwrap();
+                for n in w.poll().0 {
+                    match n {
+                        Notice::Change(c) => {
+                            last.insert(c.group_id.clone(), c.verdict);
+                        }
+                        Notice::Withdrawn { group_id, .. } => {
+                            last.remove(&group_id);
+                        }
+                        _ => {}
+                    }
                 }
             }
         }
         let inv = crate::query::Investigation::from_sources(
-            vec![JournalSource::file(&p)],
+            paths.iter().map(JournalSource::file).collect(),
             &crate::journal::LoadOptions::default(),
             Config::default(),
             &mut |_| {},
@@ -874,15 +978,54 @@ mod tests {
             .collect();
         for (id, v) in &whole {
             match last.get(id) {
-                Some(got) => assert_eq!(got, v, "group {id}"),
-                None => assert_eq!(*v, Verdict::Clean, "group {id} never reported"),
+                Some(got) => assert_eq!(got, v, "{journals:?}: group {id}"),
+                None => assert_eq!(
+                    *v,
+                    Verdict::Clean,
+                    "{journals:?}: group {id} never reported"
+                ),
             }
         }
         for (id, v) in &last {
             assert!(
                 whole.contains_key(id) || *v == Verdict::Clean,
-                "group {id} ({v}) is not in the whole file's analysis"
+                "{journals:?}: group {id} ({v}) is not in the whole files' analysis"
             );
         }
+    }
+
+    /// A gh-aw log written a line at a time, each request and its answer
+    /// read in different polls, ends as `retrace groups` reads it.
+    #[test]
+    fn a_pairing_format_pairs_answers_read_in_a_later_poll() {
+        ends_as_groups_does(&["tests/fixtures/gh-aw/repeat-after-result.jsonl"]);
+    }
+
+    /// Every scenario and every line-based format of the fixtures, written
+    /// a line at a time, ends as `retrace groups` reads it.
+    #[test]
+    fn every_line_based_format_ends_as_groups_reads_it() {
+        let mut scenarios: Vec<String> = std::fs::read_dir(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sample-journals/scenarios"
+        ))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".jsonl"))
+        .map(|n| format!("sample-journals/scenarios/{n}"))
+        .collect();
+        scenarios.sort();
+        for s in &scenarios {
+            ends_as_groups_does(&[s]);
+        }
+        ends_as_groups_does(&["tests/fixtures/mcpproxy/activity-export.jsonl"]);
+        ends_as_groups_does(&[
+            "tests/fixtures/mcp-acp/operations.jsonl",
+            "tests/fixtures/mcp-acp/decisions.jsonl",
+        ]);
+        ends_as_groups_does(&["tests/fixtures/lab/mcp-audit-gateway/audit-log.jsonl"]);
+        ends_as_groups_does(&["tests/fixtures/lab/otel-sdk/traces.jsonl"]);
+        ends_as_groups_does(&["tests/fixtures/lab/openllmetry/traces.jsonl"]);
+        ends_as_groups_does(&["tests/fixtures/mcp-audit/checkpoint-chain.jsonl"]);
     }
 }
