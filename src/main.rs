@@ -152,6 +152,31 @@ fn run(args: Cli) -> Result<u8, CliError> {
             out.flush()?;
             Ok(code)
         }
+        Command::Watch {
+            journals,
+            json,
+            exit_on,
+            settle,
+            interval,
+            read,
+            analysis,
+            case,
+        } => {
+            let r = resolve(flags(journals, read, analysis, case), settings);
+            let mut out = cli::stdout(r.color);
+            let code = cli::watch(
+                &r.setup,
+                cli::WatchArgs {
+                    json,
+                    exit_on,
+                    settle,
+                    interval,
+                },
+                &mut out,
+            )?;
+            out.flush()?;
+            Ok(code)
+        }
         Command::Review { command } => {
             match command {
                 ReviewCommand::List {

@@ -8,6 +8,7 @@ pub mod draft;
 pub mod findings;
 pub mod fingerprint;
 mod group;
+pub mod incremental;
 pub mod lifecycle;
 pub mod near;
 mod questions;

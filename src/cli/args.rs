@@ -3,7 +3,7 @@
 //! command (the TUI) every option is accepted, and options written before a
 //! command name (`retrace --read-only export …`) still apply to it.
 
-use crate::query::{Decision, Format, TimeWindow, UnknownFormat, parse_time};
+use crate::query::{Decision, Format, Severity, TimeWindow, UnknownFormat, parse_time};
 use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -193,6 +193,25 @@ impl WindowOpts {
     }
 }
 
+/// `--exit-on`: a severity name.
+fn parse_severity(s: &str) -> Result<Severity, String> {
+    s.parse().map_err(|_| {
+        format!(
+            "expected one of {}",
+            Severity::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// `--settle`, `--interval`: a duration (`10s`, `500ms`, `1m`).
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(s).map_err(|e| e.to_string())
+}
+
 /// `--since`/`--until`: a time, or an age before now.
 fn parse_when(s: &str) -> Result<DateTime<Utc>, String> {
     parse_time(s, Utc::now())
@@ -325,6 +344,37 @@ pub enum Command {
         /// history shows), and record journals it does not hold yet.
         #[arg(long = "anchor", value_name = "FILE")]
         anchor: Option<PathBuf>,
+    },
+    /// Follow journals as they grow: print a line whenever a group becomes
+    /// worth a look or its verdict changes (appended lines, a last line
+    /// finished later, rotation and truncation followed). Exit 0 on Ctrl-C,
+    /// 3 with --exit-on at the first group at or above that severity.
+    Watch {
+        /// Journal files to follow (folders: the journal files in them).
+        #[arg(value_name = "JOURNAL", required = true)]
+        journals: Vec<PathBuf>,
+        /// Print one JSON object per line (for alerting pipelines).
+        #[arg(long)]
+        json: bool,
+        /// Exit with status 3 at the first group at or above this severity.
+        #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
+        exit_on: Option<Severity>,
+        /// How long a group must be quiet before a verdict below high is
+        /// printed (a call still in flight is not yet an unknown outcome).
+        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+        settle: std::time::Duration,
+        /// How often the journals are looked at.
+        #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = parse_duration)]
+        interval: std::time::Duration,
+        /// How journals are read.
+        #[command(flatten)]
+        read: ReadOpts,
+        /// How calls are turned into intents.
+        #[command(flatten)]
+        analysis: AnalysisOpts,
+        /// The case file.
+        #[command(flatten)]
+        case: CaseOpts,
     },
     /// Review executions whose outcome is unknown or whose result was not
     /// delivered, and record decisions in the case file.

@@ -7,6 +7,7 @@ mod contracts;
 mod export;
 mod review;
 mod text;
+mod watch;
 
 pub use args::{
     AnalysisOpts, CaseOpts, Cli, ColorWhen, Command, ContractsCommand, ExportFormat, ReadOpts,
@@ -15,6 +16,7 @@ pub use args::{
 pub use contracts::{draft as contracts_draft, lint as contracts_lint};
 pub use export::export;
 pub use review::{review_decide, review_export, review_list};
+pub use watch::{WatchArgs, watch};
 
 use crate::query::{DecisionError, GroupFilter, Investigation, QueryError, Setup, VerifyReport};
 use crate::sanitize::escape;

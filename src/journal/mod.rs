@@ -31,6 +31,7 @@ mod contextforge;
 mod error;
 pub mod exchange;
 mod fields;
+pub mod follow;
 mod format;
 mod gh_aw;
 pub mod keys;

@@ -122,6 +122,19 @@ impl<'a> ReadCtx<'a> {
         format!("journal:{}", self.identity)
     }
 
+    /// Continues the count of identical lines of an earlier read of the
+    /// same journal ([`ReadCtx::line_id`]; a followed journal is read a
+    /// poll at a time, docs/design.md §7.7).
+    pub(super) fn carry_line_ids(&mut self, ids: std::collections::HashMap<[u8; 4], u32>) {
+        self.line_ids = ids;
+    }
+
+    /// The count of identical lines so far, for the next read of the same
+    /// journal ([`ReadCtx::carry_line_ids`]).
+    pub(super) fn take_line_ids(&mut self) -> std::collections::HashMap<[u8; 4], u32> {
+        std::mem::take(&mut self.line_ids)
+    }
+
     /// What the reader found.
     pub(super) fn finish(mut self) -> Read {
         let executions = self.in_window.values().filter(|&&k| !k).count();

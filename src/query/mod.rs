@@ -18,6 +18,7 @@ mod secrets;
 mod setup;
 mod verify;
 mod views;
+mod watch;
 mod window;
 pub mod words;
 
@@ -42,6 +43,7 @@ pub use views::{
     ExecutionSummary, FindingView, GroupDetail, GroupSummary, NearDuplicateView, StageMark,
     StageStatus, Stages,
 };
+pub use watch::{Change, ChangeEvent, Notice, Watch, WatchOptions, WatchStats};
 pub use window::{TimeWindow, parse_time};
 
 use crate::analysis::{self, Analysis, Config, Group};

@@ -1,0 +1,553 @@
+//! Following journals as they grow (`retrace watch`, docs/design.md §7.7):
+//! a [`Follower`] per file reads what was appended since the last poll,
+//! keeps a last line that is still being written until its newline comes,
+//! and notices rotation (the path now names another file) and truncation
+//! (the file got shorter); a [`ChunkReader`] turns the complete lines of a
+//! poll into records with the journal's reader, at their place in the file.
+//!
+//! Nothing here re-reads a file from its start: each poll costs what was
+//! appended since the one before.
+
+use super::{
+    ChainKeys, Format, JournalError, JournalSource, LineError,
+    read::{Read, ReadCtx},
+};
+use crate::model::{JournalId, Record, SourceRef};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read as _, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// The most bytes one poll reads from one file (a large journal already
+/// there when following starts is read over several polls, each handed on
+/// at once, so memory stays bounded).
+pub const MAX_POLL_BYTES: usize = 8 << 20;
+
+/// Complete lines appended to a followed file, with where they start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// The lines, each ending with `\n` (the last may lack it only when the
+    /// file was rotated or truncated under a line never finished).
+    pub bytes: Vec<u8>,
+    /// 1-based number of the first line in the file.
+    pub first_line: u32,
+    /// Byte offset of the first line in the file.
+    pub first_offset: u64,
+}
+
+/// What one poll of a followed file found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Followed {
+    /// Complete lines.
+    Lines(Chunk),
+    /// The path now names another file (log rotation: renamed, recreated):
+    /// the old file was read to its end, the new one is read from its start.
+    Rotated,
+    /// The file got shorter than what was read of it (`copytruncate`, or
+    /// rewritten): it is read again from its start.
+    Truncated {
+        /// Bytes read before.
+        was: u64,
+        /// Its size now.
+        now: u64,
+    },
+    /// The file cannot be opened (not there yet, or removed and not yet
+    /// recreated); following goes on.
+    Missing(String),
+}
+
+/// One file followed by polling (docs/design.md §7.7): its size and
+/// identity (device and inode) are checked on every poll.
+#[derive(Debug)]
+pub struct Follower {
+    path: PathBuf,
+    file: Option<File>,
+    identity: Option<(u64, u64)>,
+    /// Bytes read of the current file (the partial tail included).
+    offset: u64,
+    /// A last line still being written.
+    tail: Vec<u8>,
+    /// Lines completed in the current file.
+    lines: u32,
+    /// Whether a missing file was already reported.
+    reported_missing: bool,
+}
+
+#[cfg(unix)]
+fn file_identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+impl Follower {
+    /// A follower of `path`, from its start.
+    pub fn new(path: impl Into<PathBuf>) -> Follower {
+        Follower {
+            path: path.into(),
+            file: None,
+            identity: None,
+            offset: 0,
+            tail: Vec::new(),
+            lines: 0,
+            reported_missing: false,
+        }
+    }
+
+    /// The file followed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes read of the current file, and lines completed in it.
+    pub fn position(&self) -> (u64, u32) {
+        (self.offset, self.lines)
+    }
+
+    fn restart(&mut self) {
+        self.offset = 0;
+        self.tail.clear();
+        self.lines = 0;
+    }
+
+    fn open(&mut self, out: &mut Vec<Followed>) -> bool {
+        match File::open(&self.path).and_then(|f| f.metadata().map(|m| (f, m))) {
+            Ok((f, m)) => {
+                self.identity = file_identity(&m);
+                self.file = Some(f);
+                self.reported_missing = false;
+                true
+            }
+            Err(e) => {
+                if !self.reported_missing {
+                    self.reported_missing = true;
+                    out.push(Followed::Missing(e.to_string()));
+                }
+                false
+            }
+        }
+    }
+
+    /// Reads what was appended since the last poll (at most
+    /// [`MAX_POLL_BYTES`]); the `bool` is true when more is waiting (poll
+    /// again at once).
+    ///
+    /// # Errors
+    /// A read of the open file that fails.
+    pub fn poll(&mut self) -> io::Result<(Vec<Followed>, bool)> {
+        let mut out = Vec::new();
+        if self.file.is_none() && !self.open(&mut out) {
+            return Ok((out, false));
+        }
+        let Some(file) = self.file.as_mut() else {
+            return Ok((out, false));
+        };
+        // Truncated under us: what is there now is read from the start.
+        let size = file.metadata()?.len();
+        if size < self.offset {
+            file.seek(SeekFrom::Start(0))?;
+            out.push(Followed::Truncated {
+                was: self.offset,
+                now: size,
+            });
+            self.restart();
+        }
+        let (read, more) = self.read_some()?;
+        if let Some(c) = read {
+            out.push(Followed::Lines(c));
+        }
+        if more {
+            return Ok((out, true));
+        }
+        // Read to the end: has the path moved on to another file?
+        let now = std::fs::metadata(&self.path).ok();
+        let rotated = match (&now, self.identity) {
+            (Some(m), Some(id)) => file_identity(m) != Some(id),
+            _ => false,
+        };
+        if rotated {
+            // The old file's last line, never finished, is handed on as it is.
+            if let Some(c) = self.flush_tail() {
+                out.push(Followed::Lines(c));
+            }
+            out.push(Followed::Rotated);
+            self.file = None;
+            self.restart();
+            return Ok((out, true));
+        }
+        Ok((out, false))
+    }
+
+    /// Reads up to [`MAX_POLL_BYTES`] from the open file; the complete
+    /// lines among them (with the tail before) as a chunk.
+    fn read_some(&mut self) -> io::Result<(Option<Chunk>, bool)> {
+        let Some(file) = self.file.as_mut() else {
+            return Ok((None, false));
+        };
+        let mut buf = std::mem::take(&mut self.tail);
+        let start = self.offset - buf.len() as u64;
+        let before = buf.len();
+        let mut limited = file.take(MAX_POLL_BYTES as u64);
+        let n = limited.read_to_end(&mut buf)?;
+        self.offset += n as u64;
+        let more = n == MAX_POLL_BYTES;
+        if buf.len() == before && n == 0 {
+            self.tail = buf;
+            return Ok((None, more));
+        }
+        let Some(last_nl) = memchr::memrchr(b'\n', &buf) else {
+            self.tail = buf;
+            return Ok((None, more));
+        };
+        self.tail = buf.split_off(last_nl + 1);
+        let first_line = self.lines + 1;
+        let count = memchr::memchr_iter(b'\n', &buf).count();
+        self.lines = self
+            .lines
+            .saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
+        Ok((
+            Some(Chunk {
+                bytes: buf,
+                first_line,
+                first_offset: start,
+            }),
+            more,
+        ))
+    }
+
+    /// The partial last line, as a chunk of its own.
+    fn flush_tail(&mut self) -> Option<Chunk> {
+        if self.tail.is_empty() {
+            return None;
+        }
+        let bytes = std::mem::take(&mut self.tail);
+        let first_offset = self.offset - bytes.len() as u64;
+        self.lines = self.lines.saturating_add(1);
+        Some(Chunk {
+            bytes,
+            first_line: self.lines,
+            first_offset,
+        })
+    }
+}
+
+/// What reading one chunk gave.
+#[derive(Debug, Default)]
+pub struct ChunkRead {
+    /// Records, their sources at their place in the file.
+    pub records: Vec<Record>,
+    /// Bad lines, at their place in the file (the first
+    /// [`super::MAX_KEPT_BAD_LINES`] of the chunk).
+    pub bad: Vec<LineError>,
+    /// How many lines were bad.
+    pub bad_count: u64,
+    /// The reader's notes about the chunk.
+    pub notes: Vec<String>,
+    /// For a format that pairs lines: the records replace every record an
+    /// earlier read gave from this line on (the recent lines were read
+    /// again with the new ones, so that an answer pairs with its request).
+    pub replaces_from: Option<u32>,
+}
+
+/// How many of the latest lines of a journal whose reader pairs lines are
+/// read again with each poll's new lines (docs/design.md §7.7): an answer
+/// pairs with a request at most this many lines before it.
+pub const PAIRING_WINDOW_LINES: u32 = 4096;
+
+/// The latest lines of a journal whose reader pairs lines, kept to be
+/// read again with the next poll's.
+struct Window {
+    bytes: Vec<u8>,
+    first_line: u32,
+    first_offset: u64,
+    lines: u32,
+    /// The count of identical lines before the window's first line.
+    line_ids: HashMap<[u8; 4], u32>,
+}
+
+/// Whether a format's reader pairs one line with others (a request with
+/// its answer, a client span with its server span), rather than reading
+/// each line on its own.
+fn pairs_lines(f: Format) -> bool {
+    !matches!(
+        f,
+        Format::Native | Format::NativeSqlite | Format::McpAudit | Format::Sallyport
+    )
+}
+
+/// Reads the chunks of one followed journal with its format's reader
+/// (docs/design.md §7.7). What the reader keeps from line to line for the
+/// ids it derives from content (the count of identical lines) is carried
+/// from chunk to chunk; what a reader pairs across lines (a request and
+/// its answer) is paired within the lines one poll read.
+pub struct ChunkReader {
+    journal: JournalId,
+    name: String,
+    format: Format,
+    identity: Option<String>,
+    companions: Vec<Format>,
+    line_ids: HashMap<[u8; 4], u32>,
+    window: Option<Window>,
+}
+
+impl ChunkReader {
+    /// A reader of journal `journal` (named `name` in evidence and
+    /// messages) as `format`.
+    pub fn new(journal: JournalId, name: &str, format: Format, companions: Vec<Format>) -> Self {
+        ChunkReader {
+            journal,
+            name: name.to_string(),
+            format,
+            identity: None,
+            companions,
+            line_ids: HashMap::new(),
+            window: None,
+        }
+    }
+
+    /// The format read.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Whether the format's reader pairs lines, so that each read gives
+    /// the recent lines' records again ([`ChunkRead::replaces_from`]).
+    pub fn pairs_lines(&self) -> bool {
+        pairs_lines(self.format)
+    }
+
+    /// The file was rotated or truncated: what follows is another journal
+    /// (its identity comes from its own first line).
+    pub fn restart(&mut self) {
+        self.identity = None;
+        self.line_ids.clear();
+        self.window = None;
+    }
+
+    /// Reads one chunk.
+    ///
+    /// # Errors
+    /// Only what stops a reader (I/O); bad lines are in [`ChunkRead::bad`].
+    pub fn read(&mut self, chunk: &Chunk, keys: &ChainKeys) -> Result<ChunkRead, JournalError> {
+        if !pairs_lines(self.format) {
+            return self.read_piece(chunk, keys);
+        }
+        // The recent lines again, with the new ones after them.
+        let (piece, replaces_from) = match self.window.take() {
+            Some(mut w) => {
+                self.line_ids = std::mem::take(&mut w.line_ids);
+                let from = w.first_line;
+                w.bytes.extend_from_slice(&chunk.bytes);
+                (
+                    Chunk {
+                        bytes: w.bytes,
+                        first_line: w.first_line,
+                        first_offset: w.first_offset,
+                    },
+                    Some(from),
+                )
+            }
+            None => (chunk.clone(), None),
+        };
+        let before = self.line_ids.clone();
+        let mut read = self.read_piece(&piece, keys)?;
+        read.replaces_from = replaces_from;
+        // Bad lines and notes of the lines read before were said then.
+        read.bad.retain(|e| e.line >= chunk.first_line);
+        let lines =
+            u32::try_from(memchr::memchr_iter(b'\n', &piece.bytes).count()).unwrap_or(u32::MAX);
+        self.window = Some(trimmed(
+            Window {
+                bytes: piece.bytes,
+                first_line: piece.first_line,
+                first_offset: piece.first_offset,
+                lines,
+                line_ids: before,
+            },
+            PAIRING_WINDOW_LINES,
+        ));
+        Ok(read)
+    }
+
+    fn read_piece(&mut self, chunk: &Chunk, keys: &ChainKeys) -> Result<ChunkRead, JournalError> {
+        let source = JournalSource::memory(&self.name, chunk.bytes.clone());
+        if self.identity.is_none() || chunk.first_line == 1 {
+            // The journal's identity is its first line's (docs/design.md
+            // §2.6); a chunk that does not start the file only follows it.
+            self.identity = Some(source.identity()?);
+        }
+        let identity = self.identity.clone().unwrap_or_default();
+        let mut records = Vec::new();
+        let mut sink = |r: Record| records.push(r);
+        let mut progress = |_: u64| {};
+        let mut ctx = ReadCtx::new(
+            self.journal,
+            &source,
+            identity,
+            self.format,
+            (&mut sink, &mut progress),
+            keys,
+            self.companions.clone(),
+        );
+        ctx.carry_line_ids(std::mem::take(&mut self.line_ids));
+        let result = self.format.reader().read(&mut ctx);
+        self.line_ids = ctx.take_line_ids();
+        let Read {
+            bad,
+            bad_count,
+            notes,
+            ..
+        } = ctx.finish();
+        result?;
+        let lines = chunk.first_line.saturating_sub(1);
+        let rebase = |s: &mut SourceRef| {
+            if let SourceRef::Line { line, offset, .. } = s {
+                *line = line.saturating_add(lines);
+                *offset += chunk.first_offset;
+            }
+        };
+        for r in &mut records {
+            match r {
+                Record::Session(s) => rebase(&mut s.source),
+                Record::ToolHint(h) => rebase(&mut h.source),
+                Record::Event { event, .. } => {
+                    rebase(&mut event.source);
+                    if let Some(f) = event.facts.as_mut()
+                        && let Some(req) = f.request.as_mut()
+                    {
+                        rebase(req);
+                    }
+                }
+            }
+        }
+        let bad = bad
+            .into_iter()
+            .map(|mut e| {
+                e.line = e.line.saturating_add(lines);
+                e
+            })
+            .collect();
+        Ok(ChunkRead {
+            records,
+            bad,
+            bad_count,
+            notes,
+            replaces_from: None,
+        })
+    }
+}
+
+/// The window without its oldest lines beyond `max`; the count of
+/// identical lines moves past the lines dropped (each counted once, as a
+/// reader deriving ids from content counts it).
+fn trimmed(mut w: Window, max: u32) -> Window {
+    use sha2::{Digest, Sha256};
+    if w.lines <= max {
+        return w;
+    }
+    let mut drop = w.lines - max;
+    let mut cut = 0usize;
+    while drop > 0 {
+        let Some(nl) = memchr::memchr(b'\n', &w.bytes[cut..]) else {
+            break;
+        };
+        let mut line = &w.bytes[cut..cut + nl];
+        if let Some(l) = line.strip_suffix(b"\r") {
+            line = l;
+        }
+        if !super::lines::is_blank(line) {
+            let digest = Sha256::digest(line);
+            let mut key = [0u8; 4];
+            key.copy_from_slice(&digest[..4]);
+            *w.line_ids.entry(key).or_insert(0) += 1;
+        }
+        cut += nl + 1;
+        drop -= 1;
+        w.first_line += 1;
+        w.lines -= 1;
+    }
+    w.first_offset += cut as u64;
+    w.bytes.drain(..cut);
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn lines_of(out: &[Followed]) -> Vec<(u32, String)> {
+        out.iter()
+            .filter_map(|f| match f {
+                Followed::Lines(c) => {
+                    Some((c.first_line, String::from_utf8_lossy(&c.bytes).into_owned()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_partial_line_waits_for_its_newline() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("j.jsonl");
+        let mut f = File::create(&p).unwrap();
+        f.write_all(b"a\nb").unwrap();
+        let mut fol = Follower::new(&p);
+        let (out, _) = fol.poll().unwrap();
+        assert_eq!(lines_of(&out), vec![(1, "a\n".into())]);
+        f.write_all(b"c\nd\n").unwrap();
+        let (out, _) = fol.poll().unwrap();
+        assert_eq!(lines_of(&out), vec![(2, "bc\nd\n".into())]);
+        let (out, _) = fol.poll().unwrap();
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn rotation_and_truncation_start_again_from_line_one() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("j.jsonl");
+        std::fs::write(&p, b"a\nb\n").unwrap();
+        let mut fol = Follower::new(&p);
+        fol.poll().unwrap();
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(b"c\n").unwrap();
+        std::fs::rename(&p, d.path().join("j.jsonl.1")).unwrap();
+        std::fs::write(&p, b"x\n").unwrap();
+        let (out, more) = fol.poll().unwrap();
+        assert!(more);
+        assert_eq!(lines_of(&out), vec![(3, "c\n".into())]);
+        assert!(out.contains(&Followed::Rotated));
+        let (out, _) = fol.poll().unwrap();
+        assert_eq!(lines_of(&out), vec![(1, "x\n".into())]);
+        // Truncated and rewritten shorter.
+        std::fs::write(&p, b"").unwrap();
+        let (out, _) = fol.poll().unwrap();
+        assert_eq!(out, vec![Followed::Truncated { was: 2, now: 0 }]);
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(b"y\n").unwrap();
+        let (out, _) = fol.poll().unwrap();
+        assert_eq!(lines_of(&out), vec![(1, "y\n".into())]);
+    }
+
+    /// The window keeps its latest lines; the lines it drops are counted,
+    /// so an identical line later still gets its `~N`.
+    #[test]
+    fn the_pairing_window_keeps_its_latest_lines() {
+        let w = Window {
+            bytes: b"a\nb\na\nc\n".to_vec(),
+            first_line: 5,
+            first_offset: 100,
+            lines: 4,
+            line_ids: HashMap::new(),
+        };
+        let w = trimmed(w, 2);
+        assert_eq!(w.bytes, b"a\nc\n");
+        assert_eq!((w.first_line, w.first_offset, w.lines), (7, 104, 2));
+        assert_eq!(w.line_ids.values().sum::<u32>(), 2);
+    }
+}
