@@ -112,14 +112,25 @@ impl Query {
 /// One row as text: its citable row number, then the columns of its query.
 pub(crate) type Row = (u32, Vec<Option<String>>);
 
+/// Why a backend could not answer a query.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BackendError {
+    /// SQLite failed.
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL failed; the message is what the server said.
+    #[error("{}", super::pg::message(.0))]
+    Postgres(#[from] postgres::Error),
+}
+
 /// A database holding ContextForge's tables.
 pub(crate) trait Backend {
     /// Whether the table exists.
-    fn has_table(&mut self, table: &str) -> Result<bool, String>;
+    fn has_table(&mut self, table: &str) -> Result<bool, BackendError>;
     /// The rows of `q`, in its order, handed to `f` one by one.
-    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), String>;
+    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), BackendError>;
     /// The latest `timestamp` of the structured log.
-    fn last_time(&mut self) -> Result<Option<String>, String>;
+    fn last_time(&mut self) -> Result<Option<String>, BackendError>;
 }
 
 pub(super) fn invalid(ctx: &ReadCtx<'_>, message: String) -> JournalError {
@@ -250,7 +261,7 @@ const METRIC_SLACK: TimeDelta = TimeDelta::seconds(1);
 ///
 /// # Errors
 /// The backend's message when a query fails.
-pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<(), String> {
+pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<(), BackendError> {
     let j = ctx.journal;
     let cite = |table: &'static str, row: u32| SourceRef::Row {
         journal: j,

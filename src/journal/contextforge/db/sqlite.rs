@@ -2,7 +2,7 @@
 //! ContextForge's tables, opening it read-only, and handing its rows (cited
 //! by `rowid`) as text to [`super::read_tables`].
 
-use super::{Backend, METRICS, Query, Row, TOOLS, invalid, read_tables};
+use super::{Backend, BackendError, METRICS, Query, Row, TOOLS, invalid, read_tables};
 use crate::journal::{JournalError, JournalSource, ReadCtx, SourceData};
 use rusqlite::{Connection, OpenFlags};
 
@@ -34,17 +34,17 @@ fn open(p: &std::path::Path) -> rusqlite::Result<Connection> {
 pub(super) struct Sqlite(Connection);
 
 impl Backend for Sqlite {
-    fn has_table(&mut self, table: &str) -> Result<bool, String> {
+    fn has_table(&mut self, table: &str) -> Result<bool, BackendError> {
         self.0
             .query_row(
                 "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
                 [table],
                 |r| r.get::<_, bool>(0),
             )
-            .map_err(|e| e.to_string())
+            .map_err(BackendError::from)
     }
 
-    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), String> {
+    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), BackendError> {
         let cols: Vec<String> = q
             .columns()
             .iter()
@@ -65,11 +65,11 @@ impl Backend for Sqlite {
             cols.join(", "),
             q.table()
         );
-        let mut stmt = self.0.prepare(&sql).map_err(|e| e.to_string())?;
+        let mut stmt = self.0.prepare(&sql)?;
         let n = q.columns().len();
-        let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
-        while let Some(row) = rows.next().map_err(|e| e.to_string())? {
-            let rowid: i64 = row.get(0).map_err(|e| e.to_string())?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let rowid: i64 = row.get(0)?;
             let values = (1..=n)
                 .map(|i| row.get::<_, Option<String>>(i).ok().flatten())
                 .collect();
@@ -79,14 +79,14 @@ impl Backend for Sqlite {
         Ok(())
     }
 
-    fn last_time(&mut self) -> Result<Option<String>, String> {
+    fn last_time(&mut self) -> Result<Option<String>, BackendError> {
         self.0
             .query_row(
                 "SELECT CAST(max(timestamp) AS TEXT) FROM structured_log_entries",
                 [],
                 |r| r.get::<_, Option<String>>(0),
             )
-            .map_err(|e| e.to_string())
+            .map_err(BackendError::from)
     }
 }
 
