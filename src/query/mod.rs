@@ -12,6 +12,7 @@
 
 pub mod anchor;
 mod decide;
+mod group;
 mod journals;
 mod queue;
 mod secrets;
@@ -35,6 +36,7 @@ pub use crate::model::{EventIdx, ExecIdx, GroupIdx, Session, SessionIdx, SourceR
 pub use decide::{
     Decided, DecisionError, DecisionRequest, Reanalysis, Recorded, Retired, decision_blocker,
 };
+pub use group::{GroupFilter, GroupRef};
 pub use queue::{Asks, LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
 pub use verify::{NO_ANCHOR_CAVEAT, Verification, VerifyReport, verify, verify_anchored};
@@ -46,11 +48,10 @@ pub use views::{
 pub use watch::{Change, ChangeEvent, Notice, Watch, WatchOptions, WatchStats};
 pub use window::{TimeWindow, parse_time};
 
-use crate::analysis::{self, Analysis, Config, Group};
+use crate::analysis::{self, Analysis, Config};
 use crate::journal::{self, JournalSource, LoadOptions};
 use crate::model::{JournalId, Model};
 pub use crate::review::{CaseContext, CaseOrigin, DecisionRecord, Flow};
-use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 
 /// Errors a query can give.
@@ -172,146 +173,6 @@ pub enum LoadStage {
     Reading(Progress),
     /// Reading is done; the analysis runs.
     Analysing,
-}
-
-/// Which groups to list.
-#[derive(Debug, Clone, Default)]
-pub struct GroupFilter {
-    /// List every group, not only those worth a look.
-    pub all: bool,
-    /// Only these verdicts (empty: any).
-    pub verdicts: Vec<Verdict>,
-    /// Only groups whose tool name contains this text.
-    pub tool: Option<String>,
-}
-
-impl GroupFilter {
-    fn passes(&self, g: &Group) -> bool {
-        (self.all || g.worth_a_look() || !self.verdicts.is_empty())
-            && (self.verdicts.is_empty() || self.verdicts.contains(&g.verdict))
-            && self
-                .tool
-                .as_ref()
-                .is_none_or(|t| g.tool.contains(t.as_str()))
-    }
-}
-
-/// One group of the investigation, read through the query layer: all calls
-/// sharing (intent fingerprint, actor, intent scope), judged
-/// (docs/design.md §5).
-#[derive(Debug, Clone, Copy)]
-pub struct GroupRef<'a> {
-    inv: &'a Investigation,
-    index: GroupIdx,
-    g: &'a Group,
-}
-
-impl<'a> GroupRef<'a> {
-    /// Its position in analysis order (worst first), for front ends that
-    /// keep their own sorted or filtered views.
-    pub fn index(&self) -> GroupIdx {
-        self.index
-    }
-    /// Stable id: `g` and 10 hex digits; any unique prefix finds it.
-    pub fn id(&self) -> &'a str {
-        &self.g.id
-    }
-    /// The verdict.
-    pub fn verdict(&self) -> Verdict {
-        self.g.verdict
-    }
-    /// The verdict's severity.
-    pub fn severity(&self) -> Severity {
-        self.g.severity()
-    }
-    /// Tool name.
-    pub fn tool(&self) -> &'a str {
-        &self.g.tool
-    }
-    /// Actor (`unknown` when the journal names none).
-    pub fn actor(&self) -> &'a str {
-        &self.g.actor
-    }
-    /// Intent scope (`unscoped` when the journal names none).
-    pub fn intent_scope(&self) -> &'a str {
-        &self.g.intent_scope
-    }
-    /// Recomputed intent fingerprint (`hmac-sha256:…` or `sha256:…`).
-    pub fn fingerprint(&self) -> &'a str {
-        &self.g.fingerprint
-    }
-    /// Target, when the action record names one.
-    pub fn target(&self) -> Option<&'a str> {
-        self.g.target.as_deref()
-    }
-    /// Calls: executions created plus calls attached.
-    pub fn calls(&self) -> usize {
-        self.g.calls
-    }
-    /// Number of executions.
-    pub fn execution_count(&self) -> usize {
-        self.g.executions.len()
-    }
-    /// Dispatches to the target over all executions.
-    pub fn dispatches(&self) -> usize {
-        self.g.dispatches
-    }
-    /// First event.
-    pub fn first_at(&self) -> Option<DateTime<Utc>> {
-        self.g.first_at
-    }
-    /// Last event.
-    pub fn last_at(&self) -> Option<DateTime<Utc>> {
-        self.g.last_at
-    }
-    /// The executions, in time order.
-    pub fn executions(&self) -> impl Iterator<Item = ExecIdx> + 'a {
-        self.g.executions.iter().copied()
-    }
-    /// The execution ids, in time order.
-    pub fn execution_ids(&self) -> impl Iterator<Item = &'a str> + 'a {
-        let model = &self.inv.model;
-        self.g
-            .executions
-            .iter()
-            .map(move |&x| model.execution(x).id.as_str())
-    }
-    /// Finding names, sorted, each once.
-    pub fn flags(&self) -> Vec<&'static str> {
-        let mut f: Vec<&'static str> = self.g.findings.iter().map(|f| f.kind.as_str()).collect();
-        f.sort_unstable();
-        f.dedup();
-        f
-    }
-    /// Whether a finding of this kind is present.
-    pub fn has(&self, k: FindingKind) -> bool {
-        self.g.has(k)
-    }
-    /// Whether the group is listed by default (docs/design.md §7: two or
-    /// more calls, or a verdict other than `clean`).
-    pub fn worth_a_look(&self) -> bool {
-        self.g.worth_a_look()
-    }
-    /// The tool contract applied.
-    pub fn contract(&self) -> &'a ToolContract {
-        &self.g.contract
-    }
-    /// The tool arguments of the group's first execution as the journal
-    /// recorded them, the contract's secret fields redacted.
-    pub fn arguments(&self) -> Option<serde_json::Value> {
-        let x = *self.g.executions.first()?;
-        let args = self.inv.model.execution(x).action()?.0.get("arguments")?;
-        Some(words::redact_secrets(args, &self.g.contract.secret_fields))
-    }
-
-    /// Reviewer decisions applied to the group's executions.
-    pub fn resolutions(&self) -> impl Iterator<Item = &'a Resolution> + 'a {
-        let a = &self.inv.analysis;
-        self.g.executions.iter().flat_map(move |&x| {
-            let l = a.lifecycle(x);
-            l.resolution.iter().chain(l.delivery_resolution.iter())
-        })
-    }
 }
 
 impl Investigation {
@@ -706,74 +567,4 @@ impl Investigation {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> Investigation {
-        Investigation::open(&Setup::default(), &mut |_| {}).unwrap()
-    }
-
-    #[test]
-    fn group_indices_follow_groups() {
-        let inv = sample();
-        for f in [
-            GroupFilter::default(),
-            GroupFilter {
-                all: true,
-                ..GroupFilter::default()
-            },
-        ] {
-            let by_ref: Vec<&str> = inv.groups(&f).iter().map(|g| g.id()).collect();
-            let by_index: Vec<&str> = inv
-                .group_indices(&f)
-                .into_iter()
-                .map(|i| inv.group_at(i).unwrap().id())
-                .collect();
-            assert_eq!(by_ref, by_index);
-        }
-    }
-
-    #[test]
-    fn every_execution_belongs_to_its_group() {
-        let inv = sample();
-        for xi in 0..inv.model.executions.len() {
-            let x = ExecIdx::new(xi);
-            let g = inv.group_of(x).unwrap();
-            assert!(g.executions().any(|e| e == x));
-        }
-    }
-
-    #[test]
-    fn session_executions_come_from_calls() {
-        let inv = sample();
-        let per = inv.session_executions();
-        assert_eq!(per.len(), inv.sessions().len());
-        let expected: std::collections::BTreeSet<ExecIdx> = inv
-            .model
-            .calls
-            .iter()
-            .filter(|c| c.call.session_id.as_deref() == Some(&inv.sessions()[0].session_id))
-            .map(|c| ExecIdx::new(c.execution))
-            .collect();
-        assert!(!expected.is_empty());
-        assert_eq!(
-            per[0]
-                .iter()
-                .copied()
-                .collect::<std::collections::BTreeSet<_>>(),
-            expected
-        );
-    }
-
-    #[test]
-    fn call_rate_counts_every_call() {
-        let inv = sample();
-        for n in [1, 7, 64] {
-            let r = inv.call_rate(n);
-            assert_eq!(r.counts.len(), n);
-            assert_eq!(r.counts.iter().sum::<u64>(), inv.model.calls.len() as u64);
-        }
-        let r = inv.call_rate(10);
-        assert!(r.counts[0] > 0 && r.counts[9] > 0, "{r:?}");
-    }
-}
+mod tests;

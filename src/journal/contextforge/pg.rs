@@ -16,7 +16,7 @@
 //! query (ContextForge's retention cleanup deletes old rows, so such a
 //! position holds for the investigation that read it).
 
-use super::db::{self, Backend, Query, Row};
+use super::db::{self, Backend, BackendError, Query, Row};
 use crate::journal::{JournalError, JournalSource, ReadCtx, SourceData, TimeWindow};
 use chrono::{DateTime, Utc};
 use postgres::config::SslMode;
@@ -57,7 +57,7 @@ pub(crate) enum PgError {
 
 /// A PostgreSQL error in words: the server's message when it sent one,
 /// else the client's error and its cause.
-fn message(e: &postgres::Error) -> String {
+pub(super) fn message(e: &postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         return format!("{}: {}", db.severity(), db.message());
     }
@@ -96,7 +96,7 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>, url: &str) -> Result<(), JournalError>
         client,
         window: ctx.window,
     };
-    db::read_tables(ctx, &mut b).map_err(|e| db::invalid(ctx, e))?;
+    db::read_tables(ctx, &mut b).map_err(|e| db::invalid(ctx, e.to_string()))?;
     if !ctx.window.is_unbounded() {
         ctx.note(format!(
             "the time window ({}) was applied in the database's queries: only the requests that began in it were read",
@@ -199,17 +199,17 @@ fn rfc3339(t: DateTime<Utc>) -> String {
 }
 
 impl Backend for Pg {
-    fn has_table(&mut self, table: &str) -> Result<bool, String> {
+    fn has_table(&mut self, table: &str) -> Result<bool, BackendError> {
         self.client
             .query_one(
                 "SELECT to_regclass($1) IS NOT NULL",
                 &[&format!("public.{table}")],
             )
             .and_then(|r| r.try_get(0))
-            .map_err(|e| message(&e))
+            .map_err(BackendError::from)
     }
 
-    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), String> {
+    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), BackendError> {
         let since = self.window.since.map(rfc3339);
         let until = self.window.until.map(rfc3339);
         let text = sql(q);
@@ -217,14 +217,13 @@ impl Backend for Pg {
             Query::Tools => self.client.query(&text, &[]),
             Query::Metrics => self.client.query(&text, &[&since, &until]),
             _ => {
-                let offset = self.before_since(q).map_err(|e| message(&e))?;
+                let offset = self.before_since(q)?;
                 self.client.query(&text, &[&since, &until, &offset])
             }
-        }
-        .map_err(|e| message(&e))?;
+        }?;
         let n = q.columns().len();
         for row in rows {
-            let pos: i64 = row.try_get(0).map_err(|e| message(&e))?;
+            let pos: i64 = row.try_get(0)?;
             let values = (1..=n)
                 .map(|i| row.try_get::<_, Option<String>>(i).ok().flatten())
                 .collect();
@@ -233,14 +232,14 @@ impl Backend for Pg {
         Ok(())
     }
 
-    fn last_time(&mut self) -> Result<Option<String>, String> {
+    fn last_time(&mut self) -> Result<Option<String>, BackendError> {
         self.client
             .query_one(
                 "SELECT max(\"timestamp\")::text FROM public.structured_log_entries",
                 &[],
             )
             .and_then(|r| r.try_get(0))
-            .map_err(|e| message(&e))
+            .map_err(BackendError::from)
     }
 }
 

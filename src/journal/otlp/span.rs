@@ -356,12 +356,15 @@ fn span(
 ) -> Result<Span, BadLine> {
     let raw: RawSpan =
         serde_json::from_str(json).map_err(|e| BadLine::new(format!("not an OTLP span: {e}")))?;
-    let trace = id(&raw.trace_id, 16).map_err(|e| BadLine::in_field("traceId", e))?;
-    let span_id = id(&raw.span_id, 8).map_err(|e| BadLine::in_field("spanId", e))?;
+    let trace = id(&raw.trace_id, 16).map_err(|e| BadLine::in_field("traceId", e.to_string()))?;
+    let span_id = id(&raw.span_id, 8).map_err(|e| BadLine::in_field("spanId", e.to_string()))?;
     let parent = if raw.parent_span_id.is_empty() {
         None
     } else {
-        Some(id(&raw.parent_span_id, 8).map_err(|e| BadLine::in_field("parentSpanId", e))?)
+        Some(
+            id(&raw.parent_span_id, 8)
+                .map_err(|e| BadLine::in_field("parentSpanId", e.to_string()))?,
+        )
     };
     let start = nanos(&raw.start)
         .map_err(|e| BadLine::in_field("startTimeUnixNano", format!("startTimeUnixNano: {e}")))?;
@@ -470,45 +473,74 @@ fn span(
     })
 }
 
+/// Why a trace or span id cannot be read; `what` is `trace id` or `span id`.
+#[derive(Debug, thiserror::Error)]
+enum BadId {
+    #[error("the {what} is all zeros (invalid)")]
+    Zero { what: &'static str },
+    #[error("the {what} is missing")]
+    Missing { what: &'static str },
+    #[error("the {what} {found:?} is neither {digits} hex digits nor base64 of {bytes} bytes")]
+    Malformed {
+        what: &'static str,
+        /// The start of what was found, escaped.
+        found: String,
+        digits: usize,
+        bytes: usize,
+    },
+}
+
 /// A trace or span id of `bytes` bytes as lowercase hex, from hex (OTLP
 /// JSON) or base64 (protobuf's JSON mapping).
-fn id(s: &str, bytes: usize) -> Result<String, String> {
+fn id(s: &str, bytes: usize) -> Result<String, BadId> {
     let what = if bytes == 16 { "trace id" } else { "span id" };
     if s.len() == bytes * 2 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
         let h = s.to_ascii_lowercase();
         if h.bytes().all(|b| b == b'0') {
-            return Err(format!("the {what} is all zeros (invalid)"));
+            return Err(BadId::Zero { what });
         }
         return Ok(h);
     }
     match base64::engine::general_purpose::STANDARD.decode(s) {
         Ok(b) if b.len() == bytes && b.iter().any(|&x| x != 0) => Ok(hex::encode(b)),
-        _ if s.is_empty() => Err(format!("the {what} is missing")),
-        _ => Err(format!(
-            "the {what} {:?} is neither {} hex digits nor base64 of {bytes} bytes",
-            crate::sanitize::escape(&s.chars().take(64).collect::<String>()),
-            bytes * 2
-        )),
+        _ if s.is_empty() => Err(BadId::Missing { what }),
+        _ => Err(BadId::Malformed {
+            what,
+            found: crate::sanitize::escape(&s.chars().take(64).collect::<String>()).into_owned(),
+            digits: bytes * 2,
+            bytes,
+        }),
     }
 }
 
+/// Why a span's start or end time cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum BadTime {
+    #[error("not a time in nanoseconds: {0}")]
+    NotNanos(String),
+    #[error("missing")]
+    Missing,
+    #[error("zero (the instrumentation did not set it)")]
+    Zero,
+}
+
 /// Nanoseconds since the Unix epoch, from a decimal string or a number.
-fn nanos(v: &Value) -> Result<DateTime<Utc>, String> {
+fn nanos(v: &Value) -> Result<DateTime<Utc>, BadTime> {
     let n: i64 = match v {
         Value::String(s) => s
             .parse::<u64>()
             .ok()
             .and_then(|n| i64::try_from(n).ok())
-            .ok_or_else(|| format!("not a time in nanoseconds: {s:?}"))?,
+            .ok_or_else(|| BadTime::NotNanos(format!("{s:?}")))?,
         Value::Number(n) => n
             .as_u64()
             .and_then(|n| i64::try_from(n).ok())
-            .ok_or_else(|| format!("not a time in nanoseconds: {n}"))?,
-        Value::Null => return Err("missing".into()),
-        v => return Err(format!("not a time in nanoseconds: {v}")),
+            .ok_or_else(|| BadTime::NotNanos(n.to_string()))?,
+        Value::Null => return Err(BadTime::Missing),
+        v => return Err(BadTime::NotNanos(v.to_string())),
     };
     if n == 0 {
-        return Err("zero (the instrumentation did not set it)".into());
+        return Err(BadTime::Zero);
     }
     Ok(DateTime::from_timestamp_nanos(n))
 }

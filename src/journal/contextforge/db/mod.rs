@@ -19,18 +19,24 @@
 //! * `tools`: `id`, `name` (the exposed name), `original_name` (the
 //!   upstream's) and `annotations` (MCP ToolAnnotations), put on each call.
 //!
-//! The backends ([`Backend`]) hand every column as text (`NULL`: `None`);
-//! this module turns rows into [`Request`]s. A row that cannot be read is
+//! The backends ([`Backend`]: SQLite in [`sqlite`], PostgreSQL in
+//! [`super::pg`]) hand every column as text (`NULL`: `None`); this module
+//! turns rows into [`Request`]s ([`structured_log`] folds the log's rows). A row that cannot be read is
 //! reported with its table and row, counted, and skipped. The traces, spans
 //! and metrics are held in memory while the structured log streams.
 
-use super::{Invocation, Mark, Request, Upstream, emit, server_of};
-use crate::journal::{BadLine, JournalError, JournalSource, ReadCtx, SourceData};
+mod sqlite;
+mod structured_log;
+
+use super::{Mark, Request, emit};
+use crate::journal::{BadLine, JournalError, ReadCtx};
 use crate::model::{Record, SourceRef, ToolHint};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
-use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 use std::collections::HashMap;
+use structured_log::{log_row, take_row};
+
+pub(super) use sqlite::{read_sqlite, sniff_sqlite};
 
 /// The tables read, as [`SourceRef::Row`] cites them.
 pub(crate) const LOGS: &str = "structured_log_entries";
@@ -106,110 +112,25 @@ impl Query {
 /// One row as text: its citable row number, then the columns of its query.
 pub(crate) type Row = (u32, Vec<Option<String>>);
 
+/// Why a backend could not answer a query.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BackendError {
+    /// SQLite failed.
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL failed; the message is what the server said.
+    #[error("{}", super::pg::message(.0))]
+    Postgres(#[from] postgres::Error),
+}
+
 /// A database holding ContextForge's tables.
 pub(crate) trait Backend {
     /// Whether the table exists.
-    fn has_table(&mut self, table: &str) -> Result<bool, String>;
+    fn has_table(&mut self, table: &str) -> Result<bool, BackendError>;
     /// The rows of `q`, in its order, handed to `f` one by one.
-    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), String>;
+    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), BackendError>;
     /// The latest `timestamp` of the structured log.
-    fn last_time(&mut self) -> Result<Option<String>, String>;
-}
-
-/// Whether `source` is a SQLite file with ContextForge's tables (`tools`
-/// and `tool_metrics`, which every ContextForge database has).
-pub(super) fn sniff_sqlite(source: &JournalSource) -> bool {
-    let SourceData::File(p) = &source.data else {
-        return false;
-    };
-    let head = source.head(16).unwrap_or_default();
-    if !head.starts_with(b"SQLite format 3\0") {
-        return false;
-    }
-    let Ok(conn) = open(p) else {
-        return false;
-    };
-    let mut b = Sqlite(conn);
-    b.has_table(TOOLS).unwrap_or(false) && b.has_table(METRICS).unwrap_or(false)
-}
-
-fn open(p: &std::path::Path) -> rusqlite::Result<Connection> {
-    Connection::open_with_flags(
-        p,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-}
-
-/// The SQLite backend: rows cited by `rowid`.
-pub(crate) struct Sqlite(Connection);
-
-impl Backend for Sqlite {
-    fn has_table(&mut self, table: &str) -> Result<bool, String> {
-        self.0
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
-                [table],
-                |r| r.get::<_, bool>(0),
-            )
-            .map_err(|e| e.to_string())
-    }
-
-    fn rows(&mut self, q: Query, f: &mut dyn FnMut(Row)) -> Result<(), String> {
-        let cols: Vec<String> = q
-            .columns()
-            .iter()
-            .map(|c| format!("CAST(\"{c}\" AS TEXT)"))
-            .collect();
-        let (filter, order) = match q {
-            Query::Logs => (
-                "WHERE correlation_id IS NOT NULL",
-                "correlation_id, timestamp, rowid",
-            ),
-            Query::Spans => ("WHERE name = 'tool.invoke'", "start_time, rowid"),
-            Query::Traces => ("", "start_time, rowid"),
-            Query::Metrics => ("", "timestamp, rowid"),
-            Query::Tools => ("", "rowid"),
-        };
-        let sql = format!(
-            "SELECT rowid, {} FROM \"{}\" {filter} ORDER BY {order}",
-            cols.join(", "),
-            q.table()
-        );
-        let mut stmt = self.0.prepare(&sql).map_err(|e| e.to_string())?;
-        let n = q.columns().len();
-        let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
-        while let Some(row) = rows.next().map_err(|e| e.to_string())? {
-            let rowid: i64 = row.get(0).map_err(|e| e.to_string())?;
-            let values = (1..=n)
-                .map(|i| row.get::<_, Option<String>>(i).ok().flatten())
-                .collect();
-            // A rowid that does not fit a row number is cited as row 0.
-            f((u32::try_from(rowid).unwrap_or(0), values));
-        }
-        Ok(())
-    }
-
-    fn last_time(&mut self) -> Result<Option<String>, String> {
-        self.0
-            .query_row(
-                "SELECT CAST(max(timestamp) AS TEXT) FROM structured_log_entries",
-                [],
-                |r| r.get::<_, Option<String>>(0),
-            )
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// Reads a SQLite database.
-///
-/// # Errors
-/// [`JournalError::Invalid`] when the file cannot be opened or queried.
-pub(super) fn read_sqlite(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
-    let SourceData::File(p) = &ctx.source.data else {
-        return Err(invalid(ctx, "a SQLite database must be a file".into()));
-    };
-    let conn = open(p).map_err(|e| invalid(ctx, format!("SQLite: {e}")))?;
-    read_tables(ctx, &mut Sqlite(conn)).map_err(|e| invalid(ctx, format!("SQLite: {e}")))
+    fn last_time(&mut self) -> Result<Option<String>, BackendError>;
 }
 
 pub(super) fn invalid(ctx: &ReadCtx<'_>, message: String) -> JournalError {
@@ -340,7 +261,7 @@ const METRIC_SLACK: TimeDelta = TimeDelta::seconds(1);
 ///
 /// # Errors
 /// The backend's message when a query fails.
-pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<(), String> {
+pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<(), BackendError> {
     let j = ctx.journal;
     let cite = |table: &'static str, row: u32| SourceRef::Row {
         journal: j,
@@ -627,122 +548,6 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
             .join(", ")
     ));
     Ok(())
-}
-
-/// One structured log row, as the reader needs it.
-struct LogLine {
-    mark: Mark,
-    message: String,
-    user: Option<String>,
-    path: Option<String>,
-    context: Value,
-    error_details: Value,
-}
-
-fn log_row(c: &Cols<'_>, source: SourceRef) -> Result<(String, LogLine), BadLine> {
-    let corr = c.req("correlation_id")?.to_string();
-    let at = c.req_time("timestamp")?;
-    let context = c.json("context")?;
-    let error_details = c.json("error_details")?;
-    Ok((
-        corr,
-        LogLine {
-            mark: Mark { at, source },
-            message: c.text("message").unwrap_or("").to_string(),
-            user: c
-                .text("user_email")
-                .or_else(|| c.text("user_id"))
-                .filter(|u| !u.is_empty())
-                .map(str::to_string),
-            path: match (c.text("request_method"), c.text("request_path")) {
-                (Some(m), Some(p)) => Some(format!("{m} {p}")),
-                _ => None,
-            },
-            context,
-            error_details,
-        },
-    ))
-}
-
-fn s_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
-    let mut v = v;
-    for k in path {
-        v = v.get(k)?;
-    }
-    v.as_str()
-}
-
-/// Folds one structured log row into its request (the log reader's rules,
-/// docs/formats.md#contextforge).
-fn take_row(r: &mut Request, l: LogLine) {
-    r.saw(l.mark.at);
-    if let Some(u) = l.user {
-        r.user.get_or_insert(u);
-    }
-    if r.received.is_none() {
-        r.received = Some(l.mark);
-    }
-    let ctx = &l.context;
-    match s_at(ctx, &["metadata", "event"]) {
-        Some("mcp_call_started") => {
-            r.started = Some(l.mark);
-            if let Some(t) = s_at(ctx, &["metadata", "tool_name"]) {
-                r.upstream_tool = Some(t.to_string());
-            }
-            if let Some(t) = s_at(ctx, &["metadata", "tool_id"]) {
-                r.tool_id = Some(t.to_string());
-            }
-            return;
-        }
-        Some("mcp_call_completed") => {
-            r.upstream = Some(Upstream::Completed(l.mark));
-            return;
-        }
-        Some("mcp_call_failed") => {
-            r.upstream = Some(Upstream::Failed {
-                mark: l.mark,
-                // The database keeps these on the log line only in some
-                // versions; 1.0.7 writes `error_details` NULL here.
-                error_type: s_at(&l.error_details, &["error_type"]).map(str::to_string),
-                message: s_at(&l.error_details, &["error_message"]).map(str::to_string),
-            });
-            return;
-        }
-        Some("request_completed") => {
-            let status = ctx
-                .get("response_status_code")
-                .and_then(Value::as_u64)
-                .and_then(|s| u16::try_from(s).ok());
-            r.completed = Some((l.mark, status));
-            if let Some(p) = l.path {
-                r.server = server_of(&p);
-                r.path = Some(p);
-            }
-            return;
-        }
-        _ => {}
-    }
-    if s_at(ctx, &["resource_action"]) == Some("invoke") {
-        let success = if l.message.ends_with("invoked successfully") {
-            true
-        } else if l.message.ends_with("invocation failed") {
-            false
-        } else {
-            return;
-        };
-        if let Some(t) = s_at(ctx, &["custom_fields", "tool_name"]) {
-            r.tool.get_or_insert_with(|| t.to_string());
-        }
-        if let Some(t) = s_at(ctx, &["resource_id"]) {
-            r.tool_id.get_or_insert_with(|| t.to_string());
-        }
-        r.invocation = Some(Invocation {
-            mark: l.mark,
-            success,
-            error: s_at(ctx, &["custom_fields", "error_message"]).map(str::to_string),
-            integration: s_at(ctx, &["custom_fields", "integration_type"]).map(str::to_string),
-        });
-    }
 }
 
 /// The in-memory tables a request is tied to.

@@ -1,0 +1,214 @@
+//! The MCP SDK's spans of one `tools/call`: the CLIENT span
+//! `MCP send tools/call NAME` (with the gateway span it went through, when
+//! one was joined to it) and the SERVER span `tools/call NAME`.
+
+use super::{
+    CANCEL_MARGIN, REFUSAL_CODES, SKEW, Spans, action, connect_failed, execution_id, jsonrpc_error,
+    jsonrpc_id, ms, sdk_tool, service_actor, session_id, span_extra, span_link, target, timed_out,
+    unknown_caller,
+};
+use crate::journal::ReadCtx;
+use crate::journal::exchange::{self, Answer, Call, Delivery, Dispatch, End};
+use crate::journal::otlp::span::{Kind, Span};
+use crate::model::{Arguments, CallRef, Layer, Link, OutcomeKind};
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+/// The server span that handled the call of client span `s`: its child,
+/// or the child of the upstream call of the gateway span `via` it went
+/// through.
+fn server_of<'a>(idx: &Spans<'a>, s: &Span, via: Option<&Span>) -> Option<&'a Span> {
+    let is_server = |c: &&Span| c.kind == Kind::Server && sdk_tool(c).is_some();
+    idx.children(s).into_iter().find(is_server).or_else(|| {
+        let call = idx.descendant(via?, "mcp.client.call", 3)?;
+        idx.children(call).into_iter().find(is_server)
+    })
+}
+
+/// The MCP SDK's client span of one `tools/call`, and the gateway span it
+/// went through when one was joined to it.
+pub(super) fn sdk_client(
+    ctx: &mut ReadCtx<'_>,
+    idx: &Spans<'_>,
+    (s, via): (&Span, Option<&Span>),
+    tool: &str,
+    has_servers: bool,
+) {
+    let id = execution_id(s);
+    // What answered: the server's span, else the gateway's.
+    let partner = server_of(idx, s, via).or(via);
+    let sent =
+        "the client span is the request being sent; whether it arrived, the server's span tells";
+    let (dispatch, end, delivery) = if timed_out(s) {
+        (
+            Dispatch::WithRequest {
+                inferred: Some(sent.into()),
+            },
+            End::TimedOut {
+                error: s.error_text(),
+            },
+            Delivery::Failed(format!(
+                "the client stopped waiting after {} ({})",
+                ms(s.end - s.start),
+                s.error_text().unwrap_or_else(|| "timeout".into())
+            )),
+        )
+    } else if connect_failed(s) {
+        (
+            Dispatch::Implied {
+                why: "nothing was sent: the connection could not be made".into(),
+                at_request: true,
+            },
+            End::DispatchFailed {
+                error: s.error_text().unwrap_or_default(),
+            },
+            Delivery::NotRecorded,
+        )
+    } else if let Some(code) = jsonrpc_error(s).filter(|_| s.failed()) {
+        let error = s.error_text();
+        let outcome = if REFUSAL_CODES.contains(&code) {
+            OutcomeKind::NotExecuted
+        } else {
+            OutcomeKind::Unknown
+        };
+        (
+            Dispatch::WithRequest {
+                inferred: Some(sent.into()),
+            },
+            End::response(outcome, error, None),
+            Delivery::Delivered,
+        )
+    } else if s.failed() {
+        (
+            Dispatch::WithRequest {
+                inferred: Some(sent.into()),
+            },
+            End::response(OutcomeKind::Unknown, s.error_text(), None),
+            Delivery::NotRecorded,
+        )
+    } else {
+        // UNSET: the SDK ends the span so both when a result comes back and
+        // when the connection closes first (docs/formats.md#otlp-json).
+        let (why, delivery) = match partner {
+            Some(p) if p.end <= s.end + SKEW => (
+                "the client span records that an answer came back, not what it said".to_string(),
+                Delivery::Delivered,
+            ),
+            Some(p) => (
+                format!(
+                    "the client span ended {} before the {}'s: the connection closed before the answer",
+                    ms(p.end - s.end),
+                    if p.kind == Kind::Server { "server" } else { "gateway" }
+                ),
+                Delivery::Failed("the connection closed before the answer came back".into()),
+            ),
+            None if has_servers => (
+                "no server span answers this call, and the SDK ends a client span without error also when the connection closes".to_string(),
+                Delivery::NotRecorded,
+            ),
+            None => (
+                "the client span records that an answer came back, not what it said (no server spans in this journal)".to_string(),
+                Delivery::Delivered,
+            ),
+        };
+        (
+            Dispatch::WithRequest {
+                inferred: Some(sent.into()),
+            },
+            End::response(OutcomeKind::Unknown, Some(why), None),
+            delivery,
+        )
+    };
+    let mut call = Call::new(
+        id,
+        s.start,
+        CallRef {
+            call_id: None,
+            session_id: session_id(s),
+            jsonrpc_id: jsonrpc_id(s.text_attr("jsonrpc.request.id")),
+            mcp_session_id: s.str_attr("mcp.session.id").map(str::to_string),
+            transport: s.str_attr("network.transport").map(str::to_string),
+        },
+        action(service_actor(s), tool, json!({}), target(s)),
+        s.source,
+        dispatch,
+    );
+    call.extra = span_extra(s);
+    call.facts.arguments =
+        Arguments::No("the MCP SDK's spans record the tool's name, not its arguments".into());
+    call.layer = Some(Layer::Client);
+    call.links = vec![span_link(s)];
+    let mut answer = Answer::new(s.end, s.source, end);
+    answer.delivery = delivery;
+    exchange::exchange(ctx, call, Some(answer));
+}
+
+/// When the caller of server span `s` gave up on it: its parent client
+/// span, or a request span beside it under a gateway's call, that failed
+/// with a timeout.
+fn caller_gave_up(idx: &Spans<'_>, s: &Span) -> Option<DateTime<Utc>> {
+    let parent = idx.parent(s)?;
+    std::iter::once(parent)
+        .chain(idx.children(parent).into_iter().filter(|c| c.id != s.id))
+        .filter(|c| timed_out(c))
+        .map(|c| c.end)
+        .min()
+}
+
+/// The MCP SDK's server span of one `tools/call`.
+pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &str) {
+    let id = execution_id(s);
+    let end = if s.failed() {
+        let code = jsonrpc_error(s);
+        let outcome = match code {
+            Some(c) if REFUSAL_CODES.contains(&c) => OutcomeKind::NotExecuted,
+            _ => OutcomeKind::Failure,
+        };
+        End::response(outcome, s.error_text(), None)
+    } else {
+        match caller_gave_up(idx, s) {
+            Some(t) if s.end >= t - SKEW && s.end <= t + CANCEL_MARGIN => End::response(
+                OutcomeKind::Unknown,
+                Some(format!(
+                    "the handler stopped {} after its caller gave up; the SDK ends a handler cancelled by the caller like a finished one, so this span does not show that the tool finished",
+                    ms(s.end - t)
+                )),
+                None,
+            ),
+            _ => End::response(OutcomeKind::Success, None, None),
+        }
+    };
+    let caller = idx.parent(s);
+    let actor = match caller {
+        Some(c) => service_actor(c),
+        None => unknown_caller(s),
+    };
+    let mut call = Call::new(
+        id,
+        s.start,
+        CallRef {
+            call_id: None,
+            session_id: None,
+            jsonrpc_id: jsonrpc_id(s.text_attr("jsonrpc.request.id")),
+            mcp_session_id: s.str_attr("mcp.session.id").map(str::to_string),
+            transport: None,
+        },
+        action(actor, tool, json!({}), None),
+        s.source,
+        Dispatch::WithRequest {
+            inferred: Some("the server span starts when the server takes the request".into()),
+        },
+    );
+    call.extra = span_extra(s);
+    call.facts.arguments =
+        Arguments::No("the MCP SDK's spans record the tool's name, not its arguments".into());
+    call.layer = Some(Layer::Server);
+    call.links = vec![span_link(s)];
+    if let Some(p) = &s.parent {
+        call.links.push(Link::CalledFrom {
+            trace: s.trace.clone(),
+            span: p.clone(),
+        });
+    }
+    exchange::exchange(ctx, call, Some(Answer::new(s.end, s.source, end)));
+}
