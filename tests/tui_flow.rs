@@ -641,3 +641,23 @@ fn an_empty_time_window_is_not_read_as_all_clean() {
         );
     }
 }
+
+/// At 60×18 the worst groups' counts were cut silently ("2 calls · 2 e"):
+/// what does not fit ends with an ellipsis.
+#[test]
+fn the_worst_groups_end_cut_text_with_an_ellipsis() {
+    let a = app(60, 18);
+    let s = screen(&a, 60, 18);
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains("▌") && l.contains("call"))
+        .collect();
+    assert!(!rows.is_empty(), "{s}");
+    for l in rows {
+        let inner = l.trim_end_matches('│').trim_end();
+        assert!(
+            inner.ends_with('…') || inner.split(' ').last().is_some_and(|w| w.starts_with('g')),
+            "{l}\n{s}"
+        );
+    }
+}

@@ -457,7 +457,15 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
                 " {:<tool_w$}",
                 crate::tui::widgets::text::clip(&esc(g.tool()), tool_w)
             )),
-            Span::styled(tail(&g), theme.muted),
+            // What does not fit ends with …, never cut mid-word silently.
+            Span::styled(
+                crate::tui::widgets::text::clip(
+                    &tail(&g),
+                    usize::from(wa.width.saturating_sub(2)).saturating_sub(1 + 24 + 1 + tool_w),
+                )
+                .into_owned(),
+                theme.muted,
+            ),
         ];
         if let Some(r) = g.resolutions().last() {
             spans.push(Span::styled(
