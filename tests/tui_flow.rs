@@ -656,7 +656,11 @@ fn the_worst_groups_end_cut_text_with_an_ellipsis() {
     for l in rows {
         let inner = l.trim_end_matches('│').trim_end();
         assert!(
-            inner.ends_with('…') || inner.split(' ').last().is_some_and(|w| w.starts_with('g')),
+            inner.ends_with('…')
+                || inner
+                    .split(' ')
+                    .next_back()
+                    .is_some_and(|w| w.starts_with('g')),
             "{l}\n{s}"
         );
     }
