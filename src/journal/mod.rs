@@ -151,7 +151,7 @@ impl TimeWindow {
     }
 
     /// Parses one bound as `--since` and `--until` take it: an RFC 3339
-    /// time (`2026-12-01T11:00:00Z`, any offset), or a duration that many
+    /// time (`2026-12-01T11:00:00Z`, any offset, a space for the `T`), or a duration that many
     /// units back from `now` in humantime's syntax (`2h`, `30m`, `1d`,
     /// `1h 30m`).
     ///
@@ -163,7 +163,7 @@ impl TimeWindow {
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<chrono::DateTime<chrono::Utc>, BadTimeBound> {
         let s = s.trim();
-        if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&s.replacen(' ', "T", 1)) {
             return Ok(t.with_timezone(&chrono::Utc));
         }
         humantime::parse_duration(s)
@@ -311,8 +311,17 @@ mod tests {
         assert_eq!(p("2h"), Ok(utc("2026-12-01T10:00:00Z")));
         assert_eq!(p("30m"), Ok(utc("2026-12-01T11:30:00Z")));
         assert_eq!(p("1d"), Ok(utc("2026-11-30T12:00:00Z")));
+        assert_eq!(p("1h30m"), Ok(utc("2026-12-01T10:30:00Z")));
+        assert_eq!(
+            p("2026-12-01 12:03:00+02:00"),
+            Ok(utc("2026-12-01T10:03:00Z"))
+        );
         let e = p("yesterday").unwrap_err().to_string();
         assert!(e.contains("\"yesterday\"") && e.contains("RFC 3339"), "{e}");
+        for bad in ["", "2x", "2h-"] {
+            let e = p(bad).unwrap_err().to_string();
+            assert!(e.contains("RFC 3339"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -20,7 +20,6 @@ mod setup;
 mod verify;
 mod views;
 mod watch;
-mod window;
 pub mod words;
 
 pub use crate::analysis::draft::{LintFinding, LintKind, ToolDraft};
@@ -28,6 +27,7 @@ pub use crate::analysis::{
     ActionClass, ActionItem, ActionKind, ContractBasis, Decision, FindingKind, Resolution, Settles,
     Severity, ToolContract, Verdict,
 };
+pub use crate::journal::TimeWindow;
 pub use crate::journal::chain::{ChainMark, ChainStatus};
 pub use crate::journal::{
     Capabilities, Format, JournalError, LineError, LoadedJournal, Progress, UnknownFormat,
@@ -46,7 +46,6 @@ pub use views::{
     StageStatus, Stages,
 };
 pub use watch::{Change, ChangeEvent, Notice, Watch, WatchOptions, WatchStats};
-pub use window::{TimeWindow, parse_time};
 
 use crate::analysis::{self, Analysis, Config};
 use crate::journal::{self, JournalSource, LoadOptions};

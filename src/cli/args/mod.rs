@@ -3,7 +3,7 @@
 //! command (the TUI) every option is accepted, and options written before a
 //! command name (`retrace --read-only export …`) still apply to it.
 
-use crate::query::{Decision, Format, Severity, TimeWindow, UnknownFormat, parse_time};
+use crate::query::{Decision, Format, Severity, TimeWindow, UnknownFormat};
 use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -212,9 +212,10 @@ fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     humantime::parse_duration(s).map_err(|e| e.to_string())
 }
 
-/// `--since`/`--until`: a time, or an age before now.
+/// `--since`/`--until`: a time, or an age before now
+/// ([`TimeWindow::parse_bound`]).
 fn parse_when(s: &str) -> Result<DateTime<Utc>, String> {
-    parse_time(s, Utc::now())
+    TimeWindow::parse_bound(s, Utc::now()).map_err(|e| e.to_string())
 }
 
 /// Parses `--input-format`, offering every format retrace reads (help and
