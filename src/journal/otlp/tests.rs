@@ -170,9 +170,10 @@ fn lines(parts: &[String]) -> String {
     parts.iter().map(|p| format!("{p}\n")).collect()
 }
 
-#[test]
-fn a_client_timeout_and_a_handler_cancelled_with_it_leave_the_outcome_unknown() {
-    let text = lines(&[
+/// A client that gave up after 2 s (a timeout) on a `deploy` call, and the
+/// server span of that call ending at `server_end_ms`.
+fn client_gave_up_at_2s(server_end_ms: u64) -> String {
+    lines(&[
         batch(
             "lab-agent",
             "a1",
@@ -194,10 +195,15 @@ fn a_client_timeout_and_a_handler_cancelled_with_it_leave_the_outcome_unknown() 
                 "00000000000000c1",
                 "deploy",
                 3,
-                2007,
+                server_end_ms,
             )],
         ),
-    ]);
+    ])
+}
+
+#[test]
+fn a_client_timeout_and_a_handler_cancelled_with_it_leave_the_outcome_unknown() {
+    let text = client_gave_up_at_2s(2007);
     let (j, m) = read(&text);
     assert_eq!(j.bad_line_count, 0, "{:?}", j.bad_lines);
     let ev = events(&m, TRACE_A, "00000000000000c1");
@@ -221,32 +227,7 @@ fn a_client_timeout_and_a_handler_cancelled_with_it_leave_the_outcome_unknown() 
 #[test]
 fn a_handler_that_finishes_well_after_the_client_left_completed() {
     let late = 2000 + u64::try_from(CANCEL_MARGIN.num_milliseconds()).unwrap() + 500;
-    let text = lines(&[
-        batch(
-            "lab-agent",
-            "a1",
-            &[timeout(client(
-                TRACE_A,
-                "00000000000000c1",
-                "deploy",
-                "3",
-                0,
-                2000,
-            ))],
-        ),
-        batch(
-            "lab-tools",
-            "t1",
-            &[server(
-                TRACE_A,
-                "0000000000000051",
-                "00000000000000c1",
-                "deploy",
-                3,
-                late,
-            )],
-        ),
-    ]);
+    let text = client_gave_up_at_2s(late);
     let (_, m) = read(&text);
     let ev = events(&m, TRACE_A, "00000000000000c1");
     assert!(
