@@ -497,7 +497,7 @@ mod tests {
         ev(
             t,
             EventKind::Accepted {
-                call: CallRef::default(),
+                call: Box::default(),
                 action: ActionRecord::default(),
                 fingerprint: None,
                 action_class: None,

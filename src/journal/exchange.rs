@@ -253,7 +253,7 @@ pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
         Event::new(
             c.at,
             EventKind::Accepted {
-                call: c.call,
+                call: Box::new(c.call),
                 action: c.action,
                 fingerprint: None,
                 action_class: None,

@@ -187,10 +187,10 @@ mod tests {
         Event::new(
             at(t),
             EventKind::Accepted {
-                call: CallRef {
+                call: Box::new(CallRef {
                     jsonrpc_id: Some(JsonRpcId::Num(id)),
                     ..CallRef::default()
-                },
+                }),
                 action: ActionRecord(action),
                 fingerprint: None,
                 action_class: None,

@@ -235,8 +235,9 @@ impl ObservedVia {
 pub enum EventKind {
     /// The gateway validated the request and created the execution.
     Accepted {
-        /// The call that created the execution.
-        call: CallRef,
+        /// The call that created the execution (boxed: most events are of
+        /// other kinds, and every event is as large as the largest kind).
+        call: Box<CallRef>,
         /// Canonical action record.
         action: ActionRecord,
         /// Fingerprint as the gateway wrote it (`hmac-sha256:<hex>` or `sha256:<hex>`).
@@ -248,8 +249,8 @@ pub enum EventKind {
     },
     /// A later call attached to this execution instead of creating a new one.
     Attached {
-        /// The later call.
-        call: CallRef,
+        /// The later call (boxed, as for `Accepted`).
+        call: Box<CallRef>,
         /// How the gateway recovered.
         recovery: Recovery,
     },
@@ -512,7 +513,7 @@ impl Execution {
     /// outermost's, which comes first).
     pub fn accepted(&self) -> Option<(&Event, &CallRef, &ActionRecord)> {
         self.events.iter().find_map(|e| match &e.kind {
-            EventKind::Accepted { call, action, .. } => Some((e, call, action)),
+            EventKind::Accepted { call, action, .. } => Some((e, &**call, action)),
             _ => None,
         })
     }

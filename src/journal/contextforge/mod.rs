@@ -484,7 +484,7 @@ pub(crate) fn emit(
         Event::new(
             accepted_at.at,
             EventKind::Accepted {
-                call,
+                call: Box::new(call),
                 action: ActionRecord(action),
                 fingerprint: None,
                 action_class: None,

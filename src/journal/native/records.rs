@@ -101,7 +101,7 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
             let call = parse_call(&mut m)?;
             let action = opt_object(&mut m, "action")?.ok_or_else(|| missing("action"))?;
             EventKind::Accepted {
-                call,
+                call: Box::new(call),
                 action: ActionRecord(action),
                 fingerprint: opt_str(&mut m, "fingerprint")?,
                 action_class: opt_str(&mut m, "action_class")?,
@@ -117,7 +117,10 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
                      returned_stored_result, returned_rejection or awaiting_review"
                 ))
             })?;
-            EventKind::Attached { call, recovery }
+            EventKind::Attached {
+                call: Box::new(call),
+                recovery,
+            }
         }
         "authorized" => EventKind::Authorized {
             decision: req_str(&mut m, "decision")?,
@@ -314,7 +317,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
     push(
         accepted_at,
         EventKind::Accepted {
-            call,
+            call: Box::new(call),
             action: ActionRecord(action),
             fingerprint,
             action_class,
