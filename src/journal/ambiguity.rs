@@ -63,12 +63,15 @@ impl Ambiguity {
 /// JSON (its reader reports that).
 pub fn scan(bytes: &[u8]) -> Vec<Ambiguity> {
     let mut out = Vec::new();
-    let mut d = serde_json::Deserializer::from_slice(bytes);
-    let _ = Walk {
+    let walk = Walk {
         path: String::new(),
         out: &mut out,
-    }
-    .deserialize(&mut d);
+    };
+    // As in `Fields::parse`: UTF-8 checked once for the whole line.
+    let _ = match std::str::from_utf8(bytes) {
+        Ok(s) => walk.deserialize(&mut serde_json::Deserializer::from_str(s)),
+        Err(_) => walk.deserialize(&mut serde_json::Deserializer::from_slice(bytes)),
+    };
     out
 }
 

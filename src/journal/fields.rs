@@ -79,20 +79,32 @@ impl Fields {
                 Ok(out)
             }
         }
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        let fields = match Seed(known).deserialize(&mut de) {
-            Ok(f) => f,
+        fn run<'de, R: serde_json::de::Read<'de>>(
+            mut de: serde_json::Deserializer<R>,
+            known: &'static [&'static str],
+        ) -> Result<Fields, serde_json::Error> {
+            let f = Seed(known).deserialize(&mut de)?;
+            de.end()?;
+            Ok(f)
+        }
+        // A line checked as UTF-8 once, as a whole, spares the parser a
+        // check of every string in it; a line that is not UTF-8 is left to
+        // the parser, which says where the bad byte is.
+        let parsed = match std::str::from_utf8(bytes) {
+            Ok(s) => run(serde_json::Deserializer::from_str(s), known),
+            Err(_) => run(serde_json::Deserializer::from_slice(bytes), known),
+        };
+        match parsed {
+            Ok(f) => Ok(f),
             Err(e) if e.classify() == serde_json::error::Category::Data => {
                 // Valid JSON that is not an object: say what it is.
-                return match serde_json::from_slice::<Value>(bytes) {
+                match serde_json::from_slice::<Value>(bytes) {
                     Ok(v) => Err(not_an_object(&v)),
                     Err(e) => Err(not_json(&e)),
-                };
+                }
             }
-            Err(e) => return Err(not_json(&e)),
-        };
-        de.end().map_err(|e| not_json(&e))?;
-        Ok(fields)
+            Err(e) => Err(not_json(&e)),
+        }
     }
 
     /// The value of `key`, if present.

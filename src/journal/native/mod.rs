@@ -220,12 +220,20 @@ enum Link {
 fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
     let mut m = Fields::parse(bytes, KNOWN)?;
     let has_hash = m.contains_key("hash");
+    // A line in its canonical form has no repeated key and no integer
+    // beyond 2^53 (`raw_chain_hash`): it needs no scan for them.
+    let mut canonical = false;
     let link = match (m.remove("prev_hash"), m.remove("hash")) {
         (Some(Value::String(prev)), Some(Value::String(stored))) => Link::Hashed {
             // Most lines are written in their canonical form: hashed from
             // their bytes, without writing the record back out.
-            computed: rawhash::raw_chain_hash(bytes)
-                .unwrap_or_else(|| chain_hash_of(&prev, m.members())),
+            computed: match rawhash::raw_chain_hash(bytes) {
+                Some(h) => {
+                    canonical = true;
+                    h
+                }
+                None => chain_hash_of(&prev, m.members()),
+            },
             prev,
             stored,
             seq: m.seq(),
@@ -233,7 +241,11 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
         (None, None) => Link::Unchained,
         _ => Link::Unreadable("prev_hash and hash must both be present and strings".into()),
     };
-    let ambiguous = crate::journal::ambiguity::scan(bytes);
+    let ambiguous = if canonical {
+        Vec::new()
+    } else {
+        crate::journal::ambiguity::scan(bytes)
+    };
     let mut records = parse_record(m, meta.source);
     if !ambiguous.is_empty()
         && let Ok(rs) = records.as_mut()

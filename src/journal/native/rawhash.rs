@@ -20,7 +20,9 @@ use sha2::{Digest, Sha256};
 /// limit, and says so).
 const MAX_DEPTH: usize = 64;
 
-/// The largest integer magnitude written alike by JSON and RFC 8785 (2^53).
+/// 2^53: integers of smaller magnitude are written alike by JSON and
+/// RFC 8785, and are not ambiguous ([`crate::journal::ambiguity`] flags
+/// 2^53 and beyond).
 const MAX_EXACT: u64 = 1 << 53;
 
 /// The native chain hash (lowercase hex of sha256(prev_hash ‖ JCS(record)))
@@ -29,6 +31,10 @@ const MAX_EXACT: u64 = 1 << 53;
 /// which must then be hashed from its parsed record.
 ///
 /// Only for a line the JSON parser accepted: UTF-8 is not checked again.
+///
+/// A line this answers for holds nothing the chain's hash cannot pin down
+/// (docs/design.md §6.4): its keys are in strictly increasing order in
+/// every object, so none is repeated, and its integers are below 2^53.
 pub(super) fn raw_chain_hash(line: &[u8]) -> Option<String> {
     let b = line;
     if b.first() != Some(&b'{') {
@@ -163,7 +169,7 @@ impl Scan<'_> {
         }
     }
 
-    /// An integer of magnitude at most 2^53 written without a sign on zero,
+    /// An integer of magnitude below 2^53 written without a sign on zero,
     /// leading zeros, fraction or exponent.
     fn integer(&mut self) -> Option<()> {
         let neg = self.peek()? == b'-';
@@ -185,7 +191,7 @@ impl Scan<'_> {
         let n = digits
             .iter()
             .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
-        if n > MAX_EXACT {
+        if n >= MAX_EXACT {
             return None;
         }
         Some(())
@@ -291,7 +297,7 @@ mod tests {
                    "event":"accepted","call":{"jsonrpc_id":41,"call_id":"c\"1\\\n\u{1}\u{7f}"},
                    "action":{"tool":"deploy","arguments":{"z":[1,-2,{"b":null,"a":true}],"é":"日本"}}}),
             json!({"kind":"event","seq":2,"event":"outcome","outcome":"success","x":{},"y":[]}),
-            json!({"kind":"session","session_id":"s","zzz":"\u{1f600}","n":9007199254740992i64}),
+            json!({"kind":"session","session_id":"s","zzz":"\u{1f600}","n":9007199254740991i64}),
             json!({}),
         ]);
         for l in &lines {
@@ -310,6 +316,10 @@ mod tests {
             format!("{{\"a\":-0,{h}}}"),
             format!("{{\"a\":01,{h}}}"),
             format!("{{\"a\":9007199254740993,{h}}}"),
+            // 2^53 is exact, but ambiguous to the reader (its neighbour
+            // 2^53 + 1 reads as it): such a line is scanned for it.
+            format!("{{\"a\":9007199254740992,{h}}}"),
+            format!("{{\"a\":-9007199254740992,{h}}}"),
             format!("{{\"a\": 1,{h}}}"),
             format!("{{\"a\":\"\\u0041\",{h}}}"),
             format!("{{\"a\":\"\\/\",{h}}}"),
