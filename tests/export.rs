@@ -829,3 +829,160 @@ fn the_summary_names_a_broken_chain_under_its_evidence() {
     );
     assert!(!stdout(&o).contains("**Caveats:**"), "{}", stdout(&o));
 }
+
+/// A native journal of one intent repeated `n` times, each execution
+/// accepted, authorized, dispatched with a new key, answered and
+/// delivered before the next: one group of `n` executions.
+fn one_intent(dir: &Path, n: usize) -> std::path::PathBuf {
+    let mut out = String::new();
+    let mut seq = 0;
+    let t0 = chrono::DateTime::parse_from_rfc3339("2026-07-22T00:00:00Z").unwrap();
+    for i in 0..n {
+        let x = format!("act_{i:04}");
+        let at = |k: usize| (t0 + chrono::Duration::seconds((i * 10 + k) as i64)).to_rfc3339();
+        let mut line = |mut v: Value| {
+            seq += 1;
+            v["kind"] = "event".into();
+            v["seq"] = seq.into();
+            v["execution_id"] = x.clone().into();
+            out.push_str(&v.to_string());
+            out.push('\n');
+        };
+        line(serde_json::json!({"event":"accepted","at":at(0),
+            "call":{"call_id":format!("call_{i}"),"jsonrpc_id":i,"session_id":"ses_1"},
+            "action":{"actor":"agent","tool":"deploy_release","channel":"http","target":"deploy-api/releases",
+                      "intent_scope":"run:1","arguments":{"service":"svc","version":"2.4.1"}}}));
+        line(serde_json::json!({"event":"authorized","at":at(1),"decision":"session_grant"}));
+        line(
+            serde_json::json!({"event":"dispatched","at":at(2),"idempotency_key":format!("key-{i}")}),
+        );
+        line(
+            serde_json::json!({"event":"outcome","at":at(3),"outcome":"success","observed_via":"response","target_status":201}),
+        );
+        line(serde_json::json!({"event":"delivered","at":at(4)}));
+    }
+    let p = dir.join("one-intent.jsonl");
+    std::fs::write(&p, out).unwrap();
+    p
+}
+
+/// A group of 200,000 calls made a 325 MB postmortem whose sequence
+/// diagram Mermaid refuses (more than its 50,000-character maxTextSize).
+/// A large group is abridged in Markdown and in the diagram, says so and
+/// keeps the executions the verdict names; the JSON timeline and the CSV
+/// keep every event.
+#[test]
+fn a_large_group_is_abridged_in_the_postmortem_and_whole_in_the_data() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 400;
+    let j = one_intent(d.path(), n);
+    let groups = json(
+        &std::process::Command::new(BIN)
+            .args(["groups", "--json"])
+            .arg(&j)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(groups.as_array().map(Vec::len), Some(1), "{groups}");
+    let id = groups[0]["group_id"].as_str().unwrap().to_string();
+    let reason_ids: Vec<String> = (0..n)
+        .map(|i| format!("act_{i:04}"))
+        .filter(|x| {
+            groups[0]["reason"]
+                .as_str()
+                .unwrap_or("")
+                .contains(x.as_str())
+        })
+        .collect();
+    let md = stdout(
+        &std::process::Command::new(BIN)
+            .args(["export", "--group", &id, "--format", "markdown", "-o", "-"])
+            .arg(&j)
+            .output()
+            .unwrap(),
+    );
+    assert!(md.contains("Abridged: of 400 executions"), "{md}");
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| 2026-07-22 "))
+        .count();
+    assert!(rows < 200, "{rows} timeline rows");
+    // The gap says what it stands for, and the counts add up.
+    let gaps: Vec<&str> = md.lines().filter(|l| l.starts_with("| … |")).collect();
+    assert!(!gaps.is_empty(), "{md}");
+    let left_out: usize = gaps
+        .iter()
+        .map(|l| {
+            let n = l
+                .split(" events of ")
+                .next()
+                .unwrap()
+                .rsplit("| ")
+                .next()
+                .unwrap();
+            n.replace(',', "").parse::<usize>().unwrap()
+        })
+        .sum();
+    assert_eq!(rows + left_out, n * 5, "{gaps:?}");
+    // The first and last executions, and those the verdict names, are shown.
+    for x in ["act_0000", "act_0009", "act_0390", "act_0399"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(reason_ids)
+    {
+        assert!(
+            md.contains(&format!("| `{x}` |")),
+            "{x} not in the timeline"
+        );
+    }
+    assert!(!md.contains("| `act_0200` |"));
+    // The diagram stays within what Mermaid draws by default.
+    let diagram = md
+        .split("```mermaid\n")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .unwrap();
+    assert!(diagram.len() < 50_000, "{} characters", diagram.len());
+    assert!(diagram.contains("other executions not drawn"), "{diagram}");
+    // The data exports keep every event.
+    let v = json(
+        &std::process::Command::new(BIN)
+            .args(["export", "--group", &id, "--format", "json", "-o", "-"])
+            .arg(&j)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        v["groups"][0]["timeline"].as_array().map(Vec::len),
+        Some(n * 5)
+    );
+    let csv = stdout(
+        &std::process::Command::new(BIN)
+            .args(["export", "--group", &id, "--format", "csv", "-o", "-"])
+            .arg(&j)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(parse_csv(&csv).len(), n * 5 + 1);
+}
+
+/// A group at the threshold is shown whole.
+#[test]
+fn a_group_of_sixty_executions_is_shown_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let j = one_intent(d.path(), 60);
+    let md = stdout(
+        &std::process::Command::new(BIN)
+            .args(["export", "--all", "--format", "markdown", "-o", "-"])
+            .arg(&j)
+            .output()
+            .unwrap(),
+    );
+    assert!(!md.contains("Abridged"), "{md}");
+    assert_eq!(
+        md.lines()
+            .filter(|l| l.starts_with("| 2026-07-22 "))
+            .count(),
+        300
+    );
+}

@@ -1,10 +1,13 @@
 //! The postmortem as Markdown (CommonMark with GitHub tables and a Mermaid
 //! block). Journal text is passed through [`crate::sanitize::escape`] and
 //! then Markdown-escaped, so that it shows as written and cannot open HTML,
-//! links or code.
+//! links or code. A group of many executions is abridged (see
+//! [`super::abridge`]).
 
+use super::abridge::{ENDS, FINDINGS_PER_KIND, Piece, Shown, thousands};
 use super::{ChainState, GroupReport, Report};
 use chrono::{DateTime, Utc};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// Escapes text for Markdown prose and table cells: every character that
@@ -302,7 +305,40 @@ fn sources(s: &mut String, r: &Report) {
     }
 }
 
+/// Evidence citations as list items under `indent`; a long list (one
+/// finding about 200,000 attempts) up to [`FINDINGS_PER_KIND`] items, then
+/// counted.
+fn evidence(s: &mut String, indent: &str, all: &[String]) {
+    for e in all.iter().take(FINDINGS_PER_KIND) {
+        let _ = writeln!(s, "{indent}- evidence: {}", code(e));
+    }
+    if all.len() > FINDINGS_PER_KIND {
+        let _ = writeln!(
+            s,
+            "{indent}- … and {} more (the JSON export lists every one)",
+            thousands(all.len() - FINDINGS_PER_KIND)
+        );
+    }
+}
+
+/// The group's execution ids; of an abridged group, the first and last
+/// few and the count.
+fn executions(g: &GroupReport, shown: &Shown<'_>) -> String {
+    let ids = |xs: &[String]| xs.iter().map(|x| code(x)).collect::<Vec<_>>().join(", ");
+    if !shown.abridged() {
+        return ids(&g.executions);
+    }
+    let n = g.executions.len();
+    format!(
+        "{}, … {}, ({} in all)",
+        ids(&g.executions[..ENDS]),
+        ids(&g.executions[n - ENDS..]),
+        thousands(n)
+    )
+}
+
 fn group(s: &mut String, g: &GroupReport) {
+    let shown = Shown::of(g);
     let _ = writeln!(
         s,
         "\n## Group {} · {} · {}\n",
@@ -348,26 +384,39 @@ fn group(s: &mut String, g: &GroupReport) {
             "Calls · executions · dispatches",
             format!("{} · {} · {}", g.calls, g.executions.len(), g.dispatches),
         ),
-        (
-            "Executions",
-            g.executions
-                .iter()
-                .map(|x| code(x))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ),
+        ("Executions", executions(g, &shown)),
     ];
     for (k, v) in rows {
         let _ = writeln!(s, "| {k} | {v} |");
     }
 
     let _ = writeln!(s, "\n### Timeline\n");
+    if shown.abridged() {
+        let _ = writeln!(
+            s,
+            "Abridged: of {} executions, the {} that the verdict and the answers name or that open and close the group are shown; the JSON and CSV exports list every event.\n",
+            thousands(g.executions.len()),
+            thousands(shown.count(g.executions.len()))
+        );
+    }
     let _ = writeln!(
         s,
         "| UTC time | Since first event | Execution | Call | Stage | Detail | Evidence |"
     );
     let _ = writeln!(s, "|---|---:|---|---|---|---|---|");
-    for r in &g.timeline {
+    for piece in shown.timeline(&g.timeline) {
+        let r = match piece {
+            Piece::Row(r) => r,
+            Piece::Gap { events, executions } => {
+                let _ = writeln!(
+                    s,
+                    "| … | | | | | {} events of {} other executions not shown | |",
+                    thousands(events),
+                    thousands(executions)
+                );
+                continue;
+            }
+        };
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} |",
@@ -394,19 +443,35 @@ fn group(s: &mut String, g: &GroupReport) {
             _ => text(&q.answer),
         };
         let _ = writeln!(s, "   {answer}");
-        for e in &q.evidence {
-            let _ = writeln!(s, "   - evidence: {}", code(e));
-        }
+        evidence(s, "   ", &q.evidence);
         let _ = writeln!(s);
     }
 
     if !g.findings.is_empty() {
         let _ = writeln!(s, "### Findings\n");
+        // A kind found many times is listed up to a count, then counted.
+        let mut listed: HashMap<&str, usize> = HashMap::new();
         for f in &g.findings {
-            let _ = writeln!(s, "- {}: {}", code(f.kind), text(&f.detail));
-            for e in &f.evidence {
-                let _ = writeln!(s, "  - evidence: {}", code(e));
+            let n = listed.entry(f.kind).or_default();
+            *n += 1;
+            if *n > FINDINGS_PER_KIND {
+                continue;
             }
+            let _ = writeln!(s, "- {}: {}", code(f.kind), text(&f.detail));
+            evidence(s, "  ", &f.evidence);
+        }
+        let mut more: Vec<(&str, usize)> = listed
+            .into_iter()
+            .filter(|(_, n)| *n > FINDINGS_PER_KIND)
+            .collect();
+        more.sort_unstable();
+        for (kind, n) in more {
+            let _ = writeln!(
+                s,
+                "- … and {} more {} findings (the JSON export lists every one)",
+                thousands(n - FINDINGS_PER_KIND),
+                code(kind)
+            );
         }
         let _ = writeln!(s);
     }

@@ -10,6 +10,7 @@
 //! code (`#59;` for `;`, Mermaid docs "Entity codes to escape characters"),
 //! after [`crate::sanitize::escape`] has made control characters visible.
 
+use super::abridge::{Piece, Shown, thousands};
 use super::{GroupReport, hms};
 use std::fmt::Write;
 
@@ -87,14 +88,32 @@ fn shorten(s: &str, max: usize) -> (&str, bool) {
 }
 
 /// The diagram for one group report (built from its timeline, so it
-/// shows exactly what the report shows, anonymized or not).
+/// shows exactly what the report shows, anonymized or not; a group of many
+/// executions abridged as [`super::abridge`] says, so that Mermaid draws
+/// it).
 pub fn sequence_diagram(g: &GroupReport) -> String {
     let mut d = String::from("sequenceDiagram\n");
     let target = g.target.as_deref().unwrap_or("the target");
     let _ = writeln!(d, "    participant A as Agent");
     let _ = writeln!(d, "    participant G as Gateway");
     let _ = writeln!(d, "    participant T as Target {}", escape(target));
-    for r in &g.timeline {
+    let shown = Shown::of(g);
+    for piece in shown.timeline(&g.timeline) {
+        let r = match piece {
+            Piece::Row(r) => r,
+            Piece::Gap { events, executions } => {
+                let _ = writeln!(
+                    d,
+                    "    Note over A,T: {}",
+                    escape(&format!(
+                        "{} events of {} other executions not drawn",
+                        thousands(events),
+                        thousands(executions)
+                    ))
+                );
+                continue;
+            }
+        };
         let t = hms(r.at);
         let x = r.execution_id.as_deref().unwrap_or("?");
         let call = r.call_id.as_deref().unwrap_or("a call");

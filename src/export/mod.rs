@@ -9,6 +9,7 @@
 //! so `--anonymize` is one switch for every format. [`atomic::write`] puts
 //! the result on disk without ever leaving a half-written file.
 
+pub mod abridge;
 pub mod anonymize;
 pub mod atomic;
 mod chain;

@@ -1,0 +1,158 @@
+//! Large groups in documents meant to be read (docs/design.md §7.5): a
+//! Markdown postmortem of one group of 200,000 calls would be a million
+//! timeline rows and a sequence diagram that Mermaid refuses to draw (its
+//! `maxTextSize` is 50,000 characters by default). Such a group is shown
+//! by the executions its verdict and answers name, and those at its two
+//! ends; every run of executions left out is one line saying how many
+//! events of how many executions it stands for. The JSON and CSV exports
+//! are data, and keep every row.
+
+use super::report::{GroupReport, TimelineRow};
+use std::collections::HashSet;
+
+/// A group of more executions than this is abridged.
+pub const FULL_EXECUTIONS: usize = 60;
+
+/// Executions kept at each end of an abridged group, in time order.
+pub const ENDS: usize = 10;
+
+/// Findings of one kind listed in full before the rest are counted.
+pub const FINDINGS_PER_KIND: usize = 20;
+
+/// Which executions of a group a document shows.
+#[derive(Debug)]
+pub struct Shown<'a> {
+    /// `None`: every execution (a group of at most [`FULL_EXECUTIONS`]).
+    kept: Option<HashSet<&'a str>>,
+}
+
+impl<'a> Shown<'a> {
+    /// The executions of `g` to show: all of them in a small group; else the
+    /// first and last [`ENDS`] and every one whose id the verdict's reason,
+    /// the five answers or their evidence name.
+    pub fn of(g: &'a GroupReport) -> Shown<'a> {
+        if g.executions.len() <= FULL_EXECUTIONS {
+            return Shown { kept: None };
+        }
+        let mut named: HashSet<&str> = HashSet::new();
+        let mut words = |s: &'a str| {
+            for w in s.split_whitespace() {
+                named.insert(w.trim_matches(|c: char| {
+                    matches!(
+                        c,
+                        '(' | ')' | '[' | ']' | ',' | ';' | ':' | '.' | '`' | '"' | '\''
+                    )
+                }));
+            }
+        };
+        words(&g.reason);
+        for q in &g.questions {
+            words(&q.answer);
+            for e in &q.evidence {
+                words(e);
+            }
+        }
+        let n = g.executions.len();
+        let kept = g
+            .executions
+            .iter()
+            .enumerate()
+            .filter(|(i, x)| *i < ENDS || *i >= n - ENDS || named.contains(x.as_str()))
+            .map(|(_, x)| x.as_str())
+            .collect();
+        Shown { kept: Some(kept) }
+    }
+
+    /// Whether anything is left out.
+    pub fn abridged(&self) -> bool {
+        self.kept.is_some()
+    }
+
+    /// Number of executions shown, of `of`.
+    pub fn count(&self, of: usize) -> usize {
+        self.kept.as_ref().map_or(of, HashSet::len)
+    }
+
+    /// Whether the execution named `id` is shown.
+    pub fn shows(&self, id: &str) -> bool {
+        self.kept.as_ref().is_none_or(|k| k.contains(id))
+    }
+
+    /// Whether a timeline row is shown: a row of a shown execution, or of
+    /// none (a reviewer decision names its execution; a row without one is
+    /// about the group).
+    pub fn shows_row(&self, r: &TimelineRow) -> bool {
+        r.execution_id.as_deref().is_none_or(|x| self.shows(x))
+    }
+
+    /// The timeline as shown: each row kept, or in place of each run of
+    /// rows left out, one [`Piece::Gap`].
+    pub fn timeline<'r>(&self, rows: &'r [TimelineRow]) -> Vec<Piece<'r>> {
+        let mut out = Vec::new();
+        let mut gap: Option<(usize, HashSet<&'r str>)> = None;
+        for r in rows {
+            if self.shows_row(r) {
+                if let Some((events, xs)) = gap.take() {
+                    out.push(Piece::Gap {
+                        events,
+                        executions: xs.len(),
+                    });
+                }
+                out.push(Piece::Row(r));
+            } else {
+                let (events, xs) = gap.get_or_insert_with(|| (0, HashSet::new()));
+                *events += 1;
+                if let Some(x) = r.execution_id.as_deref() {
+                    xs.insert(x);
+                }
+            }
+        }
+        if let Some((events, xs)) = gap {
+            out.push(Piece::Gap {
+                events,
+                executions: xs.len(),
+            });
+        }
+        out
+    }
+}
+
+/// One piece of an abridged timeline.
+#[derive(Debug)]
+pub enum Piece<'r> {
+    /// A row shown.
+    Row(&'r TimelineRow),
+    /// Rows left out: how many events, of how many executions.
+    Gap {
+        /// Events left out here.
+        events: usize,
+        /// Executions they belong to.
+        executions: usize,
+    },
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
