@@ -142,6 +142,8 @@ pub struct WatchStats {
     pub executions: usize,
     /// Groups followed.
     pub groups: usize,
+    /// The time of the newest event read (as its journal says), if any.
+    pub newest: Option<DateTime<Utc>>,
 }
 
 /// One followed journal.
@@ -538,6 +540,9 @@ impl Watch {
                 event,
             } => {
                 self.stats.events += 1;
+                if self.stats.newest.is_none_or(|n| n < event.at) {
+                    self.stats.newest = Some(event.at);
+                }
                 let s = Seen {
                     execution_id: execution_id.clone(),
                     event: event.kind.name(),
@@ -608,7 +613,10 @@ fn plain_file(s: &JournalSource) -> Result<PathBuf, QueryError> {
     }
 }
 
+mod follow;
 mod judge;
+
+pub use follow::{Follow, FollowPoll, verdict_changes};
 
 #[cfg(test)]
 mod tests;
