@@ -35,7 +35,7 @@ pub struct Follow {
     base_bad: u64,
     /// The journals changed since the last investigation.
     dirty: bool,
-    last_open: Option<Instant>,
+    pub(super) last_open: Option<Instant>,
     open_took: Duration,
 }
 
