@@ -65,8 +65,15 @@ impl Follow {
     ///
     /// # Errors
     /// As [`Watch::open`]: a journal that is not a plain file (standard
-    /// input, a compressed file), or no journal named.
+    /// input, a compressed file), or no journal named (the bundled
+    /// sample).
     pub fn start(setup: &Setup) -> Result<Follow, QueryError> {
+        if setup.journals.is_empty() {
+            return Err(QueryError::Journal(crate::journal::JournalError::Invalid {
+                journal: "the bundled sample".into(),
+                message: "it does not grow; name journal files to follow them".into(),
+            }));
+        }
         let mut watch = Watch::open(setup, WatchOptions::default())?;
         // What the journals hold now was shown by the investigation
         // already: read it, say nothing of it.
