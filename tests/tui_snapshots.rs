@@ -290,3 +290,53 @@ fn follow_mode_header_and_changed_marks() {
         assert!(a.follow.is_none());
     }
 }
+
+/// Follow mode keeps the selection on its group when a new group comes
+/// in above it (the table sorted newest first: restart_service, new, goes
+/// to the top, and create_ticket moves down a row), and a refresh that
+/// comes while a background job reads the data waits for it: applied
+/// after an export, dropped after a decision (and asked for again, so that
+/// the decision is in it).
+#[test]
+fn follow_keeps_the_group_selected_and_waits_for_a_job() {
+    use retrace::tui::data::Data;
+    use retrace::tui::follow::FollowKind;
+    use retrace::tui::jobs::{ExportError, JobMsg};
+    use std::sync::atomic::Ordering;
+    let (w, h) = (120, 30);
+    let mut a = app(&["tui-follow-before.jsonl"], Theme::dark(), w, h);
+    a.update(Action::ShowGroups);
+    // FIRST (UTC), newest first.
+    for _ in 0..4 {
+        a.update(Action::SortNext);
+    }
+    a.update(Action::SortReverse);
+    a.update(Action::Top);
+    let before = selected_id(&a);
+    let row = tui_support::groups(&a).cursor.selected;
+    assert!(text(&draw(&a, w, h)).contains("create_ticket"));
+    a.update(Action::ToggleFollow);
+    a.on_follow(follow(FollowKind::Started));
+    // An export is being written: the refresh waits.
+    a.job = Some("writing postmortem.md".into());
+    let grown = || Box::new(Data::new(tui_support::open(FIXTURE)));
+    a.on_follow(follow(FollowKind::Data(grown())));
+    assert_eq!(a.data().unwrap().inv.group_count(), 2, "not yet applied");
+    a.on_job(JobMsg::Exported(Err(ExportError::Write(
+        std::io::Error::other("disk full"),
+    ))));
+    assert_eq!(a.data().unwrap().inv.group_count(), 4, "applied after it");
+    assert_eq!(selected_id(&a), before, "the selection stays on its group");
+    assert_eq!(
+        tui_support::groups(&a).cursor.selected,
+        row + 1,
+        "a row down"
+    );
+    // A decision is being written: the refresh is dropped and asked for
+    // again once it is.
+    a.job = Some("recording a decision".into());
+    a.on_follow(follow(FollowKind::Data(grown())));
+    a.on_job(JobMsg::Failed("stopped".into()));
+    let f = a.follow.as_ref().expect("still following");
+    assert!(f.control.refresh.load(Ordering::Relaxed));
+}

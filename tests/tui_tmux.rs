@@ -484,11 +484,13 @@ fn the_mouse_is_let_go_on_quit_and_no_color_draws_no_colour() {
 }
 
 /// Follow mode through the real binary (docs/design.md §7.7 "Follow
-/// mode"): `F` on the groups table with create_ticket selected, lines
+/// mode"): `F` on the groups table sorted newest first with create_ticket
+/// selected, lines
 /// appended to the journal (the second ticket call and its timeout, a
 /// restart with an attached retry, and a bad line), and the screen shows
 /// the new group, create_ticket's new verdict, both marked, the bad line
-/// counted, and the selection still on create_ticket (Enter opens it).
+/// counted, and the selection still on create_ticket, now a row down
+/// (Enter opens it).
 /// Esc stops following.
 #[test]
 fn follow_a_growing_journal_in_tmux() {
@@ -513,8 +515,9 @@ fn follow_a_growing_journal_in_tmux() {
     t.wait_for(&["Journals (1)", "Worst groups"], &[]);
     t.keys(&["2"]);
     t.wait_for(&["safe_retry", "create_ticket"], &[]);
-    // create_ticket is the second row.
-    t.keys(&["j", "F"]);
+    // Sorted newest first, create_ticket is the first row; the group the
+    // appended lines start (restart_service) will come in above it.
+    t.keys(&["s", "s", "s", "s", "S", "g", "F"]);
     t.wait_for(&["[following 0.0 ev/s"], &["reading…"]);
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -535,6 +538,11 @@ fn follow_a_growing_journal_in_tmux() {
         &["safe_retry"],
     );
     assert!(s.contains("incident.jsonl:33"), "{s}");
+    let at = |what: &str| s.find(what).unwrap_or_else(|| panic!("{what}: {s}"));
+    assert!(
+        at("restart_service") < at("create_ticket"),
+        "newest first: {s}"
+    );
     // The selection stayed on create_ticket's group.
     t.keys(&["Enter"]);
     t.wait_for(&["group gca8ffdb10e", "POSSIBLE_DUPLICATE"], &[]);
