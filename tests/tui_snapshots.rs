@@ -218,3 +218,125 @@ fn every_screen_of_the_sample_at_the_sizes_users_have() {
         }
     }
 }
+
+/// A follow thread's message, as the first start of follow mode sends it.
+fn follow(kind: retrace::tui::follow::FollowKind) -> retrace::tui::follow::FollowMsg {
+    retrace::tui::follow::FollowMsg {
+        generation: 1,
+        kind,
+    }
+}
+
+/// The id of the group the groups table has selected.
+fn selected_id(a: &App) -> String {
+    let d = a.data().expect("loaded");
+    let g = tui_support::groups(a)
+        .selected_group()
+        .expect("a selection");
+    d.inv.group_at(g).expect("the group").id().to_string()
+}
+
+/// Follow mode (docs/design.md §7.7 "Follow mode"): the title line while
+/// the journals as they were are read, then with the rate, the newest
+/// event and a bad line; the groups whose verdict changed (create_ticket:
+/// safe_retry → possible_duplicate) and the new one (restart_service)
+/// marked with ● in the groups table and the overview; the selection on
+/// the same group; a mark gone once its group is selected again.
+#[test]
+fn follow_mode_header_and_changed_marks() {
+    use retrace::query::FollowPoll;
+    use retrace::tui::data::Data;
+    use retrace::tui::follow::FollowKind;
+    for (w, h) in SIZES {
+        let mut a = app(&["tui-follow-before.jsonl"], Theme::dark(), w, h);
+        a.update(Action::ShowGroups);
+        a.update(Action::Down);
+        let before = selected_id(&a);
+        a.update(Action::ToggleFollow);
+        assert!(a.follow.is_some());
+        insta::assert_snapshot!(format!("follow_reading_{w}x{h}"), styled(&draw(&a, w, h)));
+        a.on_follow(follow(FollowKind::Started));
+        let newest = "2026-07-22T10:04:00.302Z".parse().unwrap();
+        a.on_follow(follow(FollowKind::Poll(Box::new(FollowPoll {
+            events: 18,
+            rate: 12.5,
+            newest: Some(newest),
+            bad_lines: 1,
+            bad: vec![retrace::journal::LineError {
+                journal: "tests/fixtures/tui-follow-before.jsonl".into(),
+                line: 33,
+                message: "not JSON".into(),
+                field: None,
+            }],
+            notes: Vec::new(),
+        }))));
+        let grown = Data::new(tui_support::open(FIXTURE));
+        a.on_follow(follow(FollowKind::Data(Box::new(grown))));
+        assert_eq!(selected_id(&a), before, "the selection stays on its group");
+        assert_eq!(a.marked.len(), 2, "{:?}", a.marked);
+        insta::assert_snapshot!(format!("follow_groups_{w}x{h}"), styled(&draw(&a, w, h)));
+        a.update(Action::ShowOverview);
+        insta::assert_snapshot!(format!("follow_overview_{w}x{h}"), styled(&draw(&a, w, h)));
+        // Selecting the group again is looking at it.
+        a.update(Action::ShowGroups);
+        assert!(!a.marked.contains(&before), "{:?}", a.marked);
+        assert_eq!(a.marked.len(), 1);
+        // F stops; the marks stay.
+        a.update(Action::ToggleFollow);
+        assert!(a.follow.is_none());
+        assert_eq!(a.marked.len(), 1);
+        // A late message of the stopped follow changes nothing.
+        a.on_follow(follow(FollowKind::Started));
+        assert!(a.follow.is_none());
+    }
+}
+
+/// Follow mode keeps the selection on its group when a new group comes
+/// in above it (the table sorted newest first: restart_service, new, goes
+/// to the top, and create_ticket moves down a row), and a refresh that
+/// comes while a background job reads the data waits for it: applied
+/// after an export, dropped after a decision (and asked for again, so that
+/// the decision is in it).
+#[test]
+fn follow_keeps_the_group_selected_and_waits_for_a_job() {
+    use retrace::tui::data::Data;
+    use retrace::tui::follow::FollowKind;
+    use retrace::tui::jobs::{ExportError, JobMsg};
+    use std::sync::atomic::Ordering;
+    let (w, h) = (120, 30);
+    let mut a = app(&["tui-follow-before.jsonl"], Theme::dark(), w, h);
+    a.update(Action::ShowGroups);
+    // FIRST (UTC), newest first.
+    for _ in 0..4 {
+        a.update(Action::SortNext);
+    }
+    a.update(Action::SortReverse);
+    a.update(Action::Top);
+    let before = selected_id(&a);
+    let row = tui_support::groups(&a).cursor.selected;
+    assert!(text(&draw(&a, w, h)).contains("create_ticket"));
+    a.update(Action::ToggleFollow);
+    a.on_follow(follow(FollowKind::Started));
+    // An export is being written: the refresh waits.
+    a.job = Some("writing postmortem.md".into());
+    let grown = || Box::new(Data::new(tui_support::open(FIXTURE)));
+    a.on_follow(follow(FollowKind::Data(grown())));
+    assert_eq!(a.data().unwrap().inv.group_count(), 2, "not yet applied");
+    a.on_job(JobMsg::Exported(Err(ExportError::Write(
+        std::io::Error::other("disk full"),
+    ))));
+    assert_eq!(a.data().unwrap().inv.group_count(), 4, "applied after it");
+    assert_eq!(selected_id(&a), before, "the selection stays on its group");
+    assert_eq!(
+        tui_support::groups(&a).cursor.selected,
+        row + 1,
+        "a row down"
+    );
+    // A decision is being written: the refresh is dropped and asked for
+    // again once it is.
+    a.job = Some("recording a decision".into());
+    a.on_follow(follow(FollowKind::Data(grown())));
+    a.on_job(JobMsg::Failed("stopped".into()));
+    let f = a.follow.as_ref().expect("still following");
+    assert!(f.control.refresh.load(Ordering::Relaxed));
+}

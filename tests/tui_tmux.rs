@@ -482,3 +482,75 @@ fn the_mouse_is_let_go_on_quit_and_no_color_draws_no_colour() {
         );
     }
 }
+
+/// Follow mode through the real binary (docs/design.md §7.7 "Follow
+/// mode"): `F` on the groups table sorted newest first with create_ticket
+/// selected, lines
+/// appended to the journal (the second ticket call and its timeout, a
+/// restart with an attached retry, and a bad line), and the screen shows
+/// the new group, create_ticket's new verdict, both marked, the bad line
+/// counted, and the selection still on create_ticket, now a row down
+/// (Enter opens it).
+/// Esc stops following.
+#[test]
+fn follow_a_growing_journal_in_tmux() {
+    use std::io::Write;
+    if !common::skip::tmux("follow_a_growing_journal_in_tmux") {
+        return;
+    }
+    let full = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/tui-incident.jsonl"
+    ))
+    .unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("incident.jsonl");
+    std::fs::write(&path, lines[..14].join("\n") + "\n").unwrap();
+    let t = Tmux {
+        socket: format!("retrace-e2e-follow-{}", std::process::id()),
+        session: "follow",
+    };
+    start(&t, dir.path(), "incident.jsonl");
+    t.wait_for(&["Journals (1)", "Worst groups"], &[]);
+    t.keys(&["2"]);
+    t.wait_for(&["safe_retry", "create_ticket"], &[]);
+    // Sorted newest first, create_ticket is the first row; the group the
+    // appended lines start (restart_service) will come in above it.
+    t.keys(&["s", "s", "s", "s", "S", "g", "F"]);
+    t.wait_for(&["[following 0.0 ev/s"], &["reading…"]);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    for l in &lines[14..] {
+        writeln!(f, "{l}").unwrap();
+    }
+    writeln!(f, "this line is not JSON").unwrap();
+    f.flush().unwrap();
+    let s = t.wait_for(
+        &[
+            "● possible_duplicate",
+            "● attached_retry",
+            "restart_service",
+            "1 bad line",
+        ],
+        &["safe_retry"],
+    );
+    assert!(s.contains("incident.jsonl:33"), "{s}");
+    let at = |what: &str| s.find(what).unwrap_or_else(|| panic!("{what}: {s}"));
+    assert!(
+        at("restart_service") < at("create_ticket"),
+        "newest first: {s}"
+    );
+    // The selection stayed on create_ticket's group.
+    t.keys(&["Enter"]);
+    t.wait_for(&["group gca8ffdb10e", "POSSIBLE_DUPLICATE"], &[]);
+    // Esc stops following first, then goes back.
+    t.keys(&["Escape"]);
+    t.wait_for(&["stopped following after 18 new events"], &["[following"]);
+    t.keys(&["Escape"]);
+    t.wait_for(&["Groups: 3 worth a look"], &[]);
+    t.keys(&["q"]);
+    t.wait_gone();
+}

@@ -324,3 +324,82 @@ fn journal_text_is_escaped() {
     assert!(crit.contains("evil"), "{crit}");
     assert_eq!(w.interrupt(), Some(0));
 }
+
+/// Inserts a native record as a row of `table`: its `seq`, `at`,
+/// `execution_id` and `event` as columns, every other field in `extra`.
+fn insert_row(conn: &rusqlite::Connection, table: &str, record: &str) {
+    let mut m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(record).unwrap();
+    m.remove("kind");
+    let mut take = |k: &str| match m.remove(k) {
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(v) => Some(v.to_string()),
+        None => None,
+    };
+    if table == "sessions" {
+        let id = take("session_id");
+        conn.execute(
+            "INSERT INTO sessions (session_id, extra) VALUES (?1, ?2)",
+            rusqlite::params![id, serde_json::Value::Object(m).to_string()],
+        )
+        .unwrap();
+    } else {
+        let (seq, at, x, ev) = (take("seq"), take("at"), take("execution_id"), take("event"));
+        let seq: Option<i64> = seq.map(|s| s.parse().unwrap());
+        conn.execute(
+            "INSERT INTO events (seq, at, execution_id, event, extra) VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![seq, at, x, ev, serde_json::Value::Object(m).to_string()],
+        )
+        .unwrap();
+    }
+}
+
+/// A native SQLite journal another process writes (docs/design.md §7.7
+/// "SQLite journals"): the incident inserted a row at a time from another
+/// connection while `watch --json` runs; the duplicate is reported at the
+/// second dispatch's row, then its outcome; a bad row is reported with its
+/// row and following goes on.
+#[test]
+fn a_sqlite_journal_written_by_another_connection_is_followed() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("gateway.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE sessions (session_id TEXT, extra JSON);
+         CREATE TABLE events (seq INTEGER, at TEXT, execution_id TEXT, event TEXT, extra JSON);",
+    )
+    .unwrap();
+    let sessions =
+        std::fs::read_to_string(format!("{SAMPLE}/deploy-release-incident/sessions.jsonl"))
+            .unwrap();
+    for l in sessions.lines() {
+        insert_row(&conn, "sessions", l);
+    }
+    let mut w = Watching::start(d.path(), &[Path::new("gateway.db")], &["--json"]);
+    for (i, l) in incident().iter().enumerate() {
+        if i == 14 {
+            conn.execute(
+                "INSERT INTO events (seq, at, execution_id, event) VALUES (99, 'not a time', 'act_x', 'accepted')",
+                [],
+            )
+            .unwrap();
+        }
+        insert_row(&conn, "events", l);
+        pause();
+    }
+    let first = json(&w.wait_out(|l| l.contains("possible_duplicate")));
+    assert_eq!(first["verdict"], "possible_duplicate");
+    assert_eq!(first["tool"], "deploy_release");
+    assert_eq!(first["executions"], 2);
+    assert_eq!(first["changed_by"]["event"], "dispatched");
+    assert_eq!(first["changed_by"]["journal"], "gateway.db");
+    assert_eq!(first["position"], "gateway.db:13");
+    let dup = json(&w.wait_out(|l| l.contains("duplicate_side_effect")));
+    assert_eq!(dup["previous_verdict"], "possible_duplicate");
+    assert_eq!(dup["group_id"], first["group_id"]);
+    let bad = w.wait_err(|l| l.contains("bad line"));
+    assert!(bad.contains("gateway.db:15:"), "{bad}");
+    assert_eq!(w.interrupt(), Some(0));
+    let summary = w.wait_err(|l| l.contains("bad lines"));
+    assert!(summary.contains("watched 20 events"), "{summary}");
+    assert!(summary.contains("1 bad lines"), "{summary}");
+}

@@ -49,6 +49,7 @@ mod read;
 mod sallyport;
 mod source;
 mod sqlite;
+pub use sqlite::{SqliteTail, TailRead};
 
 use crate::model::{JournalId, SourceRef};
 pub use chain::GENESIS;

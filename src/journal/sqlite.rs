@@ -323,3 +323,181 @@ pub fn read_row(path: &Path, table: &str, row: u32) -> Result<String, ReadRowErr
     let m = row_object(found, &cols)?;
     Ok(Value::Object(m).to_string())
 }
+
+/// Rows read from one table in one poll of a [`SqliteTail`], at most: a
+/// large journal already there is caught up with in steps.
+pub const TAIL_ROWS: i64 = 50_000;
+
+/// Following a native SQLite journal that another process writes
+/// (docs/design.md §7.7 "SQLite journals"): each poll reads, table by
+/// table (`sessions`, then `events`), the rows whose rowid is greater than
+/// the last one read, in rowid order. The file is opened read-only for
+/// each poll, so a file replaced by another is read as it is now. The
+/// chain is not checked (as for any watched journal: `retrace verify`
+/// does).
+#[derive(Debug)]
+pub struct SqliteTail {
+    path: std::path::PathBuf,
+    name: String,
+    journal: crate::model::JournalId,
+    /// The last rowid read, of `sessions` and of `events`.
+    last: [i64; 2],
+}
+
+/// What one poll of a [`SqliteTail`] read.
+#[derive(Debug, Default)]
+pub struct TailRead {
+    /// The records of the new rows, sessions first.
+    pub records: Vec<crate::model::Record>,
+    /// The rows that could not be read (skipped), each naming its row.
+    pub bad: Vec<super::LineError>,
+    /// A table holds more new rows than one poll reads ([`TAIL_ROWS`]).
+    pub more: bool,
+    /// A table's last rowid is below the last one read (rows deleted, or
+    /// the file replaced): the table, and its last rowid read and now.
+    /// Its rows are followed on from the last one it holds now.
+    pub shrunk: Option<(&'static str, i64, i64)>,
+}
+
+impl SqliteTail {
+    /// Follows the SQLite journal at `path`, named `name` on the command
+    /// line, as journal `journal`, from its first row.
+    pub fn new(
+        path: impl Into<std::path::PathBuf>,
+        name: &str,
+        journal: crate::model::JournalId,
+    ) -> SqliteTail {
+        SqliteTail {
+            path: path.into(),
+            name: name.to_string(),
+            journal,
+            last: [0, 0],
+        }
+    }
+
+    /// Whether the file at `path` starts as a SQLite database does.
+    pub fn is_sqlite(path: &Path) -> bool {
+        use std::io::Read;
+        let mut head = [0u8; 16];
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok_and(|()| head == *b"SQLite format 3\0")
+    }
+
+    /// Reads the rows written since the last poll.
+    ///
+    /// # Errors
+    /// [`JournalError::Invalid`] (naming the journal) when the file
+    /// cannot be opened or queried now (locked by its writer for longer
+    /// than a moment, or gone): the next poll tries again from where this
+    /// one began.
+    pub fn poll(&mut self) -> Result<TailRead, JournalError> {
+        let fail = |e: rusqlite::Error| JournalError::Invalid {
+            journal: self.name.clone(),
+            message: format!("SQLite: {e}"),
+        };
+        let conn = open(&self.path).map_err(fail)?;
+        conn.busy_timeout(std::time::Duration::from_millis(100))
+            .map_err(fail)?;
+        let tables = Tables::of(&conn).map_err(fail)?;
+        let mut out = TailRead::default();
+        let mut last = self.last;
+        for (k, table, cols) in [
+            (0, SESSIONS_TABLE, &tables.sessions),
+            (1, EVENTS_TABLE, &tables.events),
+        ] {
+            let Some(cols) = cols else {
+                continue;
+            };
+            last[k] = self.tail_table(&conn, table, cols, last[k], &mut out)?;
+        }
+        self.last = last;
+        Ok(out)
+    }
+
+    /// Reads `table`'s rows after rowid `after`; returns the last rowid read.
+    fn tail_table(
+        &self,
+        conn: &Connection,
+        table: &'static str,
+        cols: &[Col],
+        after: i64,
+        out: &mut TailRead,
+    ) -> Result<i64, JournalError> {
+        let fail = |e: rusqlite::Error| JournalError::Invalid {
+            journal: self.name.clone(),
+            message: format!("SQLite: {e}"),
+        };
+        let max: Option<i64> = conn
+            .query_row(&format!("SELECT max(rowid) FROM \"{table}\""), [], |r| {
+                r.get(0)
+            })
+            .map_err(fail)?;
+        let max = max.unwrap_or(0);
+        if max < after {
+            out.shrunk = Some((table, after, max));
+            return Ok(max);
+        }
+        let kind = if table == SESSIONS_TABLE {
+            "session"
+        } else {
+            "event"
+        };
+        let names: Vec<String> = cols
+            .iter()
+            .map(|c| format!("\"{}\"", c.name.replace('"', "\"\"")))
+            .collect();
+        let sql = format!(
+            "SELECT rowid, {} FROM \"{table}\" WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
+            names.join(", ")
+        );
+        let mut stmt = conn.prepare(&sql).map_err(fail)?;
+        let mut rows = stmt.query([after, TAIL_ROWS]).map_err(fail)?;
+        let mut last = after;
+        let mut read = 0;
+        while let Some(row) = rows.next().map_err(fail)? {
+            read += 1;
+            let rowid: i64 = row.get(0).map_err(fail)?;
+            last = rowid;
+            let bad = |line: u32, e: BadLine| super::LineError {
+                journal: self.name.clone(),
+                line,
+                message: e.message,
+                field: e.field,
+            };
+            let Some(line) = u32::try_from(rowid).ok().filter(|&l| l > 0) else {
+                out.bad.push(bad(
+                    0,
+                    BadLine::new(format!(
+                        "{table} row {rowid}: rowid outside 1..=4294967295, which retrace cannot cite; skipped"
+                    )),
+                ));
+                continue;
+            };
+            let source = SourceRef::Row {
+                journal: self.journal,
+                table,
+                row: line,
+            };
+            let mut m = match row_object(row, cols) {
+                Ok(m) => m,
+                Err(e) => {
+                    out.bad
+                        .push(bad(line, e.context(format_args!("{table} row {rowid}"))));
+                    continue;
+                }
+            };
+            if !m.contains_key("kind") {
+                m.insert("kind".into(), Value::String(kind.into()));
+            }
+            match parse_record(m, source) {
+                Ok(records) => out.records.extend(records),
+                Err(e) => out
+                    .bad
+                    .push(bad(line, e.context(format_args!("{table} row {rowid}")))),
+            }
+        }
+        out.more |= read >= TAIL_ROWS;
+        Ok(last)
+    }
+}

@@ -45,7 +45,10 @@ pub use views::{
     ExecutionSummary, FindingView, GroupDetail, GroupSummary, NearDuplicateView, StageMark,
     StageStatus, Stages,
 };
-pub use watch::{Change, ChangeEvent, Notice, Watch, WatchOptions, WatchStats};
+pub use watch::{
+    Change, ChangeEvent, Follow, FollowPoll, Notice, Watch, WatchOptions, WatchStats,
+    verdict_changes,
+};
 
 use crate::analysis::{self, Analysis, Config};
 use crate::journal::{self, JournalSource, LoadOptions};

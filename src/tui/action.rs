@@ -96,6 +96,9 @@ pub enum Action {
     CopyAlt,
     /// Switch to the next shipped theme.
     CycleTheme,
+    /// Start following the loaded journals as they grow, or stop
+    /// (docs/design.md §7.7 "Follow mode").
+    ToggleFollow,
     /// The terminal now has this many columns and rows.
     Resize(u16, u16),
     /// The left mouse button was pressed at this column and row of the

@@ -8,6 +8,7 @@
 use super::action::Action;
 use super::data::{Data, Load, LoadMsg, LoadProgress};
 use super::dialog::{self, Dialog, DialogNav};
+use super::follow::{Control, FollowKind, FollowMsg};
 use super::jobs::{Job, JobMsg};
 use super::keys::{Ctx, Key, KeyMap, table};
 use super::screen::{Anchor, Context, Nav, Screen, body_area, drawn_body};
@@ -16,11 +17,13 @@ use super::stack::Stack;
 use super::theme::Theme;
 use super::widgets::mouse::{Pointer, wheel_scroll};
 use super::widgets::{Move, scroll};
-use crate::query::{Investigation, QueryError, Reanalysis};
+use crate::query::{FollowPoll, Investigation, QueryError, Reanalysis, verdict_changes};
 use crate::sanitize::escape;
 use ratatui::layout::Rect;
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// Something the event loop must do outside the state: the state asks,
 /// the driver performs.
@@ -31,6 +34,34 @@ pub enum Effect {
     /// Run this job off the UI thread ([`super::jobs::spawn`]) and feed
     /// its messages to [`App::on_job`].
     Job(Box<Job>),
+    /// Start following the journals ([`super::follow::spawn`]) and feed
+    /// its messages to [`App::on_follow`].
+    Follow {
+        /// Which start of follow mode this is.
+        generation: u64,
+        /// How the UI thread stops it.
+        control: Arc<Control>,
+    },
+}
+
+/// Follow mode as the title line shows it (docs/design.md §7.7 "Follow
+/// mode").
+#[derive(Debug)]
+pub struct Following {
+    /// Which start of follow mode this is (messages of another are
+    /// ignored).
+    pub generation: u64,
+    /// How the UI thread stops the follow thread.
+    pub control: Arc<Control>,
+    /// The journals as they were are read, and new events are awaited.
+    pub started: bool,
+    /// What the last poll found (counts since following began).
+    pub poll: FollowPoll,
+    /// The last bad line read while following: journal and line.
+    pub last_bad: Option<(String, u32)>,
+    /// A new analysis that came while a background job read the data:
+    /// applied when the job ends.
+    pending: Option<Box<Data>>,
 }
 
 /// The whole TUI state.
@@ -69,6 +100,13 @@ pub struct App {
     /// settings file or `--no-mouse` turn it off; mouse events are then
     /// ignored).
     pub mouse: bool,
+    /// Follow mode, while it is on.
+    pub follow: Option<Following>,
+    /// Starts of follow mode so far.
+    follow_starts: u64,
+    /// Ids of the groups whose verdict changed while following since the
+    /// user last had them selected (docs/design.md §7.7 "Follow mode").
+    pub marked: HashSet<String>,
     /// Set by [`Action::Quit`].
     pub quit: bool,
 }
@@ -93,6 +131,9 @@ impl App {
             job: None,
             color: true,
             mouse: true,
+            follow: None,
+            follow_starts: 0,
+            marked: HashSet::new(),
             quit: false,
         }
     }
@@ -201,6 +242,7 @@ impl App {
                     body: body_area(self.area),
                     job: self.job.as_deref(),
                     export_dir: &self.export_dir,
+                    marked: &self.marked,
                 });
                 self.load = Load::Ready(data);
             }
@@ -211,6 +253,12 @@ impl App {
     /// read now (`x: no such key here, ? for help`, naming the help key of
     /// the context when it has one); the next action clears it.
     pub fn unbound_key(&mut self, key: Key) {
+        // Esc stops following where it does nothing else.
+        if key.code == ratatui::crossterm::event::KeyCode::Esc && self.follow.is_some() {
+            self.status = None;
+            self.stop_follow();
+            return;
+        }
         let help = self
             .keys
             .bindings(self.ctx())
@@ -221,8 +269,30 @@ impl App {
         self.status = Some(format!("{}: no such key here{help}", key.label()));
     }
 
-    /// Applies an action.
+    /// Applies an action. Then the group the current screen has selected
+    /// is no longer marked as changed: the user has it before them
+    /// (docs/design.md §7.7 "Follow mode").
     pub fn update(&mut self, action: Action) {
+        let resize = matches!(action, Action::Resize(..));
+        self.apply(action);
+        if !resize {
+            self.acknowledge();
+        }
+    }
+
+    /// Unmarks the group the current screen has selected.
+    fn acknowledge(&mut self) {
+        if self.marked.is_empty() || self.help.is_some() {
+            return;
+        }
+        if let (Some(data), Some(top)) = (self.data(), self.stack.top())
+            && let Anchor::Group(id) = top.anchor(data)
+        {
+            self.marked.remove(&id);
+        }
+    }
+
+    fn apply(&mut self, action: Action) {
         // A click lands on the screen as drawn, a long message included.
         let drawn = drawn_body(self.area, self.status.as_deref());
         self.status = None;
@@ -237,6 +307,10 @@ impl App {
             }
             Action::ToggleHelp => {
                 self.help = if self.help.is_some() { None } else { Some(0) };
+                return;
+            }
+            Action::ToggleFollow if self.help.is_none() && self.dialog.is_none() => {
+                self.toggle_follow();
                 return;
             }
             Action::CycleTheme => {
@@ -293,6 +367,11 @@ impl App {
             }
             return;
         }
+        // Esc stops following before it goes back.
+        if action == Action::Back && self.follow.is_some() {
+            self.stop_follow();
+            return;
+        }
         let cx = Context {
             data,
             theme: &self.theme,
@@ -303,6 +382,7 @@ impl App {
             },
             job: self.job.as_deref(),
             export_dir: &self.export_dir,
+            marked: &self.marked,
         };
         if let Some(i) = Stack::jump_for(&action) {
             self.stack.jump(i, &cx);
@@ -333,6 +413,23 @@ impl App {
     /// Applies a background job's message: progress, a decision written
     /// (or not), the new analysis, an export written (or not).
     pub fn on_job(&mut self, msg: JobMsg) {
+        // A decision changes the case file: an analysis opened before it
+        // was written would take it back.
+        let decided = !matches!(msg, JobMsg::Exported(_) | JobMsg::Progress(_));
+        self.on_job_msg(msg);
+        if self.job.is_none()
+            && let Some(f) = &mut self.follow
+            && let Some(d) = f.pending.take()
+        {
+            if decided {
+                f.control.refresh.store(true, Ordering::Relaxed);
+            } else {
+                self.apply_follow(d);
+            }
+        }
+    }
+
+    fn on_job_msg(&mut self, msg: JobMsg) {
         match msg {
             JobMsg::Progress(p) => {
                 if let Some(Dialog::Decide(d)) = &mut self.dialog {
@@ -385,6 +482,123 @@ impl App {
         }
     }
 
+    /// Starts following the loaded journals, or stops.
+    pub fn toggle_follow(&mut self) {
+        if self.follow.is_some() {
+            self.stop_follow();
+            return;
+        }
+        if self.data().is_none() {
+            return;
+        }
+        self.follow_starts += 1;
+        let control = Arc::new(Control::default());
+        self.follow = Some(Following {
+            generation: self.follow_starts,
+            control: Arc::clone(&control),
+            started: false,
+            poll: FollowPoll::default(),
+            last_bad: None,
+            pending: None,
+        });
+        self.effects.push(Effect::Follow {
+            generation: self.follow_starts,
+            control,
+        });
+        self.status = Some(
+            "following the journals: new events flow in; F or Esc stops (nothing is written unless you decide)"
+                .into(),
+        );
+    }
+
+    /// Stops following (the marks stay until the groups are selected).
+    pub fn stop_follow(&mut self) {
+        if let Some(f) = self.follow.take() {
+            f.control.stop.store(true, Ordering::Relaxed);
+            if let Some(d) = f.pending {
+                std::thread::spawn(move || drop(d));
+            }
+            self.status = Some(format!(
+                "stopped following after {}",
+                crate::tui::widgets::text::count(
+                    usize::try_from(f.poll.events).unwrap_or(usize::MAX),
+                    "new event",
+                    "new events"
+                )
+            ));
+        }
+    }
+
+    /// Applies a follow thread's message: a poll's counts, a new analysis
+    /// (kept until a running job ends), or why following cannot go on.
+    pub fn on_follow(&mut self, msg: FollowMsg) {
+        let Some(f) = &mut self.follow else {
+            return;
+        };
+        if f.generation != msg.generation {
+            return;
+        }
+        match msg.kind {
+            FollowKind::Started => f.started = true,
+            FollowKind::Poll(p) => {
+                if let Some(b) = p.bad.last() {
+                    f.last_bad = Some((b.journal.clone(), b.line));
+                    // Said whole on the key line; the title keeps the count.
+                    self.status = Some(format!(
+                        "skipped a bad line while following, {b}; {} so far, following goes on",
+                        crate::tui::widgets::text::count(
+                            usize::try_from(p.bad_lines).unwrap_or(usize::MAX),
+                            "bad line",
+                            "bad lines"
+                        )
+                    ));
+                }
+                if let Some(n) = p.notes.last() {
+                    self.status = Some(n.clone());
+                }
+                f.poll = *p;
+            }
+            FollowKind::Data(d) => {
+                if self.job.is_some() {
+                    f.pending = Some(d);
+                } else {
+                    self.apply_follow(d);
+                }
+            }
+            FollowKind::Trouble(why) => self.status = Some(why),
+            FollowKind::Failed(why) => {
+                self.follow = None;
+                self.status = Some(format!("cannot follow: {why}"));
+            }
+        }
+    }
+
+    /// Swaps in the analysis of the journals as they grew: every screen
+    /// stays on the same group (by id), and the groups whose verdict
+    /// changed are marked.
+    pub fn apply_follow(&mut self, new: Box<Data>) {
+        let Load::Ready(arc) = &mut self.load else {
+            return;
+        };
+        let anchors: Vec<Anchor> = self.stack.all().map(|s| s.anchor(arc)).collect();
+        self.marked.extend(verdict_changes(&arc.inv, &new.inv));
+        let old = std::mem::replace(arc, Arc::from(new));
+        // Freeing a large analysis is not the UI thread's work.
+        std::thread::spawn(move || drop(old));
+        let data: &Data = arc;
+        let cx = Context {
+            data,
+            theme: &self.theme,
+            body: body_area(self.area),
+            job: self.job.as_deref(),
+            export_dir: &self.export_dir,
+            marked: &self.marked,
+        };
+        for (screen, anchor) in self.stack.all_mut().zip(anchors) {
+            screen.refresh(&cx, anchor);
+        }
+    }
+
     /// Swaps in a new analysis, keeps every screen on the same group,
     /// execution and queue item, and says what changed.
     fn apply_reanalysis(&mut self, r: Reanalysis) -> String {
@@ -406,6 +620,7 @@ impl App {
             body: body_area(self.area),
             job: self.job.as_deref(),
             export_dir: &self.export_dir,
+            marked: &self.marked,
         };
         for (screen, anchor) in self.stack.all_mut().zip(anchors) {
             screen.refresh(&cx, anchor);

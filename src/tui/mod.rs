@@ -22,6 +22,7 @@ pub mod app;
 pub mod clipboard;
 pub mod data;
 pub mod dialog;
+pub mod follow;
 pub mod input;
 pub mod jobs;
 pub mod keys;
@@ -54,6 +55,7 @@ enum Msg {
     Term(Event),
     Load(LoadMsg),
     Job(jobs::JobMsg),
+    Follow(follow::FollowMsg),
 }
 
 /// Why the TUI could not run; the binary maps it to an exit code (2 for
@@ -184,6 +186,7 @@ pub fn run(setup: &Setup, options: &Options) -> Result<(), TuiError> {
         let (tx, rx) = mpsc::channel::<Msg>();
         let load_tx = tx.clone();
         let job_tx = tx.clone();
+        let follow_tx = tx.clone();
         spawn_loader(prepared, move |m| {
             let _ = load_tx.send(Msg::Load(m));
         });
@@ -213,6 +216,10 @@ pub fn run(setup: &Setup, options: &Options) -> Result<(), TuiError> {
                         Msg::Job(m) => {
                             typed.flush(&mut app);
                             app.on_job(m);
+                        }
+                        Msg::Follow(m) => {
+                            typed.flush(&mut app);
+                            app.on_follow(m);
                         }
                         Msg::Term(ev) => typed.event(&mut app, ev),
                     }
@@ -253,6 +260,15 @@ pub fn run(setup: &Setup, options: &Options) -> Result<(), TuiError> {
                         }
                         None => app.job = None,
                     },
+                    app::Effect::Follow {
+                        generation,
+                        control,
+                    } => {
+                        let tx = follow_tx.clone();
+                        follow::spawn(setup.clone(), generation, control, move |m| {
+                            let _ = tx.send(Msg::Follow(m));
+                        });
+                    }
                 }
             }
             terminal.draw(|f| render::render(&app, f))?;

@@ -50,6 +50,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                     body,
                     job: app.job.as_deref(),
                     export_dir: &app.export_dir,
+                    marked: &app.marked,
                 };
                 screen.draw(&cx, frame);
             }
@@ -142,21 +143,34 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
     };
     let full = badge.as_ref().map(|b| (b.text.clone(), b.style));
     let short = badge.as_ref().map(|b| (b.short.to_string(), b.style));
-    let choices = [full, short];
+    // docs/design.md §7.7: follow mode says so, with its rate and the
+    // newest event; it shrinks after the chain status does.
+    let follow = |fit: Fit| {
+        app.follow
+            .as_ref()
+            .map(|f| (follow_badge(f, fit), theme.review))
+    };
+    let choices = [
+        (full, follow(Fit::Full)),
+        (short.clone(), follow(Fit::Full)),
+        (short.clone(), follow(Fit::NoFile)),
+        (short, follow(Fit::Short)),
+    ];
     let last = crumbs.len().saturating_sub(1);
     let badge_width = |b: &Option<(String, ratatui::style::Style)>| {
         b.as_ref().map_or(0, |(t, _)| t.chars().count() + 1)
     };
-    let fits = |from: usize, b: &Option<(String, ratatui::style::Style)>| {
-        head.width() + badge_width(b) + crumb_width(from) <= room
+    type Shown = Option<(String, ratatui::style::Style)>;
+    let fits = |from: usize, (b, f): &(Shown, Shown)| {
+        head.width() + badge_width(b) + badge_width(f) + crumb_width(from) <= room
     };
-    let (from, shown) = choices
+    let (from, (shown, shown_follow)) = choices
         .iter()
-        .find_map(|b| (0..=last).find(|&f| fits(f, b)).map(|f| (f, b.clone())))
-        .unwrap_or_else(|| (last, choices[1].clone()));
+        .find_map(|c| (0..=last).find(|&f| fits(f, c)).map(|f| (f, c.clone())))
+        .unwrap_or_else(|| (last, choices[3].clone()));
     let mut spans = vec![head];
     let mut used = spans[0].width();
-    if let Some((text, style)) = shown {
+    for (text, style) in [shown, shown_follow].into_iter().flatten() {
         used += text.chars().count() + 1;
         spans.push(Span::raw(" "));
         spans.push(Span::styled(text, style.add_modifier(Modifier::BOLD)));
@@ -175,6 +189,57 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
         spans.push(Span::raw(c));
     }
     Line::from(spans)
+}
+
+/// How much of the follow badge fits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    Full,
+    NoFile,
+    Short,
+}
+
+/// Follow mode as the title line shows it (docs/design.md §7.7 "Follow
+/// mode"): `[following 12.5 ev/s · newest 14:03:07Z · 2 bad lines, last
+/// app.jsonl:7]`; `[following: reading…]` until the journals as they were
+/// are read. Narrower, the last bad line's place goes first, then all
+/// but the rate: `[F 12.5/s]`.
+fn follow_badge(f: &super::app::Following, fit: Fit) -> String {
+    let short = fit == Fit::Short;
+    if !f.started {
+        return if short {
+            "[F…]"
+        } else {
+            "[following: reading…]"
+        }
+        .into();
+    }
+    let p = &f.poll;
+    if short {
+        return format!("[F {:.1}/s]", p.rate);
+    }
+    let newest = p.newest.map_or_else(
+        || "no event yet".to_string(),
+        |t| format!("newest {}", t.format("%H:%M:%SZ")),
+    );
+    let mut s = format!("[following {:.1} ev/s · {newest}", p.rate);
+    if p.bad_lines > 0 && fit == Fit::NoFile {
+        s.push_str(&format!(" · {} bad", p.bad_lines));
+    } else if p.bad_lines > 0 {
+        s.push_str(&format!(
+            " · {}",
+            super::widgets::text::count(
+                usize::try_from(p.bad_lines).unwrap_or(usize::MAX),
+                "bad line",
+                "bad lines"
+            )
+        ));
+        if let (Some((journal, line)), Fit::Full) = (&f.last_bad, fit) {
+            s.push_str(&format!(", last {}:{line}", esc(file_name(journal))));
+        }
+    }
+    s.push(']');
+    s
 }
 
 /// The chain status as the title line shows it.

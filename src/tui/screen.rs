@@ -16,6 +16,7 @@ use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use std::any::Any;
+use std::collections::HashSet;
 use std::fmt::Debug;
 use std::path::Path;
 
@@ -79,6 +80,10 @@ pub struct Context<'a> {
     pub job: Option<&'a str>,
     /// The folder export file names are relative to.
     pub export_dir: &'a Path,
+    /// Ids of the groups whose verdict changed while following since the
+    /// user last had them selected (docs/design.md §7.7 "Follow mode"):
+    /// lists mark them.
+    pub marked: &'a HashSet<String>,
 }
 
 /// What a screen's update asks of the app.
@@ -108,6 +113,8 @@ pub enum Anchor {
     Nothing,
     /// The group with this id.
     Group(String),
+    /// The execution with this id.
+    Execution(String),
 }
 
 /// A screen: its state, how actions change it, how it is drawn.

@@ -11,7 +11,7 @@
 use super::{Capabilities, Format, LineError, Prepared, QueryError, Setup, Severity, Verdict};
 use crate::analysis::{self, Config, GroupKey, incremental};
 use crate::journal::follow::{ChunkReader, Followed, Follower};
-use crate::journal::{ChainKeys, JournalError, JournalSource, SourceData, detect};
+use crate::journal::{ChainKeys, JournalError, JournalSource, SourceData, SqliteTail, detect};
 use crate::model::{Execution, JournalId, ModelBuilder, Record, Session, ToolHint};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -142,11 +142,16 @@ pub struct WatchStats {
     pub executions: usize,
     /// Groups followed.
     pub groups: usize,
+    /// The time of the newest event read (as its journal says), if any.
+    pub newest: Option<DateTime<Utc>>,
 }
 
 /// One followed journal.
 struct File {
     name: String,
+    path: PathBuf,
+    /// A SQLite journal: read by rowid, not by the follower.
+    sqlite: Option<SqliteTail>,
     follower: Follower,
     reader: Option<ChunkReader>,
     /// The format cannot be told: the journal is no longer read.
@@ -236,7 +241,9 @@ impl Watch {
     /// # Errors
     /// [`QueryError::Setup`] for a file the setup names that cannot be
     /// used; [`QueryError::Journal`] for a journal that is not a plain file
-    /// (a pipe, a compressed file, a database), or when none is given.
+    /// (a pipe, a compressed file), or when none is given. A native SQLite
+    /// journal is followed by rowid (docs/design.md §7.7 "SQLite
+    /// journals").
     pub fn open(setup: &Setup, options: WatchOptions) -> Result<Watch, QueryError> {
         if setup.journals.is_empty() {
             return Err(QueryError::Journal(JournalError::Invalid {
@@ -249,10 +256,17 @@ impl Watch {
 
     fn from_prepared(p: Prepared, options: WatchOptions) -> Result<Watch, QueryError> {
         let mut files = Vec::new();
-        for s in &p.sources {
+        for (j, s) in p.sources.iter().enumerate() {
             let path = plain_file(s)?;
+            let sqlite = match p.options.forced {
+                Some(f) => f == Format::NativeSqlite,
+                None => SqliteTail::is_sqlite(&path),
+            };
+            let id = JournalId::try_from(j).unwrap_or(JournalId::MAX);
             files.push(File {
                 name: s.name.clone(),
+                sqlite: sqlite.then(|| SqliteTail::new(&path, &s.name, id)),
+                path: path.clone(),
                 follower: Follower::new(path),
                 reader: None,
                 given_up: false,
@@ -262,8 +276,11 @@ impl Watch {
         let caps = Caps(
             files
                 .iter()
-                .map(|_| {
-                    let f = p.options.forced.unwrap_or(Format::Native);
+                .map(|file| {
+                    let f = match &file.sqlite {
+                        Some(_) => Format::NativeSqlite,
+                        None => p.options.forced.unwrap_or(Format::Native),
+                    };
                     (f, f.capabilities())
                 })
                 .collect(),
@@ -334,6 +351,9 @@ impl Watch {
         if file.given_up {
             return false;
         }
+        if file.sqlite.is_some() {
+            return self.poll_sqlite(j, notices, seen);
+        }
         let (found, more) = match file.follower.poll() {
             Ok(r) => r,
             Err(e) => {
@@ -368,6 +388,14 @@ impl Watch {
                                 }
                             }
                         };
+                        if format == Format::NativeSqlite {
+                            // A database that was empty when the watch
+                            // began: read by rowid from the next poll.
+                            let id = JournalId::try_from(j).unwrap_or(JournalId::MAX);
+                            file.sqlite = Some(SqliteTail::new(&file.path, &file.name, id));
+                            self.caps.0[j] = (format, format.capabilities());
+                            return true;
+                        }
                         let companions = self
                             .caps
                             .0
@@ -472,6 +500,44 @@ impl Watch {
         more
     }
 
+    /// Reads one SQLite journal's new rows into the executions
+    /// (docs/design.md §7.7 "SQLite journals").
+    fn poll_sqlite(
+        &mut self,
+        j: usize,
+        notices: &mut Vec<Notice>,
+        seen: &mut HashMap<String, Seen>,
+    ) -> bool {
+        let file = &mut self.files[j];
+        let Some(tail) = file.sqlite.as_mut() else {
+            return false;
+        };
+        let read = match tail.poll() {
+            Ok(r) => r,
+            Err(e) => {
+                notices.push(Notice::Note {
+                    journal: file.name.clone(),
+                    text: format!("cannot read it: {e}; trying again"),
+                });
+                return false;
+            }
+        };
+        if let Some((table, was, now)) = read.shrunk {
+            notices.push(Notice::Note {
+                journal: file.name.clone(),
+                text: format!(
+                    "its {table} table ends at row {now}, before row {was} read: rows were deleted or the file replaced; following on from row {now}"
+                ),
+            });
+        }
+        self.stats.bad_lines += read.bad.len() as u64;
+        notices.extend(read.bad.into_iter().map(Notice::BadLine));
+        for r in read.records {
+            self.add(r, seen);
+        }
+        read.more
+    }
+
     /// Takes back the events of journal `journal` from line `from` on, of
     /// the executions `ids` (a pairing window about to be read again).
     fn retract(&mut self, journal: JournalId, from: u32, ids: &HashSet<String>) {
@@ -538,6 +604,9 @@ impl Watch {
                 event,
             } => {
                 self.stats.events += 1;
+                if self.stats.newest.is_none_or(|n| n < event.at) {
+                    self.stats.newest = Some(event.at);
+                }
                 let s = Seen {
                     execution_id: execution_id.clone(),
                     event: event.kind.name(),
@@ -608,7 +677,10 @@ fn plain_file(s: &JournalSource) -> Result<PathBuf, QueryError> {
     }
 }
 
+mod follow;
 mod judge;
+
+pub use follow::{Follow, FollowPoll, verdict_changes};
 
 #[cfg(test)]
 mod tests;

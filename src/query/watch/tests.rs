@@ -1,4 +1,5 @@
 use super::*;
+use crate::query::Investigation;
 use std::io::Write;
 use std::path::Path;
 
@@ -168,4 +169,107 @@ fn every_line_based_format_ends_as_groups_reads_it() {
     ends_as_groups_does(&["tests/fixtures/lab/otel-sdk/traces.jsonl"]);
     ends_as_groups_does(&["tests/fixtures/lab/openllmetry/traces.jsonl"]);
     ends_as_groups_does(&["tests/fixtures/mcp-audit/checkpoint-chain.jsonl"]);
+}
+
+/// Follow mode's query side (docs/design.md §7.7 "Follow mode"): what the
+/// journal holds when following begins is not counted as new; lines
+/// appended after are, with the newest event's time and the bad lines;
+/// a new investigation is due then, and holds the new group, which
+/// `verdict_changes` names.
+#[test]
+fn follow_counts_what_the_journal_gains_and_says_when_to_refresh() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("activity.jsonl");
+    let text = include_str!("../../../sample-journals/deploy-release-incident/activity.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut f = std::fs::File::create(&p).unwrap();
+    for l in &lines[..8] {
+        writeln!(f, "{l}").unwrap();
+    }
+    let mut setup = Setup::new(vec![p.clone()]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let before = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let mut follow = Follow::start(&setup).unwrap();
+    let first = follow.poll();
+    assert_eq!((first.events, first.bad_lines), (0, 0), "{first:?}");
+    // Due once at the start: the journal may have grown since it was
+    // opened.
+    assert!(follow.due());
+    let same = follow.investigation().unwrap();
+    assert!(verdict_changes(&before, &same).is_empty());
+    assert!(!follow.due(), "nothing new");
+    for l in &lines[8..] {
+        writeln!(f, "{l}").unwrap();
+    }
+    writeln!(f, "not json").unwrap();
+    let grown = follow.poll();
+    assert_eq!(grown.events, (lines.len() - 8) as u64, "{grown:?}");
+    assert_eq!(grown.bad_lines, 1);
+    assert_eq!(grown.bad[0].line, lines.len() as u32 + 1);
+    let newest = lines
+        .iter()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["at"].as_str().map(str::to_string))
+        .filter_map(|s| s.parse::<DateTime<Utc>>().ok())
+        .max();
+    assert_eq!(grown.newest, newest);
+    // Not again within the first second.
+    assert!(!follow.due());
+    follow.last_open = Some(Instant::now() - super::follow::MIN_REFRESH);
+    assert!(follow.due());
+    let after = follow.investigation().unwrap();
+    let changed = verdict_changes(&before, &after);
+    assert!(!changed.is_empty());
+    for id in &changed {
+        let g = after.group(id).unwrap();
+        assert_ne!(
+            before.group(id).ok().map(|b| b.verdict()),
+            Some(g.verdict())
+        );
+    }
+}
+
+/// A native SQLite journal another connection writes is followed by
+/// rowid (docs/design.md §7.7 "SQLite journals"): the TUI's follow mode
+/// counts its new rows, and the investigation opened again holds them.
+#[test]
+fn follow_reads_new_rows_of_a_sqlite_journal() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("gateway.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("CREATE TABLE events (at TEXT, execution_id TEXT, event TEXT, extra JSON);")
+        .unwrap();
+    let text = include_str!("../../../sample-journals/deploy-release-incident/activity.jsonl");
+    let insert = |l: &str| {
+        let mut m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(l).unwrap();
+        m.remove("kind");
+        let mut s = |k: &str| m.remove(k).and_then(|v| v.as_str().map(str::to_string));
+        let (at, x, ev) = (s("at"), s("execution_id"), s("event"));
+        conn.execute(
+            "INSERT INTO events VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![at, x, ev, serde_json::Value::Object(m).to_string()],
+        )
+        .unwrap();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    for l in &lines[..5] {
+        insert(l);
+    }
+    let mut setup = Setup::new(vec![db.clone()]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut follow = Follow::start(&setup).unwrap();
+    assert_eq!(follow.poll().events, 0);
+    for l in &lines[5..] {
+        insert(l);
+    }
+    let p = follow.poll();
+    assert_eq!(p.events, (lines.len() - 5) as u64, "{p:?}");
+    assert_eq!(p.bad_lines, 0, "{p:?}");
+    let inv = follow.investigation().unwrap();
+    let events: usize = inv
+        .all_groups()
+        .flat_map(|g| g.executions().collect::<Vec<_>>())
+        .map(|x| inv.events(x).len())
+        .sum();
+    assert_eq!(events, lines.len());
 }

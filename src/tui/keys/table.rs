@@ -46,12 +46,18 @@ pub const MOVE: &[Bind] = &[
     ),
 ];
 
-/// Theme, help and quit, on every screen.
+/// Theme, follow, help and quit, on every screen.
 pub const GLOBAL: &[Bind] = &[
     bind(
         &[k('T')],
         Action::CycleTheme,
         "next theme (dark, light, high-contrast)",
+        None,
+    ),
+    bind(
+        &[k('F')],
+        Action::ToggleFollow,
+        "follow the journals as they grow (F again or Esc stops); ● marks a group whose verdict changed since you last had it selected",
         None,
     ),
     bind(
@@ -208,8 +214,9 @@ const HELP_KEYS: &[Bind] = &[
 
 const LOADING_KEYS: &[Bind] = &[bind(&[k('T')], Action::CycleTheme, "next theme", None)];
 
-/// Global keys but the theme (loading has its own theme key).
-const HELP_AND_QUIT: &[Bind] = GLOBAL.split_at(1).1;
+/// Global keys but the theme and follow (loading has its own theme key,
+/// and there is nothing to follow yet).
+const HELP_AND_QUIT: &[Bind] = GLOBAL.split_at(2).1;
 
 /// Journals are loading (or failed to).
 pub const LOADING: KeyTable = KeyTable {

@@ -310,9 +310,28 @@ impl Screen for Execution {
         draw(cx.data, self, cx.theme, frame, cx.body);
     }
 
-    /// The execution's index survives a new analysis.
-    fn refresh(&mut self, cx: &Context<'_>, _: Anchor) {
-        self.take_analysis(cx.data);
+    fn anchor(&self, _: &Data) -> Anchor {
+        Anchor::Execution(self.summary.execution_id.clone())
+    }
+
+    /// After a decision the execution's index and events are as they
+    /// were; the journals read again while following may have moved it
+    /// and given it events, so it is found again by id.
+    fn refresh(&mut self, cx: &Context<'_>, anchor: Anchor) {
+        let data = cx.data;
+        if let Anchor::Execution(id) = anchor
+            && let Ok(xi) = data.inv.execution(&id)
+        {
+            let events = data.inv.events(xi);
+            if xi != self.xi || events.len() != self.events.len() {
+                self.xi = xi;
+                self.events = events;
+                let len = self.events.len();
+                let keep = self.cursor.selected;
+                self.cursor.select(keep, len);
+            }
+        }
+        self.take_analysis(data);
     }
 }
 

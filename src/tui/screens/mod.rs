@@ -84,6 +84,7 @@ pub(crate) mod testing {
             ShowSessions,
             ShowReview,
             CycleTheme,
+            ToggleFollow,
             ToggleHelp,
             Quit,
         ]

@@ -163,7 +163,7 @@ impl Screen for Overview {
     }
 
     fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
-        draw(cx.data, self, cx.theme, frame, cx.body);
+        draw(cx, self, frame);
     }
 
     fn anchor(&self, data: &Data) -> Anchor {
@@ -182,10 +182,21 @@ impl Screen for Overview {
                 .ok()
                 .map(|g| g.index())
                 .and_then(|g| data.worst.iter().position(|&w| w == g)),
-            Anchor::Nothing => None,
+            Anchor::Nothing | Anchor::Execution(_) => None,
         }
         .unwrap_or(self.cursor.selected);
         self.cursor.select(pos, data.worst.len());
+    }
+}
+
+/// The bar in front of a group's row: `●` when its verdict changed while
+/// following since it was last selected (docs/design.md §7.7 "Follow
+/// mode"), else `▌`. One column either way.
+pub(crate) fn change_mark(cx: &Context<'_>, group_id: &str) -> &'static str {
+    if cx.marked.contains(group_id) {
+        "●"
+    } else {
+        "▌"
     }
 }
 
@@ -292,7 +303,8 @@ fn review_line(data: &Data, theme: &Theme) -> Line<'static> {
 }
 
 /// Draws the overview.
-fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect) {
+fn draw(cx: &Context<'_>, st: &Overview, frame: &mut Frame) {
+    let (data, theme, body) = (cx.data, cx.theme, cx.body);
     let inv = &data.inv;
     let [ja, ca, sa, ra, wa] = areas(data, body, has_review_line(data));
     if ra.height > 0 {
@@ -451,7 +463,7 @@ fn draw(data: &Data, st: &Overview, theme: &Theme, frame: &mut Frame, body: Rect
     for (i, g) in shown {
         let sev = theme.severity(g.severity());
         let mut spans = vec![
-            Span::styled("▌", sev),
+            Span::styled(change_mark(cx, g.id()), sev),
             Span::styled(format!("{:<24}", g.verdict().as_str()), sev),
             Span::raw(format!(
                 " {:<tool_w$}",

@@ -144,6 +144,10 @@ impl Screen for Detail {
         draw(self, cx.theme, frame, cx.body);
     }
 
+    fn anchor(&self, _: &crate::tui::data::Data) -> Anchor {
+        Anchor::Group(self.detail.summary.group_id.clone())
+    }
+
     /// The group id is the anchor, and it is kept in the state.
     fn refresh(&mut self, cx: &Context<'_>, _: Anchor) {
         let data = cx.data;

@@ -2,9 +2,9 @@
 //! are built.
 
 use super::rows::{Groups, MAX_QUERY, SortKey};
-use crate::tui::data::Data;
+use crate::tui::screen::Context;
+use crate::tui::screens::overview::change_mark;
 use crate::tui::search::{Fit, fields, find, matcher};
-use crate::tui::theme::Theme;
 use crate::tui::widgets::text::{clip_left, column_widths, esc, fit_all, highlighted, select_if};
 use fuzzy_matcher::FuzzyMatcher;
 use ratatui::Frame;
@@ -41,7 +41,8 @@ fn header_cell(name: &'static str, st: &Groups) -> String {
 }
 
 /// Draws the table and, when filtering, the filter line.
-pub(super) fn draw(data: &Data, st: &Groups, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn draw(cx: &Context<'_>, st: &Groups, frame: &mut Frame) {
+    let (data, theme, area) = (cx.data, cx.theme, cx.body);
     let inv = &data.inv;
     let [table_area, filter_area] = areas(area, st);
     let total = st.rows.len();
@@ -233,7 +234,7 @@ pub(super) fn draw(data: &Data, st: &Groups, theme: &Theme, frame: &mut Frame, a
         let sev = theme.severity(g.severity());
         let plain = |l: Line<'static>| select_if(l, selected, theme.selection);
         let mut cells = vec![
-            Line::from(Span::styled("▌", sev)),
+            Line::from(Span::styled(change_mark(cx, g.id()), sev)),
             plain(Line::styled(g.verdict().as_str(), sev)),
         ];
         if reviewed {

@@ -168,7 +168,7 @@ impl Screen for Groups {
     }
 
     fn draw(&self, cx: &Context<'_>, frame: &mut Frame<'_>) {
-        draw(cx.data, self, cx.theme, frame, cx.body);
+        draw(cx, self, frame);
     }
 
     fn anchor(&self, data: &Data) -> Anchor {

@@ -1,0 +1,202 @@
+//! Following journals for a view that shows a whole investigation (the
+//! TUI's follow mode, docs/design.md §7.7 "Follow mode"): a [`Watch`]
+//! reads what the journals gained since the last poll, counts the events
+//! and bad lines, and says when a new [`Investigation`] is due; the new
+//! investigation is then opened from the same setup (journals, contracts,
+//! case file), and [`verdict_changes`] says which groups' verdicts differ
+//! from the one before.
+
+use super::{Notice, Watch, WatchOptions};
+use crate::journal::LineError;
+use crate::query::{Investigation, QueryError, Setup, Verdict};
+use chrono::{DateTime, Utc};
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+/// The span the events-per-second figure is measured over.
+pub const RATE_WINDOW: Duration = Duration::from_secs(5);
+
+/// The shortest time between two new investigations: a journal growing
+/// fast is shown at most this often (and never more often than twice the
+/// time the last one took to open, so that a large journal is not read
+/// again without a pause).
+pub const MIN_REFRESH: Duration = Duration::from_secs(1);
+
+/// Journals followed for a view of the whole investigation
+/// (docs/design.md §7.7 "Follow mode").
+pub struct Follow {
+    watch: Watch,
+    setup: Setup,
+    /// (when, events read so far), the last [`RATE_WINDOW`] of polls.
+    samples: VecDeque<(Instant, u64)>,
+    /// Events and bad lines read before following began (the journals as
+    /// they were when it began).
+    base_events: u64,
+    base_bad: u64,
+    /// The journals changed since the last investigation.
+    dirty: bool,
+    pub(super) last_open: Option<Instant>,
+    open_took: Duration,
+}
+
+/// What one poll of a [`Follow`] found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FollowPoll {
+    /// Events read since following began.
+    pub events: u64,
+    /// Events per second over the last [`RATE_WINDOW`] (0 until two polls
+    /// have been made).
+    pub rate: f64,
+    /// The time of the newest event read, as the journal says.
+    pub newest: Option<DateTime<Utc>>,
+    /// Bad lines read since following began (skipped, and counted).
+    pub bad_lines: u64,
+    /// This poll's bad lines, as many as the watch shows (file and line
+    /// in each).
+    pub bad: Vec<LineError>,
+    /// What happened to the files this poll (rotated, truncated, missing),
+    /// in words naming the journal; journal text is not escaped.
+    pub notes: Vec<String>,
+}
+
+impl Follow {
+    /// Starts following the setup's journals from where they end now:
+    /// what they hold already is read first (and not counted as new).
+    ///
+    /// # Errors
+    /// As [`Watch::open`]: a journal that is not a plain file (standard
+    /// input, a compressed file), or no journal named (the bundled
+    /// sample).
+    pub fn start(setup: &Setup) -> Result<Follow, QueryError> {
+        if setup.journals.is_empty() {
+            return Err(QueryError::Journal(crate::journal::JournalError::Invalid {
+                journal: "the bundled sample".into(),
+                message: "it does not grow; name journal files to follow them".into(),
+            }));
+        }
+        let mut watch = Watch::open(setup, WatchOptions::default())?;
+        // What the journals hold now was shown by the investigation
+        // already: read it, say nothing of it.
+        loop {
+            let (_, more) = watch.poll();
+            if !more {
+                break;
+            }
+        }
+        let stats = watch.stats();
+        let now = Instant::now();
+        Ok(Follow {
+            watch,
+            setup: setup.clone(),
+            samples: VecDeque::from([(now, stats.events)]),
+            base_events: stats.events,
+            base_bad: stats.bad_lines,
+            // The journals may have grown since the investigation shown
+            // was opened.
+            dirty: true,
+            last_open: None,
+            open_took: Duration::ZERO,
+        })
+    }
+
+    /// Reads what the journals gained since the last poll.
+    pub fn poll(&mut self) -> FollowPoll {
+        let mut out = FollowPoll::default();
+        loop {
+            let (notices, more) = self.watch.poll();
+            for n in notices {
+                match n {
+                    Notice::BadLine(e) => out.bad.push(e),
+                    Notice::Rotated { journal } => {
+                        self.dirty = true;
+                        out.notes
+                            .push(format!("{journal} was rotated: reading its new file"));
+                    }
+                    Notice::Truncated { journal, .. } => {
+                        self.dirty = true;
+                        out.notes
+                            .push(format!("{journal} got shorter: reading it from its start"));
+                    }
+                    Notice::Note { journal, text } => out.notes.push(format!("{journal}: {text}")),
+                    Notice::Change(_) | Notice::Withdrawn { .. } | Notice::MoreBadLines { .. } => {}
+                }
+            }
+            if !more {
+                break;
+            }
+        }
+        let stats = self.watch.stats();
+        let now = Instant::now();
+        if let Some(&(_, last)) = self.samples.back()
+            && stats.events != last
+        {
+            self.dirty = true;
+        }
+        self.samples.push_back((now, stats.events));
+        while self
+            .samples
+            .front()
+            .is_some_and(|(t, _)| now.duration_since(*t) > RATE_WINDOW)
+            && self.samples.len() > 2
+        {
+            self.samples.pop_front();
+        }
+        if let (Some(&(t0, e0)), Some(&(t1, e1))) = (self.samples.front(), self.samples.back()) {
+            let secs = t1.duration_since(t0).as_secs_f64();
+            if secs > 0.0 {
+                out.rate = e1.saturating_sub(e0) as f64 / secs;
+            }
+        }
+        out.events = stats.events.saturating_sub(self.base_events);
+        out.bad_lines = stats.bad_lines.saturating_sub(self.base_bad);
+        out.newest = stats.newest;
+        out
+    }
+
+    /// Whether a new investigation is due: the journals changed since the
+    /// last one, and [`MIN_REFRESH`] (or twice the time the last one took
+    /// to open) has passed.
+    pub fn due(&self) -> bool {
+        let wait = MIN_REFRESH.max(self.open_took * 2);
+        self.dirty && self.last_open.is_none_or(|t| t.elapsed() >= wait)
+    }
+
+    /// Asks for a new investigation at the next [`Follow::due`] (the case
+    /// file changed: a decision was recorded).
+    pub fn refresh_soon(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Opens the investigation again from the setup, the journals as they
+    /// are now and the case file as it is now.
+    ///
+    /// # Errors
+    /// As [`Investigation::open`]. The journals are tried again at the
+    /// next due time.
+    pub fn investigation(&mut self) -> Result<Investigation, QueryError> {
+        let began = Instant::now();
+        self.dirty = false;
+        let inv = Investigation::open(&self.setup, &mut |_| {});
+        self.last_open = Some(Instant::now());
+        self.open_took = began.elapsed();
+        if inv.is_err() {
+            self.dirty = true;
+        }
+        inv
+    }
+}
+
+/// The ids of the groups of `after` whose verdict is not what it was in
+/// `before`, and of the groups new in `after` that are worth a look (not
+/// `clean`), in `after`'s order (docs/design.md §7.7 "Follow mode").
+pub fn verdict_changes(before: &Investigation, after: &Investigation) -> Vec<String> {
+    let was: HashMap<&str, Verdict> = before.all_groups().map(|g| (g.id(), g.verdict())).collect();
+    after
+        .all_groups()
+        .filter(|g| match was.get(g.id()) {
+            Some(&v) => v != g.verdict(),
+            None => g.verdict() != Verdict::Clean,
+        })
+        .map(|g| g.id().to_string())
+        .collect()
+}
