@@ -43,7 +43,9 @@ pub struct Lifecycle {
     /// What the target answered, reduced for duplicate analysis.
     pub answer: TargetAnswer,
     /// The reviewer decision that resolved an unknown outcome, if any.
-    pub resolution: Option<Resolution>,
+    /// Boxed, as is `delivery_resolution`: most executions have none, and
+    /// a lifecycle is kept for every execution.
+    pub resolution: Option<Box<Resolution>>,
     /// Two definite outcome events that disagree on whether the target
     /// acted: (the first, the one that contradicts it).
     pub contradiction: Option<(EventIdx, EventIdx)>,
@@ -58,7 +60,7 @@ pub struct Lifecycle {
     pub uncertain_pairing: bool,
     /// The reviewer decision that said whether a completed execution's
     /// result reached the agent, where the journal does not record it.
-    pub delivery_resolution: Option<Resolution>,
+    pub delivery_resolution: Option<Box<Resolution>>,
 }
 
 /// Whether two definite answers disagree on whether the target acted.
@@ -305,7 +307,7 @@ impl Lifecycle {
         match r.decision {
             Decision::Escalated => {
                 if self.resolution.is_none() {
-                    self.resolution = Some(r.clone());
+                    self.resolution = Some(Box::new(r.clone()));
                 }
                 false
             }
@@ -323,14 +325,14 @@ impl Lifecycle {
                 if self.uncertain_pairing {
                     self.decisive_outcome = None;
                 }
-                self.resolution = Some(r.clone());
+                self.resolution = Some(Box::new(r.clone()));
                 true
             }
             Decision::ConfirmedDelivered | Decision::ConfirmedNotDelivered => {
                 if !self.delivery_open() {
                     return false;
                 }
-                self.delivery_resolution = Some(r.clone());
+                self.delivery_resolution = Some(Box::new(r.clone()));
                 true
             }
         }
@@ -480,7 +482,7 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ActionRecord, CallRef, Event, Layer, Pairing, ReaderFacts, SourceRef};
+    use crate::model::{ActionRecord, Event, Layer, Pairing, ReaderFacts, SourceRef};
 
     fn at(s: u32) -> DateTime<Utc> {
         DateTime::from_timestamp(1_800_000_000 + i64::from(s), 0).unwrap()

@@ -145,7 +145,10 @@ impl<'a> GroupRef<'a> {
         let a = &self.inv.analysis;
         self.g.executions.iter().flat_map(move |&x| {
             let l = a.lifecycle(x);
-            l.resolution.iter().chain(l.delivery_resolution.iter())
+            l.resolution
+                .as_deref()
+                .into_iter()
+                .chain(l.delivery_resolution.as_deref())
         })
     }
 }

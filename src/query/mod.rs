@@ -407,7 +407,12 @@ impl Investigation {
             .lifecycles
             .get(x.get())
             .into_iter()
-            .flat_map(|l| l.resolution.iter().chain(l.delivery_resolution.iter()))
+            .flat_map(|l| {
+                l.resolution
+                    .as_deref()
+                    .into_iter()
+                    .chain(l.delivery_resolution.as_deref())
+            })
     }
 
     /// The agent runs, in order of appearance.

@@ -495,7 +495,7 @@ impl Investigation {
                     event: EventIdx::new(0),
                 })
             }),
-            resolution: l.resolution.clone(),
+            resolution: l.resolution.as_deref().cloned(),
         }
     }
 
