@@ -54,6 +54,27 @@ impl Model {
     pub fn execution_index(&self, id: &str) -> Option<usize> {
         self.execution_index.get(id).copied()
     }
+    /// The protocol correlation of a call of this model: its `accepted` or
+    /// `attached` event's (an empty one for a call that points at another
+    /// kind of event, which [`ModelBuilder::finish`] never makes).
+    pub fn call_ref(&self, c: &Call) -> &CallRef {
+        static NONE: CallRef = CallRef {
+            call_id: None,
+            session_id: None,
+            jsonrpc_id: None,
+            mcp_session_id: None,
+            transport: None,
+        };
+        match self
+            .executions
+            .get(c.execution)
+            .and_then(|x| x.events.get(c.event))
+            .map(|e| &e.kind)
+        {
+            Some(EventKind::Accepted { call, .. } | EventKind::Attached { call, .. }) => call,
+            _ => &NONE,
+        }
+    }
     /// Number of lifecycle events over all executions.
     pub fn event_count(&self) -> usize {
         self.executions.iter().map(|e| e.events.len()).sum()
@@ -178,19 +199,18 @@ impl ModelBuilder {
         for (xi, x) in executions.iter().enumerate() {
             let mut created = false;
             for (ei, ev) in x.events.iter().enumerate() {
-                let (call, role) = match &ev.kind {
+                let role = match &ev.kind {
                     // One call created the execution: another layer's
                     // record of the same call is not a second call.
                     EventKind::Accepted { .. } if created => continue,
-                    EventKind::Accepted { call, .. } => {
+                    EventKind::Accepted { .. } => {
                         created = true;
-                        (call, CallRole::Created)
+                        CallRole::Created
                     }
-                    EventKind::Attached { call, recovery } => (call, CallRole::Attached(*recovery)),
+                    EventKind::Attached { recovery, .. } => CallRole::Attached(*recovery),
                     _ => continue,
                 };
                 calls.push(Call {
-                    call: CallRef::clone(call),
                     at: ev.at,
                     role,
                     execution: xi,

@@ -473,11 +473,11 @@ pub enum CallRole {
     Attached(Recovery),
 }
 
-/// One protocol-level call as seen by the gateway.
+/// One protocol-level call as seen by the gateway: where its `accepted` or
+/// `attached` event is ([`Model::call_ref`] gives its protocol
+/// correlation, kept once, in the event).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Call {
-    /// Protocol correlation.
-    pub call: CallRef,
     /// When the gateway received it.
     pub at: DateTime<Utc>,
     /// Created or attached.

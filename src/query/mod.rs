@@ -437,7 +437,8 @@ impl Investigation {
         }
         let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
         for c in &self.model.calls {
-            let Some(&si) = c.call.session_id.as_deref().and_then(|s| index.get(s)) else {
+            let call = self.model.call_ref(c);
+            let Some(&si) = call.session_id.as_deref().and_then(|s| index.get(s)) else {
                 continue;
             };
             if seen.insert((si, c.execution)) {

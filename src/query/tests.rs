@@ -43,7 +43,9 @@ fn session_executions_come_from_calls() {
         .model
         .calls
         .iter()
-        .filter(|c| c.call.session_id.as_deref() == Some(&inv.sessions()[0].session_id))
+        .filter(|c| {
+            inv.model.call_ref(c).session_id.as_deref() == Some(&inv.sessions()[0].session_id)
+        })
         .map(|c| ExecIdx::new(c.execution))
         .collect();
     assert!(!expected.is_empty());
