@@ -247,7 +247,7 @@ pub fn load_with(
             formats[i],
             companions,
             opts,
-            &mut sink,
+            (&mut sink, false),
             &mut prog,
         )?;
         done_bytes += size;
@@ -256,14 +256,38 @@ pub fn load_with(
     Ok((loaded, builder.finish()))
 }
 
-/// Reads one journal for its chain status only (`retrace verify`): records
-/// are parsed, so bad lines are still reported, but no model is built.
+/// Reads one journal for its chain status only (`retrace verify`): bad
+/// lines are still reported, but no model is built, and native lines in
+/// RFC 8785 form are checked from their bytes without building their
+/// records (docs/design.md §6.8).
 ///
 /// # Errors
 /// When the journal cannot be opened, detected, or read at all.
-pub fn verify(
+pub fn verify(source: JournalSource, opts: &LoadOptions) -> Result<LoadedJournal, JournalError> {
+    verify_by(source, opts, VerifyPath::Fast)
+}
+
+/// How [`verify_by`] reads a journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VerifyPath {
+    /// Records the reader would build are counted instead, where it can
+    /// (what [`verify`] does).
+    Fast,
+    /// Every record is built and dropped, as a load reads it: the
+    /// reference the fast path is tested against.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Reference,
+}
+
+/// [`verify`], reading the journal the way `path` says; both give the same
+/// journal report.
+///
+/// # Errors
+/// As [`verify`].
+pub(crate) fn verify_by(
     mut source: JournalSource,
     opts: &LoadOptions,
+    path: VerifyPath,
 ) -> Result<LoadedJournal, JournalError> {
     // A pipe is read once, in full, before identity and detection look at
     // it: otherwise they would consume what the chain check must read.
@@ -282,7 +306,7 @@ pub fn verify(
         format,
         Vec::new(),
         opts,
-        &mut sink,
+        (&mut sink, path == VerifyPath::Fast),
         &mut prog,
     )
 }
@@ -295,7 +319,7 @@ fn read_one(
     (format, detected): (Format, bool),
     companions: Vec<Format>,
     opts: &LoadOptions,
-    sink: &mut dyn FnMut(Record),
+    (sink, drop_records): (&mut dyn FnMut(Record), bool),
     progress: &mut dyn FnMut(u64),
 ) -> Result<LoadedJournal, JournalError> {
     let mut ctx = ReadCtx::new(
@@ -308,6 +332,9 @@ fn read_one(
         companions,
     );
     ctx.window = opts.window;
+    if drop_records {
+        ctx.drop_records();
+    }
     format.reader().read(&mut ctx)?;
     let Read {
         lines,

@@ -63,7 +63,9 @@ pub use otlp::CANCEL_MARGIN;
 #[cfg(test)]
 pub(crate) use read::with_test_ctx;
 pub use read::{JournalReader, ReadCtx};
-pub(crate) use read::{LineMeta, for_each_line, for_each_line_parallel, started_before};
+pub(crate) use read::{
+    LineMeta, for_each_line, for_each_line_parallel, started_before, too_long_message,
+};
 use serde::Serialize;
 pub use source::{Compression, JournalSource, SourceData};
 

@@ -32,6 +32,10 @@ pub struct ReadCtx<'a> {
     /// The part of the journal to read: readers that query a database put
     /// it in their queries; [`ReadCtx::emit`] applies it to every record.
     pub window: super::TimeWindow,
+    /// Whether the records read are dropped unseen (`retrace verify`), so
+    /// that a reader may count them instead of building them
+    /// ([`ReadCtx::count_unbuilt`]).
+    records_unused: bool,
     /// How often each line hash was seen ([`ReadCtx::line_id`]).
     line_ids: std::collections::HashMap<[u8; 4], u32>,
     /// Executions seen so far, and whether the window keeps them.
@@ -80,6 +84,7 @@ impl<'a> ReadCtx<'a> {
             keys,
             companions,
             window: super::TimeWindow::default(),
+            records_unused: false,
             in_window: std::collections::HashMap::new(),
             left_out: 0,
             chain: format.default_chain(),
@@ -161,6 +166,27 @@ impl<'a> ReadCtx<'a> {
 }
 
 impl ReadCtx<'_> {
+    /// Says that the records are dropped unseen (`retrace verify`): a
+    /// reader may count them ([`ReadCtx::count_unbuilt`]) without building
+    /// them.
+    pub(super) fn drop_records(&mut self) {
+        self.records_unused = true;
+    }
+
+    /// Whether the records are dropped unseen ([`ReadCtx::drop_records`]).
+    pub(crate) fn records_unused(&self) -> bool {
+        self.records_unused
+    }
+
+    /// Counts `n` records a line stands for without building them, as
+    /// [`ReadCtx::emit`] would count them: only when the records are
+    /// dropped unseen and the time window is unbounded (it would need each
+    /// record to decide).
+    pub(crate) fn count_unbuilt(&mut self, n: u64) {
+        debug_assert!(self.records_unused && self.window.is_unbounded());
+        self.records += n;
+    }
+
     /// Emits one record, unless the time window leaves it out
     /// ([`super::TimeWindow`]: an execution goes with the first record of
     /// it, a session by whether its run overlaps the window, a tool hint is
@@ -362,7 +388,7 @@ pub(crate) fn for_each_line(
     Ok(())
 }
 
-fn too_long_message(n: u64) -> String {
+pub(crate) fn too_long_message(n: u64) -> String {
     format!(
         "line of {n} bytes is longer than the {} MiB retrace reads; skipped",
         lines::MAX_LINE >> 20

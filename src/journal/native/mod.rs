@@ -3,6 +3,7 @@
 //! imply.
 
 mod chain;
+mod fast;
 mod rawhash;
 mod records;
 
@@ -107,85 +108,164 @@ impl JournalReader for NativeReader {
     }
 
     fn read(&self, ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
-        // A journal is chained when any line carries `hash`. Lines before
-        // the first chained line are remembered: if a chain follows, they
-        // were inserted before it (or had their chain fields stripped), and
-        // that is the first break.
-        let mut chain: Option<ChainTracker> = None;
-        let mut leading: Option<(u32, bool, String)> = None;
-        let mut ambiguous_lines = 0u32;
-        for_each_line_parallel(ctx, parse_line, |ctx, meta, parsed| {
-            let no = meta.source.position();
-            let line = match parsed {
-                Ok(line) => line,
-                Err(e) => {
-                    match chain.as_mut() {
-                        Some(t) => t.unreadable(no, meta.terminated, e.message.clone()),
-                        None => {
-                            leading.get_or_insert((no, meta.terminated, e.message.clone()));
-                        }
-                    }
-                    return Err(e);
-                }
-            };
-            if chain.is_none() {
-                if !line.has_hash {
-                    leading.get_or_insert((no, true, String::new()));
-                } else {
-                    let mut t = ChainTracker::new(RuleParams::native());
-                    if let Some((first, terminated, err)) = leading.take() {
-                        if err.is_empty() {
-                            t.unchained(first, "no prev_hash and hash, before the chain starts");
-                        } else {
-                            t.unreadable(first, terminated, err);
-                        }
-                    }
-                    chain = Some(t);
-                }
-            }
-            if let Some(t) = chain.as_mut() {
-                match &line.link {
-                    Link::Unchained => t.unchained(no, "no prev_hash and hash"),
-                    Link::Unreadable(e) => t.unreadable(no, meta.terminated, e.clone()),
-                    Link::Hashed {
-                        prev,
-                        stored,
-                        computed,
-                        seq,
-                    } => t.link(LinkInput {
-                        line: no,
-                        seq: *seq,
-                        prev,
-                        stored: Some(stored),
-                        computed,
-                        terminated: meta.terminated,
-                        sig: SigResult::NotChecked,
-                    }),
-                }
-            }
-            if !line.ambiguous.is_empty() {
-                ambiguous_lines += 1;
-                if ambiguous_lines <= NAMED_AMBIGUOUS {
-                    for a in &line.ambiguous {
-                        ctx.note(format!("line {no}: ambiguous: {}", a.without_value()));
-                    }
-                }
-            }
-            for r in line.records? {
-                ctx.emit(r);
-            }
-            Ok(())
-        })?;
-        if ambiguous_lines > NAMED_AMBIGUOUS {
-            ctx.note(format!(
-                "{} more line(s) with ambiguous JSON (a repeated key or an integer beyond ±2^53) not named",
-                ambiguous_lines - NAMED_AMBIGUOUS
-            ));
+        if ctx.records_unused() && ctx.window.is_unbounded() {
+            // `retrace verify`: no record is kept, so lines in RFC 8785
+            // form are checked from their bytes (docs/design.md §6.8).
+            return fast::read(ctx);
         }
-        if let Some(t) = chain {
-            ctx.set_chain(t.finish());
+        let mut ap = Applier::default();
+        for_each_line_parallel(ctx, parse_line, |ctx, meta, parsed| {
+            ap.parsed(ctx, meta.source.position(), meta.terminated, parsed)
+        })?;
+        ap.finish(ctx);
+        Ok(())
+    }
+}
+
+/// The part of reading that must see lines in journal order: the chain
+/// tracker and the notes on ambiguous lines. Both ways of reading (every
+/// line parsed, or lines in RFC 8785 form checked from their bytes) feed
+/// it alike.
+#[derive(Default)]
+struct Applier {
+    chain: Option<ChainTracker>,
+    /// The first line before the first chained line: its number, whether
+    /// it ends with a newline, and why it cannot be read (empty when it
+    /// was read and has no chain fields).
+    leading: Option<(u32, bool, String)>,
+    ambiguous_lines: u32,
+}
+
+/// A line's chain fields, borrowed ([`Link`] or a line checked from its
+/// bytes).
+enum LinkRef<'a> {
+    Unchained,
+    Unreadable(&'a str),
+    Hashed {
+        prev: &'a str,
+        stored: &'a str,
+        computed: &'a str,
+        seq: Option<u64>,
+    },
+}
+
+impl Applier {
+    /// A line that is not JSON (or not an object): it goes to the chain as
+    /// unreadable, and is a bad line.
+    fn unreadable(&mut self, no: u32, terminated: bool, message: &str) {
+        match self.chain.as_mut() {
+            Some(t) => t.unreadable(no, terminated, message),
+            None => {
+                self.leading
+                    .get_or_insert((no, terminated, message.to_string()));
+            }
+        }
+    }
+
+    /// A line that was read as an object: `has_hash` when it carries
+    /// `hash` (a journal is chained from its first such line on).
+    fn link(
+        &mut self,
+        ctx: &mut ReadCtx<'_>,
+        no: u32,
+        terminated: bool,
+        has_hash: bool,
+        link: LinkRef<'_>,
+        ambiguous: &[crate::journal::ambiguity::Ambiguity],
+    ) {
+        if self.chain.is_none() {
+            if !has_hash {
+                self.leading.get_or_insert((no, true, String::new()));
+            } else {
+                let mut t = ChainTracker::new(RuleParams::native());
+                if let Some((first, terminated, err)) = self.leading.take() {
+                    if err.is_empty() {
+                        t.unchained(first, "no prev_hash and hash, before the chain starts");
+                    } else {
+                        t.unreadable(first, terminated, err);
+                    }
+                }
+                self.chain = Some(t);
+            }
+        }
+        if let Some(t) = self.chain.as_mut() {
+            match link {
+                LinkRef::Unchained => t.unchained(no, "no prev_hash and hash"),
+                LinkRef::Unreadable(e) => t.unreadable(no, terminated, e),
+                LinkRef::Hashed {
+                    prev,
+                    stored,
+                    computed,
+                    seq,
+                } => t.link(LinkInput {
+                    line: no,
+                    seq,
+                    prev,
+                    stored: Some(stored),
+                    computed,
+                    terminated,
+                    sig: SigResult::NotChecked,
+                }),
+            }
+        }
+        if !ambiguous.is_empty() {
+            self.ambiguous_lines += 1;
+            if self.ambiguous_lines <= NAMED_AMBIGUOUS {
+                for a in ambiguous {
+                    ctx.note(format!("line {no}: ambiguous: {}", a.without_value()));
+                }
+            }
+        }
+    }
+
+    /// A line parsed by [`parse_line`]; its records are emitted.
+    fn parsed(
+        &mut self,
+        ctx: &mut ReadCtx<'_>,
+        no: u32,
+        terminated: bool,
+        parsed: FieldResult<ParsedLine>,
+    ) -> FieldResult<()> {
+        let line = match parsed {
+            Ok(line) => line,
+            Err(e) => {
+                self.unreadable(no, terminated, &e.message);
+                return Err(e);
+            }
+        };
+        let link = match &line.link {
+            Link::Unchained => LinkRef::Unchained,
+            Link::Unreadable(e) => LinkRef::Unreadable(e),
+            Link::Hashed {
+                prev,
+                stored,
+                computed,
+                seq,
+            } => LinkRef::Hashed {
+                prev,
+                stored,
+                computed,
+                seq: *seq,
+            },
+        };
+        self.link(ctx, no, terminated, line.has_hash, link, &line.ambiguous);
+        for r in line.records? {
+            ctx.emit(r);
         }
         Ok(())
+    }
+
+    /// The notes and chain status once every line was seen.
+    fn finish(self, ctx: &mut ReadCtx<'_>) {
+        if self.ambiguous_lines > NAMED_AMBIGUOUS {
+            ctx.note(format!(
+                "{} more line(s) with ambiguous JSON (a repeated key or an integer beyond ±2^53) not named",
+                self.ambiguous_lines - NAMED_AMBIGUOUS
+            ));
+        }
+        if let Some(t) = self.chain {
+            ctx.set_chain(t.finish());
+        }
     }
 }
 

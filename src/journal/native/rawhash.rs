@@ -36,24 +36,71 @@ const MAX_EXACT: u64 = 1 << 53;
 /// (docs/design.md §6.4): its keys are in strictly increasing order in
 /// every object, so none is repeated, and its integers are below 2^53.
 pub(super) fn raw_chain_hash(line: &[u8]) -> Option<String> {
+    let mut members = Vec::with_capacity(24);
+    raw_scan(line, &mut members).map(|r| lower_hex(&r.digest))
+}
+
+/// One top-level member of a line [`raw_scan`] accepted: byte ranges into
+/// the line (end exclusive).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Member {
+    /// The name's contents, without quotes (no escapes: the scan declines
+    /// names with one).
+    pub key: (usize, usize),
+    /// The value as written (a string with its quotes).
+    pub value: (usize, usize),
+}
+
+impl Member {
+    /// Where the member starts (its name's opening quote).
+    fn start(&self) -> usize {
+        self.key.0 - 1
+    }
+}
+
+/// What [`raw_scan`] found in a line in RFC 8785 form.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RawLine {
+    /// sha256(prev_hash ‖ JCS(record)), the native chain hash before hex
+    /// (docs/design.md §6).
+    pub digest: [u8; 32],
+    /// The contents of `prev_hash` (a string without escapes).
+    pub prev: (usize, usize),
+    /// The contents of `hash` (a string without escapes).
+    pub stored: (usize, usize),
+    /// Whether an integer of magnitude 2^53 or more is written anywhere in
+    /// the line (a value its hash does not pin down, docs/design.md §6.4).
+    pub big_integer: bool,
+}
+
+/// The strict scan behind [`raw_chain_hash`]: checks that `line` is an
+/// object in RFC 8785 form with `prev_hash` and `hash` strings without
+/// escapes, and hashes it from its bytes. `members` is cleared and filled
+/// with the line's other top-level members in order (sorted by name, each
+/// name once). `None` when the line is anything else.
+///
+/// Only for a line that is valid UTF-8: UTF-8 is not checked here.
+pub(super) fn raw_scan(line: &[u8], members: &mut Vec<Member>) -> Option<RawLine> {
     let b = line;
+    members.clear();
     if b.first() != Some(&b'{') {
         return None;
     }
-    let mut s = Scan { b, i: 1 };
-    // The record's members: (start of the name's quote, end of the value).
-    let mut members: Vec<(usize, usize)> = Vec::with_capacity(24);
+    let mut s = Scan {
+        b,
+        i: 1,
+        big: false,
+    };
     let mut prev: Option<(usize, usize)> = None;
-    let mut stored = false;
+    let mut stored: Option<(usize, usize)> = None;
     let mut last_key: Option<(usize, usize)> = None;
     if s.peek()? == b'}' {
         s.i += 1;
     } else {
         loop {
-            let start = s.i;
             let key = s.key()?;
             if let Some(k) = last_key
-                && b[k.0..k.1] >= b[key.0..key.1]
+                && !before(&b[k.0..k.1], &b[key.0..key.1])
             {
                 return None;
             }
@@ -64,11 +111,11 @@ pub(super) fn raw_chain_hash(line: &[u8]) -> Option<String> {
             let vend = s.i;
             match &b[key.0..key.1] {
                 b"prev_hash" => prev = Some(plain_string(b, vstart, vend)?),
-                b"hash" => {
-                    plain_string(b, vstart, vend)?;
-                    stored = true;
-                }
-                _ => members.push((start, vend)),
+                b"hash" => stored = Some(plain_string(b, vstart, vend)?),
+                _ => members.push(Member {
+                    key,
+                    value: (vstart, vend),
+                }),
             }
             match s.next()? {
                 b',' => continue,
@@ -77,21 +124,123 @@ pub(super) fn raw_chain_hash(line: &[u8]) -> Option<String> {
             }
         }
     }
-    if s.i != b.len() || !stored {
+    if s.i != b.len() {
         return None;
     }
+    let stored = stored?;
     let prev = prev?;
     let mut h = Sha256::new();
     h.update(&b[prev.0..prev.1]);
     h.update(b"{");
-    for (n, &(a, z)) in members.iter().enumerate() {
-        if n > 0 {
+    // Members next to each other in the line are hashed as one run of
+    // bytes (the comma between them included).
+    let mut run: Option<(usize, usize)> = None;
+    let mut first = true;
+    let mut flush = |h: &mut Sha256, (a, z): (usize, usize)| {
+        if !first {
             h.update(b",");
         }
+        first = false;
         h.update(&b[a..z]);
+    };
+    for m in members.iter() {
+        run = match run {
+            Some((a, z)) if m.start() == z + 1 => Some((a, m.value.1)),
+            Some(r) => {
+                flush(&mut h, r);
+                Some((m.start(), m.value.1))
+            }
+            None => Some((m.start(), m.value.1)),
+        };
+    }
+    if let Some(r) = run {
+        flush(&mut h, r);
     }
     h.update(b"}");
-    Some(lower_hex(&h.finalize()))
+    Some(RawLine {
+        digest: h.finalize().into(),
+        prev,
+        stored,
+        big_integer: s.big,
+    })
+}
+
+/// The members of an object value of a line [`raw_scan`] accepted (its
+/// range as a [`Member::value`]), in order; `None` when the range is not
+/// an object.
+pub(super) fn object_members(
+    line: &[u8],
+    (a, z): (usize, usize),
+    out: &mut Vec<Member>,
+) -> Option<()> {
+    out.clear();
+    let b = line.get(..z)?;
+    let mut s = Scan {
+        b,
+        i: a,
+        big: false,
+    };
+    s.expect(b'{')?;
+    if s.peek()? == b'}' {
+        return (s.i + 1 == z).then_some(());
+    }
+    loop {
+        let key = s.key()?;
+        s.expect(b':')?;
+        let vstart = s.i;
+        s.value(2)?;
+        out.push(Member {
+            key,
+            value: (vstart, s.i),
+        });
+        match s.next()? {
+            b',' => continue,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    (s.i == z).then_some(())
+}
+
+/// Where the plain run of a string ends: the first `"`, `\\` or C0
+/// control in `s`, eight bytes at a time (the lowest byte each test flags
+/// is exact: a borrow only carries upwards).
+#[inline]
+fn special(s: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(word) = s.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let x = u64::from_le_bytes(w);
+        let q = x ^ (LO * u64::from(b'"'));
+        let e = x ^ (LO * u64::from(b'\\'));
+        let t = ((q.wrapping_sub(LO) & !q)
+            | (e.wrapping_sub(LO) & !e)
+            | (x.wrapping_sub(LO * 0x20) & !x))
+            & HI;
+        if t != 0 {
+            return Some(i + (t.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    s[i..]
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map(|p| i + p)
+}
+
+/// Whether name `a` sorts strictly before name `b`, bytewise (names
+/// differ within their first bytes: a loop beats a `memcmp` call).
+#[inline]
+fn before(a: &[u8], b: &[u8]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x < y;
+        }
+    }
+    a.len() < b.len()
 }
 
 /// The contents of a string value with no escapes (a hash is hex).
@@ -104,6 +253,9 @@ fn plain_string(b: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
 struct Scan<'a> {
     b: &'a [u8],
     i: usize,
+    /// Whether an integer of magnitude 2^53 was seen (accepted: RFC 8785
+    /// writes it alike, but it is ambiguous, docs/design.md §6.4).
+    big: bool,
 }
 
 impl Scan<'_> {
@@ -125,14 +277,15 @@ impl Scan<'_> {
     fn key(&mut self) -> Option<(usize, usize)> {
         self.expect(b'"')?;
         let start = self.i;
-        loop {
-            match self.next()? {
-                b'"' => return Some((start, self.i - 1)),
-                b'\\' => return None,
-                c if !(0x20..0xEE).contains(&c) => return None,
-                _ => {}
-            }
+        let rest = self.b.get(start..)?;
+        let n = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || !(0x20..0xEE).contains(&c))?;
+        if rest[n] != b'"' {
+            return None;
         }
+        self.i = start + n + 1;
+        Some((start, start + n))
     }
 
     /// A string value written as RFC 8785 writes it: raw characters but
@@ -142,9 +295,9 @@ impl Scan<'_> {
         self.expect(b'"')?;
         loop {
             // Skip the plain run fast.
-            let rest = &self.b[self.i..];
-            let run = memchr::memchr2(b'"', b'\\', rest)?;
-            if rest[..run].iter().any(|&c| c < 0x20) {
+            let rest = self.b.get(self.i..)?;
+            let run = special(rest)?;
+            if rest[run] < 0x20 {
                 return None;
             }
             self.i += run;
@@ -194,6 +347,7 @@ impl Scan<'_> {
         if n >= MAX_EXACT {
             return None;
         }
+        self.big |= n == MAX_EXACT;
         Some(())
     }
 
@@ -214,7 +368,7 @@ impl Scan<'_> {
                 loop {
                     let key = self.key()?;
                     if let Some(k) = last
-                        && self.b[k.0..k.1] >= self.b[key.0..key.1]
+                        && !before(&self.b[k.0..k.1], &self.b[key.0..key.1])
                     {
                         return None;
                     }

@@ -1,0 +1,721 @@
+//! Verifying a native journal without building its records
+//! (docs/design.md §6.8): the journal is read in large blocks cut at line
+//! ends; on every core, each line of a block is checked for UTF-8, scanned
+//! for its RFC 8785 form and hashed from its bytes ([`super::rawhash`]),
+//! and its fields are checked the way [`super::parse_record`] would take
+//! them, borrowed from the line. A line any of this is unsure of is parsed
+//! as a load parses it ([`super::parse_line`]). The links then go to the
+//! chain tracker in line order ([`super::Applier`]), so the report is the
+//! one the full read gives.
+
+use super::rawhash::{Member, RawLine, object_members, raw_scan};
+use super::{Applier, LinkRef, ParsedLine, parse_line};
+use crate::journal::fields::FieldResult;
+use crate::journal::lines::{self, MAX_LINE};
+use crate::journal::{JournalError, LineMeta, ReadCtx, too_long_message};
+use crate::model::{ObservedVia, OutcomeKind, Recovery, SourceRef};
+use rayon::prelude::*;
+use std::io::{BufRead, Read};
+
+/// Bytes read at a time (more when a line is longer).
+const BLOCK: usize = 8 << 20;
+
+/// Bytes of a block one task checks: enough pieces for every core, few
+/// enough that a task's overhead does not show.
+const PIECE: usize = 256 << 10;
+
+/// A UTF-8 byte order mark, which the first line may start with (not part
+/// of it, as for [`lines::LineReader`]).
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A block of whole lines as read, cut into the pieces checked in
+/// parallel.
+#[derive(Default)]
+struct Block {
+    /// The block's bytes: whole lines, the last one without a newline only
+    /// at the end of the journal.
+    data: Vec<u8>,
+    /// Where each piece is in `data` (pieces are whole lines and cover it).
+    pieces: Vec<(usize, usize)>,
+    /// A line longer than [`MAX_LINE`], whose bytes were skipped: its
+    /// length (the whole block).
+    too_long: Option<u64>,
+    /// Whether the block starts the journal (its first line may carry a
+    /// byte order mark).
+    first: bool,
+}
+
+/// One line of a block, checked.
+enum Item {
+    /// Blank (counted as read, nothing else).
+    Blank,
+    /// Longer than [`MAX_LINE`] bytes: a bad line, outside the chain.
+    TooLong(u64),
+    /// Checked from its bytes: a chained line whose record is readable.
+    /// Ranges are into the block's bytes.
+    Raw {
+        prev: (usize, usize),
+        stored: (usize, usize),
+        digest: [u8; 32],
+        seq: Option<u64>,
+        records: u64,
+        terminated: bool,
+    },
+    /// Parsed as a load parses it.
+    Parsed {
+        terminated: bool,
+        line: Box<FieldResult<ParsedLine>>,
+    },
+}
+
+/// Verifies a native JSONL journal in `ctx` (lines, bad lines, notes,
+/// records counted and chain status exactly as the full read finds them).
+///
+/// # Errors
+/// I/O errors.
+pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
+    let source = ctx.source;
+    let journal = ctx.journal;
+    let mut input = BlockReader {
+        inner: source.open()?,
+        carry: Vec::new(),
+        eof: false,
+        first: true,
+        offset: 0,
+    };
+    let mut ap = Applier::default();
+    let mut no: u32 = 0;
+    let mut current = Block::default();
+    let mut next = Block::default();
+    let mut more = input.fill(&mut current).map_err(|e| source.io_error(e))?;
+    let mut checked: Option<(Block, Vec<Vec<Item>>)> = None;
+    while more {
+        // The pool checks `current` while this thread applies the block
+        // before it and reads the one after.
+        let (items, read, applied) = std::thread::scope(|s| {
+            let checking = s.spawn(|| check_block(&current, journal));
+            let applied = checked.take().map(|(block, items)| {
+                apply_block(ctx, &mut ap, &mut no, &block, items);
+                block
+            });
+            let read = input.fill(&mut next);
+            (checking.join(), read, applied)
+        });
+        let items = match items {
+            Ok(i) => i,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        more = read.map_err(|e| source.io_error(e))?;
+        (ctx.progress)(input.offset);
+        // The block just applied is reused for the read after next.
+        let spare = applied.unwrap_or_default();
+        let done = std::mem::replace(&mut current, std::mem::replace(&mut next, spare));
+        checked = Some((done, items));
+    }
+    if let Some((block, items)) = checked {
+        apply_block(ctx, &mut ap, &mut no, &block, items);
+    }
+    ap.finish(ctx);
+    Ok(())
+}
+
+/// Reads a journal in blocks of whole lines.
+struct BlockReader<R> {
+    inner: R,
+    /// The start of a line read with the block before.
+    carry: Vec<u8>,
+    eof: bool,
+    /// Whether no block was read yet.
+    first: bool,
+    /// Bytes read so far.
+    offset: u64,
+}
+
+impl<R: BufRead> BlockReader<R> {
+    /// Reads the next block into `block`; false at the end of the journal.
+    fn fill(&mut self, block: &mut Block) -> std::io::Result<bool> {
+        block.data.clear();
+        block.pieces.clear();
+        block.too_long = None;
+        block.first = self.first;
+        block.data.extend_from_slice(&self.carry);
+        self.carry.clear();
+        let data = &mut block.data;
+        // Where the search for a newline goes on from.
+        let mut searched = 0usize;
+        let mut last_newline: Option<usize> = None;
+        while !self.eof {
+            let want = if data.len() < BLOCK {
+                BLOCK - data.len()
+            } else if last_newline.is_none() {
+                // One line longer than a block: read on to its end.
+                BLOCK
+            } else {
+                break;
+            };
+            let n = (&mut self.inner).take(want as u64).read_to_end(data)?;
+            self.offset += n as u64;
+            if n == 0 {
+                self.eof = true;
+                break;
+            }
+            if let Some(i) = memchr::memrchr(b'\n', &data[searched..]) {
+                last_newline = Some(searched + i);
+            }
+            searched = data.len();
+            if last_newline.is_none() && data.len() > MAX_LINE {
+                // Longer than any line kept: its bytes are dropped as they
+                // are read, and it is reported by its length.
+                let n = data.len() as u64 + self.skip_line()?;
+                block.too_long = Some(n);
+                data.clear();
+                self.first = false;
+                return Ok(true);
+            }
+        }
+        if !self.eof {
+            // The start of the next line waits for the next block.
+            let end = last_newline.map_or(0, |i| i + 1);
+            self.carry.extend_from_slice(&data[end..]);
+            data.truncate(end);
+        }
+        if data.is_empty() {
+            return Ok(false);
+        }
+        self.first = false;
+        let mut start = 0;
+        while start < data.len() {
+            let end = match data.get(start + PIECE..) {
+                Some(rest) => {
+                    memchr::memchr(b'\n', rest).map_or(data.len(), |i| start + PIECE + i + 1)
+                }
+                None => data.len(),
+            };
+            block.pieces.push((start, end));
+            start = end;
+        }
+        Ok(true)
+    }
+
+    /// Reads and drops the rest of a line; returns how many bytes it had
+    /// before its newline.
+    fn skip_line(&mut self) -> std::io::Result<u64> {
+        let mut n = 0u64;
+        loop {
+            let chunk = match self.inner.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                self.eof = true;
+                return Ok(n);
+            }
+            match memchr::memchr(b'\n', chunk) {
+                Some(i) => {
+                    self.inner.consume(i + 1);
+                    self.offset += i as u64 + 1;
+                    return Ok(n + i as u64);
+                }
+                None => {
+                    let len = chunk.len();
+                    self.inner.consume(len);
+                    self.offset += len as u64;
+                    n += len as u64;
+                }
+            }
+        }
+    }
+}
+
+/// Checks every line of a block, piece by piece on rayon's pool; the items
+/// come back in line order.
+fn check_block(block: &Block, journal: crate::model::JournalId) -> Vec<Vec<Item>> {
+    if let Some(n) = block.too_long {
+        return vec![vec![Item::TooLong(n)]];
+    }
+    block
+        .pieces
+        .par_iter()
+        .enumerate()
+        .map(|(k, &(a, z))| check_piece(&block.data, (a, z), block.first && k == 0, journal))
+        .collect()
+}
+
+/// Checks the lines of one piece of a block.
+fn check_piece(
+    data: &[u8],
+    (a, z): (usize, usize),
+    journal_start: bool,
+    journal: crate::model::JournalId,
+) -> Vec<Item> {
+    let mut items = Vec::with_capacity((z - a) / 256 + 1);
+    let mut scratch = Scratch::default();
+    // One check for the piece; lines are checked one by one only when it
+    // fails.
+    let utf8 = std::str::from_utf8(&data[a..z]).is_ok();
+    let mut start = a;
+    while start < z {
+        let (end, terminated) = match memchr::memchr(b'\n', &data[start..z]) {
+            Some(i) => (start + i, true),
+            None => (z, false),
+        };
+        let next = if terminated { end + 1 } else { end };
+        let first_line = journal_start && start == a;
+        items.push(check_line(
+            data,
+            (start, end),
+            (terminated, first_line, utf8),
+            journal,
+            &mut scratch,
+        ));
+        start = next;
+    }
+    items
+}
+
+/// Buffers reused from line to line.
+#[derive(Default)]
+struct Scratch {
+    members: Vec<Member>,
+    nested: Vec<Member>,
+}
+
+/// Checks one line: `(a, z)` is its range in `data` without its newline.
+fn check_line(
+    data: &[u8],
+    (a, z): (usize, usize),
+    (terminated, first_line, utf8): (bool, bool, bool),
+    journal: crate::model::JournalId,
+    scratch: &mut Scratch,
+) -> Item {
+    if z - a > MAX_LINE {
+        return Item::TooLong((z - a) as u64);
+    }
+    let mut z = z;
+    if terminated && z > a && data[z - 1] == b'\r' {
+        z -= 1;
+    }
+    let mut a = a;
+    if first_line && data[a..z].starts_with(BOM) {
+        a += BOM.len();
+    }
+    let bytes = &data[a..z];
+    if lines::is_blank(bytes) {
+        return Item::Blank;
+    }
+    if let Some(item) = check_raw(data, (a, z), (terminated, utf8), scratch) {
+        return item;
+    }
+    // The line number and offset are not known here; they only place the
+    // records, which are dropped.
+    let meta = LineMeta {
+        source: SourceRef::Line {
+            journal,
+            line: 0,
+            offset: 0,
+            len: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+        },
+        terminated,
+    };
+    Item::Parsed {
+        terminated,
+        line: Box::new(parse_line(bytes, meta)),
+    }
+}
+
+/// The line checked from its bytes, or `None` when the full parse must
+/// decide.
+fn check_raw(
+    data: &[u8],
+    (a, z): (usize, usize),
+    (terminated, utf8): (bool, bool),
+    scratch: &mut Scratch,
+) -> Option<Item> {
+    let line = &data[a..z];
+    if !utf8 {
+        std::str::from_utf8(line).ok()?;
+    }
+    let RawLine {
+        digest,
+        prev,
+        stored,
+        big_integer,
+    } = raw_scan(line, &mut scratch.members)?;
+    if big_integer {
+        // Noted as ambiguous by the full read.
+        return None;
+    }
+    let f = Top::new(line, &scratch.members);
+    let records = readable(&f, &mut scratch.nested)?;
+    let seq = match f.get(Slot::seq) {
+        V::Num(n) => n.parse::<u64>().ok(),
+        _ => None,
+    };
+    Some(Item::Raw {
+        prev: (a + prev.0, a + prev.1),
+        stored: (a + stored.0, a + stored.1),
+        digest,
+        seq,
+        records,
+        terminated,
+    })
+}
+
+/// A value of a line in RFC 8785 form, by its JSON type.
+#[derive(Clone, Copy)]
+enum V<'a> {
+    Absent,
+    Null,
+    Bool,
+    /// A string, with its quotes.
+    Str(&'a [u8]),
+    /// An integer (the only numbers the scan accepts).
+    Num(&'a str),
+    Object((usize, usize)),
+    Array,
+}
+
+impl<'a> V<'a> {
+    fn of(line: &'a [u8], (a, z): (usize, usize)) -> V<'a> {
+        match line[a] {
+            b'n' => V::Null,
+            b't' | b'f' => V::Bool,
+            b'"' => V::Str(&line[a..z]),
+            b'{' => V::Object((a, z)),
+            b'[' => V::Array,
+            _ => std::str::from_utf8(&line[a..z]).map_or(V::Array, V::Num),
+        }
+    }
+
+    /// Taken by `opt_str` (absent, null, a string or a number).
+    fn opt_str(self) -> Option<()> {
+        matches!(self, V::Absent | V::Null | V::Str(_) | V::Num(_)).then_some(())
+    }
+
+    /// Taken by `req_str` (a string or a number).
+    fn req_str(self) -> Option<()> {
+        matches!(self, V::Str(_) | V::Num(_)).then_some(())
+    }
+
+    /// A string's text when it has no escapes (`None` otherwise: the full
+    /// parse decides).
+    fn text(self) -> Option<&'a str> {
+        match self {
+            V::Str(s) if !s.contains(&b'\\') => std::str::from_utf8(&s[1..s.len() - 1]).ok(),
+            _ => None,
+        }
+    }
+
+    /// A required RFC 3339 time (`req_time`).
+    fn req_time(self) -> Option<()> {
+        chrono::DateTime::parse_from_rfc3339(self.text()?)
+            .ok()
+            .map(drop)
+    }
+
+    /// An optional RFC 3339 time (`opt_time`).
+    fn opt_time(self) -> Option<()> {
+        match self {
+            V::Absent | V::Null => Some(()),
+            v => v.req_time(),
+        }
+    }
+
+    /// Taken by `opt_u64`, read as an integer.
+    fn opt_u64(self) -> Option<Option<u64>> {
+        match self {
+            V::Absent | V::Null => Some(None),
+            V::Num(n) => n.parse::<u64>().ok().map(Some),
+            _ => None,
+        }
+    }
+
+    /// Taken by `opt_i64` (integers the scan accepts fit).
+    fn opt_i64(self) -> Option<()> {
+        matches!(self, V::Absent | V::Null | V::Num(_)).then_some(())
+    }
+
+    /// Taken by `opt_bool`.
+    fn opt_bool(self) -> Option<()> {
+        matches!(self, V::Absent | V::Null | V::Bool).then_some(())
+    }
+
+    /// A required object (`opt_object` then present).
+    fn object(self) -> Option<(usize, usize)> {
+        match self {
+            V::Object(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// The members of one object of a line, by name.
+struct Fields<'a> {
+    line: &'a [u8],
+    members: &'a [Member],
+}
+
+impl<'a> Fields<'a> {
+    /// The value of `key` (a nested object's few members are looked up
+    /// one by one).
+    fn get(&self, key: &[u8]) -> V<'a> {
+        self.members
+            .iter()
+            .find(|m| &self.line[m.key.0..m.key.1] == key)
+            .map_or(V::Absent, |m| V::of(self.line, m.value))
+    }
+}
+
+/// The top-level names [`readable`] looks at, each given a slot in
+/// [`Top`] in one pass over the members.
+macro_rules! top_names {
+    ($($slot:ident = $name:literal),* $(,)?) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[derive(Clone, Copy)]
+        #[repr(usize)]
+        enum Slot { $($slot),*, Count }
+        /// The slot of a top-level name, if [`readable`] looks at it.
+        fn slot(name: &[u8]) -> Option<Slot> {
+            match name {
+                $($name => Some(Slot::$slot),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+top_names! {
+    kind = b"kind",
+    seq = b"seq",
+    at = b"at",
+    execution_id = b"execution_id",
+    event = b"event",
+    call = b"call",
+    action = b"action",
+    fingerprint = b"fingerprint",
+    action_class = b"action_class",
+    idempotency_key = b"idempotency_key",
+    recovery = b"recovery",
+    decision = b"decision",
+    approver = b"approver",
+    reason = b"reason",
+    error = b"error",
+    outcome = b"outcome",
+    observed_via = b"observed_via",
+    target_status = b"target_status",
+    exit_status = b"exit_status",
+    result_reference = b"result_reference",
+    replayed = b"replayed",
+    by = b"by",
+    session_id = b"session_id",
+    process = b"process",
+    actor = b"actor",
+    mcp_session_id = b"mcp_session_id",
+    client = b"client",
+    authorization = b"authorization",
+    started_at = b"started_at",
+    ended_at = b"ended_at",
+    end_reason = b"end_reason",
+}
+
+/// A line's top-level members that [`readable`] looks at, by slot.
+struct Top<'a> {
+    line: &'a [u8],
+    values: [Option<(usize, usize)>; Slot::Count as usize],
+}
+
+impl<'a> Top<'a> {
+    fn new(line: &'a [u8], members: &[Member]) -> Top<'a> {
+        let mut values = [None; Slot::Count as usize];
+        for m in members {
+            if let Some(s) = slot(&line[m.key.0..m.key.1]) {
+                values[s as usize] = Some(m.value);
+            }
+        }
+        Top { line, values }
+    }
+
+    fn get(&self, s: Slot) -> V<'a> {
+        self.values[s as usize].map_or(V::Absent, |r| V::of(self.line, r))
+    }
+}
+
+/// How many records [`super::parse_record`] makes of the line (its members
+/// in `f`), when it surely reads them without an error; `None` when the
+/// full parse must decide. Session lines and events are checked here;
+/// execution snapshots, and anything unusual, are left to the parse.
+fn readable(f: &Top<'_>, nested: &mut Vec<Member>) -> Option<u64> {
+    match f.get(Slot::kind).text()? {
+        "event" => event(f, nested).map(|()| 1),
+        "session" => session(f, nested).map(|()| 1),
+        _ => None,
+    }
+}
+
+/// What `parse_session` demands.
+fn session(f: &Top<'_>, nested: &mut Vec<Member>) -> Option<()> {
+    f.get(Slot::session_id).req_str()?;
+    match f.get(Slot::process) {
+        V::Absent | V::Null => {}
+        v => {
+            object_members(f.line, v.object()?, nested)?;
+            let p = Fields {
+                line: f.line,
+                members: nested,
+            };
+            p.get(b"pid").opt_i64()?;
+            p.get(b"name").opt_str()?;
+            p.get(b"started_at").opt_time()?;
+        }
+    }
+    for k in [
+        Slot::actor,
+        Slot::mcp_session_id,
+        Slot::client,
+        Slot::authorization,
+        Slot::end_reason,
+    ] {
+        f.get(k).opt_str()?;
+    }
+    f.get(Slot::started_at).opt_time()?;
+    f.get(Slot::ended_at).opt_time()
+}
+
+/// What `parse_call` demands of `call`.
+fn call(f: &Top<'_>, nested: &mut Vec<Member>) -> Option<()> {
+    object_members(f.line, f.get(Slot::call).object()?, nested)?;
+    let c = Fields {
+        line: f.line,
+        members: nested,
+    };
+    match c.get(b"jsonrpc_id") {
+        V::Absent | V::Null | V::Str(_) | V::Num(_) => {}
+        _ => return None,
+    }
+    for k in [
+        &b"call_id"[..],
+        b"session_id",
+        b"mcp_session_id",
+        b"transport",
+    ] {
+        c.get(k).opt_str()?;
+    }
+    Some(())
+}
+
+/// What `parse_event` demands.
+fn event(f: &Top<'_>, nested: &mut Vec<Member>) -> Option<()> {
+    f.get(Slot::seq).opt_u64()?;
+    f.get(Slot::at).req_time()?;
+    f.get(Slot::execution_id).req_str()?;
+    match f.get(Slot::event).text()? {
+        "accepted" => {
+            call(f, nested)?;
+            f.get(Slot::action).object()?;
+            for k in [Slot::fingerprint, Slot::action_class, Slot::idempotency_key] {
+                f.get(k).opt_str()?;
+            }
+        }
+        "attached" => {
+            call(f, nested)?;
+            Recovery::parse(f.get(Slot::recovery).text()?)?;
+        }
+        "authorized" => {
+            f.get(Slot::decision).req_str()?;
+            f.get(Slot::approver).opt_str()?;
+        }
+        "rejected" => f.get(Slot::reason).req_str()?,
+        "dispatched" => f.get(Slot::idempotency_key).opt_str()?,
+        "dispatch_failed" | "delivery_failed" => f.get(Slot::error).opt_str()?,
+        "outcome" => {
+            OutcomeKind::parse(f.get(Slot::outcome).text()?)?;
+            match f.get(Slot::observed_via) {
+                V::Absent | V::Null => {}
+                v => {
+                    ObservedVia::parse(v.text()?)?;
+                }
+            }
+            if let Some(s) = f.get(Slot::target_status).opt_u64()? {
+                (100..=599).contains(&s).then_some(())?;
+            }
+            f.get(Slot::exit_status).opt_i64()?;
+            f.get(Slot::error).opt_str()?;
+            f.get(Slot::result_reference).opt_str()?;
+            f.get(Slot::replayed).opt_bool()?;
+        }
+        "delivered" => {}
+        "cancelled" => f.get(Slot::by).opt_str()?,
+        _ => return None,
+    }
+    Some(())
+}
+
+/// Feeds a checked block to the context and the chain, in line order.
+fn apply_block(
+    ctx: &mut ReadCtx<'_>,
+    ap: &mut Applier,
+    no: &mut u32,
+    block: &Block,
+    items: Vec<Vec<Item>>,
+) {
+    for item in items.into_iter().flatten() {
+        *no = no.saturating_add(1);
+        let no = *no;
+        ctx.count_line();
+        match item {
+            Item::Blank => {}
+            Item::TooLong(n) => ctx.bad_line(no, too_long_message(n)),
+            Item::Raw {
+                prev,
+                stored,
+                digest,
+                seq,
+                records,
+                terminated,
+            } => {
+                let text = |(a, z): (usize, usize)| std::str::from_utf8(&block.data[a..z]);
+                let hex = hex_digest(&digest);
+                // The scan took the line as UTF-8 and these ranges lie
+                // between its quotes.
+                if let (Ok(prev), Ok(stored), Ok(computed)) =
+                    (text(prev), text(stored), std::str::from_utf8(&hex))
+                {
+                    ap.link(
+                        ctx,
+                        no,
+                        terminated,
+                        true,
+                        LinkRef::Hashed {
+                            prev,
+                            stored,
+                            computed,
+                            seq,
+                        },
+                        &[],
+                    );
+                    ctx.count_unbuilt(records);
+                }
+            }
+            Item::Parsed { terminated, line } => {
+                if let Err(e) = ap.parsed(ctx, no, terminated, *line) {
+                    ctx.bad_line(no, e);
+                }
+            }
+        }
+    }
+}
+
+/// Lowercase hex of a digest, on the stack.
+fn hex_digest(d: &[u8; 32]) -> [u8; 64] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = [0u8; 64];
+    for (i, &b) in d.iter().enumerate() {
+        out[2 * i] = HEX[usize::from(b >> 4)];
+        out[2 * i + 1] = HEX[usize::from(b & 15)];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
