@@ -17,12 +17,13 @@ use crate::model::{ObservedVia, OutcomeKind, Recovery, SourceRef};
 use rayon::prelude::*;
 use std::io::{BufRead, Read};
 
-/// Bytes read at a time (more when a line is longer).
-const BLOCK: usize = 8 << 20;
+/// Bytes read at a time (more when a line is longer); small in tests, so
+/// that short journals cross many blocks.
+const BLOCK: usize = if cfg!(test) { 8 << 10 } else { 8 << 20 };
 
 /// Bytes of a block one task checks: enough pieces for every core, few
 /// enough that a task's overhead does not show.
-const PIECE: usize = 256 << 10;
+const PIECE: usize = if cfg!(test) { 1 << 10 } else { 256 << 10 };
 
 /// A UTF-8 byte order mark, which the first line may start with (not part
 /// of it, as for [`lines::LineReader`]).
@@ -57,6 +58,8 @@ enum Item {
         prev: (usize, usize),
         stored: (usize, usize),
         digest: [u8; 32],
+        /// Whether the digest is the stored hash (in lowercase hex).
+        matches: bool,
         seq: Option<u64>,
         records: u64,
         terminated: bool,
@@ -253,7 +256,7 @@ fn check_piece(
     let mut scratch = Scratch::default();
     // One check for the piece; lines are checked one by one only when it
     // fails.
-    let utf8 = std::str::from_utf8(&data[a..z]).is_ok();
+    let utf8 = ascii(&data[a..z]) || std::str::from_utf8(&data[a..z]).is_ok();
     let mut start = a;
     while start < z {
         let (end, terminated) = match memchr::memchr(b'\n', &data[start..z]) {
@@ -272,6 +275,28 @@ fn check_piece(
         start = next;
     }
     items
+}
+
+/// An integer the scan accepted (digits, maybe a minus sign; at most 16
+/// digits) as a `u64`; `None` when negative.
+fn unsigned(n: &[u8]) -> Option<u64> {
+    if n.first() == Some(&b'-') {
+        return None;
+    }
+    n.iter().try_fold(0u64, |v, &d| {
+        d.is_ascii_digit().then(|| v * 10 + u64::from(d - b'0'))
+    })
+}
+
+/// Whether `s` is all ASCII (so UTF-8), 64 bytes at a time.
+fn ascii(s: &[u8]) -> bool {
+    let mut chunks = s.chunks_exact(64);
+    for c in &mut chunks {
+        if c.iter().fold(0u8, |acc, &b| acc | b) >= 0x80 {
+            return false;
+        }
+    }
+    chunks.remainder().is_ascii()
 }
 
 /// Buffers reused from line to line.
@@ -349,13 +374,14 @@ fn check_raw(
     let f = Top::new(line, &scratch.members);
     let records = readable(&f, &mut scratch.nested)?;
     let seq = match f.get(Slot::seq) {
-        V::Num(n) => n.parse::<u64>().ok(),
+        V::Num(n) => unsigned(n),
         _ => None,
     };
     Some(Item::Raw {
         prev: (a + prev.0, a + prev.1),
         stored: (a + stored.0, a + stored.1),
         digest,
+        matches: line[stored.0..stored.1] == hex_digest(&digest),
         seq,
         records,
         terminated,
@@ -371,7 +397,7 @@ enum V<'a> {
     /// A string, with its quotes.
     Str(&'a [u8]),
     /// An integer (the only numbers the scan accepts).
-    Num(&'a str),
+    Num(&'a [u8]),
     Object((usize, usize)),
     Array,
 }
@@ -384,7 +410,7 @@ impl<'a> V<'a> {
             b'"' => V::Str(&line[a..z]),
             b'{' => V::Object((a, z)),
             b'[' => V::Array,
-            _ => std::str::from_utf8(&line[a..z]).map_or(V::Array, V::Num),
+            _ => V::Num(&line[a..z]),
         }
     }
 
@@ -398,13 +424,18 @@ impl<'a> V<'a> {
         matches!(self, V::Str(_) | V::Num(_)).then_some(())
     }
 
-    /// A string's text when it has no escapes (`None` otherwise: the full
-    /// parse decides).
-    fn text(self) -> Option<&'a str> {
+    /// A string's bytes when it has no escapes (`None` otherwise: the
+    /// full parse decides).
+    fn raw(self) -> Option<&'a [u8]> {
         match self {
-            V::Str(s) if !s.contains(&b'\\') => std::str::from_utf8(&s[1..s.len() - 1]).ok(),
+            V::Str(s) if !s.contains(&b'\\') => Some(&s[1..s.len() - 1]),
             _ => None,
         }
+    }
+
+    /// [`V::raw`] as text.
+    fn text(self) -> Option<&'a str> {
+        std::str::from_utf8(self.raw()?).ok()
     }
 
     /// A required RFC 3339 time (`req_time`).
@@ -426,7 +457,7 @@ impl<'a> V<'a> {
     fn opt_u64(self) -> Option<Option<u64>> {
         match self {
             V::Absent | V::Null => Some(None),
-            V::Num(n) => n.parse::<u64>().ok().map(Some),
+            V::Num(n) => unsigned(n).map(Some),
             _ => None,
         }
     }
@@ -546,9 +577,9 @@ impl<'a> Top<'a> {
 /// full parse must decide. Session lines and events are checked here;
 /// execution snapshots, and anything unusual, are left to the parse.
 fn readable(f: &Top<'_>, nested: &mut Vec<Member>) -> Option<u64> {
-    match f.get(Slot::kind).text()? {
-        "event" => event(f, nested).map(|()| 1),
-        "session" => session(f, nested).map(|()| 1),
+    match f.get(Slot::kind).raw()? {
+        b"event" => event(f, nested).map(|()| 1),
+        b"session" => session(f, nested).map(|()| 1),
         _ => None,
     }
 }
@@ -609,26 +640,26 @@ fn event(f: &Top<'_>, nested: &mut Vec<Member>) -> Option<()> {
     f.get(Slot::seq).opt_u64()?;
     f.get(Slot::at).req_time()?;
     f.get(Slot::execution_id).req_str()?;
-    match f.get(Slot::event).text()? {
-        "accepted" => {
+    match f.get(Slot::event).raw()? {
+        b"accepted" => {
             call(f, nested)?;
             f.get(Slot::action).object()?;
             for k in [Slot::fingerprint, Slot::action_class, Slot::idempotency_key] {
                 f.get(k).opt_str()?;
             }
         }
-        "attached" => {
+        b"attached" => {
             call(f, nested)?;
             Recovery::parse(f.get(Slot::recovery).text()?)?;
         }
-        "authorized" => {
+        b"authorized" => {
             f.get(Slot::decision).req_str()?;
             f.get(Slot::approver).opt_str()?;
         }
-        "rejected" => f.get(Slot::reason).req_str()?,
-        "dispatched" => f.get(Slot::idempotency_key).opt_str()?,
-        "dispatch_failed" | "delivery_failed" => f.get(Slot::error).opt_str()?,
-        "outcome" => {
+        b"rejected" => f.get(Slot::reason).req_str()?,
+        b"dispatched" => f.get(Slot::idempotency_key).opt_str()?,
+        b"dispatch_failed" | b"delivery_failed" => f.get(Slot::error).opt_str()?,
+        b"outcome" => {
             OutcomeKind::parse(f.get(Slot::outcome).text()?)?;
             match f.get(Slot::observed_via) {
                 V::Absent | V::Null => {}
@@ -644,8 +675,8 @@ fn event(f: &Top<'_>, nested: &mut Vec<Member>) -> Option<()> {
             f.get(Slot::result_reference).opt_str()?;
             f.get(Slot::replayed).opt_bool()?;
         }
-        "delivered" => {}
-        "cancelled" => f.get(Slot::by).opt_str()?,
+        b"delivered" => {}
+        b"cancelled" => f.get(Slot::by).opt_str()?,
         _ => return None,
     }
     Some(())
@@ -670,17 +701,22 @@ fn apply_block(
                 prev,
                 stored,
                 digest,
+                matches,
                 seq,
                 records,
                 terminated,
             } => {
                 let text = |(a, z): (usize, usize)| std::str::from_utf8(&block.data[a..z]);
-                let hex = hex_digest(&digest);
+                // The hash as recomputed is the stored one when they match
+                // (compared on the pool); written out only when not.
+                let hex = (!matches).then(|| hex_digest(&digest));
+                let computed = match &hex {
+                    Some(h) => std::str::from_utf8(h),
+                    None => text(stored),
+                };
                 // The scan took the line as UTF-8 and these ranges lie
                 // between its quotes.
-                if let (Ok(prev), Ok(stored), Ok(computed)) =
-                    (text(prev), text(stored), std::str::from_utf8(&hex))
-                {
+                if let (Ok(prev), Ok(stored), Ok(computed)) = (text(prev), text(stored), computed) {
                     ap.link(
                         ctx,
                         no,

@@ -203,10 +203,11 @@ pub(super) fn object_members(
 }
 
 /// Where the plain run of a string ends: the first `"`, `\\` or C0
-/// control in `s`, eight bytes at a time (the lowest byte each test flags
-/// is exact: a borrow only carries upwards).
+/// control in `s` (with `high`, or byte of 0x80 and above), eight bytes at
+/// a time (the lowest byte each test flags is exact: a borrow only carries
+/// upwards).
 #[inline]
-fn special(s: &[u8]) -> Option<usize> {
+fn first_special(s: &[u8], high: bool) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;
@@ -216,10 +217,13 @@ fn special(s: &[u8]) -> Option<usize> {
         let x = u64::from_le_bytes(w);
         let q = x ^ (LO * u64::from(b'"'));
         let e = x ^ (LO * u64::from(b'\\'));
-        let t = ((q.wrapping_sub(LO) & !q)
+        let mut t = (q.wrapping_sub(LO) & !q)
             | (e.wrapping_sub(LO) & !e)
-            | (x.wrapping_sub(LO * 0x20) & !x))
-            & HI;
+            | (x.wrapping_sub(LO * 0x20) & !x);
+        if high {
+            t |= x;
+        }
+        let t = t & HI;
         if t != 0 {
             return Some(i + (t.trailing_zeros() / 8) as usize);
         }
@@ -227,8 +231,20 @@ fn special(s: &[u8]) -> Option<usize> {
     }
     s[i..]
         .iter()
-        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20 || (high && c >= 0x80))
         .map(|p| i + p)
+}
+
+/// [`first_special`] in a string value.
+#[inline]
+fn special(s: &[u8]) -> Option<usize> {
+    first_special(s, false)
+}
+
+/// [`first_special`] in a name, stopping at non-ASCII bytes too.
+#[inline]
+fn special_or_high(s: &[u8]) -> Option<usize> {
+    first_special(s, true)
 }
 
 /// Whether name `a` sorts strictly before name `b`, bytewise (names
@@ -278,9 +294,16 @@ impl Scan<'_> {
         self.expect(b'"')?;
         let start = self.i;
         let rest = self.b.get(start..)?;
-        let n = rest
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || !(0x20..0xEE).contains(&c))?;
+        // Names are short and mostly ASCII: the first byte that is not a
+        // plain ASCII character is found a word at a time, and only a
+        // non-ASCII one is looked at byte by byte.
+        let mut n = special_or_high(rest)?;
+        while rest[n] >= 0x80 {
+            if rest[n] >= 0xEE {
+                return None;
+            }
+            n += 1 + special_or_high(rest.get(n + 1..)?)?;
+        }
         if rest[n] != b'"' {
             return None;
         }

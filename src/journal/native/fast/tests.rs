@@ -1,1 +1,375 @@
+//! The fast verification path against the full read, journal by journal:
+//! the repository's journals, the real ones when present, and generated
+//! ones with breaks, forks, truncations, edits and lines of every shape.
+//! Blocks and pieces are small in tests, so that these cross many.
 
+use crate::journal::load::{VerifyPath, verify_by};
+use crate::journal::{JournalSource, LoadOptions, NativeChainWriter};
+use serde_json::{Value, json};
+
+/// Everything `retrace verify` reports of a journal, read either way.
+fn report(source: &JournalSource, path: VerifyPath) -> String {
+    match verify_by(source.clone(), &LoadOptions::default(), path) {
+        Ok(j) => format!(
+            "{:?} detected={} lines={} records={} bad={} {:#?}\nnotes {:#?}\ncaps {:?}\nchain {:#?}\nleft out {}",
+            j.format,
+            j.detected,
+            j.lines,
+            j.records,
+            j.bad_line_count,
+            j.bad_lines,
+            j.notes,
+            j.capabilities,
+            j.chain,
+            j.left_out_executions
+        ),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// Both paths give the same report; returns it.
+fn same(what: &str, source: &JournalSource) -> String {
+    let fast = report(source, VerifyPath::Fast);
+    let reference = report(source, VerifyPath::Reference);
+    assert_eq!(fast, reference, "{what}: the fast path differs");
+    fast
+}
+
+fn same_bytes(what: &str, bytes: Vec<u8>) -> String {
+    same(what, &JournalSource::memory(what, bytes))
+}
+
+fn joined(lines: &[Vec<u8>], newline: bool) -> Vec<u8> {
+    let mut out = lines.join(&b"\n"[..]);
+    if newline {
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Records of every shape the native reader knows, good and bad, each
+/// with its own `seq` where it is an event.
+fn records() -> Vec<Value> {
+    let at = "2026-07-22T14:03:18Z";
+    let call = json!({"call_id":"c1","session_id":"s1","jsonrpc_id":7,"mcp_session_id":"m","transport":"stdio"});
+    let action = json!({"tool":"deploy","actor":"a","arguments":{"service":"catalog","n":[1,-2,{"é":"日本\n\"\\"}]}});
+    let ev = |event: &str, extra: Value| {
+        let mut m = json!({"kind":"event","at":at,"execution_id":"act_1","event":event});
+        if let (Some(o), Value::Object(e)) = (m.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        m
+    };
+    let big = 9_007_199_254_740_992i64;
+    vec![
+        json!({"kind":"session","session_id":"s1","actor":"a","started_at":at,"process":{"pid":4,"name":"gw","started_at":at}}),
+        ev(
+            "accepted",
+            json!({"call":call,"action":action,"fingerprint":"f","action_class":"x","idempotency_key":"k"}),
+        ),
+        ev(
+            "accepted",
+            json!({"call":call,"action":action,"fingerprint":12}),
+        ),
+        ev(
+            "accepted",
+            json!({"call":call,"action":action,"fingerprint":true}),
+        ),
+        ev("accepted", json!({"action":action})),
+        ev("accepted", json!({"call":"c","action":action})),
+        ev(
+            "accepted",
+            json!({"call":{"jsonrpc_id":true},"action":action}),
+        ),
+        ev(
+            "accepted",
+            json!({"call":{"jsonrpc_id":"x","call_id":3},"action":action}),
+        ),
+        ev("accepted", json!({"call":{"call_id":[1]},"action":action})),
+        ev("accepted", json!({"call":call})),
+        ev("accepted", json!({"call":call,"action":[1]})),
+        ev("attached", json!({"call":call,"recovery":"continued"})),
+        ev("attached", json!({"call":call,"recovery":"later"})),
+        ev("authorized", json!({"decision":"grant","approver":"bob"})),
+        ev("authorized", json!({"decision":5})),
+        ev("authorized", json!({})),
+        ev("authorized", json!({"decision":"d","approver":{}})),
+        ev("rejected", json!({"reason":"no"})),
+        ev("rejected", json!({})),
+        ev("dispatched", json!({"idempotency_key":"k"})),
+        ev("dispatched", json!({"idempotency_key":[]})),
+        ev("dispatch_failed", json!({"error":3})),
+        ev("dispatch_failed", json!({"error":{}})),
+        ev(
+            "outcome",
+            json!({"outcome":"success","target_status":201,"observed_via":"response","exit_status":-3,"error":"e","result_reference":"r","replayed":true}),
+        ),
+        ev(
+            "outcome",
+            json!({"outcome":"failure","target_status":"201"}),
+        ),
+        ev("outcome", json!({"outcome":"maybe"})),
+        ev(
+            "outcome",
+            json!({"outcome":"unknown","observed_via":"rumour"}),
+        ),
+        ev("outcome", json!({"outcome":"success","target_status":600})),
+        ev("outcome", json!({"outcome":"success","target_status":-1})),
+        ev("outcome", json!({"outcome":"success","exit_status":"x"})),
+        ev("outcome", json!({"outcome":"success","exit_status":"4"})),
+        ev("outcome", json!({"outcome":"success","replayed":"yes"})),
+        ev(
+            "outcome",
+            json!({"outcome":"not_executed","observed_via":null,"target_status":null}),
+        ),
+        ev("outcome", json!({"outcome":"succ\u{e9}ss"})),
+        ev("delivered", json!({})),
+        ev("delivery_failed", json!({"error":"gone"})),
+        ev("cancelled", json!({"by":"user"})),
+        ev("cancelled", json!({"by":false})),
+        ev("teleported", json!({})),
+        ev("delivered", json!({"at":"noon"})),
+        ev("delivered", json!({"at":17})),
+        ev(
+            "delivered",
+            json!({"at":"2026-07-22T16:03:18.123456+02:00"}),
+        ),
+        ev("delivered", json!({"at":"2026-07-22 14:03:18Z"})),
+        ev("delivered", json!({"at":"2026-02-30T14:03:18Z"})),
+        ev("delivered", json!({"execution_id":12})),
+        ev("delivered", json!({"execution_id":null})),
+        ev("delivered", json!({"execution_id":"a\nb\u{1}"})),
+        ev("delivered", json!({"arguments":{"n":big}})),
+        ev("delivered", json!({"arguments":{"n":-big}})),
+        ev("delivered", json!({"arguments":{"n":big - 1, "f":1.5}})),
+        ev("delivered", json!({"unknown_field":{"\u{e000}":1}})),
+        json!({"kind":"event","at":at,"execution_id":"act_1","event":"dispatched"}),
+        json!({"kind":7,"at":at}),
+        json!({"kind":"gossip"}),
+        json!({"at":at,"event":"delivered"}),
+        json!({"kind":"session"}),
+        json!({"kind":"session","session_id":"s2","process":"gw"}),
+        json!({"kind":"session","session_id":"s2","process":{"pid":"12"}}),
+        json!({"kind":"session","session_id":"s2","process":{"pid":true}}),
+        json!({"kind":"session","session_id":"s2","ended_at":"later","client":{}}),
+        json!({"kind":"execution","execution_id":"act_2","state":"completed","accepted_at":at,"dispatched_at":at,"completed_at":at,"tool":"deploy"}),
+        json!({"kind":"execution","execution_id":"act_3","state":"dreaming","accepted_at":at,"tool":"deploy"}),
+        json!({"kind":"execution","execution_id":"act_4","state":"completed","accepted_at":at,"tool":"deploy"}),
+        json!({"kind":"ev\u{0}ent"}),
+    ]
+}
+
+/// `records()` chained, with `seq` counting the lines that have one
+/// (every record but sessions, snapshots and the odd ones), `repeat`
+/// times over.
+fn chained(repeat: usize) -> Vec<Vec<u8>> {
+    let mut w = NativeChainWriter::new(Vec::new());
+    let mut seq = 0u64;
+    let mut out = Vec::new();
+    for _ in 0..repeat {
+        for mut r in records() {
+            if let Some(o) = r.as_object_mut() {
+                if o.get("kind").and_then(Value::as_str) == Some("event") {
+                    seq += 1;
+                    o.insert("seq".into(), json!(seq));
+                }
+                out.push(w.append(o.clone()).unwrap().into_bytes());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn generated_journals_read_alike_either_way() {
+    let lines = chained(3);
+    let n = lines.len();
+    let whole = same_bytes("whole", joined(&lines, true));
+    assert!(whole.contains("Intact"), "{whole}");
+    same_bytes("no final newline", joined(&lines, false));
+    same_bytes(
+        "crlf",
+        joined(&lines, true)
+            .split(|&b| b == b'\n')
+            .collect::<Vec<_>>()
+            .join(&b"\r\n"[..]),
+    );
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend(joined(&lines, true));
+    same_bytes("bom", bom);
+    for cut in [0, 1, n / 2, n - 1] {
+        let mut l = lines.clone();
+        l.remove(cut);
+        same_bytes(&format!("line {cut} deleted"), joined(&l, true));
+        let mut l = lines.clone();
+        l.insert(cut, lines[cut].clone());
+        same_bytes(&format!("line {cut} repeated"), joined(&l, true));
+        if cut + 1 < n {
+            let mut l = lines.clone();
+            l.swap(cut, cut + 1);
+            same_bytes(&format!("lines {cut} swapped"), joined(&l, true));
+        }
+        let mut l = lines.clone();
+        l.insert(cut, b"{not json".to_vec());
+        same_bytes(&format!("bad JSON at {cut}"), joined(&l, true));
+        let mut l = lines.clone();
+        l.insert(cut, b"{\"kind\":\"event\",\"x\":\"\xff\xfe\"}".to_vec());
+        same_bytes(&format!("bad UTF-8 at {cut}"), joined(&l, true));
+        let mut l = lines.clone();
+        l.insert(cut, b"   \t".to_vec());
+        l.insert(cut, Vec::new());
+        same_bytes(&format!("blank lines at {cut}"), joined(&l, true));
+        let mut l = lines.clone();
+        l.insert(
+            cut,
+            br#"{"at":"2026-07-22T14:03:18Z","event":"delivered","execution_id":"a","kind":"event"}"#
+                .to_vec(),
+        );
+        same_bytes(&format!("unchained line at {cut}"), joined(&l, true));
+        let mut l = lines.clone();
+        let edited = String::from_utf8_lossy(&l[cut]).replacen("deploy", "deplox", 1);
+        let edited = edited.replacen("\"at\":\"2026", "\"at\":\"2027", 1);
+        l[cut] = edited.into_bytes();
+        same_bytes(&format!("line {cut} edited"), joined(&l, true));
+        let mut l = lines.clone();
+        let spaced = String::from_utf8_lossy(&l[cut]).replacen("\":", "\": ", 2);
+        l[cut] = spaced.into_bytes();
+        same_bytes(&format!("line {cut} spaced"), joined(&l, true));
+        let mut l = lines.clone();
+        let stripped = String::from_utf8_lossy(&l[cut]);
+        let v: Value = serde_json::from_str(&stripped).unwrap();
+        let mut o = v.as_object().cloned().unwrap();
+        o.remove("hash");
+        o.remove("prev_hash");
+        l[cut] = serde_json::to_vec(&o).unwrap();
+        same_bytes(&format!("line {cut} stripped"), joined(&l, true));
+    }
+    // Cut anywhere: in a line, at its end, in a multi-byte character.
+    let bytes = joined(&lines, true);
+    for cut in [
+        1,
+        100,
+        bytes.len() / 3,
+        bytes.len() / 2 + 7,
+        bytes.len() - 1,
+    ] {
+        same_bytes(&format!("cut at byte {cut}"), bytes[..cut].to_vec());
+    }
+    // A fork: a second line linking to the same line as the one before.
+    let mut w = NativeChainWriter::new(Vec::new());
+    let mut forked = Vec::new();
+    for (i, r) in records().into_iter().take(6).enumerate() {
+        let o = r.as_object().cloned().unwrap();
+        if i == 4 {
+            let mut alt = NativeChainWriter::new(Vec::new());
+            let _ = alt.append(serde_json::Map::new());
+            let head = w.head().to_string();
+            let mut o2 = o.clone();
+            o2.insert("fork".into(), json!(true));
+            let mut line: serde_json::Map<String, Value> = o2.clone();
+            line.insert(
+                "hash".into(),
+                json!(crate::journal::native_chain_hash(&head, &o2)),
+            );
+            line.insert("prev_hash".into(), json!(head));
+            forked.push(serde_json::to_vec(&line).unwrap());
+        }
+        forked.push(w.append(o).unwrap().into_bytes());
+    }
+    same_bytes("fork", joined(&forked, true));
+}
+
+#[test]
+fn long_lines_and_odd_chain_fields_read_alike() {
+    let mut w = NativeChainWriter::new(Vec::new());
+    let mut lines = Vec::new();
+    for (i, len) in [10usize, 20_000, 3, 70_000, 5].into_iter().enumerate() {
+        let r = json!({"kind":"event","seq":i + 1,"at":"2026-07-22T14:03:18Z","execution_id":"a",
+                       "event":"delivered","blob":"x".repeat(len)});
+        lines.push(
+            w.append(r.as_object().cloned().unwrap())
+                .unwrap()
+                .into_bytes(),
+        );
+    }
+    same_bytes("long lines", joined(&lines, true));
+    same_bytes("long last line cut", {
+        let b = joined(&lines, true);
+        b[..b.len() - 30_000].to_vec()
+    });
+    let odd = [
+        r#"{"hash":"00","kind":"event","prev_hash":"\u0030"}"#,
+        r#"{"hash":7,"kind":"event","prev_hash":"00"}"#,
+        r#"{"hash":"00","kind":"event"}"#,
+        r#"{"kind":"event","prev_hash":"00"}"#,
+        r#"{"hash":"00","kind":"event","prev_hash":"0000000000000000000000000000000000000000000000000000000000000000"}"#,
+        r#"[1,2]"#,
+        r#""text""#,
+        r#"{}"#,
+    ];
+    for l in odd {
+        let mut ls = lines.clone();
+        ls.insert(2, l.as_bytes().to_vec());
+        same_bytes(l, joined(&ls, true));
+        same_bytes(l, l.as_bytes().to_vec());
+    }
+}
+
+#[test]
+fn compressed_and_file_journals_read_alike() {
+    use std::io::Write;
+    let bytes = joined(&chained(2), true);
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("j.jsonl");
+    std::fs::write(&plain, &bytes).unwrap();
+    same("file", &JournalSource::file(&plain));
+    let gz = dir.path().join("j.jsonl.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(&bytes).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let r = same("gzip", &JournalSource::file(&gz));
+    assert!(r.contains("lines="), "{r}");
+    let zst = dir.path().join("j.jsonl.zst");
+    std::fs::write(&zst, zstd::encode_all(&bytes[..], 1).unwrap()).unwrap();
+    same("zstd", &JournalSource::file(&zst));
+}
+
+/// Every file under `root`, recursively.
+fn files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&p) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_none_or(|x| x != "rs" && x != "snap") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_journals_here_read_alike() {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut n = 0;
+    for dir in ["tests", "sample-journals", "examples"] {
+        for f in files(&here.join(dir)) {
+            if std::fs::metadata(&f).is_ok_and(|m| m.len() < (32 << 20)) {
+                same(&f.display().to_string(), &JournalSource::file(&f));
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 20, "only {n} journals found");
+    // The real journals beside the repository, when they are there.
+    for f in files(&here.join("../shared/real-journals")) {
+        same(&f.display().to_string(), &JournalSource::file(&f));
+    }
+}
