@@ -92,14 +92,18 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
     let mut next = Block::default();
     let mut more = input.fill(&mut current).map_err(|e| source.io_error(e))?;
     let mut checked: Option<(Block, Vec<Vec<Item>>)> = None;
+    // The item lists of the block applied last, emptied, for the next
+    // check (allocated once, not once per block).
+    let mut spare_items: Vec<Vec<Item>> = Vec::new();
     while more {
         // The pool checks `current` while this thread applies the block
         // before it and reads the one after.
+        let lists = std::mem::take(&mut spare_items);
         let (items, read, applied) = std::thread::scope(|s| {
-            let checking = s.spawn(|| check_block(&current, journal));
-            let applied = checked.take().map(|(block, items)| {
-                apply_block(ctx, &mut ap, &mut no, &block, items);
-                block
+            let checking = s.spawn(|| check_block(&current, journal, lists));
+            let applied = checked.take().map(|(block, mut items)| {
+                apply_block(ctx, &mut ap, &mut no, &block, &mut items);
+                (block, items)
             });
             let read = input.fill(&mut next);
             (checking.join(), read, applied)
@@ -111,12 +115,18 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
         more = read.map_err(|e| source.io_error(e))?;
         (ctx.progress)(input.offset);
         // The block just applied is reused for the read after next.
-        let spare = applied.unwrap_or_default();
+        let spare = match applied {
+            Some((block, items)) => {
+                spare_items = items;
+                block
+            }
+            None => Block::default(),
+        };
         let done = std::mem::replace(&mut current, std::mem::replace(&mut next, spare));
         checked = Some((done, items));
     }
-    if let Some((block, items)) = checked {
-        apply_block(ctx, &mut ap, &mut no, &block, items);
+    if let Some((block, mut items)) = checked {
+        apply_block(ctx, &mut ap, &mut no, &block, &mut items);
     }
     ap.finish(ctx);
     Ok(())
@@ -233,16 +243,31 @@ impl<R: BufRead> BlockReader<R> {
 
 /// Checks every line of a block, piece by piece on rayon's pool; the items
 /// come back in line order.
-fn check_block(block: &Block, journal: crate::model::JournalId) -> Vec<Vec<Item>> {
+/// `lists` are empty item lists to fill (more are made when they are too
+/// few).
+fn check_block(
+    block: &Block,
+    journal: crate::model::JournalId,
+    mut lists: Vec<Vec<Item>>,
+) -> Vec<Vec<Item>> {
+    let n = if block.too_long.is_some() {
+        1
+    } else {
+        block.pieces.len()
+    };
+    lists.resize_with(n.max(lists.len()), Vec::new);
     if let Some(n) = block.too_long {
-        return vec![vec![Item::TooLong(n)]];
+        lists[0].push(Item::TooLong(n));
+        return lists;
     }
-    block
-        .pieces
-        .par_iter()
+    lists
+        .par_iter_mut()
+        .zip(block.pieces.par_iter())
         .enumerate()
-        .map(|(k, &(a, z))| check_piece(&block.data, (a, z), block.first && k == 0, journal))
-        .collect()
+        .for_each(|(k, (items, &(a, z)))| {
+            check_piece(&block.data, (a, z), block.first && k == 0, journal, items);
+        });
+    lists
 }
 
 /// Checks the lines of one piece of a block.
@@ -251,8 +276,9 @@ fn check_piece(
     (a, z): (usize, usize),
     journal_start: bool,
     journal: crate::model::JournalId,
-) -> Vec<Item> {
-    let mut items = Vec::with_capacity((z - a) / 256 + 1);
+    items: &mut Vec<Item>,
+) {
+    items.reserve((z - a) / 256 + 1);
     let mut scratch = Scratch::default();
     // One check for the piece; lines are checked one by one only when it
     // fails.
@@ -274,7 +300,6 @@ fn check_piece(
         ));
         start = next;
     }
-    items
 }
 
 /// An integer the scan accepted (digits, maybe a minus sign; at most 16
@@ -286,6 +311,58 @@ fn unsigned(n: &[u8]) -> Option<u64> {
     n.iter().try_fold(0u64, |v, &d| {
         d.is_ascii_digit().then(|| v * 10 + u64::from(d - b'0'))
     })
+}
+
+/// Whether `t` is an RFC 3339 time of the plain shape gateways write,
+/// `YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|±HH:MM)`, with a real date and no leap
+/// second: every such time is one chrono's `parse_from_rfc3339` (what the
+/// reader uses) takes. False for anything else, which chrono then judges.
+fn plain_time(t: &[u8]) -> bool {
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        t.get(r)?.iter().try_fold(0u32, |v, &d| {
+            d.is_ascii_digit().then(|| v * 10 + u32::from(d - b'0'))
+        })
+    };
+    let sep = |i: usize, c: u8| t.get(i) == Some(&c);
+    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec)) = (
+        num(0..4),
+        num(5..7),
+        num(8..10),
+        num(11..13),
+        num(14..16),
+        num(17..19),
+    ) else {
+        return false;
+    };
+    if !(sep(4, b'-') && sep(7, b'-') && sep(10, b'T') && sep(13, b':') && sep(16, b':')) {
+        return false;
+    }
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match mo {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    if y == 0 || d == 0 || d > days || h > 23 || mi > 59 || sec > 59 {
+        return false;
+    }
+    let mut i = 19;
+    if sep(i, b'.') {
+        let digits = t[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if !(1..=9).contains(&digits) {
+            return false;
+        }
+        i += 1 + digits;
+    }
+    match t.get(i..) {
+        Some(b"Z") => true,
+        Some(&[s, _, _, b':', _, _]) if s == b'+' || s == b'-' => {
+            matches!((num(i + 1..i + 3), num(i + 4..i + 6)), (Some(oh), Some(om)) if oh <= 23 && om <= 59)
+        }
+        _ => false,
+    }
 }
 
 /// Whether `s` is all ASCII (so UTF-8), 64 bytes at a time.
@@ -440,7 +517,11 @@ impl<'a> V<'a> {
 
     /// A required RFC 3339 time (`req_time`).
     fn req_time(self) -> Option<()> {
-        chrono::DateTime::parse_from_rfc3339(self.text()?)
+        let raw = self.raw()?;
+        if plain_time(raw) {
+            return Some(());
+        }
+        chrono::DateTime::parse_from_rfc3339(std::str::from_utf8(raw).ok()?)
             .ok()
             .map(drop)
     }
@@ -688,9 +769,10 @@ fn apply_block(
     ap: &mut Applier,
     no: &mut u32,
     block: &Block,
-    items: Vec<Vec<Item>>,
+    items: &mut [Vec<Item>],
 ) {
-    for item in items.into_iter().flatten() {
+    // Drained, so that the lists keep their room for the next block.
+    for item in items.iter_mut().flat_map(|v| v.drain(..)) {
         *no = no.saturating_add(1);
         let no = *no;
         ctx.count_line();
