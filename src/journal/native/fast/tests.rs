@@ -326,9 +326,13 @@ fn compressed_and_file_journals_read_alike() {
     let gz = dir.path().join("j.jsonl.gz");
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(&bytes).unwrap();
-    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let packed = e.finish().unwrap();
+    std::fs::write(&gz, &packed).unwrap();
     let r = same("gzip", &JournalSource::file(&gz));
     assert!(r.contains("lines="), "{r}");
+    // A gzip stream cut short is an error either way.
+    std::fs::write(&gz, &packed[..packed.len() * 2 / 3]).unwrap();
+    same("gzip cut short", &JournalSource::file(&gz));
     let zst = dir.path().join("j.jsonl.zst");
     std::fs::write(&zst, zstd::encode_all(&bytes[..], 1).unwrap()).unwrap();
     same("zstd", &JournalSource::file(&zst));
