@@ -442,12 +442,7 @@ fn check_raw(
         digest,
         prev,
         stored,
-        big_integer,
     } = raw_scan(line, &mut scratch.members)?;
-    if big_integer {
-        // Noted as ambiguous by the full read.
-        return None;
-    }
     let f = Top::new(line, &scratch.members);
     let records = readable(&f, &mut scratch.nested)?;
     let seq = match f.get(Slot::seq) {

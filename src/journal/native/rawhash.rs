@@ -68,9 +68,6 @@ pub(super) struct RawLine {
     pub prev: (usize, usize),
     /// The contents of `hash` (a string without escapes).
     pub stored: (usize, usize),
-    /// Whether an integer of magnitude 2^53 or more is written anywhere in
-    /// the line (a value its hash does not pin down, docs/design.md §6.4).
-    pub big_integer: bool,
 }
 
 /// The strict scan behind [`raw_chain_hash`]: checks that `line` is an
@@ -86,11 +83,7 @@ pub(super) fn raw_scan(line: &[u8], members: &mut Vec<Member>) -> Option<RawLine
     if b.first() != Some(&b'{') {
         return None;
     }
-    let mut s = Scan {
-        b,
-        i: 1,
-        big: false,
-    };
+    let mut s = Scan { b, i: 1 };
     let mut prev: Option<(usize, usize)> = None;
     let mut stored: Option<(usize, usize)> = None;
     let mut last_key: Option<(usize, usize)> = None;
@@ -161,7 +154,6 @@ pub(super) fn raw_scan(line: &[u8], members: &mut Vec<Member>) -> Option<RawLine
         digest: h.finalize().into(),
         prev,
         stored,
-        big_integer: s.big,
     })
 }
 
@@ -175,11 +167,7 @@ pub(super) fn object_members(
 ) -> Option<()> {
     out.clear();
     let b = line.get(..z)?;
-    let mut s = Scan {
-        b,
-        i: a,
-        big: false,
-    };
+    let mut s = Scan { b, i: a };
     s.expect(b'{')?;
     if s.peek()? == b'}' {
         return (s.i + 1 == z).then_some(());
@@ -269,9 +257,6 @@ fn plain_string(b: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
 struct Scan<'a> {
     b: &'a [u8],
     i: usize,
-    /// Whether an integer of magnitude 2^53 was seen (accepted: RFC 8785
-    /// writes it alike, but it is ambiguous, docs/design.md §6.4).
-    big: bool,
 }
 
 impl Scan<'_> {
@@ -370,7 +355,6 @@ impl Scan<'_> {
         if n >= MAX_EXACT {
             return None;
         }
-        self.big |= n == MAX_EXACT;
         Some(())
     }
 
