@@ -388,7 +388,7 @@ fn plain_times_are_times_to_chrono() {
         "0001-01-01T00:00:00Z",
         "9999-12-31T23:59:59+00:00",
     ] {
-        assert!(super::plain_time(t.as_bytes()), "{t}");
+        assert!(super::record::plain_time(t.as_bytes()), "{t}");
         assert!(chrono::DateTime::parse_from_rfc3339(t).is_ok(), "{t}");
     }
     for t in [
@@ -407,6 +407,6 @@ fn plain_times_are_times_to_chrono() {
         "2026-07-22T14:03:18Zx",
         "２026-07-22T14:03:18Z",
     ] {
-        assert!(!super::plain_time(t.as_bytes()), "{t}");
+        assert!(!super::record::plain_time(t.as_bytes()), "{t}");
     }
 }
