@@ -986,3 +986,34 @@ fn a_group_of_sixty_executions_is_shown_whole() {
         300
     );
 }
+
+/// Idempotency keys were written into answers and findings Debug-quoted
+/// (`"K\"1"`), which the pseudonym search did not recognise: a key with a
+/// quote, backslash or tab survived `--anonymize` in Markdown and JSON.
+#[test]
+fn anonymize_replaces_idempotency_keys_with_quotes_and_escapes() {
+    let d = tempfile::tempdir().unwrap();
+    let j = one_intent(d.path(), 3);
+    let text = std::fs::read_to_string(&j).unwrap().replace(
+        r#""idempotency_key":"key-"#,
+        r#""idempotency_key":"SECRETKEY\"\\\tkey-"#,
+    );
+    std::fs::write(&j, text).unwrap();
+    let journals = ["one-intent.jsonl"];
+    // The keys are there to be replaced.
+    let plain = stdout(&run(
+        d.path(),
+        &[&["export", "--all", "--format", "json"][..], &journals[..]].concat(),
+    ));
+    assert!(plain.contains("SECRETKEY"), "{plain}");
+    for format in ["markdown", "json", "csv"] {
+        let args = [
+            &["export", "--all", "--anonymize", "--format", format][..],
+            &journals[..],
+        ]
+        .concat();
+        let out = stdout(&run(d.path(), &args));
+        assert!(!out.is_empty(), "{format}");
+        assert!(!out.contains("SECRETKEY"), "{format}:\n{out}");
+    }
+}

@@ -282,7 +282,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         .map(|c| Finding {
             kind: FindingKind::KeyReusedAcrossIntents,
             detail: format!(
-                "idempotency key {:?} also carried a different intent in {}",
+                "idempotency key \"{}\" also carried a different intent in {}",
                 c.key,
                 c.others.join(", ")
             ),

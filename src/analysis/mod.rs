@@ -610,7 +610,7 @@ pub fn explain(
     let mut reason = match &g.cause {
         Cause::Lifecycle(b) => ctx.reason(g.verdict, b.earlier, b.later, b.pair.as_ref()),
         Cause::KeyConflict { key, others } => format!(
-            "idempotency key {key:?} was used for this intent and for another ({}): the target cannot tell them apart",
+            "idempotency key \"{key}\" was used for this intent and for another ({}): the target cannot tell them apart",
             others.join(", ")
         ),
     };

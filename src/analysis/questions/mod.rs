@@ -586,12 +586,12 @@ impl Ctx<'_> {
                 xf.id
             ),
             LaterCall::SameKey => format!(
-                "Fresh attempt with the same idempotency key {:?}: {fc} created {}.{fate}",
+                "Fresh attempt with the same idempotency key \"{}\": {fc} created {}.{fate}",
                 lf.idempotency_key.as_deref().unwrap_or(""),
                 xf.id
             ),
             LaterCall::NewKey => format!(
-                "Fresh attempt with a new idempotency key ({:?}, was {:?}): {fc} created {}.{fate}",
+                "Fresh attempt with a new idempotency key (\"{}\", was \"{}\"): {fc} created {}.{fate}",
                 lf.idempotency_key.as_deref().unwrap_or(""),
                 le.idempotency_key.as_deref().unwrap_or(""),
                 xf.id
