@@ -956,6 +956,8 @@ fn a_large_group_is_abridged_in_the_postmortem_and_whole_in_the_data() {
         v["groups"][0]["timeline"].as_array().map(Vec::len),
         Some(n * 5)
     );
+    assert_eq!(v["groups"][0]["abridged"], true);
+    assert!(!md.contains("`, (") && md.contains("(400 in all)"), "{md}");
     let csv = stdout(
         &std::process::Command::new(BIN)
             .args(["export", "--group", &id, "--format", "csv", "-o", "-"])
@@ -979,6 +981,7 @@ fn a_group_of_sixty_executions_is_shown_whole() {
             .unwrap(),
     );
     assert!(!md.contains("Abridged"), "{md}");
+    assert!(md.contains("|\n\n## Journals"), "{md}");
     assert_eq!(
         md.lines()
             .filter(|l| l.starts_with("| 2026-07-22 "))

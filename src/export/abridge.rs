@@ -131,6 +131,18 @@ pub enum Piece<'r> {
     },
 }
 
+/// What a gap stands for: `4,990 events of 998 other executions`.
+pub fn left_out(events: usize, executions: usize) -> String {
+    let plural = |n: usize, one: &str, many: &str| {
+        format!("{} {}", thousands(n), if n == 1 { one } else { many })
+    };
+    format!(
+        "{} of {}",
+        plural(events, "event", "events"),
+        plural(executions, "other execution", "other executions")
+    )
+}
+
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: usize) -> String {
     let s = n.to_string();
@@ -154,5 +166,11 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn gaps_are_counted_in_words() {
+        assert_eq!(left_out(1, 1), "1 event of 1 other execution");
+        assert_eq!(left_out(4990, 998), "4,990 events of 998 other executions");
     }
 }

@@ -4,7 +4,7 @@
 //! links or code. A group of many executions is abridged (see
 //! [`super::abridge`]).
 
-use super::abridge::{ENDS, FINDINGS_PER_KIND, Piece, Shown, thousands};
+use super::abridge::{ENDS, FINDINGS_PER_KIND, Piece, Shown, left_out, thousands};
 use super::{ChainState, GroupReport, Report};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -281,7 +281,7 @@ fn action_items(s: &mut String, r: &Report) {
 
 /// The journals and the case file the report rests on.
 fn sources(s: &mut String, r: &Report) {
-    let _ = writeln!(s, "## Journals\n");
+    let _ = writeln!(s, "\n## Journals\n");
     let _ = writeln!(s, "| Journal | Format | Lines | Unreadable lines |");
     let _ = writeln!(s, "|---|---|---:|---:|");
     for j in &r.journals {
@@ -330,7 +330,7 @@ fn executions(g: &GroupReport, shown: &Shown<'_>) -> String {
     }
     let n = g.executions.len();
     format!(
-        "{}, … {}, ({} in all)",
+        "{}, … {} ({} in all)",
         ids(&g.executions[..ENDS]),
         ids(&g.executions[n - ENDS..]),
         thousands(n)
@@ -410,9 +410,8 @@ fn group(s: &mut String, g: &GroupReport) {
             Piece::Gap { events, executions } => {
                 let _ = writeln!(
                     s,
-                    "| … | | | | | {} events of {} other executions not shown | |",
-                    thousands(events),
-                    thousands(executions)
+                    "| … | | | | | {} not shown | |",
+                    left_out(events, executions)
                 );
                 continue;
             }

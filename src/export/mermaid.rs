@@ -10,7 +10,7 @@
 //! code (`#59;` for `;`, Mermaid docs "Entity codes to escape characters"),
 //! after [`crate::sanitize::escape`] has made control characters visible.
 
-use super::abridge::{Piece, Shown, thousands};
+use super::abridge::{Piece, Shown, left_out};
 use super::{GroupReport, hms};
 use std::fmt::Write;
 
@@ -105,11 +105,7 @@ pub fn sequence_diagram(g: &GroupReport) -> String {
                 let _ = writeln!(
                     d,
                     "    Note over A,T: {}",
-                    escape(&format!(
-                        "{} events of {} other executions not drawn",
-                        thousands(events),
-                        thousands(executions)
-                    ))
+                    escape(&format!("{} not drawn", left_out(events, executions)))
                 );
                 continue;
             }

@@ -323,6 +323,7 @@ impl<N: Namer> Builder<'_, N> {
             decisions: decision_reports,
             chain,
             sequence_diagram: String::new(),
+            abridged: false,
             acted: detail.effects.acted,
             acted_by_reviewer: detail.effects.acted_by_reviewer,
             unknown: detail.effects.unknown,
@@ -336,6 +337,7 @@ impl<N: Namer> Builder<'_, N> {
                 .collect(),
         };
         report.sequence_diagram = mermaid::sequence_diagram(&report);
+        report.abridged = abridge::Shown::of(&report).abridged();
         report
     }
 

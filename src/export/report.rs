@@ -210,6 +210,10 @@ pub struct GroupReport {
     pub chain: Vec<ChainLine>,
     /// Mermaid `sequenceDiagram` source.
     pub sequence_diagram: String,
+    /// Whether the diagram (and the Markdown timeline) leaves executions
+    /// out: a group of more than [`super::abridge::FULL_EXECUTIONS`]
+    /// (docs/design.md §7.5). The JSON timeline is whole either way.
+    pub abridged: bool,
     /// Executions the target acted on (the journal or a reviewer says so).
     pub acted: usize,
     /// Of those, the ones only a reviewer's decision shows.
