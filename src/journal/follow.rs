@@ -236,7 +236,7 @@ impl Follower {
 }
 
 /// What reading one chunk gave.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ChunkRead {
     /// Records, their sources at their place in the file.
     pub records: Vec<Record>,
@@ -251,6 +251,11 @@ pub struct ChunkRead {
     /// earlier read gave from this line on (the recent lines were read
     /// again with the new ones, so that an answer pairs with its request).
     pub replaces_from: Option<u32>,
+    /// What the journal can show, as the reader found from the chunk's
+    /// lines (a format of several kinds of log says so by its first
+    /// record, as a whole-file read does; [`super::Format::capabilities`]
+    /// for the others).
+    pub capabilities: super::Capabilities,
 }
 
 /// How many of the latest lines of a journal whose reader pairs lines are
@@ -400,6 +405,7 @@ impl ChunkReader {
             bad,
             bad_count,
             notes,
+            capabilities,
             ..
         } = ctx.finish();
         result?;
@@ -437,6 +443,7 @@ impl ChunkReader {
             bad_count,
             notes,
             replaces_from: None,
+            capabilities,
         })
     }
 }

@@ -413,6 +413,12 @@ impl Watch {
                     };
                     match reader.read(&chunk, &self.keys) {
                         Ok(r) => {
+                            // What this journal can show is known from its
+                            // records (a format of several kinds of log),
+                            // as `retrace groups` knows it.
+                            if !r.records.is_empty() {
+                                self.caps.0[j].1 = r.capabilities;
+                            }
                             if let Some(from) = r.replaces_from {
                                 let ids = std::mem::take(&mut file.window_executions);
                                 retract.push((from, ids));

@@ -273,3 +273,69 @@ fn follow_reads_new_rows_of_a_sqlite_journal() {
         .sum();
     assert_eq!(events, lines.len());
 }
+
+/// Group ids with their verdicts, sorted by id.
+type Verdicts = Vec<(String, Verdict)>;
+
+/// Every group's verdict once the watch has read the journals to their
+/// end, and as `retrace groups` gives them.
+fn watched_and_loaded(files: &[std::path::PathBuf]) -> (Verdicts, Verdicts) {
+    let mut setup = Setup::new(files.to_vec());
+    let d = tempfile::tempdir().unwrap();
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut w = Watch::open(
+        &setup,
+        WatchOptions {
+            settle: Duration::ZERO,
+        },
+    )
+    .unwrap();
+    for _ in 0..10_000 {
+        if !w.poll().1 {
+            break;
+        }
+    }
+    let mut watched: Verdicts = w
+        .groups
+        .iter()
+        .filter_map(|(k, g)| Some((k.id(), g.current?)))
+        .collect();
+    watched.sort_by(|a, b| a.0.cmp(&b.0));
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let mut loaded: Verdicts = inv
+        .groups(&crate::query::GroupFilter {
+            all: true,
+            ..Default::default()
+        })
+        .iter()
+        .map(|g| (g.id().to_string(), g.verdict()))
+        .collect();
+    loaded.sort_by(|a, b| a.0.cmp(&b.0));
+    (watched, loaded)
+}
+
+/// An mcp-acp wire log said `possible_duplicate` (a high alert) under
+/// watch and `distinct_intent` under groups: the watch judged it with the
+/// capabilities of the format in general, not those the reader found in
+/// the log (a wire log records delivery).
+#[test]
+fn a_journal_read_to_its_end_gets_the_verdicts_groups_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cases: Vec<Vec<std::path::PathBuf>> = vec![
+        vec![root.join("tests/fixtures/mcp-acp/operations.jsonl")],
+        vec![root.join("tests/fixtures/mcp-acp/decisions.jsonl")],
+        vec![root.join("tests/fixtures/pending-retry.jsonl")],
+        vec![root.join("tests/fixtures/near-duplicate.jsonl")],
+    ];
+    let real = root.join("../shared/real-journals/mcp-acp/core-client-wire-e2e.jsonl");
+    if real.exists() {
+        cases.push(vec![real]);
+    }
+    let mut groups = 0;
+    for files in cases {
+        let (watched, loaded) = watched_and_loaded(&files);
+        groups += loaded.len();
+        assert_eq!(watched, loaded, "{files:?}");
+    }
+    assert!(groups > 10, "{groups} groups");
+}
