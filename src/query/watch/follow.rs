@@ -22,6 +22,11 @@ pub const RATE_WINDOW: Duration = Duration::from_secs(5);
 /// again without a pause).
 pub const MIN_REFRESH: Duration = Duration::from_secs(1);
 
+/// How long a new investigation waits for a journal whose last line is
+/// still being written (no newline yet): read now, that line would show
+/// as a bad line and the chain as broken until the writer finishes it.
+pub const PARTIAL_LINE_WAIT: Duration = Duration::from_secs(3);
+
 /// Journals followed for a view of the whole investigation
 /// (docs/design.md §7.7 "Follow mode").
 pub struct Follow {
@@ -33,8 +38,9 @@ pub struct Follow {
     /// they were when it began).
     base_events: u64,
     base_bad: u64,
-    /// The journals changed since the last investigation.
+    /// The journals changed since the last investigation (since when).
     dirty: bool,
+    dirty_since: Option<Instant>,
     pub(super) last_open: Option<Instant>,
     open_took: Duration,
 }
@@ -94,6 +100,7 @@ impl Follow {
             // The journals may have grown since the investigation shown
             // was opened.
             dirty: true,
+            dirty_since: Some(now),
             last_open: None,
             open_took: Duration::ZERO,
         })
@@ -106,19 +113,27 @@ impl Follow {
             let (notices, more) = self.watch.poll();
             for n in notices {
                 match n {
-                    Notice::BadLine(e) => out.bad.push(e),
+                    // A bad line changes the journal's counts and chain
+                    // status as much as an event does.
+                    Notice::BadLine(e) => {
+                        self.mark_dirty();
+                        out.bad.push(e);
+                    }
+                    Notice::MoreBadLines { .. } => self.mark_dirty(),
                     Notice::Rotated { journal } => {
-                        self.dirty = true;
-                        out.notes
-                            .push(format!("{journal} was rotated: reading its new file"));
+                        self.mark_dirty();
+                        out.notes.push(format!(
+                            "{journal} was rotated: only its new file is shown now; open the old one beside it to see what it held"
+                        ));
                     }
                     Notice::Truncated { journal, .. } => {
-                        self.dirty = true;
-                        out.notes
-                            .push(format!("{journal} got shorter: reading it from its start"));
+                        self.mark_dirty();
+                        out.notes.push(format!(
+                            "{journal} got shorter: what it held before is no longer shown"
+                        ));
                     }
                     Notice::Note { journal, text } => out.notes.push(format!("{journal}: {text}")),
-                    Notice::Change(_) | Notice::Withdrawn { .. } | Notice::MoreBadLines { .. } => {}
+                    Notice::Change(_) | Notice::Withdrawn { .. } => {}
                 }
             }
             if !more {
@@ -130,7 +145,7 @@ impl Follow {
         if let Some(&(_, last)) = self.samples.back()
             && stats.events != last
         {
-            self.dirty = true;
+            self.mark_dirty();
         }
         self.samples.push_back((now, stats.events));
         while self
@@ -156,15 +171,50 @@ impl Follow {
     /// Whether a new investigation is due: the journals changed since the
     /// last one, and [`MIN_REFRESH`] (or twice the time the last one took
     /// to open) has passed.
+    /// While a journal's last line is still being written, it waits up to
+    /// [`PARTIAL_LINE_WAIT`] for the newline.
     pub fn due(&self) -> bool {
         let wait = MIN_REFRESH.max(self.open_took * 2);
-        self.dirty && self.last_open.is_none_or(|t| t.elapsed() >= wait)
+        self.dirty
+            && self.last_open.is_none_or(|t| t.elapsed() >= wait)
+            && (!self.mid_line()
+                || self
+                    .dirty_since
+                    .is_none_or(|t| t.elapsed() >= PARTIAL_LINE_WAIT))
     }
 
     /// Asks for a new investigation at the next [`Follow::due`] (the case
     /// file changed: a decision was recorded).
     pub fn refresh_soon(&mut self) {
-        self.dirty = true;
+        self.mark_dirty();
+    }
+
+    fn mark_dirty(&mut self) {
+        if !self.dirty {
+            self.dirty = true;
+            self.dirty_since = Some(Instant::now());
+        }
+    }
+
+    /// Whether a followed journal file ends in the middle of a line (a
+    /// writer has not finished it yet).
+    fn mid_line(&self) -> bool {
+        use std::io::{Read, Seek, SeekFrom};
+        self.watch.files.iter().any(|f| {
+            f.sqlite.is_none()
+                && std::fs::File::open(&f.path)
+                    .and_then(|mut file| {
+                        let len = file.metadata()?.len();
+                        if len == 0 {
+                            return Ok(false);
+                        }
+                        file.seek(SeekFrom::End(-1))?;
+                        let mut last = [0u8; 1];
+                        file.read_exact(&mut last)?;
+                        Ok(last[0] != b'\n')
+                    })
+                    .unwrap_or(false)
+        })
     }
 
     /// Opens the investigation again from the setup, the journals as they
@@ -176,11 +226,12 @@ impl Follow {
     pub fn investigation(&mut self) -> Result<Investigation, QueryError> {
         let began = Instant::now();
         self.dirty = false;
+        self.dirty_since = None;
         let inv = Investigation::open(&self.setup, &mut |_| {});
         self.last_open = Some(Instant::now());
         self.open_took = began.elapsed();
         if inv.is_err() {
-            self.dirty = true;
+            self.mark_dirty();
         }
         inv
     }

@@ -339,3 +339,45 @@ fn a_journal_read_to_its_end_gets_the_verdicts_groups_gives() {
     }
     assert!(groups > 10, "{groups} groups");
 }
+
+/// While following, a line still being written showed as a bad line and
+/// the chain as broken until its newline came, and bad lines alone never
+/// brought a new investigation (the journals panel kept saying 0 bad).
+#[test]
+fn follow_waits_for_a_line_being_written_and_refreshes_for_bad_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("activity.jsonl");
+    let text = include_str!("../../../sample-journals/deploy-release-incident/activity.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut f = std::fs::File::create(&p).unwrap();
+    for l in &lines[..5] {
+        writeln!(f, "{l}").unwrap();
+    }
+    let mut setup = Setup::new(vec![p.clone()]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut follow = Follow::start(&setup).unwrap();
+    follow.poll();
+    follow.investigation().unwrap();
+    let long_ago = Instant::now() - super::follow::PARTIAL_LINE_WAIT;
+    // A whole line and half of the next.
+    writeln!(f, "{}", lines[5]).unwrap();
+    write!(f, "{}", &lines[6][..40]).unwrap();
+    f.flush().unwrap();
+    assert_eq!(follow.poll().events, 1);
+    follow.last_open = Some(long_ago);
+    assert!(!follow.due(), "the half-written line is waited for");
+    writeln!(f, "{}", &lines[6][40..]).unwrap();
+    // Events are counted from the start of following.
+    assert_eq!(follow.poll().events, 2);
+    assert!(follow.due());
+    let inv = follow.investigation().unwrap();
+    assert_eq!(inv.journals()[0].bad_line_count, 0);
+    // A bad line alone: due, and the new investigation counts it.
+    writeln!(f, "garbage three").unwrap();
+    let p = follow.poll();
+    assert_eq!((p.events, p.bad_lines), (2, 1), "{p:?}");
+    follow.last_open = Some(long_ago);
+    assert!(follow.due());
+    let inv = follow.investigation().unwrap();
+    assert_eq!(inv.journals()[0].bad_line_count, 1);
+}
