@@ -2,8 +2,8 @@
 //! §4.6): text and JSON over the query layer's drafts and lint findings.
 
 use super::CliError;
-use super::export::{check_output, output_file};
-use crate::query::{Investigation, QueryError, Setup};
+use super::export::open_for_output;
+use crate::query::Setup;
 use crate::sanitize::escape;
 use std::io::Write;
 use std::path::Path;
@@ -19,20 +19,7 @@ pub fn draft(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let output = output_file(output);
-    if setup.read_only && output.is_some() {
-        return Err(CliError::Write(
-            "read-only mode (--read-only): not writing a file; leave out -o to print to stdout"
-                .into(),
-        ));
-    }
-    let prepared = setup.prepare().map_err(QueryError::from)?;
-    if let Some(p) = output {
-        check_output(p, prepared.input_files())?;
-    }
-    super::warn(&prepared.warnings);
-    let inv = Investigation::load(prepared, &mut |_| {})?;
-    super::report_load(&inv);
+    let (output, inv) = open_for_output(setup, output)?;
     let text = if json {
         let mut buf = Vec::new();
         super::write_json(&mut buf, &inv.draft_contracts())?;

@@ -12,6 +12,36 @@ pub(super) fn output_file(output: Option<&Path>) -> Option<&Path> {
     output.filter(|p| p.as_os_str() != "-")
 }
 
+/// Opens the investigation of a command that writes a file (`-o`, `-`
+/// for stdout): refused in read-only mode, the output checked against the
+/// inputs before anything is read, warnings and load notes said on stderr.
+/// Returns the output file (`None`: stdout) and the investigation.
+///
+/// # Errors
+/// As [`check_output`]; [`CliError::Write`] for `-o` in read-only mode;
+/// the setup's and the journals' errors.
+pub(super) fn open_for_output<'a>(
+    setup: &Setup,
+    output: Option<&'a Path>,
+) -> Result<(Option<&'a Path>, Investigation), CliError> {
+    let output = output_file(output);
+    if setup.read_only && output.is_some() {
+        return Err(CliError::Write(
+            "read-only mode (--read-only): not writing a file; leave out -o to print to stdout"
+                .into(),
+        ));
+    }
+    let prepared = setup.prepare().map_err(QueryError::from)?;
+    if let Some(p) = output {
+        check_output(p, prepared.input_files())?;
+    }
+    super::warn(&prepared.warnings);
+    super::notes(&prepared.skipped);
+    let inv = Investigation::load(prepared, &mut |_| {})?;
+    super::report_load(&inv);
+    Ok((output, inv))
+}
+
 /// Checks an output file before anything is read or written: never one of
 /// the command's inputs (exit 2), never a special file or a link (exit 1).
 ///
@@ -49,21 +79,7 @@ pub fn export(
     anonymize: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let output = output_file(output);
-    if setup.read_only && output.is_some() {
-        return Err(CliError::Write(
-            "read-only mode (--read-only): not writing a file; leave out -o to print to stdout"
-                .into(),
-        ));
-    }
-    let prepared = setup.prepare().map_err(QueryError::from)?;
-    if let Some(p) = output {
-        check_output(p, prepared.input_files())?;
-    }
-    super::warn(&prepared.warnings);
-    super::notes(&prepared.skipped);
-    let inv = Investigation::load(prepared, &mut |_| {})?;
-    super::report_load(&inv);
+    let (output, inv) = open_for_output(setup, output)?;
     let groups = match group {
         Some(id) => vec![inv.group(id)?],
         None => inv.groups(&GroupFilter::default()),
