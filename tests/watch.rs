@@ -89,39 +89,36 @@ impl Watching {
 
     /// The next stdout line that `f` accepts (earlier ones are kept).
     fn wait_out(&mut self, f: impl Fn(&str) -> bool) -> String {
-        let end = Instant::now() + TIMEOUT;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            match self.out.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen_out.push(l.clone());
-                    if f(&l) {
-                        return l;
-                    }
-                }
-                Err(_) => panic!(
-                    "no such line on stdout within {TIMEOUT:?}; stdout {:#?}, stderr {:#?}",
-                    self.seen_out, self.seen_err
-                ),
-            }
-        }
+        self.wait(false, f)
     }
 
     /// The next stderr line that `f` accepts.
     fn wait_err(&mut self, f: impl Fn(&str) -> bool) -> String {
+        self.wait(true, f)
+    }
+
+    fn wait(&mut self, stderr: bool, f: impl Fn(&str) -> bool) -> String {
         let end = Instant::now() + TIMEOUT;
         loop {
             let left = end.saturating_duration_since(Instant::now());
-            match self.err.recv_timeout(left) {
+            let rx = if stderr { &self.err } else { &self.out };
+            match rx.recv_timeout(left) {
                 Ok(l) => {
-                    self.seen_err.push(l.clone());
+                    let seen = if stderr {
+                        &mut self.seen_err
+                    } else {
+                        &mut self.seen_out
+                    };
+                    seen.push(l.clone());
                     if f(&l) {
                         return l;
                     }
                 }
                 Err(_) => panic!(
-                    "no such line on stderr within {TIMEOUT:?}; stdout {:#?}, stderr {:#?}",
-                    self.seen_out, self.seen_err
+                    "no such line on {} within {TIMEOUT:?}; stdout {:#?}, stderr {:#?}",
+                    if stderr { "stderr" } else { "stdout" },
+                    self.seen_out,
+                    self.seen_err
                 ),
             }
         }
