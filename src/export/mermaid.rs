@@ -88,16 +88,15 @@ fn shorten(s: &str, max: usize) -> (&str, bool) {
 }
 
 /// The diagram for one group report (built from its timeline, so it
-/// shows exactly what the report shows, anonymized or not; a group of many
-/// executions abridged as [`super::abridge`] says, so that Mermaid draws
-/// it).
-pub fn sequence_diagram(g: &GroupReport) -> String {
+/// shows exactly what the report shows, anonymized or not), drawing the
+/// executions `shown` keeps: a group of many is abridged
+/// ([`super::abridge`]) so that Mermaid draws it.
+pub fn sequence_diagram(g: &GroupReport, shown: &Shown<'_>) -> String {
     let mut d = String::from("sequenceDiagram\n");
     let target = g.target.as_deref().unwrap_or("the target");
     let _ = writeln!(d, "    participant A as Agent");
     let _ = writeln!(d, "    participant G as Gateway");
     let _ = writeln!(d, "    participant T as Target {}", escape(target));
-    let shown = Shown::of(g);
     for piece in shown.timeline(&g.timeline) {
         let r = match piece {
             Piece::Row(r) => r,

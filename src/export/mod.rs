@@ -336,8 +336,12 @@ impl<N: Namer> Builder<'_, N> {
                 })
                 .collect(),
         };
-        report.sequence_diagram = mermaid::sequence_diagram(&report);
-        report.abridged = abridge::Shown::of(&report).abridged();
+        let (diagram, abridged) = {
+            let shown = abridge::Shown::of(&report);
+            (mermaid::sequence_diagram(&report, &shown), shown.abridged())
+        };
+        report.sequence_diagram = diagram;
+        report.abridged = abridged;
         report
     }
 
