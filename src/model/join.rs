@@ -191,7 +191,7 @@ mod tests {
                     jsonrpc_id: Some(JsonRpcId::Num(id)),
                     ..CallRef::default()
                 }),
-                action: ActionRecord(action),
+                action: ActionRecord::from_map(action),
                 fingerprint: None,
                 action_class: None,
                 idempotency_key: None,

@@ -532,9 +532,9 @@ impl Investigation {
             let x = self.model.execution(xi);
             for e in &x.events {
                 if let crate::model::EventKind::Accepted { action, .. } = &e.kind
-                    && let Some(args) = action.0.get("arguments")
+                    && let Some(args) = action.get("arguments")
                 {
-                    found.collect(args, fields);
+                    found.collect(&args, fields);
                 }
             }
         }
