@@ -29,7 +29,7 @@ pub use resolution::{Decision, Resolution, Settles};
 pub use verdict::{Severity, Verdict};
 
 use crate::journal::Capabilities;
-use crate::model::{EventIdx, ExecIdx, Execution, GroupIdx, JournalId, Model, SessionIdx};
+use crate::model::{EventIdx, ExecIdx, Execution, FastMap, GroupIdx, JournalId, Model, SessionIdx};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -475,7 +475,7 @@ fn draft_groups(
     unconfigured: &ToolContract,
 ) -> (Vec<Draft>, Vec<(ExecIdx, String)>, bool) {
     let mut drafts: Vec<Draft> = Vec::new();
-    let mut by_key: HashMap<GroupKey, usize> = HashMap::new();
+    let mut by_key: FastMap<GroupKey, usize> = FastMap::default();
     let mut mismatches = Vec::new();
     let mut secrets_unkeyed = false;
     for (xi, intent) in intents.into_iter().enumerate() {
@@ -522,7 +522,7 @@ fn key_conflicts(
     execution_group: &[GroupIdx],
     drafts: &[Draft],
 ) -> Vec<Vec<KeyConflict>> {
-    let mut by_key: HashMap<&str, BTreeSet<GroupIdx>> = HashMap::new();
+    let mut by_key: FastMap<&str, BTreeSet<GroupIdx>> = FastMap::default();
     for (x, l) in lc.iter().enumerate() {
         if let Some(k) = l.idempotency_key.as_deref() {
             by_key.entry(k).or_default().insert(execution_group[x]);

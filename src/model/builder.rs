@@ -2,7 +2,9 @@
 //! calls and sessions.
 
 use super::{Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolHint, ToolHints};
-use std::collections::HashMap;
+// Keys come from journals; foldhash's per-process random seed keeps a
+// crafted journal from picking colliding keys (see `FastMap`).
+use super::FastMap as HashMap;
 
 /// One record as a journal reader produces it.
 #[derive(Debug, Clone, PartialEq)]

@@ -27,6 +27,14 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
 
+/// The hash map of the hot paths (model building, grouping): foldhash
+/// instead of SipHash. Its keys come from journals, but foldhash's
+/// `RandomState` is seeded per process, so a journal cannot be crafted in
+/// advance to make its keys collide; and retrace is a local, offline tool
+/// reading journals its user chose, where the worst a hostile journal could
+/// do anyway is to be large.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Index of a journal in the loaded set (see [`crate::journal::LoadedJournal`]).
 pub type JournalId = u32;
 
