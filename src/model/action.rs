@@ -251,10 +251,27 @@ fn range(b: &[u8], slot: usize) -> Option<(usize, usize)> {
     (start != ABSENT).then(|| (start as usize, word(slot * 8 + 4) as usize))
 }
 
+/// Nesting a record's text may have: serde_json parses at most 128 levels,
+/// and the text must read back. A journal line is parsed under that limit,
+/// so only a reader wrapping values deeper could exceed it; such a record
+/// stays a map.
+const MAX_DEPTH: usize = 100;
+
+/// Levels of arrays and objects in `v` (0 for a scalar).
+fn depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+        Value::Object(m) => 1 + m.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// The header and text of a record, or `None` when it must stay a map.
 fn encode(m: &Map<String, Value>) -> Option<Box<[u8]>> {
     if !m.iter().all(|(k, v)| {
-        crate::canonical::name_sorts_alike(k) && crate::canonical::fast_path_applies(v)
+        crate::canonical::name_sorts_alike(k)
+            && crate::canonical::fast_path_applies(v)
+            && depth(v) < MAX_DEPTH
     }) {
         return None;
     }
@@ -397,6 +414,20 @@ mod tests {
                 serde_json::to_string(&v).ok()
             );
         }
+    }
+
+    #[test]
+    fn a_record_too_deep_to_parse_back_stays_a_map() {
+        let mut deep = json!("bottom");
+        for _ in 0..150 {
+            deep = json!([deep]);
+        }
+        let v = json!({"tool": "t", "arguments": {"deep": deep}});
+        let r = rec(v.clone());
+        assert!(r.canonical_bytes().is_none());
+        assert_eq!(Value::Object(r.to_map()), v);
+        let shallow = json!({"tool": "t", "arguments": {"a": [[["x"]]]}});
+        assert!(rec(shallow).canonical_bytes().is_some());
     }
 
     #[test]
