@@ -91,6 +91,33 @@ impl Model {
     }
 }
 
+impl Model {
+    /// A builder holding everything this model holds, so that records read
+    /// after it (a journal that grew) can be added and the model finished
+    /// again; finishing gives the model a builder fed every record in the
+    /// order read would give, provided the new records come after the old
+    /// ones in that order (the same journal, read on). `Err` gives the model
+    /// back when it holds executions joined from several layers' records
+    /// (docs/design.md §5.12): those cannot be taken apart again.
+    pub fn into_builder(self) -> Result<ModelBuilder, Box<Model>> {
+        if self.execution_index.len() != self.executions.len() {
+            return Err(Box::new(self));
+        }
+        let mut b = ModelBuilder {
+            executions: Vec::with_capacity(self.executions.len()),
+            index: HashMap::with_capacity(self.executions.len()),
+            sessions: self.sessions,
+            session_index: self.session_index,
+            tool_hints: self.tool_hints,
+        };
+        for x in self.executions {
+            b.index.insert(x.id.clone(), b.executions.len());
+            b.executions.push(x);
+        }
+        Ok(b)
+    }
+}
+
 /// Accumulates records; [`ModelBuilder::finish`] sorts and indexes them.
 ///
 /// Records may arrive from several journals in any order: each execution's

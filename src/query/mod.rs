@@ -13,6 +13,7 @@
 pub mod anchor;
 mod decide;
 mod group;
+mod grow;
 mod journals;
 mod queue;
 mod secrets;
@@ -46,7 +47,7 @@ pub use views::{
     StageStatus, Stages,
 };
 pub use watch::{
-    Change, ChangeEvent, Follow, FollowPoll, Notice, Watch, WatchOptions, WatchStats,
+    Change, ChangeEvent, Follow, FollowPoll, Notice, Refreshes, Watch, WatchOptions, WatchStats,
     verdict_changes,
 };
 
@@ -86,7 +87,7 @@ pub enum QueryError {
 
 /// Loaded journals, the model built from them, and its analysis, with the
 /// case file and the reviewer settings they were opened with.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Investigation {
     journals: Vec<LoadedJournal>,
     model: Model,

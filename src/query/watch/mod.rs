@@ -222,6 +222,8 @@ pub struct Watch {
     /// Groups printed before that are gone, to say so.
     withdrawn: Vec<Notice>,
     stats: WatchStats,
+    /// Records read since [`Watch::keep_records`] (follow.rs), if asked.
+    kept: Option<Vec<Record>>,
 }
 
 /// Where an event of this poll is, for [`ChangeEvent`].
@@ -303,6 +305,7 @@ impl Watch {
             carried: HashMap::new(),
             withdrawn: Vec::new(),
             stats: WatchStats::default(),
+            kept: None,
         })
     }
 
@@ -591,6 +594,9 @@ impl Watch {
 
     /// Adds one record to the executions.
     fn add(&mut self, r: Record, seen: &mut HashMap<String, Seen>) {
+        if let Some(kept) = self.kept.as_mut() {
+            kept.push(r.clone());
+        }
         match r {
             Record::Session(s) => {
                 // A second record of a session fills in what the first lacked.
@@ -686,7 +692,7 @@ fn plain_file(s: &JournalSource) -> Result<PathBuf, QueryError> {
 mod follow;
 mod judge;
 
-pub use follow::{Follow, FollowPoll, verdict_changes};
+pub use follow::{Follow, FollowPoll, Refreshes, verdict_changes};
 
 #[cfg(test)]
 mod tests;
