@@ -2,8 +2,9 @@
 //! mode, docs/design.md §7.7 "Follow mode"): the records read of the new
 //! lines are added to the model the journals were read into, and the
 //! analysis runs again over it, instead of reading every journal again
-//! into records from its start; a journal that grew has its report (lines,
-//! records, bad lines, audit chain) taken again by the chain check alone
+//! into records from its start. A journal that grew has its report (lines,
+//! records, bad lines, audit chain) counted on when its new lines carry no
+//! chain fields and it had none, else taken again by the chain check alone
 //! (`retrace verify`'s read, docs/design.md §6.8), which builds no record.
 //! What comes out is what opening the journals afresh
 //! gives; where that could not be promised cheaply,
@@ -11,6 +12,7 @@
 
 use super::{Format, Investigation};
 use crate::analysis;
+use crate::journal::chain::ChainStatus;
 use crate::journal::{JournalSource, LoadOptions, SourceData};
 use crate::model::{Record, SourceRef};
 
@@ -40,8 +42,9 @@ impl Investigation {
     /// lines after those each journal held when it was read (a record of a
     /// line it held already is left out), and `lines`, the complete lines
     /// each journal holds now, in load order, as the watch that read the
-    /// records counted them; `options` are those the journals were loaded
-    /// with.
+    /// records counted them; `before`, where each journal's report ends
+    /// when that is known (the watch's place when the report was made);
+    /// `options` are those the journals were loaded with.
     ///
     /// `Err` gives the investigation back, unchanged, when the records
     /// cannot be added so that the result is what a fresh open gives: it is
@@ -54,10 +57,11 @@ impl Investigation {
     pub fn grown(
         self,
         records: Vec<Record>,
-        lines: &[u64],
+        now: &[ReadTo],
+        before: &[Option<ReadTo>],
         options: &LoadOptions,
     ) -> Result<Investigation, Investigation> {
-        if !self.growable() || lines.len() != self.journals.len() {
+        if !self.growable() || now.len() != self.journals.len() {
             return Err(self);
         }
         let held: Vec<u64> = self.journals.iter().map(|j| j.lines).collect();
@@ -82,13 +86,28 @@ impl Investigation {
         // The reports of the journals that grew, read again as `retrace
         // verify` reads them: the same report a load gives.
         let mut reports = Vec::new();
-        for (j, (old, &n)) in self.journals.iter().zip(lines).enumerate() {
+        for (j, (old, &to)) in self.journals.iter().zip(now).enumerate() {
+            let n = to.lines;
             if n == old.lines && added[j] == 0 {
                 continue;
             }
             let SourceData::File(path) = &old.source().data else {
                 return Err(self);
             };
+            if let Some(Some(from)) = before.get(j)
+                && from.lines == old.lines
+                && unchained_lines(path, *from, to)
+                && old.format == Format::Native
+                && matches!(old.chain, ChainStatus::NoChain { .. })
+                && old.notes.is_empty()
+            {
+                let mut r = old.clone();
+                r.lines = n;
+                r.records += added[j];
+                r.restamp();
+                reports.push((j, r));
+                continue;
+            }
             let mut source = JournalSource::file(path);
             source.name.clone_from(&old.name);
             match crate::journal::verify(source, options) {
@@ -155,6 +174,37 @@ impl Investigation {
         }
         .with_secrets())
     }
+}
+
+/// How far a journal file has been read: bytes, and the complete lines
+/// they hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadTo {
+    /// Bytes from the file's start.
+    pub bytes: u64,
+    /// Complete lines in them.
+    pub lines: u64,
+}
+
+/// Whether the bytes of `path` between `from` and `to` are exactly the
+/// lines between them and none carries a native chain field (`prev_hash`,
+/// `hash`): the journal's chain status cannot have changed.
+fn unchained_lines(path: &std::path::Path, from: ReadTo, to: ReadTo) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Some(len) = to.bytes.checked_sub(from.bytes) else {
+        return false;
+    };
+    let mut buf = Vec::new();
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        f.seek(SeekFrom::Start(from.bytes))?;
+        f.take(len).read_to_end(&mut buf)
+    });
+    let has = |field: &[u8]| buf.windows(field.len()).any(|w| w == field);
+    read.is_ok_and(|n| n as u64 == len)
+        && to.lines.checked_sub(from.lines)
+            == Some(buf.iter().filter(|&&b| b == b'\n').count() as u64)
+        && !has(b"prev_hash")
+        && !has(b"\"hash\"")
 }
 
 /// Where a record was read.

@@ -38,6 +38,7 @@ pub use decide::{
     Decided, DecisionError, DecisionRequest, Reanalysis, Recorded, Retired, decision_blocker,
 };
 pub use group::{GroupFilter, GroupRef};
+pub use grow::ReadTo;
 pub use queue::{Asks, LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
 pub use verify::{NO_ANCHOR_CAVEAT, Verification, VerifyReport, verify, verify_anchored};

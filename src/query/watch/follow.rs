@@ -13,7 +13,7 @@
 use super::{Notice, Watch, WatchOptions};
 use crate::journal::LineError;
 use crate::model::Record;
-use crate::query::{Investigation, QueryError, Setup, Verdict};
+use crate::query::{Investigation, QueryError, ReadTo, Setup, Verdict};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -53,6 +53,8 @@ pub struct Follow {
     /// Something happened that adding records cannot show (a rotation, a
     /// truncation, a bad line, a changed case file): open again.
     reopen: bool,
+    /// Where each journal's report in `base` ends, when known.
+    read_to: Vec<Option<ReadTo>>,
     refreshes: Refreshes,
 }
 
@@ -127,6 +129,7 @@ impl Follow {
             open_took: Duration::ZERO,
             base: None,
             reopen: true,
+            read_to: Vec::new(),
             refreshes: Refreshes::default(),
         })
     }
@@ -274,9 +277,10 @@ impl Follow {
         // A line still being written would be read as a bad line.
         let reopen = std::mem::take(&mut self.reopen) || self.mid_line();
         let records = self.watch.take_records();
+        let now = self.watch.read_to();
         let grown = match self.base.take() {
             Some(base) if !reopen => match self.setup.load_options() {
-                Ok(options) => match base.grown(records, &self.watch.lines_read(), &options) {
+                Ok(options) => match base.grown(records, &now, &self.read_to, &options) {
                     Ok(inv) => Some(inv),
                     Err(base) => {
                         std::thread::spawn(move || drop(base));
@@ -302,7 +306,17 @@ impl Follow {
             }
         };
         match &inv {
-            Ok(inv) => self.base = Some(inv.clone()),
+            Ok(inv) => {
+                // A report that counts the lines the watch had read ends
+                // where the watch was.
+                self.read_to = inv
+                    .journals()
+                    .iter()
+                    .zip(&now)
+                    .map(|(j, to)| (j.lines == to.lines).then_some(*to))
+                    .collect();
+                self.base = Some(inv.clone());
+            }
             Err(_) => {
                 self.mark_dirty();
                 self.reopen = true;
@@ -329,12 +343,18 @@ impl Watch {
         self.kept.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    /// For each journal followed, in order, the complete lines read of its
-    /// current file.
-    pub fn lines_read(&self) -> Vec<u64> {
+    /// For each journal followed, in order, how far its current file has
+    /// been read: bytes, and the complete lines in them.
+    pub fn read_to(&self) -> Vec<ReadTo> {
         self.files
             .iter()
-            .map(|f| u64::from(f.follower.position().1))
+            .map(|f| {
+                let (bytes, lines) = f.follower.position();
+                ReadTo {
+                    bytes,
+                    lines: u64::from(lines),
+                }
+            })
             .collect()
     }
 }

@@ -231,3 +231,43 @@ fn a_bad_line_opens_the_journals_again() {
         }
     );
 }
+
+/// Journals without an audit chain (every scenario with its chain fields
+/// taken out) refresh to what a fresh open shows: their reports are
+/// counted on rather than read again.
+#[test]
+fn unchained_journals_refresh_as_a_fresh_open() {
+    let d = tempfile::tempdir().unwrap();
+    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(repo("sample-journals/scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    scenarios.sort();
+    for s in &scenarios {
+        let text = std::fs::read_to_string(s).unwrap();
+        let unchained: String = text
+            .lines()
+            .map(|l| match serde_json::from_str::<serde_json::Value>(l) {
+                Ok(serde_json::Value::Object(mut m)) => {
+                    m.remove("prev_hash");
+                    m.remove("hash");
+                    serde_json::Value::Object(m).to_string() + "\n"
+                }
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        let p = d.path().join(s.file_name().unwrap());
+        std::fs::write(&p, unchained).unwrap();
+        let inv = Investigation::open(&Setup::new(vec![p.clone()]), &mut |_| {}).unwrap();
+        assert!(
+            matches!(
+                inv.journals()[0].chain,
+                crate::journal::chain::ChainStatus::NoChain { .. }
+            ),
+            "{s:?}"
+        );
+        let r = refreshes_as_a_fresh_open(&[&p], 2);
+        assert!(r.grown > 0, "{s:?}: {r:?}");
+    }
+}
