@@ -315,7 +315,9 @@ impl Follow {
                     .zip(&now)
                     .map(|(j, to)| (j.lines == to.lines).then_some(*to))
                     .collect();
-                self.base = Some(inv.clone());
+                // Kept only when records can be added to it: a copy of a
+                // large investigation is memory and time.
+                self.base = inv.growable().then(|| inv.clone());
             }
             Err(_) => {
                 self.mark_dirty();
