@@ -105,7 +105,7 @@ impl Model {
         }
         let mut b = ModelBuilder {
             executions: Vec::with_capacity(self.executions.len()),
-            index: HashMap::with_capacity(self.executions.len()),
+            index: HashMap::with_capacity_and_hasher(self.executions.len(), Default::default()),
             sessions: self.sessions,
             session_index: self.session_index,
             tool_hints: self.tool_hints,
