@@ -3,6 +3,7 @@
 
 use super::BadLine;
 use chrono::{DateTime, Utc};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// A line-level problem, naming the field at fault when one is.
@@ -25,31 +26,52 @@ impl FieldMap for Map<String, Value> {
 /// an intermediate map: fields whose names the reader lists as known are
 /// kept in a short vector (a line holds a handful), and every other field
 /// goes to `extra`, kept and shown as the journal wrote it.
+///
+/// Fields a reader asks for raw ([`Fields::parse`]) are kept as
+/// their JSON text, unparsed, until [`Fields::take_raw`] takes one or
+/// [`Fields::materialize`] parses them all.
 #[derive(Debug, Default)]
 pub struct Fields {
     known: Vec<(&'static str, Value)>,
+    raw: Vec<(&'static str, Box<RawValue>)>,
     extra: Map<String, Value>,
 }
 
 impl FieldMap for Fields {
     fn remove(&mut self, key: &str) -> Option<Value> {
-        match self.known.iter().position(|(k, _)| *k == key) {
-            Some(i) => Some(self.known.swap_remove(i).1),
-            None => self.extra.remove(key),
+        if let Some(i) = self.known.iter().position(|(k, _)| *k == key) {
+            return Some(self.known.swap_remove(i).1);
         }
+        if let Some(i) = self.raw.iter().position(|(k, _)| *k == key) {
+            return Some(parse_raw(&self.raw.swap_remove(i).1));
+        }
+        self.extra.remove(key)
     }
 }
 
+/// The value of a raw field's text. The text was read as JSON by the line's
+/// parser, so it parses; should it not (a number beyond what a value
+/// holds), it is kept as a string rather than lost.
+fn parse_raw(r: &RawValue) -> Value {
+    serde_json::from_str(r.get()).unwrap_or_else(|_| Value::String(r.get().to_owned()))
+}
+
 impl Fields {
-    /// Parses a JSON object line; names listed in `known` are kept apart.
+    /// Parses a JSON object line; names listed in `known` are kept apart,
+    /// and those listed in `raw` are kept as their JSON text (a reader that
+    /// can use the text as it is spares a value tree; docs/design.md §6.8).
     ///
     /// # Errors
     /// A message saying what is wrong with the line.
-    pub fn parse(bytes: &[u8], known: &'static [&'static str]) -> FieldResult<Fields> {
+    pub fn parse(
+        bytes: &[u8],
+        known: &'static [&'static str],
+        raw: &'static [&'static str],
+    ) -> FieldResult<Fields> {
         use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
         use std::borrow::Cow;
         use std::fmt;
-        struct Seed(&'static [&'static str]);
+        struct Seed(&'static [&'static str], &'static [&'static str]);
         impl<'de> DeserializeSeed<'de> for Seed {
             type Value = Fields;
             fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Fields, D::Error> {
@@ -64,6 +86,13 @@ impl Fields {
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Fields, A::Error> {
                 let mut out = Fields::default();
                 while let Some(key) = a.next_key::<Cow<'de, str>>()? {
+                    if let Some(k) = self.1.iter().find(|k| **k == key) {
+                        let value: Box<RawValue> = a.next_value()?;
+                        // A repeated key: the last one wins, as below.
+                        out.raw.retain(|(x, _)| x != k);
+                        out.raw.push((k, value));
+                        continue;
+                    }
                     let value: Value = a.next_value()?;
                     match self.0.iter().find(|k| **k == key) {
                         // A repeated key: the last one wins, as in serde_json.
@@ -82,8 +111,9 @@ impl Fields {
         fn run<'de, R: serde_json::de::Read<'de>>(
             mut de: serde_json::Deserializer<R>,
             known: &'static [&'static str],
+            raw: &'static [&'static str],
         ) -> Result<Fields, serde_json::Error> {
-            let f = Seed(known).deserialize(&mut de)?;
+            let f = Seed(known, raw).deserialize(&mut de)?;
             de.end()?;
             Ok(f)
         }
@@ -91,8 +121,8 @@ impl Fields {
         // check of every string in it; a line that is not UTF-8 is left to
         // the parser, which says where the bad byte is.
         let parsed = match std::str::from_utf8(bytes) {
-            Ok(s) => run(serde_json::Deserializer::from_str(s), known),
-            Err(_) => run(serde_json::Deserializer::from_slice(bytes), known),
+            Ok(s) => run(serde_json::Deserializer::from_str(s), known, raw),
+            Err(_) => run(serde_json::Deserializer::from_slice(bytes), known, raw),
         };
         match parsed {
             Ok(f) => Ok(f),
@@ -107,7 +137,30 @@ impl Fields {
         }
     }
 
-    /// The value of `key`, if present.
+    /// Takes the text of a field kept raw, if present and not parsed yet.
+    pub fn take_raw(&mut self, key: &str) -> Option<Box<RawValue>> {
+        let i = self.raw.iter().position(|(k, _)| *k == key)?;
+        Some(self.raw.swap_remove(i).1)
+    }
+
+    /// Parses every field kept raw, so that [`Fields::get`] and
+    /// [`Fields::iter`] see it.
+    ///
+    /// # Errors
+    /// A field whose text holds a value `serde_json` cannot hold (a number
+    /// beyond `f64`), named.
+    pub fn materialize(&mut self) -> FieldResult<()> {
+        for (k, r) in std::mem::take(&mut self.raw) {
+            let v = serde_json::from_str(r.get())
+                .map_err(|e| BadLine::in_field(k, format!("field `{k}` cannot be read: {e}")))?;
+            self.known.retain(|(x, _)| *x != k);
+            self.known.push((k, v));
+        }
+        Ok(())
+    }
+
+    /// The value of `key`, if present (not a field kept raw: see
+    /// [`Fields::materialize`]).
     pub fn get(&self, key: &str) -> Option<&Value> {
         match self.known.iter().find(|(k, _)| *k == key) {
             Some((_, v)) => Some(v),
@@ -116,7 +169,7 @@ impl Fields {
     }
 
     /// Every field, known and unknown, in no particular order (for hashing
-    /// the line as a whole).
+    /// the line as a whole); fields kept raw only once materialized.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         self.known
             .iter()
@@ -126,7 +179,9 @@ impl Fields {
 
     /// Whether `key` is present.
     pub fn contains_key(&self, key: &str) -> bool {
-        self.known.iter().any(|(k, _)| *k == key) || self.extra.contains_key(key)
+        self.known.iter().any(|(k, _)| *k == key)
+            || self.raw.iter().any(|(k, _)| *k == key)
+            || self.extra.contains_key(key)
     }
 
     /// Everything not taken: unknown fields, and known ones this record did
@@ -136,6 +191,9 @@ impl Fields {
         for (k, v) in self.known {
             m.insert(k.to_string(), v);
         }
+        for (k, r) in self.raw {
+            m.insert(k.to_string(), parse_raw(&r));
+        }
         m
     }
 }
@@ -144,6 +202,7 @@ impl From<Map<String, Value>> for Fields {
     fn from(extra: Map<String, Value>) -> Self {
         Fields {
             known: Vec::new(),
+            raw: Vec::new(),
             extra,
         }
     }
@@ -257,7 +316,13 @@ pub fn opt_bool(m: &mut impl FieldMap, key: &str) -> FieldResult<bool> {
 
 /// Removes `key` and returns it as an object.
 pub fn opt_object(m: &mut impl FieldMap, key: &str) -> FieldResult<Option<Map<String, Value>>> {
-    match m.remove(key) {
+    object_value(key, m.remove(key))
+}
+
+/// The object a field `key` holds (`v`; `null` and absence give `None`),
+/// or an error naming the field.
+pub fn object_value(key: &str, v: Option<Value>) -> FieldResult<Option<Map<String, Value>>> {
+    match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(o)) => Ok(Some(o)),
         Some(other) => Err(BadLine::in_field(

@@ -44,6 +44,10 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
     reader: &NativeReader,
 };
 
+/// Fields of a native line kept as their text by the line's parser (see
+/// [`parse_line`]).
+const RAW: &[&str] = &["action"];
+
 /// Every field name the native format defines (docs/design.md §3), for
 /// one-pass parsing; anything else is kept as an unknown field.
 const KNOWN: &[&str] = &[
@@ -298,7 +302,11 @@ enum Link {
 /// Parses one line and recomputes its chain hash (the costly part, done in
 /// parallel by [`for_each_line_parallel`]).
 fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
-    let mut m = Fields::parse(bytes, KNOWN)?;
+    // The action record is kept as its text until the line is known to be
+    // in its canonical form: then that text is the record's RFC 8785 form
+    // as it stands (`ActionRecord::from_canonical_json`), and no value tree
+    // is built for it.
+    let mut m = Fields::parse(bytes, KNOWN, RAW)?;
     let has_hash = m.contains_key("hash");
     // A line in its canonical form has no repeated key and no integer
     // beyond 2^53 (`raw_chain_hash`): it needs no scan for them.
@@ -312,7 +320,10 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
                     canonical = true;
                     h
                 }
-                None => chain_hash_of(&prev, m.members()),
+                None => {
+                    m.materialize()?;
+                    chain_hash_of(&prev, m.members())
+                }
             },
             prev,
             stored,
@@ -321,6 +332,9 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
         (None, None) => Link::Unchained,
         _ => Link::Unreadable("prev_hash and hash must both be present and strings".into()),
     };
+    if !canonical {
+        m.materialize()?;
+    }
     let ambiguous = if canonical {
         Vec::new()
     } else {

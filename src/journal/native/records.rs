@@ -4,8 +4,8 @@
 
 use crate::journal::BadLine;
 use crate::journal::fields::{
-    FieldMap, FieldResult, Fields, missing, opt_bool, opt_i64, opt_object, opt_str, opt_time,
-    opt_u64, req_str, req_time,
+    FieldMap, FieldResult, Fields, missing, object_value, opt_bool, opt_i64, opt_object, opt_str,
+    opt_time, opt_u64, req_str, req_time,
 };
 use crate::model::{
     ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
@@ -99,10 +99,23 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
     let kind = match name.as_str() {
         "accepted" => {
             let call = parse_call(&mut m)?;
-            let action = opt_object(&mut m, "action")?.ok_or_else(|| missing("action"))?;
+            // Still its text only when the line is in its canonical form
+            // (`super::parse_line`).
+            let action = match m.take_raw("action") {
+                Some(raw) => match ActionRecord::from_canonical_json(raw.get()) {
+                    Some(a) => a,
+                    None => ActionRecord::from_map(
+                        object_value("action", serde_json::from_str(raw.get()).ok())?
+                            .ok_or_else(|| missing("action"))?,
+                    ),
+                },
+                None => ActionRecord::from_map(
+                    opt_object(&mut m, "action")?.ok_or_else(|| missing("action"))?,
+                ),
+            };
             EventKind::Accepted {
                 call: Box::new(call),
-                action: ActionRecord::from_map(action),
+                action,
                 fingerprint: opt_str(&mut m, "fingerprint")?,
                 action_class: opt_str(&mut m, "action_class")?,
                 idempotency_key: opt_str(&mut m, "idempotency_key")?,

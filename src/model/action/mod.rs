@@ -122,6 +122,21 @@ impl ActionRecord {
         }
     }
 
+    /// The record of an action object given as its RFC 8785 text: what
+    /// [`ActionRecord::from_map`] gives the object that text parses to,
+    /// built from the text itself, without a value tree. `None` when that
+    /// record would not be stored as text (a member name at or beyond
+    /// U+E000, an indexed string that needs escaping, nesting of
+    /// [`MAX_DEPTH`] levels) or `text` is not an object: parse it and use
+    /// [`ActionRecord::from_map`] then.
+    ///
+    /// `text` must be in RFC 8785 form (a native journal line the raw chain
+    /// hash accepted is, and so is every object in it, docs/design.md
+    /// §6.8); for other text the record may differ from the map's.
+    pub fn from_canonical_json(text: &str) -> Option<ActionRecord> {
+        encode_text(text.as_bytes()).map(|b| ActionRecord(Repr::Text(b)))
+    }
+
     /// The whole object as recorded: parsed from the text, or a copy.
     pub fn to_map(&self) -> Map<String, Value> {
         match &self.0 {
@@ -266,6 +281,150 @@ fn depth(v: &Value) -> usize {
     }
 }
 
+/// A member of an object's text: its name's raw bytes, its value's range.
+type Member<'a> = (&'a [u8], usize, usize);
+
+/// The members of the JSON object at the start of `b` (RFC 8785 text):
+/// each name's raw bytes (between its quotes) and its value's byte range,
+/// with the deepest nesting of any value; `None` when `b` is not an object.
+fn members(b: &[u8]) -> Option<(Vec<Member<'_>>, usize)> {
+    /// The end of the string whose opening quote is at `i`.
+    fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+        i += 1;
+        loop {
+            match *b.get(i)? {
+                b'"' => return Some(i + 1),
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+        }
+    }
+    /// The end of the value at `i` and its nesting (0 for a scalar);
+    /// `None` for a number with a fraction or exponent, or beyond 2^53,
+    /// which `serde_json` would not write back as RFC 8785 does.
+    fn value_end(b: &[u8], mut i: usize) -> Option<(usize, usize)> {
+        let (mut depth, mut deepest) = (0usize, 0usize);
+        loop {
+            match *b.get(i)? {
+                b'"' => i = string_end(b, i)?,
+                b'{' | b'[' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                    i += 1;
+                    continue;
+                }
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    i += 1;
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = i;
+                    while matches!(
+                        b.get(i),
+                        Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    ) {
+                        i += 1;
+                    }
+                    // An integer serde_json writes back as it is: within
+                    // 2^53 (as `canonical::fast_path_applies`), not `-0`.
+                    let n: i128 = std::str::from_utf8(&b[start..i]).ok()?.parse().ok()?;
+                    if n.unsigned_abs() > 1 << 53 || &b[start..i] == b"-0" {
+                        return None;
+                    }
+                }
+                b'a'..=b'z' => {
+                    while matches!(b.get(i), Some(b'a'..=b'z')) {
+                        i += 1;
+                    }
+                }
+                _ => i += 1,
+            }
+            if depth == 0 {
+                return Some((i, deepest));
+            }
+        }
+    }
+    if b.first() != Some(&b'{') {
+        return None;
+    }
+    let (mut out, mut deepest, mut i) = (Vec::new(), 0, 1);
+    if b.get(i) == Some(&b'}') {
+        return Some((out, 0));
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let name_end = string_end(b, i)?;
+        let name = &b[i + 1..name_end - 1];
+        if b.get(name_end) != Some(&b':') {
+            return None;
+        }
+        let start = name_end + 1;
+        let (end, d) = value_end(b, start)?;
+        deepest = deepest.max(d);
+        out.push((name, start, end));
+        match b.get(end) {
+            Some(b',') => i = end + 1,
+            Some(b'}') => return Some((out, deepest)),
+            _ => return None,
+        }
+    }
+}
+
+/// [`encode`] of the object whose RFC 8785 text is `text`, from the text.
+fn encode_text(text: &[u8]) -> Option<Box<[u8]>> {
+    // Member names sort by UTF-16 code units in RFC 8785 and by bytes in a
+    // map: alike unless a character at or beyond U+E000 (lead byte 0xEE
+    // or above) is in the text.
+    if text.iter().any(|&c| c >= 0xEE) || u32::try_from(text.len()).is_err() {
+        return None;
+    }
+    let (top, deepest) = members(text)?;
+    if deepest >= MAX_DEPTH {
+        return None;
+    }
+    let mut out = vec![0u8; HEADER];
+    for slot in 0..INDEXED.len() {
+        out[slot * 8..slot * 8 + 4].copy_from_slice(&ABSENT.to_le_bytes());
+    }
+    let mut plain = true;
+    let mut arguments_plain = false;
+    for &(name, start, end) in &top {
+        if NON_SEMANTIC_FIELDS.iter().any(|f| f.as_bytes() == name) {
+            plain = false;
+        }
+        let Some(slot) = INDEXED.iter().position(|f| f.as_bytes() == name) else {
+            continue;
+        };
+        let value = &text[start..end];
+        let (s, e) = match value.first() {
+            Some(b'{') if slot == ARGUMENTS => {
+                let (args, _) = members(value)?;
+                arguments_plain = args
+                    .iter()
+                    .all(|(n, _, _)| !NON_SEMANTIC_ARGUMENTS.iter().any(|f| f.as_bytes() == *n));
+                (start, end)
+            }
+            // Kept only when the text is the string itself, unescaped.
+            Some(b'"') if slot != ARGUMENTS => {
+                if value.contains(&b'\\') {
+                    return None;
+                }
+                (start + 1, end - 1)
+            }
+            _ => continue,
+        };
+        out[slot * 8..slot * 8 + 4].copy_from_slice(&u32::try_from(s).ok()?.to_le_bytes());
+        out[slot * 8 + 4..slot * 8 + 8].copy_from_slice(&u32::try_from(e).ok()?.to_le_bytes());
+    }
+    if plain && arguments_plain {
+        out[FLAGS] = PLAIN;
+    }
+    out.extend_from_slice(text);
+    Some(out.into_boxed_slice())
+}
+
 /// The header and text of a record, or `None` when it must stay a map.
 fn encode(m: &Map<String, Value>) -> Option<Box<[u8]>> {
     if !m.iter().all(|(k, v)| {
@@ -346,110 +505,4 @@ impl fmt::Debug for ActionRecord {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn rec(v: Value) -> ActionRecord {
-        ActionRecord::from_map(v.as_object().cloned().unwrap_or_default())
-    }
-
-    #[test]
-    fn a_plain_record_is_its_canonical_text_and_reads_back_whole() {
-        let v = json!({
-            "tool": "deploy_release", "actor": "a", "channel": "http",
-            "target": "t/x", "intent_scope": "run:1", "z_unknown": [1, {"b": null}],
-            "arguments": {"service": "catalog", "n": 3}
-        });
-        let r = rec(v.clone());
-        assert_eq!(
-            r.canonical_bytes().map(<[u8]>::to_vec),
-            Some(crate::canonical::to_string(&v).into_bytes())
-        );
-        assert_eq!(Value::Object(r.to_map()), v);
-        assert_eq!(r.tool(), Some("deploy_release"));
-        assert_eq!(r.actor(), Some("a"));
-        assert_eq!(r.channel(), Some("http"));
-        assert_eq!(r.target(), Some("t/x"));
-        assert_eq!(r.intent_scope(), Some("run:1"));
-        assert_eq!(
-            r.arguments().map(Value::Object),
-            Some(v["arguments"].clone())
-        );
-        assert_eq!(r.argument_count(), 2);
-        assert_eq!(r.get("z_unknown"), Some(v["z_unknown"].clone()));
-        assert_eq!(serde_json::to_value(&r).ok(), Some(v));
-    }
-
-    #[test]
-    fn only_records_with_nothing_to_drop_are_plain() {
-        let plain = rec(json!({"tool": "t", "arguments": {"a": 1}}));
-        assert_eq!(plain.plain_canonical_bytes(), plain.canonical_bytes());
-        assert!(plain.plain_canonical_bytes().is_some());
-        for v in [
-            json!({"tool": "t"}),
-            json!({"tool": "t", "arguments": null}),
-            json!({"tool": "t", "arguments": {"a": 1}, "trace_id": "x"}),
-            json!({"tool": "t", "arguments": {"a": 1, "_meta": {}}}),
-            json!({"tool": "t", "arguments": {"a": 1.5}}),
-        ] {
-            assert!(rec(v.clone()).plain_canonical_bytes().is_none(), "{v}");
-        }
-    }
-
-    #[test]
-    fn records_whose_text_is_not_canonical_stay_as_recorded() {
-        for v in [
-            json!({"tool": "t", "arguments": {"amount": 1.0}}),
-            json!({"tool": "t", "arguments": {"n": 18446744073709551615u64}}),
-            json!({"tool": "t\"quoted\"", "arguments": {}}),
-            json!({"tool": "t", "\u{e000}": 1}),
-        ] {
-            let r = rec(v.clone());
-            assert!(r.canonical_bytes().is_none(), "{v}");
-            assert_eq!(Value::Object(r.to_map()), v);
-            assert_eq!(r.tool(), v["tool"].as_str());
-            assert_eq!(
-                serde_json::to_string(&r).ok(),
-                serde_json::to_string(&v).ok()
-            );
-        }
-    }
-
-    #[test]
-    fn a_record_too_deep_to_parse_back_stays_a_map() {
-        let mut deep = json!("bottom");
-        for _ in 0..150 {
-            deep = json!([deep]);
-        }
-        let v = json!({"tool": "t", "arguments": {"deep": deep}});
-        let r = rec(v.clone());
-        assert!(r.canonical_bytes().is_none());
-        assert_eq!(Value::Object(r.to_map()), v);
-        let shallow = json!({"tool": "t", "arguments": {"a": [[["x"]]]}});
-        assert!(rec(shallow).canonical_bytes().is_some());
-    }
-
-    #[test]
-    fn fields_of_other_types_read_as_absent_but_survive() {
-        let v = json!({"tool": 7, "arguments": "x", "actor": null});
-        let r = rec(v.clone());
-        assert_eq!(r.tool(), None);
-        assert_eq!(r.actor(), None);
-        assert_eq!(r.arguments(), None);
-        assert_eq!(r.argument_count(), 0);
-        assert_eq!(Value::Object(r.to_map()), v);
-        assert_eq!(r.get("tool"), Some(json!(7)));
-    }
-
-    #[test]
-    fn equal_records_compare_equal_and_the_default_is_empty() {
-        assert_eq!(
-            rec(json!({"a": 1, "b": "x"})),
-            rec(json!({"b": "x", "a": 1}))
-        );
-        assert_ne!(rec(json!({"a": 1})), rec(json!({"a": 2})));
-        assert_eq!(ActionRecord::default().to_map(), Map::new());
-        assert_eq!(ActionRecord::default().canonical_bytes(), Some(&b"{}"[..]));
-    }
-}
+mod tests;
