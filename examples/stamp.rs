@@ -73,7 +73,7 @@ fn main() -> Result<()> {
                         m
                     }
                 };
-                let action = ActionRecord(action);
+                let action = ActionRecord::from_map(action);
                 let contract = contracts.get(action.tool().unwrap_or("?"));
                 let mut unkeyed = false;
                 let fp = fingerprint(

@@ -23,7 +23,7 @@
 use serde_json::{Map, Value};
 
 /// Whether `serde_json`'s compact output of `v` is its RFC 8785 form.
-fn fast_path_applies(v: &Value) -> bool {
+pub(crate) fn fast_path_applies(v: &Value) -> bool {
     match v {
         Value::Null | Value::Bool(_) | Value::String(_) => true,
         Value::Number(n) => n
@@ -38,7 +38,7 @@ fn fast_path_applies(v: &Value) -> bool {
     }
 }
 
-fn name_sorts_alike(k: &str) -> bool {
+pub(crate) fn name_sorts_alike(k: &str) -> bool {
     k.chars().all(|c| c < '\u{e000}')
 }
 

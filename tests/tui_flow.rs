@@ -665,3 +665,27 @@ fn the_worst_groups_end_cut_text_with_an_ellipsis() {
         );
     }
 }
+
+/// An empty journal (a gateway that has just begun writing) opens, and the
+/// overview and the groups table say that it holds no call yet and how to
+/// follow it, not that every group is clean.
+#[test]
+fn an_empty_journal_opens_and_says_how_to_follow_it() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("gateway.jsonl");
+    std::fs::File::create(&p).unwrap();
+    let mut setup = Setup::new(vec![p]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+    let mut a = App::ready(inv, Theme::default(), Rect::new(0, 0, 120, 30));
+    for s in [screen(&a, 120, 30), {
+        a.update(Action::ShowGroups);
+        screen(&a, 120, 30)
+    }] {
+        assert!(
+            s.contains("No tool call in the journals yet: press F to follow them"),
+            "{s}"
+        );
+        assert!(!s.contains("clean verdict"), "{s}");
+    }
+}

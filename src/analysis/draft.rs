@@ -125,7 +125,7 @@ fn seen(model: &Model, analysis: &Analysis) -> BTreeMap<String, Seen> {
             match ex.accepted() {
                 Some((e, _, _)) if e.facts().arguments == Arguments::Full => {
                     if let Some(a) = ex.action().and_then(|a| a.arguments()) {
-                        s.arguments.push(a.clone());
+                        s.arguments.push(a);
                     }
                 }
                 Some(_) => s.arguments_missing = true,

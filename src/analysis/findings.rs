@@ -8,7 +8,7 @@ use super::{
     written_fingerprint,
 };
 use crate::model::GroupIdx;
-use crate::model::Model;
+use crate::model::{ActionRecord, Model};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -134,20 +134,20 @@ pub(super) fn setup_notes(model: &Model, config: &Config, notes: &mut Vec<String
             continue;
         };
         let mut seen_tool = false;
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
         for x in &model.executions {
             let Some(a) = x.action().filter(|a| a.tool() == Some(tool)) else {
                 continue;
             };
             seen_tool = true;
             if let Some(args) = a.arguments() {
-                seen.extend(args.keys().map(String::as_str));
+                seen.extend(args.into_iter().map(|(k, _)| k));
             }
         }
         let missing: Vec<&str> = fields
             .iter()
             .map(String::as_str)
-            .filter(|f| !seen.contains(f) && !contract.defaults.contains_key(*f))
+            .filter(|f| !seen.contains(*f) && !contract.defaults.contains_key(*f))
             .collect();
         if seen_tool && !missing.is_empty() {
             notes.push(format!(
@@ -182,8 +182,7 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
         g.executions
             .first()
             .and_then(|&x| model.execution(x).action())
-            .and_then(|a| a.arguments())
-            .map_or(0, serde_json::Map::len)
+            .map_or(0, ActionRecord::argument_count)
     };
     for members in buckets.values().filter(|m| m.len() > 1 && m.len() <= 4096) {
         let first = argument_count(&groups[members[0]]);

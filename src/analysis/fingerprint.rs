@@ -14,39 +14,9 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
-/// Top-level fields of an action record that carry no intent: protocol
-/// correlation, timestamps and trace context. Dropped before hashing.
-pub const NON_SEMANTIC_FIELDS: &[&str] = &[
-    "request_id",
-    "requestId",
-    "jsonrpc_id",
-    "call_id",
-    "timestamp",
-    "ts",
-    "at",
-    "received_at",
-    "trace_id",
-    "traceId",
-    "traceparent",
-    "tracestate",
-    "span_id",
-    "spanId",
-    "_meta",
-];
-
-/// Argument fields dropped before hashing: MCP `_meta` and trace context.
-/// Argument timestamps are kept: a scheduled time can be the intent.
-pub const NON_SEMANTIC_ARGUMENTS: &[&str] = &[
-    "_meta",
-    "request_id",
-    "requestId",
-    "trace_id",
-    "traceId",
-    "traceparent",
-    "tracestate",
-    "span_id",
-    "spanId",
-];
+/// The fields dropped before hashing; defined with the record
+/// (docs/design.md §4.1).
+pub use crate::model::{NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
 
 /// How a fingerprint was computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -167,12 +137,8 @@ pub fn canonical_record(
     key: &FingerprintKey,
     secrets_unkeyed: &mut bool,
 ) -> Value {
-    let mut rec: Map<String, Value> = action
-        .0
-        .iter()
-        .filter(|(k, _)| !NON_SEMANTIC_FIELDS.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let mut rec: Map<String, Value> = action.to_map();
+    rec.retain(|k, _| !NON_SEMANTIC_FIELDS.contains(&k.as_str()));
     let mut args: Map<String, Value> = match rec.remove("arguments") {
         Some(Value::Object(m)) => m,
         Some(Value::Null) | None => Map::new(),
@@ -204,6 +170,33 @@ pub fn canonical_record(
     Value::Object(rec)
 }
 
+/// The RFC 8785 text of the record [`canonical_record`] would build, when
+/// that record is the action record itself: the contract adds no defaults,
+/// keeps every argument and redacts nothing, and the record has nothing to
+/// drop (see [`ActionRecord::plain_canonical_bytes`]). Saves taking the
+/// record apart for most executions; `None` means "build it".
+pub fn plain_canonical<'a>(action: &'a ActionRecord, contract: &ToolContract) -> Option<&'a [u8]> {
+    if contract.defaults.is_empty()
+        && contract.fingerprint_fields.is_none()
+        && contract.secret_fields.is_empty()
+    {
+        action.plain_canonical_bytes()
+    } else {
+        None
+    }
+}
+
+/// Whether RFC 8785 text may hold a string that [`drift_form`] would
+/// normalize: a string of 1 to 18 decimal digits. `false` means
+/// [`drift_form`] of the parsed text is `None`; `true` means "parse and
+/// see" (the digits may be a member name or inside a longer string).
+pub fn may_drift(canonical_json: &[u8]) -> bool {
+    canonical_json
+        .split(|&b| b == b'"')
+        .skip(1)
+        .any(|s| (1..=18).contains(&s.len()) && s.iter().all(u8::is_ascii_digit))
+}
+
 /// RFC 8785 canonical JSON of a value (see [`crate::canonical`]).
 pub fn jcs(v: &Value) -> String {
     crate::canonical::to_string(v)
@@ -211,19 +204,27 @@ pub fn jcs(v: &Value) -> String {
 
 /// The fingerprint of a canonical record with the key's scheme.
 pub fn fingerprint(canonical: &Value, key: &FingerprintKey) -> String {
-    let c = jcs(canonical);
-    digest(&c, key.scheme(), key).unwrap_or_else(|| sha256_fp(&c))
+    fingerprint_of_text(jcs(canonical).as_bytes(), key)
 }
 
-fn sha256_fp(c: &str) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(c.as_bytes())))
+/// The fingerprint of a canonical record's RFC 8785 text with the key's
+/// scheme: what [`fingerprint`] gives for the record.
+pub fn fingerprint_of_text(canonical_json: &[u8], key: &FingerprintKey) -> String {
+    match key.hmac(canonical_json) {
+        Some(h) => format!("hmac-sha256:{h}"),
+        None => sha256_fp(canonical_json),
+    }
+}
+
+fn sha256_fp(c: &[u8]) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(c)))
 }
 
 /// The digest of canonical JSON under a given scheme; `None` for HMAC
 /// without a key.
 pub fn digest(canonical_json: &str, scheme: Scheme, key: &FingerprintKey) -> Option<String> {
     match scheme {
-        Scheme::Sha256 => Some(sha256_fp(canonical_json)),
+        Scheme::Sha256 => Some(sha256_fp(canonical_json.as_bytes())),
         Scheme::HmacSha256 => key
             .hmac(canonical_json.as_bytes())
             .map(|h| format!("hmac-sha256:{h}")),
@@ -260,6 +261,16 @@ pub fn check_journal_fingerprint(
     canonical: &Value,
     key: &FingerprintKey,
 ) -> JournalFingerprint {
+    check_journal_text_fingerprint(written, &jcs(canonical), key)
+}
+
+/// Checks a journal fingerprint against a canonical record's RFC 8785
+/// text (see [`check_journal_fingerprint`]).
+pub fn check_journal_text_fingerprint(
+    written: Option<&str>,
+    canonical_json: &str,
+    key: &FingerprintKey,
+) -> JournalFingerprint {
     let Some(w) = written else {
         return JournalFingerprint::Absent;
     };
@@ -273,7 +284,7 @@ pub fn check_journal_fingerprint(
             reason: "unknown fingerprint scheme (expected hmac-sha256: or sha256:)".into(),
         };
     };
-    match digest(&jcs(canonical), scheme, key) {
+    match digest(canonical_json, scheme, key) {
         None => JournalFingerprint::Unverifiable {
             journal: w.to_string(),
             reason: "HMAC fingerprint and no --key-file".into(),
@@ -326,7 +337,7 @@ mod tests {
     use serde_json::json;
 
     fn action(v: Value) -> ActionRecord {
-        ActionRecord(v.as_object().cloned().unwrap())
+        ActionRecord::from_map(v.as_object().cloned().unwrap())
     }
 
     #[test]
@@ -344,6 +355,64 @@ mod tests {
             fingerprint(&canonical_record(&a, &c, &k, &mut u), &k),
             fingerprint(&canonical_record(&b, &c, &k, &mut u), &k)
         );
+    }
+
+    /// The shortcut that hashes a stored record as it is must give the
+    /// fingerprint the full recipe gives, and be refused whenever the
+    /// recipe would change the record.
+    #[test]
+    fn a_plain_record_hashes_as_stored() {
+        let plain = action(json!({"tool":"d","actor":"a","arguments":{"service":"catalog","n":3}}));
+        for key in [FingerprintKey::none(), FingerprintKey::from_bytes(b"k")] {
+            let c = ToolContract::unconfigured();
+            let mut u = false;
+            let text = plain_canonical(&plain, &c).unwrap();
+            assert_eq!(
+                fingerprint_of_text(text, &key),
+                fingerprint(&canonical_record(&plain, &c, &key, &mut u), &key)
+            );
+            let fp = fingerprint_of_text(text, &key);
+            let text = std::str::from_utf8(text).unwrap();
+            assert_eq!(
+                check_journal_text_fingerprint(Some(&fp), text, &key),
+                JournalFingerprint::Matches
+            );
+            let other = check_journal_text_fingerprint(Some("sha256:00"), text, &key);
+            let canonical = canonical_record(&plain, &c, &key, &mut u);
+            assert_eq!(
+                other,
+                check_journal_fingerprint(Some("sha256:00"), &canonical, &key)
+            );
+        }
+        let mut c = ToolContract::unconfigured();
+        c.defaults.insert("region".into(), json!("us-east-1"));
+        assert!(plain_canonical(&plain, &c).is_none());
+        let mut c = ToolContract::unconfigured();
+        c.fingerprint_fields = Some(vec!["service".into()]);
+        assert!(plain_canonical(&plain, &c).is_none());
+        let mut c = ToolContract::unconfigured();
+        c.secret_fields = vec!["service".into()];
+        assert!(plain_canonical(&plain, &c).is_none());
+        let noisy = action(json!({"tool":"d","request_id":"r","arguments":{}}));
+        assert!(plain_canonical(&noisy, &ToolContract::unconfigured()).is_none());
+    }
+
+    #[test]
+    fn may_drift_is_set_by_every_string_drift_form_normalizes() {
+        for (v, normalized) in [
+            (json!({"a": "38281"}), true),
+            (json!({"a": ["x", {"b": "0"}]}), true),
+            (json!({"a": "2.4.1", "b": 38281, "c": "x38281"}), false),
+            (json!({"a": "1234567890123456789"}), false),
+        ] {
+            let text = jcs(&v);
+            assert_eq!(drift_form(&v).is_some(), normalized, "{v}");
+            assert!(may_drift(text.as_bytes()) || !normalized, "{v}");
+            assert_eq!(may_drift(text.as_bytes()), normalized, "{v}");
+        }
+        // Digits as a member name: parse and see.
+        assert!(may_drift(br#"{"123":"x"}"#));
+        assert!(drift_form(&json!({"123": "x"})).is_none());
     }
 
     #[test]

@@ -29,11 +29,12 @@ pub use resolution::{Decision, Resolution, Settles};
 pub use verdict::{Severity, Verdict};
 
 use crate::journal::Capabilities;
-use crate::model::{EventIdx, ExecIdx, Execution, GroupIdx, JournalId, Model, SessionIdx};
+use crate::model::{EventIdx, ExecIdx, Execution, FastMap, GroupIdx, JournalId, Model, SessionIdx};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 /// Inputs that change how journals are read into intents.
@@ -403,11 +404,20 @@ fn intents<'a>(
                 .or_else(|| hinted.get(tool))
                 .unwrap_or(unconfigured);
             let mut unkeyed = false;
-            let canonical =
-                fingerprint::canonical_record(action, contract, &config.key, &mut unkeyed);
-            let fp = fingerprint::fingerprint(&canonical, &config.key);
+            // Most records are their own canonical record, already in RFC
+            // 8785 form: hashed as stored, without building a value tree.
+            let (text, tree) = match fingerprint::plain_canonical(action, contract) {
+                Some(text) => (Cow::Borrowed(text), None),
+                None => {
+                    let c =
+                        fingerprint::canonical_record(action, contract, &config.key, &mut unkeyed);
+                    (Cow::Owned(fingerprint::jcs(&c).into_bytes()), Some(c))
+                }
+            };
+            let fp = fingerprint::fingerprint_of_text(&text, &config.key);
             let mismatch = written_fingerprint(x).and_then(|EvidenceWritten(w)| {
-                match fingerprint::check_journal_fingerprint(Some(w), &canonical, &config.key) {
+                let text = std::str::from_utf8(&text).unwrap_or_default();
+                match fingerprint::check_journal_text_fingerprint(Some(w), text, &config.key) {
                     JournalFingerprint::Mismatch { recomputed, .. } => {
                         Some(format!("journal wrote {w}, recomputed {recomputed}"))
                     }
@@ -417,7 +427,14 @@ fn intents<'a>(
             // The drift key: the fingerprint of the record with known
             // equivalents normalized; the fingerprint itself when
             // normalizing changes nothing.
-            let drift = match fingerprint::drift_form(&canonical) {
+            let normal = match tree {
+                Some(c) => fingerprint::drift_form(&c),
+                None if fingerprint::may_drift(&text) => {
+                    fingerprint::drift_form(&Value::Object(action.to_map()))
+                }
+                None => None,
+            };
+            let drift = match normal {
                 Some(normal) => fingerprint::fingerprint(&normal, &config.key),
                 None => fp.clone(),
             };
@@ -458,7 +475,7 @@ fn draft_groups(
     unconfigured: &ToolContract,
 ) -> (Vec<Draft>, Vec<(ExecIdx, String)>, bool) {
     let mut drafts: Vec<Draft> = Vec::new();
-    let mut by_key: HashMap<GroupKey, usize> = HashMap::new();
+    let mut by_key: FastMap<GroupKey, usize> = FastMap::default();
     let mut mismatches = Vec::new();
     let mut secrets_unkeyed = false;
     for (xi, intent) in intents.into_iter().enumerate() {
@@ -505,7 +522,7 @@ fn key_conflicts(
     execution_group: &[GroupIdx],
     drafts: &[Draft],
 ) -> Vec<Vec<KeyConflict>> {
-    let mut by_key: HashMap<&str, BTreeSet<GroupIdx>> = HashMap::new();
+    let mut by_key: FastMap<&str, BTreeSet<GroupIdx>> = FastMap::default();
     for (x, l) in lc.iter().enumerate() {
         if let Some(k) = l.idempotency_key.as_deref() {
             by_key.entry(k).or_default().insert(execution_group[x]);

@@ -762,7 +762,7 @@ fn near_links(inv: &Investigation) -> Vec<(String, String, String)> {
             .execution(g.executions[0])
             .action()
             .and_then(|a| a.arguments())
-            .map(|a| serde_json::Value::Object(a.clone()).to_string())
+            .map(|a| serde_json::Value::Object(a).to_string())
             .unwrap_or_default()
     };
     let mut out = Vec::new();

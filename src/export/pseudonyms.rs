@@ -134,12 +134,12 @@ fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: ExecIdx) {
                     ("command", Class::Value),
                     ("cwd", Class::Value),
                 ] {
-                    if let Some(s) = action.0.get(k).and_then(Value::as_str) {
-                        p.register(class, s);
+                    if let Some(s) = action.get_str(k) {
+                        p.register(class, &s);
                     }
                 }
-                if let Some(a) = action.0.get("arguments") {
-                    p.register_value(a);
+                if let Some(a) = action.get("arguments") {
+                    p.register_value(&a);
                 }
                 if let Some(f) = fingerprint {
                     p.register(Class::Fingerprint, f);

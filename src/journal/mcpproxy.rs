@@ -247,7 +247,7 @@ impl State {
             execution_id,
             at,
             call,
-            ActionRecord(action.as_object().cloned().unwrap_or_default()),
+            ActionRecord::from_map(action.as_object().cloned().unwrap_or_default()),
             source,
             Dispatch::Implied {
                 why: "the export records the call when it ends; placed at its end".into(),

@@ -234,6 +234,18 @@ impl LoadedJournal {
         &self.source
     }
 
+    /// Opens the journal's file again for reading lines back, taking its
+    /// size and time as they are now: what it gained since it was read has
+    /// been read too (the TUI's follow mode, docs/design.md §7.7), and
+    /// [`LoadedJournal::read_raw`] refuses a file that changed since.
+    pub fn restamp(&mut self) {
+        if let SourceData::File(p) = &self.source.data {
+            let mut s = JournalSource::file(p.clone());
+            s.name.clone_from(&self.source.name);
+            self.source = s;
+        }
+    }
+
     /// Whether evidence at `at` lies in the verified part of this journal's
     /// chain: [`ChainMark::Verified`] before any break,
     /// [`ChainMark::Unverified`] from the first failure on (or when the

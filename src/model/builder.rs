@@ -2,7 +2,9 @@
 //! calls and sessions.
 
 use super::{Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolHint, ToolHints};
-use std::collections::HashMap;
+// Keys come from journals; foldhash's per-process random seed keeps a
+// crafted journal from picking colliding keys (see `FastMap`).
+use super::FastMap as HashMap;
 
 /// One record as a journal reader produces it.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +88,33 @@ impl Model {
         ToolHints {
             all: self.tool_hints.iter().filter(|h| h.tool == tool).collect(),
         }
+    }
+}
+
+impl Model {
+    /// A builder holding everything this model holds, so that records read
+    /// after it (a journal that grew) can be added and the model finished
+    /// again; finishing gives the model a builder fed every record in the
+    /// order read would give, provided the new records come after the old
+    /// ones in that order (the same journal, read on). `Err` gives the model
+    /// back when it holds executions joined from several layers' records
+    /// (docs/design.md §5.12): those cannot be taken apart again.
+    pub fn into_builder(self) -> Result<ModelBuilder, Box<Model>> {
+        if self.execution_index.len() != self.executions.len() {
+            return Err(Box::new(self));
+        }
+        let mut b = ModelBuilder {
+            executions: Vec::with_capacity(self.executions.len()),
+            index: HashMap::with_capacity_and_hasher(self.executions.len(), Default::default()),
+            sessions: self.sessions,
+            session_index: self.session_index,
+            tool_hints: self.tool_hints,
+        };
+        for x in self.executions {
+            b.index.insert(x.id.clone(), b.executions.len());
+            b.executions.push(x);
+        }
+        Ok(b)
     }
 }
 

@@ -17,8 +17,8 @@
 //! The joined execution keeps the id of its outermost layer (client, then
 //! gateway, then server).
 
+use super::FastMap as HashMap;
 use super::{EventKind, Execution, Layer};
-use std::collections::HashMap;
 
 /// How far apart two layers' records of one call may be accepted for a
 /// join by JSON-RPC id and tool name: two seconds, far more than a hop
@@ -76,7 +76,7 @@ fn call_key(x: &Execution) -> Option<(u32, Layer, String, &str, chrono::DateTime
 pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, String)>) {
     let n = executions.len();
     let mut sets = Sets((0..n).collect());
-    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut by_key: HashMap<String, usize> = HashMap::default();
     let mut linked = false;
     for (i, x) in executions.iter().enumerate() {
         for l in x.events.iter().flat_map(|e| e.facts().links.iter()) {
@@ -91,7 +91,7 @@ pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, 
     }
     // The fallback, between calls of different layers not yet joined.
     let keys: Vec<_> = executions.iter().map(call_key).collect();
-    let mut by_call: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    let mut by_call: HashMap<(&str, &str), Vec<usize>> = HashMap::default();
     for (i, k) in keys.iter().enumerate() {
         if let Some((_, _, id, tool, _)) = k {
             by_call.entry((id.as_str(), tool)).or_default().push(i);
@@ -134,7 +134,7 @@ pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, 
     // Merge each set into its first member's place, named by its outermost
     // layer's execution.
     let roots: Vec<usize> = (0..n).map(|i| sets.find(i)).collect();
-    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::default();
     for (i, &r) in roots.iter().enumerate() {
         members.entry(r).or_default().push(i);
     }
@@ -191,7 +191,7 @@ mod tests {
                     jsonrpc_id: Some(JsonRpcId::Num(id)),
                     ..CallRef::default()
                 }),
-                action: ActionRecord(action),
+                action: ActionRecord::from_map(action),
                 fingerprint: None,
                 action_class: None,
                 idempotency_key: None,

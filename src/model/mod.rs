@@ -6,6 +6,7 @@
 //! an *execution* is one accepted attempt named by a gateway-created
 //! execution id, and an *event* is one lifecycle transition of an execution.
 
+mod action;
 mod builder;
 mod facts;
 mod hint;
@@ -13,6 +14,7 @@ mod index;
 mod join;
 mod source;
 
+pub use action::{ActionRecord, NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
 pub use builder::{Model, ModelBuilder, Record};
 pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
 pub use hint::{ToolHint, ToolHints};
@@ -24,6 +26,14 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
+
+/// The hash map of the hot paths (model building, grouping): foldhash
+/// instead of SipHash. Its keys come from journals, but foldhash's
+/// `RandomState` is seeded per process, so a journal cannot be crafted in
+/// advance to make its keys collide; and retrace is a local, offline tool
+/// reading journals its user chose, where the worst a hostile journal could
+/// do anyway is to be large.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Index of a journal in the loaded set (see [`crate::journal::LoadedJournal`]).
 pub type JournalId = u32;
@@ -73,46 +83,6 @@ pub struct CallRef {
     pub mcp_session_id: Option<String>,
     /// Transport name, e.g. `streamable-http` or `stdio`.
     pub transport: Option<String>,
-}
-
-/// The canonical action record of docs/design.md §3 and docs/design.md §4.1: `actor`, `tool`, `channel`, `target`,
-/// `credential_ref`, `method`, `arguments`, `intent_scope`, and for SSH
-/// `host_key`, `account`, `command`, `cwd`.
-///
-/// Kept as the JSON object the journal wrote, so that unknown fields survive
-/// and canonicalization sees exactly what was recorded.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct ActionRecord(pub Map<String, Value>);
-
-impl ActionRecord {
-    fn str_field(&self, key: &str) -> Option<&str> {
-        self.0.get(key).and_then(Value::as_str)
-    }
-    /// Authenticated caller identity, e.g. `signed-process:com.example.agent`.
-    pub fn actor(&self) -> Option<&str> {
-        self.str_field("actor")
-    }
-    /// Tool name as listed by the MCP server, e.g. `deploy_release`.
-    pub fn tool(&self) -> Option<&str> {
-        self.str_field("tool")
-    }
-    /// `http`, `ssh` or `mcp`.
-    pub fn channel(&self) -> Option<&str> {
-        self.str_field("channel")
-    }
-    /// Where the effect lands, e.g. `deploy-api.internal.example/releases`.
-    pub fn target(&self) -> Option<&str> {
-        self.str_field("target")
-    }
-    /// Context in which a retry can reasonably happen, e.g. `run:5f8097`.
-    pub fn intent_scope(&self) -> Option<&str> {
-        self.str_field("intent_scope")
-    }
-    /// Tool arguments (an empty map when absent).
-    pub fn arguments(&self) -> Option<&Map<String, Value>> {
-        self.0.get("arguments").and_then(Value::as_object)
-    }
 }
 
 /// How a later call was handled when it attached to an existing execution

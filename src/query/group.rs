@@ -136,8 +136,8 @@ impl<'a> GroupRef<'a> {
     /// recorded them, the contract's secret fields redacted.
     pub fn arguments(&self) -> Option<serde_json::Value> {
         let x = *self.g.executions.first()?;
-        let args = self.inv.model.execution(x).action()?.0.get("arguments")?;
-        Some(words::redact_secrets(args, &self.g.contract.secret_fields))
+        let args = self.inv.model.execution(x).action()?.get("arguments")?;
+        Some(words::redact_secrets(&args, &self.g.contract.secret_fields))
     }
 
     /// Reviewer decisions applied to the group's executions.

@@ -13,6 +13,7 @@
 pub mod anchor;
 mod decide;
 mod group;
+mod grow;
 mod journals;
 mod queue;
 mod secrets;
@@ -37,6 +38,7 @@ pub use decide::{
     Decided, DecisionError, DecisionRequest, Reanalysis, Recorded, Retired, decision_blocker,
 };
 pub use group::{GroupFilter, GroupRef};
+pub use grow::ReadTo;
 pub use queue::{Asks, LaterAttempt, NotQueued, QueueCall, QueueItem};
 pub use setup::{Prepared, Setup, SetupError};
 pub use verify::{NO_ANCHOR_CAVEAT, Verification, VerifyReport, verify, verify_anchored};
@@ -46,7 +48,7 @@ pub use views::{
     StageStatus, Stages,
 };
 pub use watch::{
-    Change, ChangeEvent, Follow, FollowPoll, Notice, Watch, WatchOptions, WatchStats,
+    Change, ChangeEvent, Follow, FollowPoll, Notice, Refreshes, Watch, WatchOptions, WatchStats,
     verdict_changes,
 };
 
@@ -86,7 +88,7 @@ pub enum QueryError {
 
 /// Loaded journals, the model built from them, and its analysis, with the
 /// case file and the reviewer settings they were opened with.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Investigation {
     journals: Vec<LoadedJournal>,
     model: Model,
@@ -532,9 +534,9 @@ impl Investigation {
             let x = self.model.execution(xi);
             for e in &x.events {
                 if let crate::model::EventKind::Accepted { action, .. } = &e.kind
-                    && let Some(args) = action.0.get("arguments")
+                    && let Some(args) = action.get("arguments")
                 {
-                    found.collect(args, fields);
+                    found.collect(&args, fields);
                 }
             }
         }

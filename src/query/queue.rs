@@ -438,7 +438,7 @@ fn item(
         intent_scope: g.intent_scope.clone(),
         arguments: action
             .and_then(|a| a.arguments())
-            .map(|m| super::words::redact_secrets(&Value::Object(m.clone()), inv.secret_fields(xi)))
+            .map(|m| super::words::redact_secrets(&Value::Object(m), inv.secret_fields(xi)))
             .unwrap_or(Value::Null),
         accepted_at: l.accepted.map(|i| x.event(i).at),
         first_dispatch_at,

@@ -10,7 +10,9 @@ use crate::analysis::{
     ToolContract, Verdict, lifecycle,
 };
 use crate::journal::chain::ChainMark;
-use crate::model::{Event, EventIdx, EventKind, ExecIdx, GroupIdx, SessionIdx, SourceRef};
+use crate::model::{
+    ActionRecord, Event, EventIdx, EventKind, ExecIdx, GroupIdx, SessionIdx, SourceRef,
+};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -532,10 +534,10 @@ impl Investigation {
                 record: {
                     let mut r = redacted(e, secrets);
                     if let EventKind::Accepted { action, .. } = &mut r.kind {
-                        let mut v = Value::Object(std::mem::take(&mut action.0));
+                        let mut v = Value::Object(std::mem::take(action).into_map());
                         self.scrub(&mut v);
                         if let Value::Object(m) = v {
-                            action.0 = m;
+                            *action = ActionRecord::from_map(m);
                         }
                     }
                     r
@@ -548,10 +550,12 @@ impl Investigation {
 /// An event with the arguments' secret fields replaced.
 fn redacted(e: &Event, secret_fields: &[String]) -> Event {
     let mut e = e.clone();
-    if let EventKind::Accepted { action, .. } = &mut e.kind
-        && let Some(args) = action.0.get_mut("arguments")
-    {
-        *args = super::words::redact_secrets(args, secret_fields);
+    if let EventKind::Accepted { action, .. } = &mut e.kind {
+        let mut m = std::mem::take(action).into_map();
+        if let Some(args) = m.get_mut("arguments") {
+            *args = super::words::redact_secrets(args, secret_fields);
+        }
+        *action = ActionRecord::from_map(m);
     }
     e
 }

@@ -211,9 +211,8 @@ fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
             ..
         } => {
             let args = action
-                .0
                 .get("arguments")
-                .map(|a| redact_secrets(a, secret_fields))
+                .map(|a| redact_secrets(&a, secret_fields))
                 .unwrap_or(Value::Null);
             let mut s = format!("{} {}", action.tool().unwrap_or("?"), n.value(&args));
             s = joined(s, call_words(call, n));

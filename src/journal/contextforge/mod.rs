@@ -485,7 +485,7 @@ pub(crate) fn emit(
             accepted_at.at,
             EventKind::Accepted {
                 call: Box::new(call),
-                action: ActionRecord(action),
+                action: ActionRecord::from_map(action),
                 fingerprint: None,
                 action_class: None,
                 idempotency_key: None,

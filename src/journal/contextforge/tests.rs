@@ -142,7 +142,7 @@ fn the_database_shows_a_drop_a_connect_failure_and_a_gateway_timeout() {
         let notes = &acc.facts().notes;
         let ann = notes.iter().find(|(k, _)| *k == "annotations").unwrap();
         assert_eq!(ann.1["idempotentHint"], false);
-        assert!(action.0["upstream_tool"].as_str().is_some());
+        assert!(action.get_str("upstream_tool").is_some());
         assert!(matches!(acc.facts().arguments, Arguments::No(_)));
         assert_eq!(action.actor(), Some("contextforge:admin@example.com"));
     }
@@ -212,7 +212,10 @@ fn the_log_shows_error_types_json_rpc_ids_and_arguments() {
     let (_, call, action) = deploy[0].accepted().unwrap();
     assert!(call.jsonrpc_id.is_some());
     assert_eq!(action.arguments().unwrap()["service"], "catalog");
-    assert_eq!(action.0["upstream_tool"], "deploy_release");
+    assert_eq!(
+        action.get_str("upstream_tool").as_deref(),
+        Some("deploy_release")
+    );
 }
 
 #[test]

@@ -250,7 +250,7 @@ impl State {
             Some(v) => json!({ "_value": v }),
         };
         let execution_id = format!("gh-aw:{}", ctx.line_id(bytes));
-        let action = ActionRecord(
+        let action = ActionRecord::from_map(
             json!({
                 "actor": GH_AW_ACTOR,
                 "tool": tool,
@@ -288,7 +288,7 @@ impl State {
                 c.extra.insert(k.to_string(), v.clone());
             }
         }
-        let arguments = c.action.arguments().cloned().map(Value::Object);
+        let arguments = c.action.arguments().map(Value::Object);
         queue.push(Slot::Call(burst.calls.len()));
         burst.calls.push(BurstCall {
             pending: exchange::request(ctx, c),

@@ -95,7 +95,7 @@ impl State {
             id,
             started,
             call,
-            ActionRecord(action.as_object().cloned().unwrap_or_default()),
+            ActionRecord::from_map(action.as_object().cloned().unwrap_or_default()),
             source,
             inferred_dispatch(),
         );
@@ -283,7 +283,7 @@ impl State {
                         id,
                         at,
                         call,
-                        ActionRecord(action.as_object().cloned().unwrap_or_default()),
+                        ActionRecord::from_map(action.as_object().cloned().unwrap_or_default()),
                         source,
                         inferred_dispatch(),
                     ),

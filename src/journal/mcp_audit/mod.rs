@@ -213,7 +213,7 @@ fn emit_call(
         id,
         started,
         call,
-        ActionRecord(action.as_object().cloned().unwrap_or_default()),
+        ActionRecord::from_map(action.as_object().cloned().unwrap_or_default()),
         source,
         Dispatch::Implied {
             why: "the log records the call when it ends; the gateway calls the upstream right after its policy check".into(),

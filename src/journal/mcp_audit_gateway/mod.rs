@@ -249,7 +249,7 @@ impl State {
                 call_id: record_id.map(str::to_string),
                 ..CallRef::default()
             },
-            ActionRecord(action),
+            ActionRecord::from_map(action),
             source,
             Dispatch::Implied {
                 why: reading.dispatch_why.into(),

@@ -130,8 +130,8 @@ fn the_lab_log_reads_one_execution_per_tool_call() {
     assert_eq!(action.intent_scope(), Some("tenant:lab"));
     assert_eq!(dropped.events[0].facts().arguments, Arguments::Full);
     assert_eq!(
-        action.arguments().and_then(|a| a.get("service")),
-        Some(&Value::from("catalog"))
+        action.arguments().and_then(|a| a.get("service").cloned()),
+        Some(Value::from("catalog"))
     );
     // The retry began after the dropped call and ended before it.
     let retry = x("48fc43fc-c0bc-461c-80b2-568d71e6e6ca");
@@ -327,7 +327,7 @@ fn calls_of_unnamed_tools_are_each_their_own_intent() {
         action(1),
         "nothing in common but the unknown tool"
     );
-    assert_eq!(action(0).0.get("unnamed_tool_record"), Some(&"a".into()));
+    assert_eq!(action(0).get("unnamed_tool_record"), Some("a".into()));
 }
 
 #[test]

@@ -102,7 +102,7 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
             let action = opt_object(&mut m, "action")?.ok_or_else(|| missing("action"))?;
             EventKind::Accepted {
                 call: Box::new(call),
-                action: ActionRecord(action),
+                action: ActionRecord::from_map(action),
                 fingerprint: opt_str(&mut m, "fingerprint")?,
                 action_class: opt_str(&mut m, "action_class")?,
                 idempotency_key: opt_str(&mut m, "idempotency_key")?,
@@ -318,7 +318,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
         accepted_at,
         EventKind::Accepted {
             call: Box::new(call),
-            action: ActionRecord(action),
+            action: ActionRecord::from_map(action),
             fingerprint,
             action_class,
             idempotency_key: idempotency_key.clone(),

@@ -230,7 +230,7 @@ impl Events {
             id,
             at,
             call,
-            ActionRecord(action.as_object().cloned().unwrap_or_default()),
+            ActionRecord::from_map(action.as_object().cloned().unwrap_or_default()),
             source,
             dispatch,
         );

@@ -1,14 +1,19 @@
 //! Following journals for a view that shows a whole investigation (the
 //! TUI's follow mode, docs/design.md §7.7 "Follow mode"): a [`Watch`]
 //! reads what the journals gained since the last poll, counts the events
-//! and bad lines, and says when a new [`Investigation`] is due; the new
-//! investigation is then opened from the same setup (journals, contracts,
-//! case file), and [`verdict_changes`] says which groups' verdicts differ
-//! from the one before.
+//! and bad lines, and says when a new [`Investigation`] is due. The new
+//! investigation is the last one with the records of the new lines added
+//! ([`Investigation::grown`]: no journal is read again), or, when that
+//! could not give what a fresh open gives (a rotation, a truncation, a bad
+//! line, a decision recorded, a journal format that pairs lines), opened
+//! again from the same setup (journals, contracts, case file).
+//! [`verdict_changes`] says which groups' verdicts differ from the one
+//! before.
 
 use super::{Notice, Watch, WatchOptions};
 use crate::journal::LineError;
-use crate::query::{Investigation, QueryError, Setup, Verdict};
+use crate::model::Record;
+use crate::query::{Investigation, QueryError, ReadTo, Setup, Verdict};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -43,6 +48,23 @@ pub struct Follow {
     dirty_since: Option<Instant>,
     pub(super) last_open: Option<Instant>,
     open_took: Duration,
+    /// The last investigation made, to add the next records to.
+    base: Option<Investigation>,
+    /// Something happened that adding records cannot show (a rotation, a
+    /// truncation, a bad line, a changed case file): open again.
+    reopen: bool,
+    /// Where each journal's report in `base` ends, when known.
+    read_to: Vec<Option<ReadTo>>,
+    refreshes: Refreshes,
+}
+
+/// How the investigations of a [`Follow`] were made, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Refreshes {
+    /// The last one with what the journals gained added.
+    pub grown: u64,
+    /// Opened again from the setup, every journal read from its start.
+    pub reopened: u64,
 }
 
 /// What one poll of a [`Follow`] found.
@@ -89,6 +111,8 @@ impl Follow {
                 break;
             }
         }
+        // What is read from now on goes into the investigations.
+        watch.keep_records();
         let stats = watch.stats();
         let now = Instant::now();
         Ok(Follow {
@@ -103,6 +127,10 @@ impl Follow {
             dirty_since: Some(now),
             last_open: None,
             open_took: Duration::ZERO,
+            base: None,
+            reopen: true,
+            read_to: Vec::new(),
+            refreshes: Refreshes::default(),
         })
     }
 
@@ -117,22 +145,31 @@ impl Follow {
                     // status as much as an event does.
                     Notice::BadLine(e) => {
                         self.mark_dirty();
+                        self.reopen = true;
                         out.bad.push(e);
                     }
-                    Notice::MoreBadLines { .. } => self.mark_dirty(),
+                    Notice::MoreBadLines { .. } => {
+                        self.mark_dirty();
+                        self.reopen = true;
+                    }
                     Notice::Rotated { journal } => {
                         self.mark_dirty();
+                        self.reopen = true;
                         out.notes.push(format!(
                             "{journal} was rotated: only its new file is shown now; open the old one beside it to see what it held"
                         ));
                     }
                     Notice::Truncated { journal, .. } => {
                         self.mark_dirty();
+                        self.reopen = true;
                         out.notes.push(format!(
                             "{journal} got shorter: what it held before is no longer shown"
                         ));
                     }
-                    Notice::Note { journal, text } => out.notes.push(format!("{journal}: {text}")),
+                    Notice::Note { journal, text } => {
+                        self.reopen = true;
+                        out.notes.push(format!("{journal}: {text}"));
+                    }
                     Notice::Change(_) | Notice::Withdrawn { .. } => {}
                 }
             }
@@ -187,6 +224,12 @@ impl Follow {
     /// file changed: a decision was recorded).
     pub fn refresh_soon(&mut self) {
         self.mark_dirty();
+        self.reopen = true;
+    }
+
+    /// How the investigations so far were made.
+    pub fn refreshes(&self) -> Refreshes {
+        self.refreshes
     }
 
     fn mark_dirty(&mut self) {
@@ -217,8 +260,12 @@ impl Follow {
         })
     }
 
-    /// Opens the investigation again from the setup, the journals as they
-    /// are now and the case file as it is now.
+    /// The investigation of the journals as they are now: the last one
+    /// with the records of the lines read since added
+    /// ([`Investigation::grown`]), or, the first time, after a rotation,
+    /// a truncation, a bad line or a decision, and whenever adding could
+    /// not give what a fresh open gives, opened again from the setup (the
+    /// case file as it is now).
     ///
     /// # Errors
     /// As [`Investigation::open`]. The journals are tried again at the
@@ -227,13 +274,90 @@ impl Follow {
         let began = Instant::now();
         self.dirty = false;
         self.dirty_since = None;
-        let inv = Investigation::open(&self.setup, &mut |_| {});
+        // A line still being written would be read as a bad line.
+        let reopen = std::mem::take(&mut self.reopen) || self.mid_line();
+        let records = self.watch.take_records();
+        let now = self.watch.read_to();
+        let grown = match self.base.take() {
+            Some(base) if !reopen => match self.setup.load_options() {
+                Ok(options) => match base.grown(records, &now, &self.read_to, &options) {
+                    Ok(inv) => Some(inv),
+                    Err(base) => {
+                        std::thread::spawn(move || drop(base));
+                        None
+                    }
+                },
+                Err(_) => None,
+            },
+            Some(base) => {
+                std::thread::spawn(move || drop(base));
+                None
+            }
+            None => None,
+        };
+        let inv = match grown {
+            Some(inv) => {
+                self.refreshes.grown += 1;
+                Ok(inv)
+            }
+            None => {
+                self.refreshes.reopened += 1;
+                Investigation::open(&self.setup, &mut |_| {})
+            }
+        };
+        match &inv {
+            Ok(inv) => {
+                // A report that counts the lines the watch had read ends
+                // where the watch was.
+                self.read_to = inv
+                    .journals()
+                    .iter()
+                    .zip(&now)
+                    .map(|(j, to)| (j.lines == to.lines).then_some(*to))
+                    .collect();
+                // Kept only when records can be added to it: a copy of a
+                // large investigation is memory and time.
+                self.base = inv.growable().then(|| inv.clone());
+            }
+            Err(_) => {
+                self.mark_dirty();
+                self.reopen = true;
+            }
+        }
         self.last_open = Some(Instant::now());
         self.open_took = began.elapsed();
-        if inv.is_err() {
-            self.mark_dirty();
-        }
         inv
+    }
+}
+
+/// What the TUI's follow mode asks of a [`Watch`] beyond `retrace watch`.
+impl Watch {
+    /// From now on, keeps a copy of every record read, for
+    /// [`Watch::take_records`] (the TUI's follow mode adds them to the
+    /// investigation it shows, docs/design.md §7.7 "Follow mode").
+    pub fn keep_records(&mut self) {
+        self.kept.get_or_insert_with(Vec::new);
+    }
+
+    /// The records read since the last call (since [`Watch::keep_records`]),
+    /// in the order read; empty unless asked to keep them.
+    pub fn take_records(&mut self) -> Vec<Record> {
+        self.kept.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// For each journal followed, in order, how far its current file has
+    /// been read: bytes, and the complete lines in them.
+    pub fn read_to(&self) -> Vec<ReadTo> {
+        self.files
+            .iter()
+            .map(|f| {
+                let (bytes, lines) = f.follower.position();
+                ReadTo {
+                    bytes,
+                    lines: u64::from(lines),
+                }
+            })
+            .collect()
     }
 }
 
@@ -251,3 +375,7 @@ pub fn verdict_changes(before: &Investigation, after: &Investigation) -> Vec<Str
         .map(|g| g.id().to_string())
         .collect()
 }
+
+#[cfg(test)]
+#[path = "follow_tests.rs"]
+mod tests;

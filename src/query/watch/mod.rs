@@ -32,8 +32,6 @@ pub struct WatchOptions {
     /// "Memory"); `None`: every event is held for the whole watch.
     /// Verdicts are the same either way.
     pub evict_after: Option<Duration>,
-    /// Keep the records each poll read, for [`Watch::take_records`].
-    pub keep_records: bool,
 }
 
 /// The quiet time after which `retrace watch` lets go of a group's events
@@ -45,7 +43,6 @@ impl Default for WatchOptions {
         WatchOptions {
             settle: Duration::from_secs(10),
             evict_after: Some(EVICT_AFTER),
-            keep_records: false,
         }
     }
 }
@@ -251,9 +248,8 @@ pub struct Watch {
     /// whose lines can be read back.
     positions: HashMap<String, Vec<evict::LinePos>>,
     evictions: evict::Evictions,
-    /// The records of the polls since [`Watch::take_records`]
-    /// ([`WatchOptions::keep_records`]).
-    kept: Vec<Record>,
+    /// Records read since [`Watch::keep_records`] (follow.rs), if asked.
+    kept: Option<Vec<Record>>,
 }
 
 /// Where an event of this poll is, for [`ChangeEvent`].
@@ -339,7 +335,7 @@ impl Watch {
             stats: WatchStats::default(),
             positions: HashMap::new(),
             evictions: evict::Evictions::default(),
-            kept: Vec::new(),
+            kept: None,
         })
     }
 
@@ -352,16 +348,6 @@ impl Watch {
             read_back: self.evictions.read_back,
             ..self.stats
         }
-    }
-
-    /// The records the polls read since the last call (sessions, tool
-    /// hints and events, as the journals' readers gave them, their sources
-    /// at their place in the files), when [`WatchOptions::keep_records`]
-    /// is set; empty otherwise. A format whose reader pairs lines gives the
-    /// records of its recent lines again with each poll's (docs/design.md
-    /// §7.7 "Reading").
-    pub fn take_records(&mut self) -> Vec<Record> {
-        std::mem::take(&mut self.kept)
     }
 
     /// The names of the journals followed.
@@ -552,9 +538,6 @@ impl Watch {
             retracted.extend(ids);
         }
         self.files[j].keep_handle();
-        if self.options.keep_records {
-            self.kept.extend(records.iter().map(|(_, r)| r.clone()));
-        }
         for (generation, r) in records {
             if let Record::Event { execution_id, .. } = &r {
                 self.read_back_execution(execution_id);
@@ -609,9 +592,6 @@ impl Watch {
         }
         self.stats.bad_lines += read.bad.len() as u64;
         notices.extend(read.bad.into_iter().map(Notice::BadLine));
-        if self.options.keep_records {
-            self.kept.extend(read.records.iter().cloned());
-        }
         for r in read.records {
             self.add_read(r, 0, Some(seen));
         }
@@ -666,7 +646,7 @@ mod follow;
 mod judge;
 mod records;
 
-pub use follow::{Follow, FollowPoll, verdict_changes};
+pub use follow::{Follow, FollowPoll, Refreshes, verdict_changes};
 
 #[cfg(test)]
 mod tests;

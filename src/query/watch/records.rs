@@ -62,6 +62,13 @@ impl Watch {
         generation: u32,
         seen: Option<&mut HashMap<String, Seen>>,
     ) {
+        // Lines read back for an evicted group were handed on when they
+        // were first read.
+        if seen.is_some()
+            && let Some(kept) = self.kept.as_mut()
+        {
+            kept.push(r.clone());
+        }
         match r {
             Record::Session(s) => {
                 // A second record of a session fills in what the first lacked.

@@ -423,7 +423,6 @@ fn evicting() -> WatchOptions {
     WatchOptions {
         settle: Duration::ZERO,
         evict_after: Some(Duration::ZERO),
-        ..WatchOptions::default()
     }
 }
 
@@ -431,7 +430,6 @@ fn holding() -> WatchOptions {
     WatchOptions {
         settle: Duration::ZERO,
         evict_after: None,
-        ..WatchOptions::default()
     }
 }
 
@@ -635,7 +633,9 @@ fn line_positions_are_coded_and_read_back_as_they_were() {
 }
 
 /// With `keep_records`, a caller gets the records each poll read (a view
-/// that refreshes from them); without, none are kept.
+/// that refreshes from them), and never the lines read back for an
+/// evicted group (they were handed on when first read); without, none are
+/// kept.
 #[test]
 fn the_records_a_poll_read_are_kept_when_asked() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -646,11 +646,8 @@ fn the_records_a_poll_read_are_kept_when_asked() {
     std::fs::write(&p, &text).unwrap();
     let mut setup = Setup::new(vec![p.clone()]);
     setup.case = Some(d.path().join("none.sqlite"));
-    let options = WatchOptions {
-        keep_records: true,
-        ..evicting()
-    };
-    let mut kept = Watch::open(&setup, options).unwrap();
+    let mut kept = Watch::open(&setup, evicting()).unwrap();
+    kept.keep_records();
     let mut not = Watch::open(&setup, evicting()).unwrap();
     kept.poll();
     not.poll();
@@ -658,4 +655,13 @@ fn the_records_a_poll_read_are_kept_when_asked() {
     assert_eq!(records.len(), text.lines().count());
     assert!(kept.take_records().is_empty());
     assert!(not.take_records().is_empty());
+    // A late event of the evicted execution: its group is read back, and
+    // only the new line is handed on.
+    assert!(kept.stats().evicted_groups > 0);
+    let late = text.lines().rfind(|l| l.contains("\"act_CL1\"")).unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    writeln!(f, "{late}").unwrap();
+    kept.poll();
+    assert!(kept.stats().read_back > 0, "{:?}", kept.stats());
+    assert_eq!(kept.take_records().len(), 1);
 }

@@ -189,6 +189,11 @@ impl Screen for Overview {
     }
 }
 
+/// What the overview and the groups table say when the journals hold no
+/// tool call yet (an empty journal a gateway has just begun).
+pub(crate) const NO_RECORD_YET: &str =
+    "No tool call in the journals yet: press F to follow them as they grow.";
+
 /// The bar in front of a group's row: `●` when its verdict changed while
 /// following since it was last selected (docs/design.md §7.7 "Follow
 /// mode"), else `▌`. One column either way.
@@ -491,6 +496,9 @@ fn draw(cx: &Context<'_>, st: &Overview, frame: &mut Frame) {
     if data.worst.is_empty() {
         lines.push(match inv.narrowed().and_then(|n| n.empty_window()) {
             Some(m) => Line::styled(m, theme.warn),
+            // A journal a gateway has just begun (docs/design.md §7.7
+            // "Follow mode").
+            None if inv.group_count() == 0 => Line::styled(NO_RECORD_YET, theme.muted),
             None => Line::styled(
                 "No group worth a look: every group is one call with a clean verdict.",
                 theme.ok,

@@ -334,7 +334,7 @@ fn action(
     m.insert("method".into(), "tools/call".into());
     m.insert("arguments".into(), arguments);
     m.insert("intent_scope".into(), scope.into());
-    ActionRecord(m)
+    ActionRecord::from_map(m)
 }
 
 /// `server.address[:server.port]` of a client span, when recorded.

@@ -123,7 +123,7 @@ pub(super) fn draw(cx: &Context<'_>, st: &Groups, frame: &mut Frame) {
                 "No group worth a look: {every} group(s), each one call with a clean verdict. Press a to list every group."
             )
         } else {
-            "No group: the journals hold no tool call.".to_string()
+            crate::tui::screens::overview::NO_RECORD_YET.to_string()
         };
         frame.render_widget(Paragraph::new(msg).block(block), table_area);
         return;
