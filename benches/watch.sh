@@ -4,6 +4,9 @@
 #
 #   benches/watch.sh [SECONDS] [RATE]
 #
+# RETRACE=path/to/retrace runs another build of retrace (an older one, to
+# compare) on the same journal.
+#
 # The events come from `cargo run --release --example gen_journal` (many
 # sessions and tools, a few percent repeats of every kind), generated into
 # target/bench-data/ (never committed) and appended to a journal there in
@@ -13,7 +16,9 @@
 #   the journal to the moment its line (the group's first high or critical
 #   change) was read from retrace's stdout: median, p95, max, and how many;
 # * retrace's average CPU over the run (utime + stime from /proc, as a
-#   share of one core) and its RSS when following began and at the end;
+#   share of one core) and its RSS when following began, every 10 s of
+#   appending, and at the end (flat memory: the figures do not grow with
+#   the run);
 # * whether the appender kept the rate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +38,10 @@ fi
 : > "$journal"
 echo "$(date -u +%FT%TZ) on $(nproc) cores: $events events at $rate/s into $journal" >&2
 
-python3 - "$src" "$journal" "$rate" ./target/release/retrace <<'PY'
+exe=${RETRACE:-./target/release/retrace}
+echo "retrace: $exe" >&2
+
+python3 - "$src" "$journal" "$rate" "$exe" <<'PY'
 import json, os, subprocess, sys, threading, time
 
 src, journal, rate, exe = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -74,7 +82,12 @@ batch = max(1, rate // 100)
 out = open(journal, "ab", buffering=0)
 i = 0
 begin = time.monotonic()
+rss_over_time = []  # (seconds since appending began, MiB)
+next_sample = 10.0
 while i < len(lines):
+    if time.monotonic() - begin >= next_sample:
+        rss_over_time.append((next_sample, rss(p.pid)))
+        next_sample += 10.0
     due = begin + i / rate
     now = time.monotonic()
     if due > now:
@@ -116,5 +129,6 @@ print(f"changes printed: {changes}; duplicates at their second dispatch: {len(la
 print(f"latency dispatch written -> line on stdout: median {pct(0.5):.0f} ms, p95 {pct(0.95):.0f} ms, max {lat[-1] if lat else float('nan'):.0f} ms")
 print(f"retrace CPU: {100 * (cpu_end - cpu_start) / (t_end - t_start):.0f}% of one core on average")
 print(f"retrace RSS: {rss_start:.0f} MiB when following began, {rss_end:.0f} MiB at the end")
+print("retrace RSS over time: " + ", ".join(f"{t:.0f} s {m:.0f} MiB" for t, m in rss_over_time))
 print(f"exit status on SIGINT: {p.returncode}")
 PY

@@ -40,6 +40,7 @@ pub fn watch(setup: &Setup, args: WatchArgs, out: &mut dyn Write) -> Result<u8, 
         setup,
         WatchOptions {
             settle: args.settle,
+            ..WatchOptions::default()
         },
     )?;
     let names: Vec<String> = w

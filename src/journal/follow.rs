@@ -103,6 +103,13 @@ impl Follower {
         &self.path
     }
 
+    /// The file being read, when it is open: a handle on it stays valid
+    /// (on Unix) after the path is renamed or unlinked, so that its lines
+    /// can be read again after a rotation.
+    pub fn file(&self) -> Option<&File> {
+        self.file.as_ref()
+    }
+
     /// Bytes read of the current file, and lines completed in it.
     pub fn position(&self) -> (u64, u32) {
         (self.offset, self.lines)
@@ -376,6 +383,27 @@ impl ChunkReader {
             PAIRING_WINDOW_LINES,
         ));
         Ok(read)
+    }
+
+    /// Reads lines again, as they were read the first time, without
+    /// touching what this reader keeps from chunk to chunk (its window,
+    /// its count of identical lines). Only for formats whose reader reads
+    /// each line on its own ([`ChunkReader::pairs_lines`] false): for them
+    /// a line gives the same records however it is read.
+    ///
+    /// # Errors
+    /// As [`ChunkReader::read`].
+    pub fn read_again(&self, chunk: &Chunk, keys: &ChainKeys) -> Result<ChunkRead, JournalError> {
+        let mut again = ChunkReader {
+            journal: self.journal,
+            name: self.name.clone(),
+            format: self.format,
+            identity: Some(self.identity.clone().unwrap_or_default()),
+            companions: self.companions.clone(),
+            line_ids: HashMap::new(),
+            window: None,
+        };
+        again.read_piece(chunk, keys)
     }
 
     fn read_piece(&mut self, chunk: &Chunk, keys: &ChainKeys) -> Result<ChunkRead, JournalError> {

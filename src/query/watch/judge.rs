@@ -7,7 +7,10 @@ use super::*;
 impl Watch {
     /// A model of these executions, with the sessions their calls name and
     /// the tools' hints: what analysis sees of them.
-    fn model_of<'a>(&self, ids: impl Iterator<Item = &'a String>) -> crate::model::Model {
+    pub(super) fn model_of<'a>(
+        &self,
+        ids: impl Iterator<Item = &'a String>,
+    ) -> crate::model::Model {
         let mut b = ModelBuilder::new();
         let mut sessions = HashSet::new();
         for id in ids {
@@ -70,6 +73,8 @@ impl Watch {
             };
             self.groups.remove(&orphan);
             self.waiting.remove(&orphan);
+            // A retry of a group evicted: its executions come back first.
+            self.read_back_key(&key);
             self.groups
                 .entry(key.clone())
                 .or_default()
@@ -101,7 +106,7 @@ impl Watch {
         if touched.is_empty() {
             return;
         }
-        let judged = self.sharing_keys(touched);
+        let judged = self.sharing_keys_read_back(touched);
         let ids = judged
             .iter()
             .filter_map(|k| self.groups.get(k))
@@ -186,6 +191,28 @@ impl Watch {
                 }
             }
             self.waiting.remove(k);
+        }
+    }
+
+    /// [`Watch::sharing_keys`], with the evicted groups that share a key
+    /// read back first (docs/design.md §7.7 "Memory").
+    fn sharing_keys_read_back(&mut self, touched: &HashSet<GroupKey>) -> HashSet<GroupKey> {
+        loop {
+            let all = self.sharing_keys(touched);
+            if self.evictions.len() == 0 {
+                return all;
+            }
+            let keys: Vec<String> = all
+                .iter()
+                .filter_map(|k| self.groups.get(k))
+                .flat_map(|g| g.executions.iter())
+                .filter_map(|x| self.keys_of.get(x))
+                .flatten()
+                .cloned()
+                .collect();
+            if !self.read_back_idempotency(&keys) {
+                return all;
+            }
         }
     }
 

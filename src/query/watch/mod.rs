@@ -26,12 +26,23 @@ pub struct WatchOptions {
     /// verdict below `high` is reported: a call still in flight is not yet
     /// an unknown outcome, nor a call not yet dispatched a safe retry.
     pub settle: Duration,
+    /// How long a group must have been quiet before its executions' events
+    /// are let go of, only where their lines are in the files kept, to be
+    /// read back when a later event touches the group (docs/design.md §7.7
+    /// "Memory"); `None`: every event is held for the whole watch.
+    /// Verdicts are the same either way.
+    pub evict_after: Option<Duration>,
 }
+
+/// The quiet time after which `retrace watch` lets go of a group's events
+/// by default (docs/design.md §7.7 "Memory").
+pub const EVICT_AFTER: Duration = Duration::from_secs(5);
 
 impl Default for WatchOptions {
     fn default() -> Self {
         WatchOptions {
             settle: Duration::from_secs(10),
+            evict_after: Some(EVICT_AFTER),
         }
     }
 }
@@ -138,10 +149,16 @@ pub struct WatchStats {
     pub bad_lines: u64,
     /// Groups judged (one per touched group per poll).
     pub judged: u64,
-    /// Executions followed.
+    /// Executions whose events are held in memory.
     pub executions: usize,
-    /// Groups followed.
+    /// Groups held in memory.
     pub groups: usize,
+    /// Groups evicted: only where their lines are is held
+    /// ([`WatchOptions::evict_after`]).
+    pub evicted_groups: usize,
+    /// Evicted groups read back from the files (a later event touched
+    /// them), since the watch began.
+    pub read_back: u64,
     /// The time of the newest event read (as its journal says), if any.
     pub newest: Option<DateTime<Utc>>,
 }
@@ -158,6 +175,11 @@ struct File {
     given_up: bool,
     /// The executions the last read of a pairing window gave records of.
     window_executions: HashSet<String>,
+    /// The file now read is the journal's how many-th (each rotation and
+    /// truncation starts another).
+    generation: u32,
+    /// Handles on the files read, for lines read back.
+    generations: Vec<evict::Generation>,
 }
 
 /// One group as the watch knows it.
@@ -222,6 +244,10 @@ pub struct Watch {
     /// Groups printed before that are gone, to say so.
     withdrawn: Vec<Notice>,
     stats: WatchStats,
+    /// Where the events of each execution held are in the files, for those
+    /// whose lines can be read back.
+    positions: HashMap<String, Vec<evict::LinePos>>,
+    evictions: evict::Evictions,
     /// Records read since [`Watch::keep_records`] (follow.rs), if asked.
     kept: Option<Vec<Record>>,
 }
@@ -273,6 +299,8 @@ impl Watch {
                 reader: None,
                 given_up: false,
                 window_executions: HashSet::new(),
+                generation: 0,
+                generations: Vec::new(),
             });
         }
         let caps = Caps(
@@ -305,6 +333,8 @@ impl Watch {
             carried: HashMap::new(),
             withdrawn: Vec::new(),
             stats: WatchStats::default(),
+            positions: HashMap::new(),
+            evictions: evict::Evictions::default(),
             kept: None,
         })
     }
@@ -314,6 +344,8 @@ impl Watch {
         WatchStats {
             executions: self.executions.len(),
             groups: self.groups.len(),
+            evicted_groups: self.evictions.len(),
+            read_back: self.evictions.read_back,
             ..self.stats
         }
     }
@@ -340,6 +372,7 @@ impl Watch {
         self.judge(&touched, &seen, &mut notices);
         self.settle(&mut notices);
         notices.append(&mut self.withdrawn);
+        self.evict_quiet();
         (notices, more)
     }
 
@@ -357,6 +390,7 @@ impl Watch {
         if file.sqlite.is_some() {
             return self.poll_sqlite(j, notices, seen);
         }
+        file.keep_handle();
         let (found, more) = match file.follower.poll() {
             Ok(r) => r,
             Err(e) => {
@@ -367,7 +401,7 @@ impl Watch {
                 return false;
             }
         };
-        let mut records = Vec::new();
+        let mut records: Vec<(u32, Record)> = Vec::new();
         let mut retract: Vec<(u32, HashSet<String>)> = Vec::new();
         for f in found {
             let file = &mut self.files[j];
@@ -446,13 +480,20 @@ impl Watch {
                             // seen, pairings made): of one poll's lines they
                             // say little, and would repeat every poll.
                             let first = chunk.first_line;
-                            records.extend(r.records.into_iter().filter(|rec| match rec {
-                                // A server's hints, read again, are not new.
-                                Record::ToolHint(h) => {
-                                    r.replaces_from.is_none() || h.source.position() >= first
-                                }
-                                _ => true,
-                            }));
+                            let generation = file.generation;
+                            records.extend(
+                                r.records
+                                    .into_iter()
+                                    .filter(|rec| match rec {
+                                        // A server's hints, read again, are not new.
+                                        Record::ToolHint(h) => {
+                                            r.replaces_from.is_none()
+                                                || h.source.position() >= first
+                                        }
+                                        _ => true,
+                                    })
+                                    .map(|rec| (generation, rec)),
+                            );
                         }
                         Err(e) => notices.push(Notice::Note {
                             journal: file.name.clone(),
@@ -464,6 +505,8 @@ impl Watch {
                     if let Some(r) = file.reader.as_mut() {
                         r.restart();
                     }
+                    // The old file stays readable through its handle.
+                    file.generation += 1;
                     notices.push(Notice::Rotated {
                         journal: file.name.clone(),
                     });
@@ -472,6 +515,10 @@ impl Watch {
                     if let Some(r) = file.reader.as_mut() {
                         r.restart();
                     }
+                    // What was read of it is no longer there to read back.
+                    let g = file.generation;
+                    file.generations.retain(|h| h.generation != g);
+                    file.generation += 1;
                     notices.push(Notice::Truncated {
                         journal: file.name.clone(),
                         was,
@@ -490,8 +537,12 @@ impl Watch {
             self.retract(id, from, &ids);
             retracted.extend(ids);
         }
-        for r in records {
-            self.add(r, seen);
+        self.files[j].keep_handle();
+        for (generation, r) in records {
+            if let Record::Event { execution_id, .. } = &r {
+                self.read_back_execution(execution_id);
+            }
+            self.add_read(r, generation, Some(seen));
         }
         // An execution left with no event (an answer now paired with its
         // request) leaves its group.
@@ -542,123 +593,24 @@ impl Watch {
         self.stats.bad_lines += read.bad.len() as u64;
         notices.extend(read.bad.into_iter().map(Notice::BadLine));
         for r in read.records {
-            self.add(r, seen);
+            self.add_read(r, 0, Some(seen));
         }
         read.more
     }
+}
 
-    /// Takes back the events of journal `journal` from line `from` on, of
-    /// the executions `ids` (a pairing window about to be read again).
-    fn retract(&mut self, journal: JournalId, from: u32, ids: &HashSet<String>) {
-        for id in ids {
-            if let Some(x) = self.executions.get_mut(id) {
-                let before = x.events.len();
-                x.events
-                    .retain(|e| e.source.journal() != journal || e.source.position() < from);
-                self.stats.events = self
-                    .stats
-                    .events
-                    .saturating_sub((before - x.events.len()) as u64);
-            }
+impl File {
+    /// Keeps a handle on the file now read, if none is kept for it yet.
+    fn keep_handle(&mut self) {
+        let g = self.generation;
+        if self.generations.iter().any(|h| h.generation == g) {
+            return;
         }
-    }
-
-    /// Drops an execution with no event left, and its place in its group.
-    fn forget(&mut self, id: &str, seen: &mut HashMap<String, Seen>) {
-        self.executions.remove(id);
-        seen.remove(id);
-        let key = self
-            .key_of
-            .remove(id)
-            .unwrap_or_else(|| analysis::GroupKey {
-                fingerprint: format!("orphan:{id}"),
-                actor: "unknown".into(),
-                intent_scope: "unscoped".into(),
+        if let Some(f) = self.follower.file().and_then(|f| f.try_clone().ok()) {
+            self.generations.push(evict::Generation {
+                generation: g,
+                file: f,
             });
-        if let Some(g) = self.groups.get_mut(&key) {
-            g.executions.retain(|x| x != id);
-            if g.executions.is_empty() {
-                if let Some(v) = g.reported.filter(|&v| v != Verdict::Clean) {
-                    self.withdrawn.push(Notice::Withdrawn {
-                        group_id: key.id(),
-                        previous_verdict: v,
-                    });
-                }
-                self.groups.remove(&key);
-                self.waiting.remove(&key);
-            } else {
-                self.retouched.insert(key);
-            }
-        }
-    }
-
-    /// Adds one record to the executions.
-    fn add(&mut self, r: Record, seen: &mut HashMap<String, Seen>) {
-        if let Some(kept) = self.kept.as_mut() {
-            kept.push(r.clone());
-        }
-        match r {
-            Record::Session(s) => {
-                // A second record of a session fills in what the first lacked.
-                let mut b = ModelBuilder::new();
-                if let Some(old) = self.sessions.remove(&s.session_id) {
-                    b.push_session(old);
-                }
-                let id = s.session_id.clone();
-                b.push_session(s);
-                if let Some(merged) = b.finish().sessions.pop() {
-                    self.sessions.insert(id, merged);
-                }
-            }
-            Record::ToolHint(h) => self.hints.push(h),
-            Record::Event {
-                execution_id,
-                event,
-            } => {
-                self.stats.events += 1;
-                if self.stats.newest.is_none_or(|n| n < event.at) {
-                    self.stats.newest = Some(event.at);
-                }
-                let s = Seen {
-                    execution_id: execution_id.clone(),
-                    event: event.kind.name(),
-                    at: event.at,
-                    journal: event.source.journal(),
-                    line: event.source.position(),
-                };
-                match seen.get(&execution_id) {
-                    Some(old) if old.at > s.at => {}
-                    _ => {
-                        seen.insert(execution_id.clone(), s);
-                    }
-                }
-                if let crate::model::EventKind::Accepted {
-                    idempotency_key: Some(k),
-                    ..
-                }
-                | crate::model::EventKind::Dispatched {
-                    idempotency_key: Some(k),
-                } = &event.kind
-                    && self
-                        .carried
-                        .entry(k.clone())
-                        .or_default()
-                        .insert(execution_id.clone())
-                {
-                    self.keys_of
-                        .entry(execution_id.clone())
-                        .or_default()
-                        .push(k.clone());
-                }
-                self.executions
-                    .entry(execution_id.clone())
-                    .or_insert_with(|| Execution {
-                        id: execution_id,
-                        events: Vec::new(),
-                    })
-                    .events
-                    .push(event);
-            }
         }
     }
 }
@@ -689,8 +641,10 @@ fn plain_file(s: &JournalSource) -> Result<PathBuf, QueryError> {
     }
 }
 
+mod evict;
 mod follow;
 mod judge;
+mod records;
 
 pub use follow::{Follow, FollowPoll, Refreshes, verdict_changes};
 

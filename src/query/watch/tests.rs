@@ -39,6 +39,7 @@ fn the_sample_incident_is_reported_as_it_is_written() {
         &setup,
         WatchOptions {
             settle: Duration::ZERO,
+            ..WatchOptions::default()
         },
     )
     .unwrap();
@@ -70,6 +71,21 @@ fn the_sample_incident_is_reported_as_it_is_written() {
 /// line at a time, polling after each, and checks that the verdicts
 /// the watch ends on are those `retrace groups` gives the whole files.
 fn ends_as_groups_does(journals: &[&str]) {
+    ends_as_groups_does_with(
+        journals,
+        WatchOptions {
+            settle: Duration::ZERO,
+            ..WatchOptions::default()
+        },
+    );
+}
+
+/// As [`ends_as_groups_does`], with these options; every change the
+/// watch reported, in order, and its counts at the end.
+fn ends_as_groups_does_with(
+    journals: &[&str],
+    options: WatchOptions,
+) -> (Vec<Reported>, WatchStats) {
     let d = tempfile::tempdir().unwrap();
     let root = env!("CARGO_MANIFEST_DIR");
     let paths: Vec<PathBuf> = journals
@@ -81,20 +97,16 @@ fn ends_as_groups_does(journals: &[&str]) {
     }
     let mut setup = Setup::new(paths.clone());
     setup.case = Some(d.path().join("none.sqlite"));
-    let mut w = Watch::open(
-        &setup,
-        WatchOptions {
-            settle: Duration::ZERO,
-        },
-    )
-    .unwrap();
+    let mut w = Watch::open(&setup, options).unwrap();
     let mut last: HashMap<String, Verdict> = HashMap::new();
+    let mut reported = Vec::new();
     for (j, p) in journals.iter().zip(&paths) {
         let text = std::fs::read_to_string(format!("{root}/{j}")).unwrap();
         let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
         for line in text.lines() {
             writeln!(f, "{line}").unwrap();
             for n in w.poll().0 {
+                reported.push(reported_of(&n, d.path()));
                 match n {
                     Notice::Change(c) => {
                         last.insert(c.group_id.clone(), c.verdict);
@@ -134,6 +146,23 @@ fn ends_as_groups_does(journals: &[&str]) {
             "{journals:?}: group {id} ({v}) is not in the whole files' analysis"
         );
     }
+    (reported, w.stats())
+}
+
+/// A notice as a test compares it: a change's executions as a set (the
+/// order of executions that began at the same instant is not fixed).
+type Reported = String;
+
+fn reported_of(n: &Notice, dir: &Path) -> Reported {
+    let text = match n {
+        Notice::Change(c) => {
+            let mut c = (**c).clone();
+            c.execution_ids.sort();
+            format!("{c:?}")
+        }
+        n => format!("{n:?}"),
+    };
+    text.replace(&dir.display().to_string(), "")
 }
 
 /// A gh-aw log written a line at a time, each request and its answer
@@ -287,6 +316,7 @@ fn watched_and_loaded(files: &[std::path::PathBuf]) -> (Verdicts, Verdicts) {
         &setup,
         WatchOptions {
             settle: Duration::ZERO,
+            ..WatchOptions::default()
         },
     )
     .unwrap();
@@ -385,4 +415,253 @@ fn follow_waits_for_a_line_being_written_and_refreshes_for_bad_lines() {
     assert!(follow.due());
     let inv = follow.investigation().unwrap();
     assert_eq!(inv.journals()[0].bad_line_count, 1);
+}
+
+/// Options that evict every group at the end of the poll it went quiet
+/// in, so that every later event of it is judged on lines read back.
+fn evicting() -> WatchOptions {
+    WatchOptions {
+        settle: Duration::ZERO,
+        evict_after: Some(Duration::ZERO),
+    }
+}
+
+fn holding() -> WatchOptions {
+    WatchOptions {
+        settle: Duration::ZERO,
+        evict_after: None,
+    }
+}
+
+/// Every scenario written a line at a time, each group evicted as soon as
+/// it is quiet: each late outcome, retry, attached call, shared
+/// idempotency key and reviewer-relevant event after the first reads its
+/// group back from the file, and the watch reports exactly what a watch
+/// holding every event reports, and ends as `retrace groups` does.
+#[test]
+fn an_evicting_watch_reports_what_a_holding_watch_reports() {
+    let mut scenarios: Vec<String> = std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-journals/scenarios"
+    ))
+    .unwrap()
+    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    .filter(|n| n.ends_with(".jsonl"))
+    .map(|n| format!("sample-journals/scenarios/{n}"))
+    .collect();
+    scenarios.sort();
+    scenarios.push("sample-journals/deploy-release-incident/activity.jsonl".into());
+    let mut read_back = 0;
+    for s in &scenarios {
+        let (held, _) = ends_as_groups_does_with(&[s], holding());
+        let (evicted, stats) = ends_as_groups_does_with(&[s], evicting());
+        assert_eq!(held, evicted, "{s}");
+        assert!(stats.evicted_groups > 0, "{s}: {stats:?}");
+        read_back += stats.read_back;
+    }
+    assert!(read_back > 50, "{read_back} groups read back");
+    // Formats whose reader pairs lines are never evicted.
+    for j in [
+        "tests/fixtures/gh-aw/repeat-after-result.jsonl",
+        "tests/fixtures/lab/otel-sdk/traces.jsonl",
+    ] {
+        let (held, _) = ends_as_groups_does_with(&[j], holding());
+        let (evicted, stats) = ends_as_groups_does_with(&[j], evicting());
+        assert_eq!(held, evicted, "{j}");
+        assert_eq!(stats.evicted_groups, 0, "{j}");
+    }
+}
+
+/// The idempotency-key conflict scenario and the duplicate scenario in
+/// one journal, a line at a time: the group that carried a key first is
+/// evicted when the one sharing it comes, and read back to be judged with
+/// it.
+#[test]
+fn a_key_shared_with_an_evicted_group_reads_it_back() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let text = std::fs::read_to_string(format!(
+        "{root}/sample-journals/scenarios/idempotency-key-conflict.jsonl"
+    ))
+    .unwrap();
+    let (held, _) = ends_as_groups_does_with(
+        &["sample-journals/scenarios/idempotency-key-conflict.jsonl"],
+        holding(),
+    );
+    let (evicted, stats) = ends_as_groups_does_with(
+        &["sample-journals/scenarios/idempotency-key-conflict.jsonl"],
+        evicting(),
+    );
+    assert_eq!(held, evicted);
+    assert!(stats.read_back > 0, "{stats:?}");
+    assert!(
+        evicted.iter().any(|c| c.contains("IdempotencyKeyConflict")),
+        "{evicted:?}\n{text}"
+    );
+}
+
+/// Writes `lines` to `path` a line at a time, polling after each; after
+/// `rotate_at` lines the file is renamed and a new one is created.
+fn write_rotating(lines: &[&str], rotate_at: usize, options: WatchOptions) -> Vec<Reported> {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("live.jsonl");
+    std::fs::File::create(&p).unwrap();
+    let mut setup = Setup::new(vec![p.clone()]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut w = Watch::open(&setup, options).unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i == rotate_at {
+            std::fs::rename(&p, d.path().join("live.jsonl.1")).unwrap();
+            f = std::fs::File::create(&p).unwrap();
+        }
+        writeln!(f, "{line}").unwrap();
+        for _ in 0..4 {
+            let (n, more) = w.poll();
+            out.extend(n.iter().map(|n| reported_of(n, d.path())));
+            if !more {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A journal rotated between the first execution of a group and its
+/// retry: the evicted group's lines are read back from the renamed file,
+/// and the watch reports what a holding watch reports.
+#[test]
+fn an_evicted_group_is_read_back_from_a_rotated_file() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for s in [
+        "sample-journals/scenarios/duplicate-side-effect-snapshots.jsonl",
+        "sample-journals/scenarios/idempotency-key-conflict.jsonl",
+        "sample-journals/scenarios/findings-late-and-cancel.jsonl",
+        "sample-journals/deploy-release-incident/activity.jsonl",
+    ] {
+        let text = std::fs::read_to_string(format!("{root}/{s}")).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for at in [lines.len() / 3, lines.len() / 2] {
+            let held = write_rotating(&lines, at, holding());
+            let evicted = write_rotating(&lines, at, evicting());
+            assert_eq!(held, evicted, "{s}, rotated at line {at}");
+            assert!(
+                held.iter().any(|n| n.starts_with("Rotated")),
+                "{s}: {held:?}"
+            );
+        }
+    }
+}
+
+/// A long journal of short calls, each its own group: the executions held
+/// stay bounded by what one poll reads, while a holding watch holds them
+/// all.
+#[test]
+fn the_executions_held_stay_bounded_on_a_long_journal() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let text =
+        std::fs::read_to_string(format!("{root}/sample-journals/scenarios/clean.jsonl")).unwrap();
+    let template: Vec<&str> = text.lines().filter(|l| l.contains("\"act_CL1\"")).collect();
+    assert!(template.len() >= 4, "{template:?}");
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("long.jsonl");
+    std::fs::File::create(&p).unwrap();
+    let mut setup = Setup::new(vec![p.clone()]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut evicting = Watch::open(&setup, evicting()).unwrap();
+    let mut holding = Watch::open(&setup, holding()).unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    let calls = 3_000;
+    let mut most = 0;
+    for i in 0..calls {
+        for l in &template {
+            let l = l
+                .replace("act_CL1", &format!("act_{i}"))
+                .replace("call_101", &format!("call_{i}"))
+                .replace("run:c1", &format!("run:c{i}"));
+            writeln!(f, "{l}").unwrap();
+        }
+        if i % 10 == 9 {
+            evicting.poll();
+            holding.poll();
+            most = most.max(evicting.stats().executions);
+        }
+    }
+    let (e, h) = (evicting.stats(), holding.stats());
+    assert_eq!(e.events, h.events);
+    assert_eq!(h.executions, calls);
+    assert!(most <= 10, "held at most {most} executions: {e:?}");
+    assert!(e.evicted_groups >= calls - 10, "{e:?}");
+}
+
+/// What an evicted group keeps of its lines reads back as it was.
+#[test]
+fn line_positions_are_coded_and_read_back_as_they_were() {
+    let mut lines = vec![
+        evict::LinePos {
+            journal: 1,
+            generation: 0,
+            offset: 10,
+            line: 2,
+            len: 300,
+        },
+        evict::LinePos {
+            journal: 0,
+            generation: 2,
+            offset: 5_000_000_000,
+            line: 40_000_000,
+            len: 7,
+        },
+        evict::LinePos {
+            journal: 0,
+            generation: 2,
+            offset: 4_999_999_000,
+            line: 39_999_999,
+            len: 0,
+        },
+        evict::LinePos {
+            journal: 0,
+            generation: 0,
+            offset: 0,
+            line: 1,
+            len: u32::MAX,
+        },
+    ];
+    let coded = evict::encode(&mut lines);
+    assert!(coded.len() < lines.len() * 10, "{} bytes", coded.len());
+    assert_eq!(evict::decode(&coded), lines);
+}
+
+/// With `keep_records`, a caller gets the records each poll read (a view
+/// that refreshes from them), and never the lines read back for an
+/// evicted group (they were handed on when first read); without, none are
+/// kept.
+#[test]
+fn the_records_a_poll_read_are_kept_when_asked() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let text =
+        std::fs::read_to_string(format!("{root}/sample-journals/scenarios/clean.jsonl")).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("j.jsonl");
+    std::fs::write(&p, &text).unwrap();
+    let mut setup = Setup::new(vec![p.clone()]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut kept = Watch::open(&setup, evicting()).unwrap();
+    kept.keep_records();
+    let mut not = Watch::open(&setup, evicting()).unwrap();
+    kept.poll();
+    not.poll();
+    let records = kept.take_records();
+    assert_eq!(records.len(), text.lines().count());
+    assert!(kept.take_records().is_empty());
+    assert!(not.take_records().is_empty());
+    // A late event of the evicted execution: its group is read back, and
+    // only the new line is handed on.
+    assert!(kept.stats().evicted_groups > 0);
+    let late = text.lines().rfind(|l| l.contains("\"act_CL1\"")).unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    writeln!(f, "{late}").unwrap();
+    kept.poll();
+    assert!(kept.stats().read_back > 0, "{:?}", kept.stats());
+    assert_eq!(kept.take_records().len(), 1);
 }

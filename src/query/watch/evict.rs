@@ -1,0 +1,489 @@
+//! Flat memory while watching (docs/design.md §7.7 "Memory"): a group
+//! quiet for [`WatchOptions::evict_after`] gives up its executions' events
+//! and keeps only where their lines are in the journal files; when a later
+//! event touches it (a late outcome, a retry, a reviewer's call shares its
+//! key), its lines are read back from the files and it is judged whole,
+//! exactly as before it was evicted.
+//!
+//! What an evicted group keeps: its key's 128-bit hash, its verdicts (the
+//! one judged and the one reported), and per event line the file, line
+//! number, byte offset and length (a few bytes each, delta-coded). What
+//! finds it again: 64-bit hashes of its executions' ids and of the
+//! idempotency keys they carried. A hash is only a pointer to a group to
+//! read back: what is read back is placed by what its lines say, so a
+//! collision costs one read, never a verdict.
+
+use super::*;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+/// Reads bytes at an offset without moving the handle's position (the
+/// follower reads on through a handle on the same open file).
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> Option<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, offset).ok()
+}
+
+#[cfg(not(unix))]
+fn read_at(_: &std::fs::File, _: &mut [u8], _: u64) -> Option<()> {
+    None
+}
+
+/// Where an event's line is in a followed file: enough to read it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct LinePos {
+    /// The journal (index of [`Watch::files`]).
+    pub journal: u32,
+    /// The file of the journal it is in: its count of rotations and
+    /// truncations before the line was read.
+    pub generation: u32,
+    /// Byte offset of the line in that file.
+    pub offset: u64,
+    /// 1-based line number.
+    pub line: u32,
+    /// Length without its newline.
+    pub len: u32,
+}
+
+/// An open handle on one file a journal was, kept so that an evicted
+/// group's lines can be read back after the journal was rotated (the
+/// renamed or unlinked file stays readable through it).
+pub(super) struct Generation {
+    pub generation: u32,
+    pub file: std::fs::File,
+}
+
+/// One evicted group.
+struct Evicted {
+    /// Its key's hash ([`Evictions::by_key`]).
+    key: u128,
+    /// Its lines, sorted, delta-coded ([`encode`]).
+    lines: Vec<u8>,
+    current: Option<Verdict>,
+    reported: Option<Verdict>,
+}
+
+/// One or more evicted groups (slots of [`Evictions::slots`]).
+enum Refs {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl Refs {
+    fn add(&mut self, s: u32) {
+        match self {
+            Refs::One(a) if *a == s => {}
+            Refs::One(a) => *self = Refs::Many(vec![*a, s]),
+            Refs::Many(v) => {
+                if !v.contains(&s) {
+                    v.push(s);
+                }
+            }
+        }
+    }
+    /// Takes `s` out; whether none is left.
+    fn remove(&mut self, s: u32) -> bool {
+        match self {
+            Refs::One(a) => *a == s,
+            Refs::Many(v) => {
+                v.retain(|&x| x != s);
+                v.is_empty()
+            }
+        }
+    }
+    fn slots(&self) -> Vec<u32> {
+        match self {
+            Refs::One(a) => vec![*a],
+            Refs::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// The evicted groups, and what finds them again.
+#[derive(Default)]
+pub(super) struct Evictions {
+    slots: Vec<Option<Evicted>>,
+    free: Vec<u32>,
+    by_key: HashMap<u128, u32>,
+    by_execution: HashMap<u64, Refs>,
+    by_idempotency_key: HashMap<u64, Refs>,
+    /// When groups were last looked at for eviction.
+    last_scan: Option<Instant>,
+    /// Groups read back since the watch began.
+    pub read_back: u64,
+}
+
+impl Evictions {
+    /// How many groups are evicted.
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+}
+
+fn hash64(seed: u64, s: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    seed.hash(&mut h);
+    s.hash(&mut h);
+    h.finish()
+}
+
+fn hash_key(k: &GroupKey) -> u128 {
+    let one = |seed: u64| {
+        let mut h = DefaultHasher::new();
+        seed.hash(&mut h);
+        k.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(one(1)) << 64) | u128::from(one(2))
+}
+
+fn execution_hash(id: &str) -> u64 {
+    hash64(3, id)
+}
+
+fn idempotency_hash(k: &str) -> u64 {
+    hash64(4, k)
+}
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn take(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    let mut shift = 0;
+    loop {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+        shift += 7;
+        if shift > 63 {
+            return None;
+        }
+    }
+}
+
+/// Sorted lines as varints: journal and generation, then offset and line
+/// as deltas from the line before in the same file, then length.
+pub(super) fn encode(lines: &mut [LinePos]) -> Vec<u8> {
+    lines.sort_unstable();
+    let mut out = Vec::with_capacity(lines.len() * 6);
+    let mut prev: Option<LinePos> = None;
+    for l in lines.iter() {
+        put(&mut out, u64::from(l.journal));
+        put(&mut out, u64::from(l.generation));
+        let (o, n) = match prev {
+            Some(p) if p.journal == l.journal && p.generation == l.generation => {
+                (l.offset - p.offset, u64::from(l.line.wrapping_sub(p.line)))
+            }
+            _ => (l.offset, u64::from(l.line)),
+        };
+        put(&mut out, o);
+        put(&mut out, n & 0xffff_ffff);
+        put(&mut out, u64::from(l.len));
+        prev = Some(*l);
+    }
+    out
+}
+
+pub(super) fn decode(bytes: &[u8]) -> Vec<LinePos> {
+    let mut out: Vec<LinePos> = Vec::new();
+    let mut at = 0;
+    let mut next = || -> Option<LinePos> {
+        let journal = u32::try_from(take(bytes, &mut at)?).ok()?;
+        let generation = u32::try_from(take(bytes, &mut at)?).ok()?;
+        let o = take(bytes, &mut at)?;
+        let n = u32::try_from(take(bytes, &mut at)?).ok()?;
+        let len = u32::try_from(take(bytes, &mut at)?).ok()?;
+        Some(LinePos {
+            journal,
+            generation,
+            offset: o,
+            line: n,
+            len,
+        })
+    };
+    while let Some(mut l) = next() {
+        if let Some(p) = out.last()
+            && p.journal == l.journal
+            && p.generation == l.generation
+        {
+            l.offset += p.offset;
+            l.line = l.line.wrapping_add(p.line);
+        }
+        out.push(l);
+    }
+    out
+}
+
+impl Watch {
+    /// Where an event just read is, if its journal's lines can be read
+    /// back: a native JSONL journal, whose records each come from one line
+    /// and carry their own ids (docs/design.md §7.7 "Memory").
+    pub(super) fn line_pos(
+        &self,
+        generation: u32,
+        source: &crate::model::SourceRef,
+    ) -> Option<LinePos> {
+        let crate::model::SourceRef::Line {
+            journal,
+            line,
+            offset,
+            len,
+        } = *source
+        else {
+            return None;
+        };
+        let file = self.files.get(journal as usize)?;
+        // Elsewhere than on Unix a read at an offset moves the handle the
+        // follower reads through, and a renamed file cannot be kept open:
+        // nothing is evicted there.
+        let readable = cfg!(unix)
+            && file.sqlite.is_none()
+            && file
+                .reader
+                .as_ref()
+                .is_some_and(|r| r.format() == Format::Native);
+        readable.then_some(LinePos {
+            journal,
+            generation,
+            offset,
+            line,
+            len,
+        })
+    }
+
+    /// Evicts the groups quiet for longer than
+    /// [`WatchOptions::evict_after`] whose every event's line can be read
+    /// back and that have no change waiting to be reported.
+    pub(super) fn evict_quiet(&mut self) {
+        let Some(after) = self.options.evict_after else {
+            return;
+        };
+        let now = Instant::now();
+        if self
+            .evictions
+            .last_scan
+            .is_some_and(|t| now.duration_since(t) < after / 2)
+        {
+            return;
+        }
+        self.evictions.last_scan = Some(now);
+        let quiet: Vec<GroupKey> = self
+            .groups
+            .iter()
+            .filter(|(k, g)| {
+                g.touched.is_some_and(|t| now.duration_since(t) >= after)
+                    && g.waiting.is_none()
+                    && !self.waiting.contains(*k)
+                    && !self.retouched.contains(*k)
+                    && g.executions.iter().all(|x| self.readable(x))
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in quiet {
+            self.evict(k);
+        }
+    }
+
+    /// Whether every event of an execution can be read back.
+    fn readable(&self, id: &str) -> bool {
+        let (Some(x), Some(at)) = (self.executions.get(id), self.positions.get(id)) else {
+            return false;
+        };
+        x.events.len() == at.len()
+            && at.iter().all(|l| {
+                self.files
+                    .get(l.journal as usize)
+                    .is_some_and(|f| f.generations.iter().any(|g| g.generation == l.generation))
+            })
+    }
+
+    fn evict(&mut self, key: GroupKey) {
+        let Some(g) = self.groups.remove(&key) else {
+            return;
+        };
+        let slot = match self.evictions.free.pop() {
+            Some(s) => s,
+            None => {
+                self.evictions.slots.push(None);
+                u32::try_from(self.evictions.slots.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
+        let mut lines = Vec::new();
+        for id in &g.executions {
+            self.executions.remove(id);
+            lines.extend(self.positions.remove(id).unwrap_or_default());
+            self.key_of.remove(id);
+            self.evictions
+                .by_execution
+                .entry(execution_hash(id))
+                .and_modify(|r| r.add(slot))
+                .or_insert(Refs::One(slot));
+            for k in self.keys_of.remove(id).unwrap_or_default() {
+                if let Some(c) = self.carried.get_mut(&k) {
+                    c.remove(id);
+                    if c.is_empty() {
+                        self.carried.remove(&k);
+                    }
+                }
+                self.evictions
+                    .by_idempotency_key
+                    .entry(idempotency_hash(&k))
+                    .and_modify(|r| r.add(slot))
+                    .or_insert(Refs::One(slot));
+            }
+        }
+        lines.dedup();
+        if let Some(s) = self.evictions.slots.get_mut(slot as usize) {
+            *s = Some(Evicted {
+                key: hash_key(&key),
+                lines: encode(&mut lines),
+                current: g.current,
+                reported: g.reported,
+            });
+        }
+        self.evictions.by_key.insert(hash_key(&key), slot);
+    }
+
+    /// Reads back the evicted groups an execution id may belong to.
+    pub(super) fn read_back_execution(&mut self, id: &str) {
+        if self.executions.contains_key(id) {
+            return;
+        }
+        let slots = match self.evictions.by_execution.get(&execution_hash(id)) {
+            Some(r) => r.slots(),
+            None => return,
+        };
+        for s in slots {
+            self.read_back(s);
+        }
+    }
+
+    /// Reads back the evicted group of a key, if it is evicted.
+    pub(super) fn read_back_key(&mut self, key: &GroupKey) {
+        if let Some(&s) = self.evictions.by_key.get(&hash_key(key)) {
+            self.read_back(s);
+        }
+    }
+
+    /// Reads back the evicted groups whose executions carried one of
+    /// these idempotency keys; whether any was.
+    pub(super) fn read_back_idempotency(&mut self, keys: &[String]) -> bool {
+        let mut slots = Vec::new();
+        for k in keys {
+            if let Some(r) = self.evictions.by_idempotency_key.get(&idempotency_hash(k)) {
+                slots.extend(r.slots());
+            }
+        }
+        let mut any = false;
+        for s in slots {
+            any |= self.read_back(s);
+        }
+        any
+    }
+
+    /// Reads one evicted group's lines back from the files and puts its
+    /// executions, verdicts and keys back where they were; whether the
+    /// slot held a group.
+    fn read_back(&mut self, slot: u32) -> bool {
+        let Some(e) = self
+            .evictions
+            .slots
+            .get_mut(slot as usize)
+            .and_then(Option::take)
+        else {
+            return false;
+        };
+        self.evictions.free.push(slot);
+        self.evictions.by_key.remove(&e.key);
+        self.evictions.read_back += 1;
+        let mut records = Vec::new();
+        for l in decode(&e.lines) {
+            if let Some(r) = self.read_line(l) {
+                records.extend(r.into_iter().map(|r| (l.generation, r)));
+            }
+        }
+        let mut ids: Vec<String> = Vec::new();
+        for (generation, r) in records {
+            if let Record::Event { execution_id, .. } = &r {
+                if !ids.contains(execution_id) {
+                    ids.push(execution_id.clone());
+                }
+                let h = execution_hash(execution_id);
+                if self
+                    .evictions
+                    .by_execution
+                    .get_mut(&h)
+                    .is_some_and(|refs| refs.remove(slot))
+                {
+                    self.evictions.by_execution.remove(&h);
+                }
+            }
+            self.add_read(r, generation, None);
+        }
+        for id in &ids {
+            for k in self.keys_of.get(id).cloned().unwrap_or_default() {
+                let h = idempotency_hash(&k);
+                if self
+                    .evictions
+                    .by_idempotency_key
+                    .get_mut(&h)
+                    .is_some_and(|refs| refs.remove(slot))
+                {
+                    self.evictions.by_idempotency_key.remove(&h);
+                }
+            }
+        }
+        let model = self.model_of(ids.iter());
+        let keys = incremental::group_keys(&model, &self.config);
+        let now = Instant::now();
+        for id in &ids {
+            let Some(key) = model.execution_index(id).and_then(|i| keys.get(i)).cloned() else {
+                continue;
+            };
+            let g = self.groups.entry(key.clone()).or_default();
+            if !g.executions.contains(id) {
+                g.executions.push(id.clone());
+            }
+            if g.current.is_none() && g.reported.is_none() {
+                g.current = e.current;
+                g.reported = e.reported;
+            }
+            g.touched = Some(now);
+            if !key.is_orphan() {
+                self.key_of.insert(id.clone(), key);
+            }
+        }
+        true
+    }
+
+    /// The records of one line, read back from its file (`None` when its
+    /// file is gone: truncated since, docs/design.md §7.7 "Memory").
+    fn read_line(&self, l: LinePos) -> Option<Vec<Record>> {
+        let file = self.files.get(l.journal as usize)?;
+        let handle = &file
+            .generations
+            .iter()
+            .find(|g| g.generation == l.generation)?
+            .file;
+        let mut bytes = vec![0u8; l.len as usize];
+        read_at(handle, &mut bytes, l.offset)?;
+        bytes.push(b'\n');
+        let chunk = crate::journal::follow::Chunk {
+            bytes,
+            first_line: l.line,
+            first_offset: l.offset,
+        };
+        let read = file.reader.as_ref()?.read_again(&chunk, &self.keys).ok()?;
+        Some(read.records)
+    }
+}
