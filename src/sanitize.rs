@@ -237,22 +237,33 @@ impl<W: std::io::Write> TerminalGuard<W> {
     /// Writes out everything in `held` that is complete; at the end
     /// (`last`), everything.
     fn drain(&mut self, last: bool) -> std::io::Result<()> {
-        let mut out = String::with_capacity(self.held.len() + 16);
+        let mut out: Vec<u8> = Vec::with_capacity(self.held.len() + 16);
         let b = &self.held;
         let mut i = 0;
         while i < b.len() {
+            // Printable ASCII and newlines, most of any output, go through
+            // as one run.
+            let run = b[i..]
+                .iter()
+                .position(|&c| !matches!(c, b'\n' | 0x20..=0x7e))
+                .unwrap_or(b.len() - i);
+            if run > 0 {
+                out.extend_from_slice(&b[i..i + run]);
+                i += run;
+                continue;
+            }
             let c = b[i];
             if c == 0x1b {
                 match sgr_len(&b[i..]) {
                     Sgr::Complete(n) => {
                         // Digits, `;`, `:`, `[`, `m` and ESC: ASCII.
-                        out.extend(b[i..i + n].iter().map(|&x| char::from(x)));
+                        out.extend_from_slice(&b[i..i + n]);
                         i += n;
                         continue;
                     }
                     Sgr::Incomplete if !last => break,
                     _ => {
-                        out.push_str("\\x1b");
+                        out.extend_from_slice(b"\\x1b");
                         i += 1;
                         continue;
                     }
@@ -262,14 +273,16 @@ impl<W: std::io::Write> TerminalGuard<W> {
                 match (c, b.get(i + 1)) {
                     // CSV's line end (RFC 4180): as harmless as a newline.
                     (b'\r', Some(b'\n')) => {
-                        out.push_str("\r\n");
+                        out.extend_from_slice(b"\r\n");
                         i += 2;
                         continue;
                     }
                     (b'\r', None) if !last => break,
-                    (b'\n', _) => out.push('\n'),
-                    (0..=0x1f | 0x7f, _) => out.push_str(&escape(&char::from(c).to_string())),
-                    _ => out.push(char::from(c)),
+                    (b'\n', _) => out.push(b'\n'),
+                    (0..=0x1f | 0x7f, _) => {
+                        out.extend_from_slice(escape(&char::from(c).to_string()).as_bytes())
+                    }
+                    _ => out.push(c),
                 }
                 i += 1;
                 continue;
@@ -289,17 +302,17 @@ impl<W: std::io::Write> TerminalGuard<W> {
             }
             match b.get(i..i + need).map(std::str::from_utf8) {
                 Some(Ok(s)) if need > 0 => {
-                    out.push_str(&escape(s));
+                    out.extend_from_slice(escape(s).as_bytes());
                     i += need;
                 }
                 _ => {
-                    let _ = write!(out, "\\x{c:02x}");
+                    out.extend_from_slice(format!("\\x{c:02x}").as_bytes());
                     i += 1;
                 }
             }
         }
         self.held.drain(..i);
-        self.inner.write_all(out.as_bytes())
+        self.inner.write_all(&out)
     }
 }
 
