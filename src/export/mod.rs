@@ -111,7 +111,8 @@ impl<N: Namer> Builder<'_, N> {
         let detail = g.detail();
 
         // Timeline.
-        let mut rows: Vec<(DateTime<Utc>, SourceRef, ExecIdx, EventView)> = Vec::new();
+        let mut rows: Vec<(DateTime<Utc>, SourceRef, ExecIdx, EventView)> =
+            Vec::with_capacity(g.executions().map(|x| inv.event_count(x)).sum());
         for x in g.executions() {
             for v in inv.events(x) {
                 rows.push((v.record.at, v.record.source, x, v));
@@ -122,7 +123,7 @@ impl<N: Namer> Builder<'_, N> {
             .first_at()
             .or(rows.first().map(|r| r.0))
             .unwrap_or_default();
-        let mut timeline = Vec::new();
+        let mut timeline = Vec::with_capacity(rows.len());
         for (at, _, x, v) in &rows {
             let e = &v.record;
             let call_id = match &e.kind {

@@ -373,6 +373,15 @@ impl Investigation {
             .ok_or_else(|| QueryError::NoSuchExecution(id.to_string()))
     }
 
+    /// How many events the execution at a position has (what
+    /// [`Investigation::events`] gives; 0 for no such position).
+    pub fn event_count(&self, x: ExecIdx) -> usize {
+        self.model
+            .executions
+            .get(x.get())
+            .map_or(0, |e| e.events.len())
+    }
+
     /// The execution id at a position.
     pub fn execution_id(&self, x: ExecIdx) -> &str {
         self.model

@@ -550,6 +550,9 @@ impl Investigation {
 /// An event with the arguments' secret fields replaced.
 fn redacted(e: &Event, secret_fields: &[String]) -> Event {
     let mut e = e.clone();
+    if secret_fields.is_empty() {
+        return e;
+    }
     if let EventKind::Accepted { action, .. } = &mut e.kind {
         let mut m = std::mem::take(action).into_map();
         if let Some(args) = m.get_mut("arguments") {
