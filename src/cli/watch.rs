@@ -102,7 +102,10 @@ pub fn watch(setup: &Setup, args: WatchArgs, out: &mut dyn Write) -> Result<u8, 
     let s = w.stats();
     eprintln!(
         "retrace: watched {} events, {} executions in {} groups; {} bad lines",
-        s.events, s.executions, s.groups, s.bad_lines
+        s.events,
+        s.executions + s.evicted_executions,
+        s.groups + s.evicted_groups,
+        s.bad_lines
     );
     Ok(code)
 }

@@ -119,6 +119,12 @@ impl Evictions {
     pub fn len(&self) -> usize {
         self.by_key.len()
     }
+
+    /// How many executions the evicted groups hold (by their ids' hashes:
+    /// two ids of one hash count once).
+    pub fn executions(&self) -> usize {
+        self.by_execution.len()
+    }
 }
 
 fn hash64(seed: u64, s: &str) -> u64 {

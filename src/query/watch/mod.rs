@@ -156,6 +156,9 @@ pub struct WatchStats {
     /// Groups evicted: only where their lines are is held
     /// ([`WatchOptions::evict_after`]).
     pub evicted_groups: usize,
+    /// Executions of the evicted groups (with [`WatchStats::executions`],
+    /// every execution the watch has seen).
+    pub evicted_executions: usize,
     /// Evicted groups read back from the files (a later event touched
     /// them), since the watch began.
     pub read_back: u64,
@@ -345,6 +348,7 @@ impl Watch {
             executions: self.executions.len(),
             groups: self.groups.len(),
             evicted_groups: self.evictions.len(),
+            evicted_executions: self.evictions.executions(),
             read_back: self.evictions.read_back,
             ..self.stats
         }

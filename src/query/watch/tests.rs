@@ -453,10 +453,20 @@ fn an_evicting_watch_reports_what_a_holding_watch_reports() {
     scenarios.push("sample-journals/deploy-release-incident/activity.jsonl".into());
     let mut read_back = 0;
     for s in &scenarios {
-        let (held, _) = ends_as_groups_does_with(&[s], holding());
+        let (held, all) = ends_as_groups_does_with(&[s], holding());
         let (evicted, stats) = ends_as_groups_does_with(&[s], evicting());
         assert_eq!(held, evicted, "{s}");
         assert!(stats.evicted_groups > 0, "{s}: {stats:?}");
+        // What the summary counts: every execution and group seen, held or
+        // let go of.
+        assert_eq!(
+            (all.executions, all.groups),
+            (
+                stats.executions + stats.evicted_executions,
+                stats.groups + stats.evicted_groups
+            ),
+            "{s}"
+        );
         read_back += stats.read_back;
     }
     assert!(read_back > 50, "{read_back} groups read back");
