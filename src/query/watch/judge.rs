@@ -138,6 +138,28 @@ impl Watch {
                         .get(s.journal as usize)
                         .map_or_else(String::new, |f| f.name.clone()),
                     line: s.line,
+                })
+                // A group judged with no event of its own this poll (it
+                // shares an idempotency key with one that had): its newest
+                // event, from the model it was judged on.
+                .or_else(|| {
+                    g.executions
+                        .iter()
+                        .flat_map(|&x| {
+                            let ex = model.execution(x);
+                            ex.events.iter().map(move |e| (ex, e))
+                        })
+                        .max_by_key(|(_, e)| (e.at, e.source.position()))
+                        .map(|(ex, e)| ChangeEvent {
+                            execution_id: ex.id.clone(),
+                            event: e.kind.name(),
+                            at: e.at,
+                            journal: self
+                                .files
+                                .get(e.source.journal() as usize)
+                                .map_or_else(String::new, |f| f.name.clone()),
+                            line: e.source.position(),
+                        })
                 });
             let Some(live) = self.groups.get_mut(key) else {
                 continue;

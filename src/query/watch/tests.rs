@@ -109,6 +109,8 @@ fn ends_as_groups_does_with(
                 reported.push(reported_of(&n, d.path()));
                 match n {
                     Notice::Change(c) => {
+                        // Every change names the event behind it (§7.7).
+                        assert!(c.changed_by.is_some(), "{journals:?}: {c:?}");
                         last.insert(c.group_id.clone(), c.verdict);
                     }
                     Notice::Withdrawn { group_id, .. } => {
