@@ -550,10 +550,8 @@ impl Investigation {
 /// An event with the arguments' secret fields replaced.
 fn redacted(e: &Event, secret_fields: &[String]) -> Event {
     let mut e = e.clone();
-    if secret_fields.is_empty() {
-        return e;
-    }
-    if let EventKind::Accepted { action, .. } = &mut e.kind {
+    // With no secret field, the action is not taken apart at all.
+    if let (EventKind::Accepted { action, .. }, false) = (&mut e.kind, secret_fields.is_empty()) {
         let mut m = std::mem::take(action).into_map();
         if let Some(args) = m.get_mut("arguments") {
             *args = super::words::redact_secrets(args, secret_fields);
