@@ -55,7 +55,7 @@ impl Investigation {
     /// line not finished), or the model joined layers' records.
     #[allow(clippy::result_large_err)]
     pub fn grown(
-        self,
+        mut self,
         records: Vec<Record>,
         now: &[ReadTo],
         before: &[Option<ReadTo>],
@@ -118,61 +118,30 @@ impl Investigation {
                 _ => return Err(self),
             }
         }
-        let Investigation {
-            mut journals,
-            model,
-            analysis: old,
-            config,
-            case,
-            reviewer,
-            read_only,
-            sample,
-            skipped,
-            window,
-            secrets,
-        } = self;
-        let mut b = match model.into_builder() {
+        let mut b = match std::mem::take(&mut self.model).into_builder() {
             Ok(b) => b,
             Err(model) => {
-                return Err(Investigation {
-                    journals,
-                    model: *model,
-                    analysis: old,
-                    config,
-                    case,
-                    reviewer,
-                    read_only,
-                    sample,
-                    skipped,
-                    window,
-                    secrets,
-                });
+                self.model = *model;
+                return Err(self);
             }
         };
-        // Freeing a large analysis takes a while; nothing waits for it.
-        std::thread::spawn(move || drop(old));
         for r in records {
             b.push(r);
         }
         for (j, r) in reports {
-            journals[j] = r;
+            self.journals[j] = r;
         }
-        let model = b.finish();
-        let analysis = analysis::analyze(&model, &journals, &config);
-        Ok(Investigation {
-            journals,
-            model,
-            analysis,
-            config,
-            case,
-            reviewer,
-            read_only,
-            sample,
-            skipped,
-            window,
-            secrets: super::secrets::Secrets::default(),
-        }
-        .with_secrets())
+        self.model = b.finish();
+        let old = std::mem::replace(
+            &mut self.analysis,
+            analysis::analyze(&self.model, &self.journals, &self.config),
+        );
+        // Freeing a large analysis takes a while; nothing waits for it.
+        std::thread::spawn(move || drop(old));
+        // Notes are scrubbed of the secrets found, found again over the
+        // grown model.
+        self.secrets = super::secrets::Secrets::default();
+        Ok(self.with_secrets())
     }
 }
 
