@@ -123,12 +123,7 @@ fn repo(p: &str) -> PathBuf {
 /// journal again.
 #[test]
 fn every_scenario_refreshes_as_a_fresh_open_by_adding_what_it_gained() {
-    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(repo("sample-journals/scenarios"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    scenarios.sort();
+    let scenarios = scenarios();
     assert!(scenarios.len() > 5);
     let mut grown = 0;
     for s in &scenarios {
@@ -189,14 +184,12 @@ fn a_real_journal_refreshes_as_a_fresh_open() {
 /// records: the journals are opened again.
 #[test]
 fn a_bad_line_opens_the_journals_again() {
-    let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("activity.jsonl");
-    let text = include_str!("../../../sample-journals/deploy-release-incident/activity.jsonl");
-    let lines: Vec<&str> = text.lines().collect();
-    let mut f = std::fs::File::create(&p).unwrap();
-    writeln!(f, "{}", lines[0]).unwrap();
-    let mut setup = Setup::new(vec![p.clone()]);
-    setup.case = Some(d.path().join("none.sqlite"));
+    let super::super::tests::SampleJournal {
+        dir: _dir,
+        file: mut f,
+        lines,
+        setup,
+    } = super::super::tests::sample_journal(1);
     let mut follow = Follow::start(&setup).unwrap();
     follow.poll();
     follow.investigation().unwrap();
@@ -238,12 +231,7 @@ fn a_bad_line_opens_the_journals_again() {
 #[test]
 fn unchained_journals_refresh_as_a_fresh_open() {
     let d = tempfile::tempdir().unwrap();
-    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(repo("sample-journals/scenarios"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    scenarios.sort();
+    let scenarios = scenarios();
     for s in &scenarios {
         let text = std::fs::read_to_string(s).unwrap();
         let unchained: String = text
@@ -270,4 +258,15 @@ fn unchained_journals_refresh_as_a_fresh_open() {
         let r = refreshes_as_a_fresh_open(&[&p], 2);
         assert!(r.grown > 0, "{s:?}: {r:?}");
     }
+}
+
+/// The scenario journals, in name order.
+fn scenarios() -> Vec<PathBuf> {
+    let mut s: Vec<PathBuf> = std::fs::read_dir(repo("sample-journals/scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    s.sort();
+    s
 }

@@ -3,6 +3,35 @@ use crate::query::Investigation;
 use std::io::Write;
 use std::path::Path;
 
+/// A journal in a fresh folder holding the sample incident's first `n`
+/// lines, open for appending, with the incident's lines and a setup that
+/// reads it (and no case file).
+pub(super) struct SampleJournal {
+    pub dir: tempfile::TempDir,
+    pub file: std::fs::File,
+    pub lines: Vec<&'static str>,
+    pub setup: Setup,
+}
+
+pub(super) fn sample_journal(n: usize) -> SampleJournal {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("activity.jsonl");
+    let text = include_str!("../../../sample-journals/deploy-release-incident/activity.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut file = std::fs::File::create(&path).unwrap();
+    for l in &lines[..n] {
+        writeln!(file, "{l}").unwrap();
+    }
+    let mut setup = Setup::new(vec![path.clone()]);
+    setup.case = Some(dir.path().join("none.sqlite"));
+    SampleJournal {
+        dir,
+        file,
+        lines,
+        setup,
+    }
+}
+
 fn changes(n: &[Notice]) -> Vec<(Verdict, Option<Verdict>, u32)> {
     n.iter()
         .filter_map(|n| match n {
@@ -209,16 +238,12 @@ fn every_line_based_format_ends_as_groups_reads_it() {
 /// `verdict_changes` names.
 #[test]
 fn follow_counts_what_the_journal_gains_and_says_when_to_refresh() {
-    let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("activity.jsonl");
-    let text = include_str!("../../../sample-journals/deploy-release-incident/activity.jsonl");
-    let lines: Vec<&str> = text.lines().collect();
-    let mut f = std::fs::File::create(&p).unwrap();
-    for l in &lines[..8] {
-        writeln!(f, "{l}").unwrap();
-    }
-    let mut setup = Setup::new(vec![p.clone()]);
-    setup.case = Some(d.path().join("none.sqlite"));
+    let SampleJournal {
+        dir: _dir,
+        file: mut f,
+        lines,
+        setup,
+    } = sample_journal(8);
     let before = Investigation::open(&setup, &mut |_| {}).unwrap();
     let mut follow = Follow::start(&setup).unwrap();
     let first = follow.poll();
@@ -382,16 +407,12 @@ fn a_journal_read_to_its_end_gets_the_verdicts_groups_gives() {
 /// brought a new investigation (the journals panel kept saying 0 bad).
 #[test]
 fn follow_waits_for_a_line_being_written_and_refreshes_for_bad_lines() {
-    let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("activity.jsonl");
-    let text = include_str!("../../../sample-journals/deploy-release-incident/activity.jsonl");
-    let lines: Vec<&str> = text.lines().collect();
-    let mut f = std::fs::File::create(&p).unwrap();
-    for l in &lines[..5] {
-        writeln!(f, "{l}").unwrap();
-    }
-    let mut setup = Setup::new(vec![p.clone()]);
-    setup.case = Some(d.path().join("none.sqlite"));
+    let SampleJournal {
+        dir: _dir,
+        file: mut f,
+        lines,
+        setup,
+    } = sample_journal(5);
     let mut follow = Follow::start(&setup).unwrap();
     follow.poll();
     follow.investigation().unwrap();
