@@ -91,6 +91,7 @@ pub fn export(
             case: inv.case(),
             anonymize,
             chain_check: None,
+            abridge: matches!(format, ExportFormat::Markdown),
         },
     );
     let format = match format {

@@ -7,7 +7,7 @@
 //! events of how many executions it stands for. The JSON and CSV exports
 //! are data, and keep every row.
 
-use super::report::{GroupReport, TimelineRow};
+use super::report::{GroupReport, QuestionReport, TimelineRow};
 use std::collections::HashSet;
 
 /// A group of more executions than this is abridged.
@@ -31,36 +31,17 @@ impl<'a> Shown<'a> {
     /// first and last [`ENDS`] and every one whose id the verdict's reason,
     /// the five answers or their evidence name.
     pub fn of(g: &'a GroupReport) -> Shown<'a> {
-        if g.executions.len() <= FULL_EXECUTIONS {
-            return Shown { kept: None };
+        let kept = kept(&g.reason, &g.questions, &g.executions);
+        Shown {
+            kept: kept.map(|k| {
+                g.executions
+                    .iter()
+                    .zip(k)
+                    .filter(|(_, k)| *k)
+                    .map(|(x, _)| x.as_str())
+                    .collect()
+            }),
         }
-        let mut named: HashSet<&str> = HashSet::new();
-        let mut words = |s: &'a str| {
-            for w in s.split_whitespace() {
-                named.insert(w.trim_matches(|c: char| {
-                    matches!(
-                        c,
-                        '(' | ')' | '[' | ']' | ',' | ';' | ':' | '.' | '`' | '"' | '\''
-                    )
-                }));
-            }
-        };
-        words(&g.reason);
-        for q in &g.questions {
-            words(&q.answer);
-            for e in &q.evidence {
-                words(e);
-            }
-        }
-        let n = g.executions.len();
-        let kept = g
-            .executions
-            .iter()
-            .enumerate()
-            .filter(|(i, x)| *i < ENDS || *i >= n - ENDS || named.contains(x.as_str()))
-            .map(|(_, x)| x.as_str())
-            .collect();
-        Shown { kept: Some(kept) }
     }
 
     /// Whether anything is left out.
@@ -85,12 +66,26 @@ impl<'a> Shown<'a> {
         r.execution_id.as_deref().is_none_or(|x| self.shows(x))
     }
 
-    /// The timeline as shown: each row kept, or in place of each run of
-    /// rows left out, one [`Piece::Gap`].
-    pub fn timeline<'r>(&self, rows: &'r [TimelineRow]) -> Vec<Piece<'r>> {
+    /// The timeline of `g` as shown: each row kept, or in place of each
+    /// run of rows left out, one [`Piece::Gap`]. A timeline built abridged
+    /// ([`GroupReport::left_out`]) holds only the rows shown, and its gaps
+    /// are where the build counted them.
+    pub fn timeline<'r>(&self, g: &'r GroupReport) -> Vec<Piece<'r>> {
+        if let Some(left_out) = &g.left_out {
+            let mut out = Vec::with_capacity(g.timeline.len() + left_out.len());
+            let mut gaps = left_out.iter().peekable();
+            for (i, r) in g.timeline.iter().enumerate() {
+                while let Some(gap) = gaps.next_if(|gap| gap.before <= i) {
+                    out.push(gap.piece());
+                }
+                out.push(Piece::Row(r));
+            }
+            out.extend(gaps.map(LeftOut::piece));
+            return out;
+        }
         let mut out = Vec::new();
         let mut gap: Option<(usize, HashSet<&'r str>)> = None;
-        for r in rows {
+        for r in &g.timeline {
             if self.shows_row(r) {
                 if let Some((events, xs)) = gap.take() {
                     out.push(Piece::Gap {
@@ -114,6 +109,68 @@ impl<'a> Shown<'a> {
             });
         }
         out
+    }
+}
+
+/// Which of a group's executions (`executions`, in order) a document
+/// shows, aligned with them; `None` for a group of at most
+/// [`FULL_EXECUTIONS`], shown whole: the first and last [`ENDS`] and every
+/// one whose id the verdict's `reason`, the five answers or their evidence
+/// name.
+pub fn kept(
+    reason: &str,
+    questions: &[QuestionReport],
+    executions: &[String],
+) -> Option<Vec<bool>> {
+    if executions.len() <= FULL_EXECUTIONS {
+        return None;
+    }
+    let mut texts: Vec<&str> = vec![reason];
+    for q in questions {
+        texts.push(&q.answer);
+        texts.extend(q.evidence.iter().map(String::as_str));
+    }
+    let named: HashSet<&str> = texts
+        .into_iter()
+        .flat_map(str::split_whitespace)
+        .map(|w| {
+            w.trim_matches(|c: char| {
+                matches!(
+                    c,
+                    '(' | ')' | '[' | ']' | ',' | ';' | ':' | '.' | '`' | '"' | '\''
+                )
+            })
+        })
+        .collect();
+    let n = executions.len();
+    Some(
+        executions
+            .iter()
+            .enumerate()
+            .map(|(i, x)| i < ENDS || i >= n - ENDS || named.contains(x.as_str()))
+            .collect(),
+    )
+}
+
+/// A run of timeline rows a timeline built abridged left out
+/// ([`GroupReport::left_out`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The index of the first row shown after the run in
+    /// [`GroupReport::timeline`] (its length for a run at the end).
+    pub before: usize,
+    /// Events left out here.
+    pub events: usize,
+    /// Executions they belong to.
+    pub executions: usize,
+}
+
+impl LeftOut {
+    fn piece<'r>(&self) -> Piece<'r> {
+        Piece::Gap {
+            events: self.events,
+            executions: self.executions,
+        }
     }
 }
 

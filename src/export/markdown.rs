@@ -404,7 +404,7 @@ fn group(s: &mut String, g: &GroupReport) {
         "| UTC time | Since first event | Execution | Call | Stage | Detail | Evidence |"
     );
     let _ = writeln!(s, "|---|---:|---|---|---|---|---|");
-    for piece in shown.timeline(&g.timeline) {
+    for piece in shown.timeline(g) {
         let r = match piece {
             Piece::Row(r) => r,
             Piece::Gap { events, executions } => {

@@ -97,7 +97,7 @@ pub fn sequence_diagram(g: &GroupReport, shown: &Shown<'_>) -> String {
     let _ = writeln!(d, "    participant A as Agent");
     let _ = writeln!(d, "    participant G as Gateway");
     let _ = writeln!(d, "    participant T as Target {}", escape(target));
-    for piece in shown.timeline(&g.timeline) {
+    for piece in shown.timeline(g) {
         let r = match piece {
             Piece::Row(r) => r,
             Piece::Gap { events, executions } => {

@@ -19,6 +19,8 @@ pub mod markdown;
 pub mod mermaid;
 mod pseudonyms;
 mod report;
+#[cfg(test)]
+mod tests;
 
 pub use chain::{ChainCheck, evidence_chain_fields, evidence_chain_verified, unverified_mark};
 pub use report::{
@@ -69,6 +71,13 @@ pub struct Request<'a> {
     pub anonymize: bool,
     /// Journal chain check ([`evidence_chain_verified`] by default).
     pub chain_check: Option<&'a ChainCheck<'a>>,
+    /// Build the report for a document (Markdown): the timeline of a group
+    /// of more than [`abridge::FULL_EXECUTIONS`] executions holds only the
+    /// rows of the executions the document shows, and counts the runs it
+    /// leaves out ([`GroupReport::left_out`]; docs/design.md §7.5), so
+    /// that a group of 200,000 calls is not worded a million times to be
+    /// left out. `false` keeps every row, as the JSON and CSV exports need.
+    pub abridge: bool,
 }
 
 pub(crate) fn hms(t: DateTime<Utc>) -> String {
@@ -78,6 +87,8 @@ pub(crate) fn hms(t: DateTime<Utc>) -> String {
 struct Builder<'a, N: Namer> {
     inv: &'a Investigation,
     namer: N,
+    /// [`Request::abridge`].
+    abridge: bool,
 }
 
 impl<N: Namer> Builder<'_, N> {
@@ -110,21 +121,58 @@ impl<N: Namer> Builder<'_, N> {
         let inv = self.inv;
         let detail = g.detail();
 
-        // Timeline.
-        let mut rows: Vec<(DateTime<Utc>, SourceRef, ExecIdx, EventView)> =
-            Vec::with_capacity(g.executions().map(|x| inv.event_count(x)).sum());
-        for x in g.executions() {
-            for v in inv.events(x) {
-                rows.push((v.record.at, v.record.source, x, v));
+        // The questions and the executions' names first: which executions
+        // a document shows depends on them.
+        let questions: Vec<QuestionReport> = detail
+            .questions
+            .iter()
+            .map(|q| QuestionReport {
+                question: q.question,
+                asks: q.asks,
+                answer: self.namer.text(&q.answer),
+                unknown: q.unknown,
+                evidence: q.evidence.iter().map(|v| self.cite(v)).collect(),
+            })
+            .collect();
+        let reason = self.namer.text(&detail.reason);
+        let executions: Vec<String> = g
+            .execution_ids()
+            .map(|x| self.namer.id(Class::Execution, x))
+            .collect();
+        let kept = if self.abridge {
+            abridge::kept(&reason, &questions, &executions)
+        } else {
+            None
+        };
+        let shown = |k: usize| kept.as_ref().is_none_or(|kept| kept[k]);
+
+        // Timeline: every event of the group, in time order; only those of
+        // the executions shown are worded.
+        let xs: Vec<ExecIdx> = g.executions().collect();
+        let mut stamps: Vec<(DateTime<Utc>, SourceRef, ExecIdx, usize, usize)> =
+            Vec::with_capacity(xs.iter().map(|&x| inv.event_count(x)).sum());
+        for (k, &x) in xs.iter().enumerate() {
+            for (i, (at, source)) in inv.event_stamps(x).enumerate() {
+                stamps.push((at, source, x, k, i));
             }
         }
-        rows.sort_by_key(|r| (r.0, r.1, r.2));
+        stamps.sort_by_key(|r| (r.0, r.1, r.2));
+        let views: Vec<Vec<EventView>> = xs
+            .iter()
+            .enumerate()
+            .map(|(k, &x)| if shown(k) { inv.events(x) } else { Vec::new() })
+            .collect();
         let t0 = g
             .first_at()
-            .or(rows.first().map(|r| r.0))
+            .or(stamps.first().map(|r| r.0))
             .unwrap_or_default();
-        let mut timeline = Vec::with_capacity(rows.len());
-        for (at, _, x, v) in &rows {
+        let mut timeline = Vec::with_capacity(stamps.len());
+        for &(at, _, _, k, i) in &stamps {
+            if !shown(k) {
+                timeline.push(Entry::Hidden { at, execution: k });
+                continue;
+            }
+            let v = &views[k][i];
             let e = &v.record;
             let call_id = match &e.kind {
                 EventKind::Accepted { call, .. } | EventKind::Attached { call, .. } => {
@@ -132,17 +180,24 @@ impl<N: Namer> Builder<'_, N> {
                 }
                 _ => None,
             };
-            timeline.push(TimelineRow {
-                at: *at,
-                offset_ms: (*at - t0).num_milliseconds(),
-                execution_id: Some(self.namer.id(Class::Execution, inv.execution_id(*x))),
+            timeline.push(Entry::Row(TimelineRow {
+                at,
+                offset_ms: (at - t0).num_milliseconds(),
+                execution_id: Some(executions[k].clone()),
                 call_id: call_id.map(|c| self.namer.id(Class::Call, &c)),
                 stage: e.kind.name().to_string(),
                 detail: event_detail(e, &[], &mut self.namer),
                 source: self.cite(&v.evidence),
-            });
+            }));
         }
+        drop(views);
         let ids: BTreeSet<&str> = g.execution_ids().collect();
+        // Where each execution is in the group, to tell whether a decision
+        // about it is shown.
+        let position: std::collections::HashMap<&str, usize> = match kept {
+            Some(_) => g.execution_ids().enumerate().map(|(k, x)| (x, k)).collect(),
+            None => Default::default(),
+        };
         let case_name = case.name().unwrap_or_default();
         let decisions: Vec<&DecisionRecord> = case
             .decisions
@@ -183,19 +238,25 @@ impl<N: Namer> Builder<'_, N> {
                 ));
             }
             let case_file = self.namer.id(Class::File, &case_name);
-            timeline.push(TimelineRow {
-                at: d.at,
-                offset_ms: (d.at - t0).num_milliseconds(),
-                execution_id: Some(execution_id.clone()),
-                call_id: None,
-                stage: "reviewer_decision".into(),
-                detail: format!(
-                    "{} by {reviewer}: {}",
-                    d.payload.decision,
-                    self.namer.id(Class::Text, &d.payload.note)
-                ),
-                source: format!("{case_file} entry {}", d.seq),
-            });
+            match position.get(d.payload.execution_id.as_str()) {
+                Some(&k) if !shown(k) => timeline.push(Entry::Hidden {
+                    at: d.at,
+                    execution: k,
+                }),
+                _ => timeline.push(Entry::Row(TimelineRow {
+                    at: d.at,
+                    offset_ms: (d.at - t0).num_milliseconds(),
+                    execution_id: Some(execution_id.clone()),
+                    call_id: None,
+                    stage: "reviewer_decision".into(),
+                    detail: format!(
+                        "{} by {reviewer}: {}",
+                        d.payload.decision,
+                        self.namer.id(Class::Text, &d.payload.note)
+                    ),
+                    source: format!("{case_file} entry {}", d.seq),
+                })),
+            }
             decision_reports.push(DecisionReport {
                 at: d.at,
                 execution_id,
@@ -206,19 +267,8 @@ impl<N: Namer> Builder<'_, N> {
                 effect,
             });
         }
-        timeline.sort_by_key(|r| r.at);
-
-        let questions = detail
-            .questions
-            .iter()
-            .map(|q| QuestionReport {
-                question: q.question,
-                asks: q.asks,
-                answer: self.namer.text(&q.answer),
-                unknown: q.unknown,
-                evidence: q.evidence.iter().map(|v| self.cite(v)).collect(),
-            })
-            .collect();
+        timeline.sort_by_key(Entry::at);
+        let (timeline, left_out) = rows_shown(timeline, kept.is_some());
         // The groups a near_duplicate finding names (docs/design.md §5.13)
         // get their pseudonyms before the findings' words are replaced.
         let near_duplicates = detail
@@ -245,7 +295,7 @@ impl<N: Namer> Builder<'_, N> {
         // come from, and the case file when decisions are shown.
         let mut by_journal: std::collections::BTreeMap<JournalId, Vec<SourceRef>> =
             Default::default();
-        for &(_, s, _, _) in &rows {
+        for &(_, s, _, _, _) in &stamps {
             by_journal.entry(s.journal()).or_default().push(s);
         }
         for q in &detail.questions {
@@ -297,7 +347,7 @@ impl<N: Namer> Builder<'_, N> {
             group_id: self.namer.id(Class::Group, g.id()),
             verdict: g.verdict(),
             severity: g.severity(),
-            reason: self.namer.text(&detail.reason),
+            reason,
             provenance: (!provenance.is_empty()).then(|| provenance.join("; ")),
             tool: g.tool().to_string(),
             target: g.target().map(|t| self.namer.id(Class::Target, t)),
@@ -310,14 +360,12 @@ impl<N: Namer> Builder<'_, N> {
             contract_configured: contract.configured,
             contract_basis: contract.basis_words(),
             calls: g.calls(),
-            executions: g
-                .execution_ids()
-                .map(|x| self.namer.id(Class::Execution, x))
-                .collect(),
+            executions,
             dispatches: g.dispatches(),
             first_at: g.first_at(),
             last_at: g.last_at(),
             timeline,
+            left_out,
             questions,
             findings,
             near_duplicates,
@@ -353,6 +401,62 @@ impl<N: Namer> Builder<'_, N> {
             self.namer.id(class, s)
         }
     }
+}
+
+/// A timeline row of a group's report while it is built: worded, or
+/// left out of a document (only counted).
+enum Entry {
+    Row(TimelineRow),
+    Hidden { at: DateTime<Utc>, execution: usize },
+}
+
+impl Entry {
+    fn at(&self) -> DateTime<Utc> {
+        match self {
+            Entry::Row(r) => r.at,
+            Entry::Hidden { at, .. } => *at,
+        }
+    }
+}
+
+/// The rows of a timeline in time order that are worded, and, when the
+/// timeline is `abridged`, each run of rows left out as counted where it
+/// was ([`GroupReport::left_out`]): as many events, of as many executions
+/// (by their place in the group), as [`abridge::Shown::timeline`] counts
+/// over the whole timeline.
+fn rows_shown(
+    entries: Vec<Entry>,
+    abridged: bool,
+) -> (Vec<TimelineRow>, Option<Vec<abridge::LeftOut>>) {
+    let mut rows = Vec::with_capacity(if abridged { 0 } else { entries.len() });
+    let mut left_out = Vec::new();
+    let mut run: Option<(usize, std::collections::HashSet<usize>)> = None;
+    let close = |run: &mut Option<(usize, std::collections::HashSet<usize>)>,
+                 rows: &Vec<TimelineRow>,
+                 left_out: &mut Vec<abridge::LeftOut>| {
+        if let Some((events, xs)) = run.take() {
+            left_out.push(abridge::LeftOut {
+                before: rows.len(),
+                events,
+                executions: xs.len(),
+            });
+        }
+    };
+    for e in entries {
+        match e {
+            Entry::Row(r) => {
+                close(&mut run, &rows, &mut left_out);
+                rows.push(r);
+            }
+            Entry::Hidden { execution, .. } => {
+                let (events, xs) = run.get_or_insert_with(Default::default);
+                *events += 1;
+                xs.insert(execution);
+            }
+        }
+    }
+    close(&mut run, &rows, &mut left_out);
+    (rows, abridged.then_some(left_out))
 }
 
 /// What the groups did together: extra side effects, possible ones,
@@ -395,7 +499,11 @@ impl Report {
     }
 
     fn build_with<N: Namer>(inv: &Investigation, req: &Request<'_>, namer: N) -> Report {
-        let mut b = Builder { inv, namer };
+        let mut b = Builder {
+            inv,
+            namer,
+            abridge: req.abridge,
+        };
         let default_check = evidence_chain_verified;
         let check: &ChainCheck<'_> = req.chain_check.unwrap_or(&default_check);
         let groups: Vec<GroupReport> = req

@@ -195,8 +195,16 @@ pub struct GroupReport {
     pub first_at: Option<DateTime<Utc>>,
     /// Last event.
     pub last_at: Option<DateTime<Utc>>,
-    /// The timeline, in time order.
+    /// The timeline, in time order: every row, or of a timeline built
+    /// abridged ([`GroupReport::left_out`]), the rows a document shows.
     pub timeline: Vec<TimelineRow>,
+    /// Of a timeline built for a document ([`super::Request::abridge`]) of
+    /// a group of more than [`super::abridge::FULL_EXECUTIONS`]
+    /// executions, where rows were left out and what each run held
+    /// (docs/design.md §7.5); `None` when `timeline` holds every row. Not
+    /// part of the JSON export, which always has every row.
+    #[serde(skip)]
+    pub left_out: Option<Vec<super::abridge::LeftOut>>,
     /// The five questions.
     pub questions: Vec<QuestionReport>,
     /// Findings.

@@ -382,6 +382,21 @@ impl Investigation {
             .map_or(0, |e| e.events.len())
     }
 
+    /// When and where each event of the execution at a position was
+    /// recorded, in the order of [`Investigation::events`]: what ordering
+    /// a timeline and checking its lines' chain need, without the views
+    /// (nothing for no such position).
+    pub fn event_stamps(
+        &self,
+        x: ExecIdx,
+    ) -> impl Iterator<Item = (chrono::DateTime<chrono::Utc>, SourceRef)> + '_ {
+        self.model
+            .executions
+            .get(x.get())
+            .into_iter()
+            .flat_map(|e| e.events.iter().map(|e| (e.at, e.source)))
+    }
+
     /// The execution id at a position.
     pub fn execution_id(&self, x: ExecIdx) -> &str {
         self.model

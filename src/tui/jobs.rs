@@ -210,6 +210,7 @@ fn export(
             case: data.inv.case(),
             anonymize: false,
             chain_check: None,
+            abridge: true,
         },
     );
     let text = Format::Markdown.render(&report);
