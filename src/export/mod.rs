@@ -119,12 +119,14 @@ impl<N: Namer> Builder<'_, N> {
         check: &ChainCheck<'_>,
     ) -> GroupReport {
         let inv = self.inv;
-        let detail = g.detail();
+        // What `retrace investigate` shows about the group, less the
+        // summary of every execution, which the report does not use.
+        let (reason, answers) = g.explanation();
+        let effects = g.effects();
 
         // The questions and the executions' names first: which executions
         // a document shows depends on them.
-        let questions: Vec<QuestionReport> = detail
-            .questions
+        let questions: Vec<QuestionReport> = answers
             .iter()
             .map(|q| QuestionReport {
                 question: q.question,
@@ -134,7 +136,7 @@ impl<N: Namer> Builder<'_, N> {
                 evidence: q.evidence.iter().map(|v| self.cite(v)).collect(),
             })
             .collect();
-        let reason = self.namer.text(&detail.reason);
+        let reason = self.namer.text(&reason);
         let executions: Vec<String> = g
             .execution_ids()
             .map(|x| self.namer.id(Class::Execution, x))
@@ -271,8 +273,8 @@ impl<N: Namer> Builder<'_, N> {
         let (timeline, left_out) = rows_shown(timeline, kept.is_some());
         // The groups a near_duplicate finding names (docs/design.md §5.13)
         // get their pseudonyms before the findings' words are replaced.
-        let near_duplicates = detail
-            .near_duplicates
+        let near_duplicates = g
+            .near_duplicates()
             .iter()
             .map(|n| NearDuplicateReport {
                 group_id: self.namer.id(Class::Group, &n.group_id),
@@ -281,8 +283,8 @@ impl<N: Namer> Builder<'_, N> {
                 field: n.field.clone(),
             })
             .collect();
-        let findings = detail
-            .findings
+        let findings = g
+            .findings()
             .iter()
             .map(|f| FindingReport {
                 kind: f.kind,
@@ -298,7 +300,7 @@ impl<N: Namer> Builder<'_, N> {
         for &(_, s, _, _, _) in &stamps {
             by_journal.entry(s.journal()).or_default().push(s);
         }
-        for q in &detail.questions {
+        for q in &answers {
             for v in &q.evidence {
                 by_journal
                     .entry(v.source.journal())
@@ -337,8 +339,8 @@ impl<N: Namer> Builder<'_, N> {
             });
         }
 
-        let arguments = detail
-            .canonical_action
+        let arguments = g
+            .canonical_action()
             .get("arguments")
             .map(|a| self.namer.value(a))
             .unwrap_or(Value::Null);
@@ -373,11 +375,11 @@ impl<N: Namer> Builder<'_, N> {
             chain,
             sequence_diagram: String::new(),
             abridged: false,
-            acted: detail.effects.acted,
-            acted_by_reviewer: detail.effects.acted_by_reviewer,
-            unknown: detail.effects.unknown,
-            action_items: detail
-                .action_items
+            acted: effects.acted,
+            acted_by_reviewer: effects.acted_by_reviewer,
+            unknown: effects.unknown,
+            action_items: g
+                .action_items()
                 .iter()
                 .map(|a| ActionItemReport {
                     kind: a.kind.into(),

@@ -3,12 +3,17 @@
 //! (its verdict, calls, executions, findings and contract) without exposing
 //! the analysis behind it.
 
+use super::views::{
+    AnswerView, Effects, FindingView, GroupDetail, GroupSummary, NearDuplicateView,
+};
 use super::{
     ExecIdx, FindingKind, GroupIdx, Investigation, Resolution, Severity, ToolContract, Verdict,
     words,
 };
-use crate::analysis::Group;
+use crate::analysis::verdict::TargetAnswer;
+use crate::analysis::{self, ActionItem, Group};
 use chrono::{DateTime, Utc};
+use serde_json::Value;
 
 /// Which groups to list.
 #[derive(Debug, Clone, Default)]
@@ -150,5 +155,152 @@ impl<'a> GroupRef<'a> {
                 .into_iter()
                 .chain(l.delivery_resolution.as_deref())
         })
+    }
+}
+
+impl GroupRef<'_> {
+    /// The summary (docs/design.md §7: the `groups --json` element).
+    pub fn summary(&self) -> GroupSummary {
+        let g = self.g;
+        GroupSummary {
+            group_id: g.id.clone(),
+            verdict: g.verdict,
+            severity: g.severity(),
+            tool: g.tool.clone(),
+            actor: g.actor.clone(),
+            intent_scope: g.intent_scope.clone(),
+            fingerprint: g.fingerprint.clone(),
+            calls: g.calls,
+            executions: g.executions.len(),
+            dispatches: g.dispatches,
+            first_at: g.first_at,
+            last_at: g.last_at,
+            execution_ids: self.execution_ids().map(str::to_string).collect(),
+            flags: self.flags(),
+            class_basis: g.contract.basis(),
+            resolutions: self.resolutions().cloned().collect(),
+        }
+    }
+
+    /// Why the group got its verdict, in one sentence (computed on demand).
+    pub fn reason(&self) -> String {
+        self.explain().reason
+    }
+
+    /// The five answers with their evidence, resolved (computed on demand).
+    pub fn answers(&self) -> Vec<AnswerView> {
+        self.explain()
+            .answers
+            .iter()
+            .map(|a| self.inv.answer_view(a))
+            .collect()
+    }
+
+    /// The reason for the verdict and the five answers, resolved: what
+    /// [`GroupRef::reason`] and [`GroupRef::answers`] give, from one
+    /// explanation of the group.
+    pub fn explanation(&self) -> (String, Vec<AnswerView>) {
+        let ex = self.explain();
+        let answers = ex.answers.iter().map(|a| self.inv.answer_view(a)).collect();
+        (ex.reason, answers)
+    }
+
+    /// The findings with their evidence, resolved.
+    pub fn findings(&self) -> Vec<FindingView> {
+        self.g
+            .findings
+            .iter()
+            .map(|f| self.inv.finding_view(f))
+            .collect()
+    }
+
+    /// The groups one argument field away from this one, with their
+    /// verdicts (docs/design.md §5.13).
+    pub fn near_duplicates(&self) -> Vec<NearDuplicateView> {
+        self.g
+            .near_duplicates
+            .iter()
+            .filter_map(|n| {
+                let o = self.inv.group(&n.group_id).ok()?;
+                Some(NearDuplicateView {
+                    group_id: n.group_id.clone(),
+                    index: o.index(),
+                    verdict: o.verdict(),
+                    severity: o.severity(),
+                    calls: o.calls(),
+                    field: n.field.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The canonical action record the fingerprint was computed from.
+    pub fn canonical_action(&self) -> Value {
+        analysis::canonical_action(&self.inv.model, &self.inv.config, self.g)
+    }
+
+    /// Everything `retrace investigate` shows about the group.
+    pub fn detail(&self) -> GroupDetail {
+        let (reason, questions) = self.explanation();
+        GroupDetail {
+            summary: self.summary(),
+            target: self.g.target.clone(),
+            reason,
+            questions,
+            findings: self.findings(),
+            near_duplicates: self.near_duplicates(),
+            executions_detail: self
+                .executions()
+                .map(|x| self.inv.execution_summary(x))
+                .collect(),
+            contract: self.g.contract.clone(),
+            canonical_action: self.canonical_action(),
+            action_items: self.action_items(),
+            effects: self.effects(),
+        }
+    }
+
+    /// What to change so that the group's problem does not happen again
+    /// (docs/design.md §5.9).
+    pub fn action_items(&self) -> Vec<ActionItem> {
+        let delivery = self.executions().all(|x| self.inv.caps_of(x).delivery);
+        crate::analysis::actions::action_items(
+            &self.inv.model,
+            &self.inv.analysis.lifecycles,
+            self.g,
+            delivery,
+        )
+    }
+
+    /// What the target did across the group's executions.
+    pub fn effects(&self) -> Effects {
+        let mut e = Effects::default();
+        for x in self.executions() {
+            let l = self.inv.analysis.lifecycle(x);
+            let ex = self.inv.model.execution(x);
+            match l.answer {
+                TargetAnswer::Performed => {
+                    e.acted += 1;
+                    // A stored resolution on a performed execution is the
+                    // reviewer's: decisions never override the journal.
+                    e.acted_by_reviewer += usize::from(l.resolution.is_some());
+                    if let Some(t) = l.dispatch_time(ex) {
+                        e.acted_at.push(t);
+                    }
+                }
+                a if a.is_unknown() && l.dispatches > 0 => e.unknown += 1,
+                _ => {}
+            }
+        }
+        e
+    }
+
+    fn explain(&self) -> analysis::Explanation {
+        analysis::explain(
+            &self.inv.model,
+            &self.inv.analysis,
+            &self.inv.journals,
+            self.g,
+        )
     }
 }
