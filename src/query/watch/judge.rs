@@ -256,8 +256,18 @@ impl Watch {
                     for other in self.carried.get(k).into_iter().flatten() {
                         // An execution with no accepted record is in a
                         // group of its own, and shares its keys too.
-                        let og = self.group_key_of(other);
-                        if self.groups.contains_key(&og) && all.insert(og.clone()) {
+                        let og = match self.key_of.get(other) {
+                            Some(k) if all.contains(k) => continue,
+                            Some(k) => k.clone(),
+                            None => {
+                                let o = self.group_key_of(other);
+                                if !self.groups.contains_key(&o) {
+                                    continue;
+                                }
+                                o
+                            }
+                        };
+                        if all.insert(og.clone()) {
                             work.push(og);
                         }
                     }

@@ -245,10 +245,12 @@ impl Watch {
                 if self.options.evict_after.is_some()
                     && let Some(at) = self.line_pos(generation, hash, &event.source)
                 {
-                    self.positions
-                        .entry(execution_id.clone())
-                        .or_default()
-                        .push(at);
+                    match self.positions.get_mut(&execution_id) {
+                        Some(p) => p.push(at),
+                        None => {
+                            self.positions.insert(execution_id.clone(), vec![at]);
+                        }
+                    }
                 }
                 if let crate::model::EventKind::Accepted {
                     idempotency_key: Some(k),
@@ -268,18 +270,26 @@ impl Watch {
                         .or_default()
                         .push(k.clone());
                 }
-                self.origin
-                    .entry(execution_id.clone())
-                    .or_default()
-                    .push(generation);
-                self.executions
-                    .entry(execution_id.clone())
-                    .or_insert_with(|| Execution {
-                        id: execution_id,
-                        events: Vec::new(),
-                    })
-                    .events
-                    .push(event);
+                // Most events are of an execution already held: its id is
+                // not copied for them.
+                match self.origin.get_mut(&execution_id) {
+                    Some(o) => o.push(generation),
+                    None => {
+                        self.origin.insert(execution_id.clone(), vec![generation]);
+                    }
+                }
+                match self.executions.get_mut(&execution_id) {
+                    Some(x) => x.events.push(event),
+                    None => {
+                        self.executions.insert(
+                            execution_id.clone(),
+                            Execution {
+                                id: execution_id,
+                                events: vec![event],
+                            },
+                        );
+                    }
+                }
             }
         }
     }
