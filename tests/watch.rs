@@ -297,6 +297,89 @@ fn a_truncated_journal_is_reported_and_followed_again() {
     assert_eq!(w.exit_code(), Some(3));
 }
 
+/// A truncation that takes a printed duplicate's executions away
+/// (docs/design.md §7.7 "Truncation and rewrites"): the group is said to
+/// be withdrawn, as the file as it now is holds no such duplicate, rather
+/// than left standing because it was still held (this test is quicker
+/// than the 5 s after which a quiet group is let go of, which dropped its
+/// lines); its retry written again is a group of one execution, and the
+/// summary counts what the file holds now.
+#[test]
+fn a_truncation_that_takes_a_duplicate_away_withdraws_it() {
+    let (d, _, activity) = setup();
+    let lines = incident();
+    let mut w = Watching::start(
+        d.path(),
+        &[Path::new("sessions.jsonl"), Path::new("activity.jsonl")],
+        &["--json"],
+    );
+    for l in &lines[..15] {
+        append(&activity, &format!("{l}\n"));
+        pause();
+    }
+    let dup = json(&w.wait_out(|l| l.contains("duplicate_side_effect")));
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::write(&activity, "").unwrap();
+    w.wait_err(|l| l.contains("truncated"));
+    let gone = json(&w.wait_out(|l| l.contains("withdrawn")));
+    assert_eq!(gone["group_id"], dup["group_id"]);
+    assert_eq!(gone["previous_verdict"], "duplicate_side_effect");
+    // The retry alone.
+    for l in &lines[10..15] {
+        append(&activity, &format!("{l}\n"));
+        pause();
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(w.interrupt(), Some(0));
+    let summary = w.wait_err(|l| l.contains("bad lines"));
+    assert!(summary.contains("1 executions in 1 groups"), "{summary}");
+    while let Ok(l) = w.out.recv_timeout(Duration::from_millis(300)) {
+        w.seen_out.push(l);
+    }
+    assert!(
+        !w.seen_out
+            .iter()
+            .skip_while(|l| !l.contains("withdrawn"))
+            .any(|l| l.contains("duplicate") && !l.contains("withdrawn")),
+        "{:#?}",
+        w.seen_out
+    );
+}
+
+/// A journal rewritten with other lines, longer than what was read, between
+/// two polls: said to be rewritten (not read on from the middle of a
+/// line), and read again from its start.
+#[test]
+fn a_journal_rewritten_longer_is_said_and_read_again() {
+    let (d, _, activity) = setup();
+    let lines = incident();
+    append(&activity, &format!("{}\n", lines[..5].join("\n")));
+    let mut w = Watching::start(
+        d.path(),
+        &[Path::new("sessions.jsonl"), Path::new("activity.jsonl")],
+        &["--json"],
+    );
+    std::thread::sleep(Duration::from_millis(400));
+    // The same inode, written over from its start: the incident from its
+    // second call on.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&activity)
+        .unwrap();
+    f.write_all(format!("{}\n", lines[5..].join("\n")).as_bytes())
+        .unwrap();
+    drop(f);
+    let said = w.wait_err(|l| l.contains("rewritten"));
+    assert!(said.contains("activity.jsonl"), "{said}");
+    let dup = json(&w.wait_out(|l| l.contains("duplicate_side_effect")));
+    // Read in one poll: the group's newest event, the retry's delivery,
+    // line 15 of the incident and 10 of the file now.
+    assert_eq!(dup["position"], "activity.jsonl:10");
+    assert_eq!(w.interrupt(), Some(0));
+    let summary = w.wait_err(|l| l.contains("bad lines"));
+    assert!(summary.contains("; 0 bad lines"), "{summary}");
+}
+
 /// Text from journals is escaped before it reaches the terminal.
 #[test]
 fn journal_text_is_escaped() {

@@ -78,7 +78,7 @@ pub fn watch(setup: &Setup, args: WatchArgs, out: &mut dyn Write) -> Result<u8, 
                     } else {
                         writeln!(
                             out,
-                            "WITHDRAWN {group_id} (was {previous_verdict}): its calls were read again, with the lines after them, as other groups'"
+                            "WITHDRAWN {group_id} (was {previous_verdict}): its calls were read again, with the lines after them, as other groups', or their lines were truncated away"
                         )?;
                     }
                 }
@@ -169,8 +169,12 @@ fn notice_line(n: &Notice) -> String {
                 escape(journal)
             )
         }
+        Notice::Truncated { journal, was, now } if now < was => format!(
+            "{}: truncated ({was} bytes read, {now} now); what it held before is dropped; following it again from its start",
+            escape(journal)
+        ),
         Notice::Truncated { journal, was, now } => format!(
-            "{}: truncated ({was} bytes read, {now} now); following it again from its start",
+            "{}: rewritten (what was read of its first {was} bytes is not there now; {now} bytes now); what it held before is dropped; following it again from its start",
             escape(journal)
         ),
         Notice::Note { journal, text } => format!("{}: {}", escape(journal), escape(text)),

@@ -69,9 +69,19 @@ pub struct Follower {
     tail: Vec<u8>,
     /// Lines completed in the current file.
     lines: u32,
+    /// The last bytes read (at most [`CHECKED_BYTES`], ending at
+    /// `offset`): read again at each poll, so that a file rewritten
+    /// with other lines while it was not looked at is told from one that
+    /// only grew.
+    last: Vec<u8>,
     /// Whether a missing file was already reported.
     reported_missing: bool,
 }
+
+/// How many of the last bytes read are checked at each poll to tell a
+/// file rewritten from one that only grew (docs/design.md §7.7
+/// "Following").
+pub const CHECKED_BYTES: usize = 64;
 
 #[cfg(unix)]
 fn file_identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
@@ -94,6 +104,7 @@ impl Follower {
             offset: 0,
             tail: Vec::new(),
             lines: 0,
+            last: Vec::new(),
             reported_missing: false,
         }
     }
@@ -119,6 +130,46 @@ impl Follower {
         self.offset = 0;
         self.tail.clear();
         self.lines = 0;
+        self.last.clear();
+    }
+
+    /// Reads the open file again from its start at the next poll (its
+    /// lines were found changed since they were read, docs/design.md §7.7
+    /// "Memory"); the bytes read before and the file's size now.
+    ///
+    /// # Errors
+    /// The file's size or position cannot be had.
+    pub fn rewind(&mut self) -> io::Result<(u64, u64)> {
+        let was = self.offset;
+        let mut now = 0;
+        if let Some(file) = self.file.as_mut() {
+            now = file.metadata()?.len();
+            file.seek(SeekFrom::Start(0))?;
+        }
+        self.restart();
+        Ok((was, now))
+    }
+
+    /// Whether the last bytes read are still there, at the same place (a
+    /// file rewritten since, even to a greater size, is not).
+    fn still_there(&mut self) -> io::Result<bool> {
+        let Some(file) = self.file.as_mut() else {
+            return Ok(true);
+        };
+        if self.last.is_empty() {
+            return Ok(true);
+        }
+        let from = self.offset - self.last.len() as u64;
+        file.seek(SeekFrom::Start(from))?;
+        let mut now = vec![0u8; self.last.len()];
+        let same = match file.read_exact(&mut now) {
+            Ok(()) => now == self.last,
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => false,
+            Err(e) => return Err(e),
+        };
+        // Reading on goes on from the offset.
+        file.seek(SeekFrom::Start(self.offset))?;
+        Ok(same)
     }
 
     fn open(&mut self, out: &mut Vec<Followed>) -> bool {
@@ -153,9 +204,13 @@ impl Follower {
         let Some(file) = self.file.as_mut() else {
             return Ok((out, false));
         };
-        // Truncated under us: what is there now is read from the start.
+        // Truncated under us, or rewritten with other lines (even to a
+        // greater size): what is there now is read from the start.
         let size = file.metadata()?.len();
-        if size < self.offset {
+        if size < self.offset || !self.still_there()? {
+            let Some(file) = self.file.as_mut() else {
+                return Ok((out, false));
+            };
             file.seek(SeekFrom::Start(0))?;
             out.push(Followed::Truncated {
                 was: self.offset,
@@ -201,6 +256,16 @@ impl Follower {
         let mut limited = file.take(MAX_POLL_BYTES as u64);
         let n = limited.read_to_end(&mut buf)?;
         self.offset += n as u64;
+        let new = &buf[before..];
+        if new.len() >= CHECKED_BYTES {
+            self.last.clear();
+            self.last
+                .extend_from_slice(&new[new.len() - CHECKED_BYTES..]);
+        } else {
+            self.last.extend_from_slice(new);
+            let over = self.last.len().saturating_sub(CHECKED_BYTES);
+            self.last.drain(..over);
+        }
         let more = n == MAX_POLL_BYTES;
         if buf.len() == before && n == 0 {
             self.tail = buf;
@@ -567,6 +632,37 @@ mod tests {
         f.write_all(b"y\n").unwrap();
         let (out, _) = fol.poll().unwrap();
         assert_eq!(lines_of(&out), vec![(1, "y\n".into())]);
+    }
+
+    /// A file rewritten with other lines between two polls, to a greater
+    /// size than was read, was read on from the old offset, in the middle
+    /// of a line of the new file: it is a truncation, and the new file is
+    /// read from its start. A file that only grew is read on.
+    #[test]
+    fn a_file_rewritten_longer_is_read_again_from_its_start() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("j.jsonl");
+        std::fs::write(&p, b"first\nsecond\n").unwrap();
+        let mut fol = Follower::new(&p);
+        fol.poll().unwrap();
+        // Grown only: read on.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(b"third\n").unwrap();
+        let (out, _) = fol.poll().unwrap();
+        assert_eq!(lines_of(&out), vec![(3, "third\n".into())]);
+        // Rewritten in place (same inode), longer than what was read.
+        let mut f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        f.write_all(b"other one\nother two\nother three\n").unwrap();
+        let (out, _) = fol.poll().unwrap();
+        assert_eq!(out[0], Followed::Truncated { was: 19, now: 32 }, "{out:?}");
+        assert_eq!(
+            lines_of(&out),
+            vec![(1, "other one\nother two\nother three\n".into())]
+        );
+        // Rewound by its user: read again from the start at the next poll.
+        assert_eq!(fol.rewind().unwrap(), (32, 32));
+        let (out, _) = fol.poll().unwrap();
+        assert_eq!(lines_of(&out)[0].0, 1, "{out:?}");
     }
 
     /// The window keeps its latest lines; the lines it drops are counted,

@@ -6,8 +6,10 @@
 //! exactly as before it was evicted.
 //!
 //! What an evicted group keeps: its key's 128-bit hash, its verdicts (the
-//! one judged and the one reported), and per event line the file, line
-//! number, byte offset and length (a few bytes each, delta-coded). What
+//! one judged and the one reported), its count of executions, and per
+//! event line the file, line number, byte offset, length (a few bytes
+//! each, delta-coded) and a 32-bit hash of the line's bytes, checked when
+//! it is read back (a line changed since is a file rewritten). What
 //! finds it again: 64-bit hashes of its executions' ids and of the
 //! idempotency keys they carried. A hash is only a pointer to a group to
 //! read back: what is read back is placed by what its lines say, so a
@@ -30,6 +32,40 @@ fn read_at(_: &std::fs::File, _: &mut [u8], _: u64) -> Option<()> {
     None
 }
 
+/// A line's bytes (without its newline) as [`LinePos::hash`] keeps them:
+/// SipHash-1-3 with fixed keys, cut to 32 bits (a line changed in place
+/// passes unseen once in 4 billion).
+pub(super) fn line_hash(bytes: &[u8]) -> u32 {
+    let mut h = DefaultHasher::new();
+    h.write(bytes);
+    h.finish() as u32
+}
+
+/// The hash of the line a record was read from, in the chunk it was read
+/// from.
+pub(super) fn chunk_line_hash(chunk: &crate::journal::follow::Chunk, r: &Record) -> Option<u32> {
+    let Record::Event { event, .. } = r else {
+        return None;
+    };
+    let crate::model::SourceRef::Line { offset, len, .. } = event.source else {
+        return None;
+    };
+    let from = usize::try_from(offset.checked_sub(chunk.first_offset)?).ok()?;
+    let bytes = chunk.bytes.get(from..from.checked_add(len as usize)?)?;
+    Some(line_hash(bytes))
+}
+
+/// What reading a line back gave.
+enum LineRead {
+    /// Its records, as when it was first read.
+    Records(Vec<Record>),
+    /// Its file is no longer kept (dropped at a truncation).
+    Gone,
+    /// The line there now is not the one read (another length, other
+    /// bytes): the file was rewritten.
+    Changed,
+}
+
 /// Where an event's line is in a followed file: enough to read it back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct LinePos {
@@ -44,6 +80,8 @@ pub(super) struct LinePos {
     pub line: u32,
     /// Length without its newline.
     pub len: u32,
+    /// [`line_hash`] of its bytes when it was read.
+    pub hash: u32,
 }
 
 /// An open handle on one file a journal was, kept so that an evicted
@@ -58,6 +96,8 @@ pub(super) struct Generation {
 struct Evicted {
     /// Its key's hash ([`Evictions::by_key`]).
     key: u128,
+    /// How many executions it has.
+    executions: u32,
     /// Its lines, sorted, delta-coded ([`encode`]).
     lines: Vec<u8>,
     current: Option<Verdict>,
@@ -92,6 +132,16 @@ impl Refs {
             }
         }
     }
+    /// Keeps the slots `live` accepts; whether any is left.
+    fn retain(&mut self, live: impl Fn(u32) -> bool) -> bool {
+        match self {
+            Refs::One(a) => live(*a),
+            Refs::Many(v) => {
+                v.retain(|&s| live(s));
+                !v.is_empty()
+            }
+        }
+    }
     fn slots(&self) -> Vec<u32> {
         match self {
             Refs::One(a) => vec![*a],
@@ -108,6 +158,12 @@ pub(super) struct Evictions {
     by_key: HashMap<u128, u32>,
     by_execution: HashMap<u64, Refs>,
     by_idempotency_key: HashMap<u64, Refs>,
+    /// The ids of the evicted groups last printed with a verdict other
+    /// than `clean`, by slot: to say they are withdrawn if a truncation
+    /// takes all their lines.
+    printed: HashMap<u32, String>,
+    /// How many executions the evicted groups have.
+    executions: usize,
     /// When groups were last looked at for eviction.
     last_scan: Option<Instant>,
     /// Groups read back since the watch began.
@@ -120,10 +176,28 @@ impl Evictions {
         self.by_key.len()
     }
 
-    /// How many executions the evicted groups hold (by their ids' hashes:
-    /// two ids of one hash count once).
+    /// How many executions the evicted groups hold.
     pub fn executions(&self) -> usize {
-        self.by_execution.len()
+        self.executions
+    }
+
+    /// Takes a slot's group out of the index (its pointers from hashes
+    /// are left to [`Evictions::sweep`]).
+    fn take(&mut self, slot: u32) -> Option<Evicted> {
+        let e = self.slots.get_mut(slot as usize).and_then(Option::take)?;
+        self.free.push(slot);
+        self.by_key.remove(&e.key);
+        self.printed.remove(&slot);
+        self.executions = self.executions.saturating_sub(e.executions as usize);
+        Some(e)
+    }
+
+    /// Drops every pointer from a hash to a slot that holds no group.
+    fn sweep(&mut self) {
+        let slots = &self.slots;
+        let live = |s: u32| slots.get(s as usize).is_some_and(Option::is_some);
+        self.by_execution.retain(|_, r| r.retain(live));
+        self.by_idempotency_key.retain(|_, r| r.retain(live));
     }
 }
 
@@ -195,6 +269,7 @@ pub(super) fn encode(lines: &mut [LinePos]) -> Vec<u8> {
         put(&mut out, o);
         put(&mut out, n & 0xffff_ffff);
         put(&mut out, u64::from(l.len));
+        out.extend_from_slice(&l.hash.to_le_bytes());
         prev = Some(*l);
     }
     out
@@ -209,12 +284,15 @@ pub(super) fn decode(bytes: &[u8]) -> Vec<LinePos> {
         let o = take(bytes, &mut at)?;
         let n = u32::try_from(take(bytes, &mut at)?).ok()?;
         let len = u32::try_from(take(bytes, &mut at)?).ok()?;
+        let hash = u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?);
+        at += 4;
         Some(LinePos {
             journal,
             generation,
             offset: o,
             line: n,
             len,
+            hash,
         })
     };
     while let Some(mut l) = next() {
@@ -237,8 +315,10 @@ impl Watch {
     pub(super) fn line_pos(
         &self,
         generation: u32,
+        hash: Option<u32>,
         source: &crate::model::SourceRef,
     ) -> Option<LinePos> {
+        let hash = hash?;
         let crate::model::SourceRef::Line {
             journal,
             line,
@@ -264,6 +344,7 @@ impl Watch {
             offset,
             line,
             len,
+            hash,
         })
     }
 
@@ -327,6 +408,7 @@ impl Watch {
         let mut lines = Vec::new();
         for id in &g.executions {
             self.executions.remove(id);
+            self.origin.remove(id);
             lines.extend(self.positions.remove(id).unwrap_or_default());
             self.key_of.remove(id);
             self.evictions
@@ -349,9 +431,15 @@ impl Watch {
             }
         }
         lines.dedup();
+        let executions = u32::try_from(g.executions.len()).unwrap_or(u32::MAX);
+        self.evictions.executions += executions as usize;
+        if g.reported.is_some_and(|v| v != Verdict::Clean) {
+            self.evictions.printed.insert(slot, key.id());
+        }
         if let Some(s) = self.evictions.slots.get_mut(slot as usize) {
             *s = Some(Evicted {
                 key: hash_key(&key),
+                executions,
                 lines: encode(&mut lines),
                 current: g.current,
                 reported: g.reported,
@@ -401,25 +489,33 @@ impl Watch {
     /// executions, verdicts and keys back where they were; whether the
     /// slot held a group.
     fn read_back(&mut self, slot: u32) -> bool {
-        let Some(e) = self
-            .evictions
-            .slots
-            .get_mut(slot as usize)
-            .and_then(Option::take)
-        else {
-            return false;
-        };
-        self.evictions.free.push(slot);
-        self.evictions.by_key.remove(&e.key);
+        self.read_back_slot(slot).is_some()
+    }
+
+    /// [`Watch::read_back`]; the keys of the groups its executions are in
+    /// now.
+    pub(super) fn read_back_slot(&mut self, slot: u32) -> Option<Vec<GroupKey>> {
+        let printed = self.evictions.printed.get(&slot).cloned();
+        let e = self.evictions.take(slot)?;
         self.evictions.read_back += 1;
         let mut records = Vec::new();
+        let mut lost = false;
         for l in decode(&e.lines) {
-            if let Some(r) = self.read_line(l) {
-                records.extend(r.into_iter().map(|r| (l.generation, r)));
+            match self.read_line(l) {
+                LineRead::Records(r) => {
+                    records.extend(r.into_iter().map(|r| (l.generation, l.hash, r)));
+                }
+                LineRead::Gone => lost = true,
+                LineRead::Changed => {
+                    lost = true;
+                    if !self.rewritten.contains(&(l.journal, l.generation)) {
+                        self.rewritten.push((l.journal, l.generation));
+                    }
+                }
             }
         }
         let mut ids: Vec<String> = Vec::new();
-        for (generation, r) in records {
+        for (generation, hash, r) in records {
             if let Record::Event { execution_id, .. } = &r {
                 if !ids.contains(execution_id) {
                     ids.push(execution_id.clone());
@@ -434,7 +530,7 @@ impl Watch {
                     self.evictions.by_execution.remove(&h);
                 }
             }
-            self.add_read(r, generation, None);
+            self.add_read(r, generation, Some(hash), None);
         }
         for id in &ids {
             for k in self.keys_of.get(id).cloned().unwrap_or_default() {
@@ -449,9 +545,14 @@ impl Watch {
                 }
             }
         }
+        if lost {
+            // Executions whose every line is gone leave pointers behind.
+            self.evictions.sweep();
+        }
         let model = self.model_of(ids.iter());
         let keys = incremental::group_keys(&model, &self.config);
         let now = Instant::now();
+        let mut placed = Vec::new();
         for id in &ids {
             let Some(key) = model.execution_index(id).and_then(|i| keys.get(i)).cloned() else {
                 continue;
@@ -460,36 +561,125 @@ impl Watch {
             if !g.executions.contains(id) {
                 g.executions.push(id.clone());
             }
-            if g.current.is_none() && g.reported.is_none() {
+            // The verdicts are the group's, not those of a group of its
+            // own an execution that lost its accepted record is in now.
+            if g.current.is_none() && g.reported.is_none() && hash_key(&key) == e.key {
                 g.current = e.current;
                 g.reported = e.reported;
             }
             g.touched = Some(now);
+            if !placed.contains(&key) {
+                placed.push(key.clone());
+            }
             if !key.is_orphan() {
                 self.key_of.insert(id.clone(), key);
             }
         }
-        true
+        // Its executions all left it (their lines gone, or changed).
+        if !placed.iter().any(|k| hash_key(k) == e.key)
+            && let (Some(group_id), Some(v)) =
+                (printed, e.reported.filter(|&v| v != Verdict::Clean))
+        {
+            self.withdrawn.push(Notice::Withdrawn {
+                group_id,
+                previous_verdict: v,
+            });
+        }
+        Some(placed)
     }
 
-    /// The records of one line, read back from its file (`None` when its
-    /// file is gone: truncated since, docs/design.md §7.7 "Memory").
-    fn read_line(&self, l: LinePos) -> Option<Vec<Record>> {
-        let file = self.files.get(l.journal as usize)?;
-        let handle = &file
+    /// Drops the lines of file `generation` of journal `journal` from the
+    /// evicted groups (a truncation took them): a group left with none
+    /// is gone (withdrawn, if it was printed not clean), one left with
+    /// some is read back and judged again at this poll.
+    pub(super) fn drop_evicted_lines(&mut self, journal: u32, generation: u32) {
+        let mut back = Vec::new();
+        let mut gone = false;
+        for slot in 0..self.evictions.slots.len() {
+            let Some(e) = self.evictions.slots[slot].as_mut() else {
+                continue;
+            };
+            let lines = decode(&e.lines);
+            let (mut kept, dropped): (Vec<LinePos>, Vec<LinePos>) = lines
+                .into_iter()
+                .partition(|l| l.journal != journal || l.generation != generation);
+            if dropped.is_empty() {
+                continue;
+            }
+            let slot = u32::try_from(slot).unwrap_or(u32::MAX);
+            if kept.is_empty() {
+                gone = true;
+                let printed = self.evictions.printed.get(&slot).cloned();
+                if let (Some(e), Some(group_id)) = (self.evictions.take(slot), printed)
+                    && let Some(v) = e.reported.filter(|&v| v != Verdict::Clean)
+                {
+                    self.withdrawn.push(Notice::Withdrawn {
+                        group_id,
+                        previous_verdict: v,
+                    });
+                }
+            } else {
+                e.lines = encode(&mut kept);
+                back.push(slot);
+            }
+        }
+        if gone {
+            self.evictions.sweep();
+        }
+        for s in back {
+            if let Some(keys) = self.read_back_slot(s) {
+                self.retouched.extend(keys);
+            }
+        }
+    }
+
+    /// The records of one line, read back from its file, if it is still
+    /// kept and the line there is the one read (its length, its newline,
+    /// its hash; docs/design.md §7.7 "Truncation and rewrites").
+    fn read_line(&self, l: LinePos) -> LineRead {
+        let Some(file) = self.files.get(l.journal as usize) else {
+            return LineRead::Gone;
+        };
+        let Some(handle) = file
             .generations
             .iter()
-            .find(|g| g.generation == l.generation)?
-            .file;
-        let mut bytes = vec![0u8; l.len as usize];
-        read_at(handle, &mut bytes, l.offset)?;
+            .find(|g| g.generation == l.generation)
+            .map(|g| &g.file)
+        else {
+            return LineRead::Gone;
+        };
+        let len = l.len as usize;
+        let mut bytes = vec![0u8; len + 1];
+        let whole = match read_at(handle, &mut bytes, l.offset) {
+            // The line and its newline.
+            Some(()) => bytes[len] == b'\n',
+            // A last line never finished (a rotated file's): the file
+            // must end where it does.
+            None => {
+                bytes.truncate(len);
+                read_at(handle, &mut bytes, l.offset).is_some()
+                    && handle
+                        .metadata()
+                        .is_ok_and(|m| m.len() == l.offset + l.len as u64)
+            }
+        };
+        if !whole || line_hash(&bytes[..len]) != l.hash {
+            return LineRead::Changed;
+        }
+        bytes.truncate(len);
         bytes.push(b'\n');
         let chunk = crate::journal::follow::Chunk {
             bytes,
             first_line: l.line,
             first_offset: l.offset,
         };
-        let read = file.reader.as_ref()?.read_again(&chunk, &self.keys).ok()?;
-        Some(read.records)
+        match file
+            .reader
+            .as_ref()
+            .map(|r| r.read_again(&chunk, &self.keys))
+        {
+            Some(Ok(read)) => LineRead::Records(read.records),
+            _ => LineRead::Gone,
+        }
     }
 }

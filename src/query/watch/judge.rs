@@ -38,9 +38,13 @@ impl Watch {
     /// Puts the executions that got events into their groups; the groups
     /// touched.
     pub(super) fn place(&mut self, seen: &HashMap<String, Seen>) -> HashSet<GroupKey> {
+        // Executions that lost their accepted record to a truncation are
+        // placed again, as new ones are.
+        let rekey = std::mem::take(&mut self.rekey);
         let unkeyed: Vec<&String> = seen
             .keys()
-            .filter(|id| !self.key_of.contains_key(*id))
+            .chain(rekey.iter().filter(|id| !seen.contains_key(*id)))
+            .filter(|id| !self.key_of.contains_key(*id) && self.executions.contains_key(*id))
             .collect();
         let mut new_keys = Vec::new();
         if !unkeyed.is_empty() {
@@ -82,7 +86,7 @@ impl Watch {
                 .push(id.clone());
             self.key_of.insert(id, key);
         }
-        for id in seen.keys() {
+        for id in seen.keys().chain(&rekey) {
             if let Some(k) = self.key_of.get(id) {
                 touched.insert(k.clone());
             }
@@ -250,10 +254,21 @@ impl Watch {
             for x in &live.executions {
                 for k in self.keys_of.get(x).into_iter().flatten() {
                     for other in self.carried.get(k).into_iter().flatten() {
-                        if let Some(og) = self.key_of.get(other)
-                            && all.insert(og.clone())
-                        {
-                            work.push(og.clone());
+                        // An execution with no accepted record is in a
+                        // group of its own, and shares its keys too.
+                        let og = match self.key_of.get(other) {
+                            Some(k) if all.contains(k) => continue,
+                            Some(k) => k.clone(),
+                            None => {
+                                let o = self.group_key_of(other);
+                                if !self.groups.contains_key(&o) {
+                                    continue;
+                                }
+                                o
+                            }
+                        };
+                        if all.insert(og.clone()) {
+                            work.push(og);
                         }
                     }
                 }

@@ -99,7 +99,8 @@ pub enum Notice {
     Change(Box<Change>),
     /// A group printed before is gone: its executions were read again,
     /// with the lines after them, as other groups' (a format whose reader
-    /// pairs lines: the server's spans of a call joined to its client's).
+    /// pairs lines: the server's spans of a call joined to its client's),
+    /// or its lines were truncated away.
     Withdrawn {
         /// The group's id.
         group_id: String,
@@ -120,8 +121,11 @@ pub enum Notice {
         /// The journal.
         journal: String,
     },
-    /// A journal got shorter than what was read of it: read again from
-    /// its start.
+    /// A journal got shorter than what was read of it, or no longer holds
+    /// what was read (rewritten: the last bytes read, or a line read back,
+    /// are not what they were; `now` may then be `was` or more): read
+    /// again from its start, and what was read of it before is dropped
+    /// (docs/design.md §7.7 "Truncation and rewrites").
     Truncated {
         /// The journal.
         journal: String,
@@ -230,11 +234,24 @@ pub struct Watch {
     options: WatchOptions,
     caps: Caps,
     executions: HashMap<String, Execution>,
+    /// The file of its journal each held event was read from, in the
+    /// order of its execution's events (a truncation drops a file's).
+    origin: HashMap<String, Vec<u32>>,
+    /// Executions to place in a group again (they lost their accepted
+    /// record to a truncation).
+    rekey: HashSet<String>,
+    /// Files whose lines read back were not what was read (journal,
+    /// generation): taken as rewritten at the next safe point of the poll.
+    rewritten: Vec<(u32, u32)>,
     /// Executions whose group key is known (an accepted record was seen).
     key_of: HashMap<String, GroupKey>,
     groups: HashMap<GroupKey, LiveGroup>,
     sessions: HashMap<String, Session>,
+    /// Each session's records, with the journal and file each came from.
+    session_parts: HashMap<String, Vec<(JournalId, u32, Session)>>,
     hints: Vec<ToolHint>,
+    /// The file of its journal each hint was read from.
+    hint_generations: Vec<u32>,
     /// Groups with a change waiting to settle.
     waiting: HashSet<GroupKey>,
     /// Groups that lost an execution when a pairing window was read again.
@@ -326,10 +343,15 @@ impl Watch {
             options,
             caps,
             executions: HashMap::new(),
+            origin: HashMap::new(),
+            rekey: HashSet::new(),
+            rewritten: Vec::new(),
             key_of: HashMap::new(),
             groups: HashMap::new(),
             sessions: HashMap::new(),
+            session_parts: HashMap::new(),
             hints: Vec::new(),
+            hint_generations: Vec::new(),
             waiting: HashSet::new(),
             retouched: HashSet::new(),
             keys_of: HashMap::new(),
@@ -372,8 +394,16 @@ impl Watch {
             more |= self.poll_file(j, &mut notices, &mut seen);
         }
         let mut touched = self.place(&seen);
+        if self.apply_rewrites(&mut notices, &mut seen) {
+            // The files found rewritten are read again from their start
+            // at once; the groups are judged then, as the files now are.
+            self.retouched.extend(touched);
+            notices.append(&mut self.withdrawn);
+            return (notices, true);
+        }
         touched.extend(std::mem::take(&mut self.retouched));
         self.judge(&touched, &seen, &mut notices);
+        more |= self.apply_rewrites(&mut notices, &mut seen);
         self.settle(&mut notices);
         notices.append(&mut self.withdrawn);
         self.evict_quiet();
@@ -405,8 +435,9 @@ impl Watch {
                 return false;
             }
         };
-        let mut records: Vec<(u32, Record)> = Vec::new();
+        let mut records: Vec<(u32, Option<u32>, Record)> = Vec::new();
         let mut retract: Vec<(u32, HashSet<String>)> = Vec::new();
+        let mut truncated = Vec::new();
         for f in found {
             let file = &mut self.files[j];
             match f {
@@ -485,6 +516,8 @@ impl Watch {
                             // say little, and would repeat every poll.
                             let first = chunk.first_line;
                             let generation = file.generation;
+                            let hashed = self.options.evict_after.is_some()
+                                && reader.format() == Format::Native;
                             records.extend(
                                 r.records
                                     .into_iter()
@@ -496,7 +529,12 @@ impl Watch {
                                         }
                                         _ => true,
                                     })
-                                    .map(|rec| (generation, rec)),
+                                    .map(|rec| {
+                                        let hash = hashed
+                                            .then(|| evict::chunk_line_hash(&chunk, &rec))
+                                            .flatten();
+                                        (generation, hash, rec)
+                                    }),
                             );
                         }
                         Err(e) => notices.push(Notice::Note {
@@ -519,9 +557,8 @@ impl Watch {
                     if let Some(r) = file.reader.as_mut() {
                         r.restart();
                     }
-                    // What was read of it is no longer there to read back.
-                    let g = file.generation;
-                    file.generations.retain(|h| h.generation != g);
+                    // What was read of it is gone: dropped below.
+                    truncated.push(file.generation);
                     file.generation += 1;
                     notices.push(Notice::Truncated {
                         journal: file.name.clone(),
@@ -535,6 +572,9 @@ impl Watch {
                 }),
             }
         }
+        for g in truncated {
+            self.drop_file(j, g, seen);
+        }
         let id = JournalId::try_from(j).unwrap_or(JournalId::MAX);
         let mut retracted = Vec::new();
         for (from, ids) in retract {
@@ -542,11 +582,11 @@ impl Watch {
             retracted.extend(ids);
         }
         self.files[j].keep_handle();
-        for (generation, r) in records {
+        for (generation, hash, r) in records {
             if let Record::Event { execution_id, .. } = &r {
                 self.read_back_execution(execution_id);
             }
-            self.add_read(r, generation, Some(seen));
+            self.add_read(r, generation, hash, Some(seen));
         }
         // An execution left with no event (an answer now paired with its
         // request) leaves its group.
@@ -562,44 +602,6 @@ impl Watch {
             self.forget(&x, seen);
         }
         more
-    }
-
-    /// Reads one SQLite journal's new rows into the executions
-    /// (docs/design.md §7.7 "SQLite journals").
-    fn poll_sqlite(
-        &mut self,
-        j: usize,
-        notices: &mut Vec<Notice>,
-        seen: &mut HashMap<String, Seen>,
-    ) -> bool {
-        let file = &mut self.files[j];
-        let Some(tail) = file.sqlite.as_mut() else {
-            return false;
-        };
-        let read = match tail.poll() {
-            Ok(r) => r,
-            Err(e) => {
-                notices.push(Notice::Note {
-                    journal: file.name.clone(),
-                    text: format!("cannot read it: {e}; trying again"),
-                });
-                return false;
-            }
-        };
-        if let Some((table, was, now)) = read.shrunk {
-            notices.push(Notice::Note {
-                journal: file.name.clone(),
-                text: format!(
-                    "its {table} table ends at row {now}, before row {was} read: rows were deleted or the file replaced; following on from row {now}"
-                ),
-            });
-        }
-        self.stats.bad_lines += read.bad.len() as u64;
-        notices.extend(read.bad.into_iter().map(Notice::BadLine));
-        for r in read.records {
-            self.add_read(r, 0, Some(seen));
-        }
-        read.more
     }
 }
 
@@ -649,8 +651,11 @@ mod evict;
 mod follow;
 mod judge;
 mod records;
+mod truncate;
 
 pub use follow::{Follow, FollowPoll, Refreshes, verdict_changes};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod truncate_tests;

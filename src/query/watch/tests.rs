@@ -182,9 +182,9 @@ fn ends_as_groups_does_with(
 
 /// A notice as a test compares it: a change's executions as a set (the
 /// order of executions that began at the same instant is not fixed).
-type Reported = String;
+pub(super) type Reported = String;
 
-fn reported_of(n: &Notice, dir: &Path) -> Reported {
+pub(super) fn reported_of(n: &Notice, dir: &Path) -> Reported {
     let text = match n {
         Notice::Change(c) => {
             let mut c = (**c).clone();
@@ -442,14 +442,14 @@ fn follow_waits_for_a_line_being_written_and_refreshes_for_bad_lines() {
 
 /// Options that evict every group at the end of the poll it went quiet
 /// in, so that every later event of it is judged on lines read back.
-fn evicting() -> WatchOptions {
+pub(super) fn evicting() -> WatchOptions {
     WatchOptions {
         settle: Duration::ZERO,
         evict_after: Some(Duration::ZERO),
     }
 }
 
-fn holding() -> WatchOptions {
+pub(super) fn holding() -> WatchOptions {
     WatchOptions {
         settle: Duration::ZERO,
         evict_after: None,
@@ -637,6 +637,7 @@ fn line_positions_are_coded_and_read_back_as_they_were() {
             offset: 10,
             line: 2,
             len: 300,
+            hash: 0,
         },
         evict::LinePos {
             journal: 0,
@@ -644,6 +645,7 @@ fn line_positions_are_coded_and_read_back_as_they_were() {
             offset: 5_000_000_000,
             line: 40_000_000,
             len: 7,
+            hash: 0xdead_beef,
         },
         evict::LinePos {
             journal: 0,
@@ -651,6 +653,7 @@ fn line_positions_are_coded_and_read_back_as_they_were() {
             offset: 4_999_999_000,
             line: 39_999_999,
             len: 0,
+            hash: 7,
         },
         evict::LinePos {
             journal: 0,
@@ -658,10 +661,12 @@ fn line_positions_are_coded_and_read_back_as_they_were() {
             offset: 0,
             line: 1,
             len: u32::MAX,
+            hash: u32::MAX,
         },
     ];
     let coded = evict::encode(&mut lines);
-    assert!(coded.len() < lines.len() * 10, "{} bytes", coded.len());
+    // A few bytes of place a line, and its 4-byte hash.
+    assert!(coded.len() < lines.len() * 14, "{} bytes", coded.len());
     assert_eq!(evict::decode(&coded), lines);
 }
 
