@@ -450,13 +450,14 @@ fn apply_block(
                 // The hash as recomputed is the stored one when they match
                 // (compared on the pool); written out only when not.
                 let hex = (!matches).then(|| hex_digest(&digest));
+                let stored = text(stored);
                 let computed = match &hex {
                     Some(h) => std::str::from_utf8(h),
-                    None => text(stored),
+                    None => stored,
                 };
                 // The scan took the line as UTF-8 and these ranges lie
                 // between its quotes.
-                if let (Ok(prev), Ok(stored), Ok(computed)) = (text(prev), text(stored), computed) {
+                if let (Ok(prev), Ok(stored), Ok(computed)) = (text(prev), stored, computed) {
                     ap.link(
                         ctx,
                         no,
