@@ -402,7 +402,13 @@ impl ChainTracker {
             );
             f.kind = FailureKind::TruncatedLastLine;
         }
-        self.before_last = Some(std::mem::replace(&mut self.expected, target.to_string()));
+        // The two hashes' buffers are swapped and refilled, not
+        // allocated anew for every line.
+        let mut last = self.before_last.take().unwrap_or_default();
+        std::mem::swap(&mut last, &mut self.expected);
+        self.expected.clear();
+        self.expected.push_str(target);
+        self.before_last = Some(last);
         self.last_line = Some(l.line);
         if l.seq.is_some() {
             self.last_seq = l.seq;

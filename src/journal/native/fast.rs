@@ -16,7 +16,7 @@ use crate::journal::{JournalError, LineMeta, ReadCtx, too_long_message};
 use crate::model::SourceRef;
 use rayon::prelude::*;
 use record::{Slot, Top, V, readable, unsigned};
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 
 /// Bytes read at a time (more when a line is longer); small in tests, so
 /// that short journals cross many blocks.
@@ -34,9 +34,12 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// parallel.
 #[derive(Default)]
 struct Block {
-    /// The block's bytes: whole lines, the last one without a newline only
-    /// at the end of the journal.
-    data: Vec<u8>,
+    /// The buffer the block is read into, reused from block to block (its
+    /// length is its room, zeroed once: reads go straight into it).
+    buf: Vec<u8>,
+    /// How many bytes of `buf` the block has: whole lines, the last one
+    /// without a newline only at the end of the journal.
+    len: usize,
     /// Where each piece is in `data` (pieces are whole lines and cover it).
     pieces: Vec<(usize, usize)>,
     /// A line longer than [`MAX_LINE`], whose bytes were skipped: its
@@ -45,6 +48,13 @@ struct Block {
     /// Whether the block starts the journal (its first line may carry a
     /// byte order mark).
     first: bool,
+}
+
+impl Block {
+    /// The block's lines.
+    fn data(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
 }
 
 /// One line of a block, checked.
@@ -148,41 +158,52 @@ struct BlockReader<R> {
 impl<R: BufRead> BlockReader<R> {
     /// Reads the next block into `block`; false at the end of the journal.
     fn fill(&mut self, block: &mut Block) -> std::io::Result<bool> {
-        block.data.clear();
         block.pieces.clear();
         block.too_long = None;
         block.first = self.first;
-        block.data.extend_from_slice(&self.carry);
+        let carried = self.carry.len();
+        if block.buf.len() < BLOCK.max(carried) {
+            block.buf.resize(BLOCK.max(carried), 0);
+        }
+        block.buf[..carried].copy_from_slice(&self.carry);
         self.carry.clear();
-        let data = &mut block.data;
+        let mut len = carried;
         // Where the search for a newline goes on from.
         let mut searched = 0usize;
         let mut last_newline: Option<usize> = None;
         while !self.eof {
-            let want = if data.len() < BLOCK {
-                BLOCK - data.len()
+            let end = if len < BLOCK {
+                BLOCK
             } else if last_newline.is_none() {
                 // One line longer than a block: read on to its end.
-                BLOCK
+                len + BLOCK
             } else {
                 break;
             };
-            let n = (&mut self.inner).take(want as u64).read_to_end(data)?;
+            if block.buf.len() < end {
+                block.buf.resize(end, 0);
+            }
+            let n = match self.inner.read(&mut block.buf[len..end]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
             self.offset += n as u64;
             if n == 0 {
                 self.eof = true;
                 break;
             }
-            if let Some(i) = memchr::memrchr(b'\n', &data[searched..]) {
+            len += n;
+            if let Some(i) = memchr::memrchr(b'\n', &block.buf[searched..len]) {
                 last_newline = Some(searched + i);
             }
-            searched = data.len();
-            if last_newline.is_none() && data.len() > MAX_LINE {
+            searched = len;
+            if last_newline.is_none() && len > MAX_LINE {
                 // Longer than any line kept: its bytes are dropped as they
                 // are read, and it is reported by its length.
-                let n = data.len() as u64 + self.skip_line()?;
+                let n = len as u64 + self.skip_line()?;
                 block.too_long = Some(n);
-                data.clear();
+                block.len = 0;
                 self.first = false;
                 return Ok(true);
             }
@@ -190,13 +211,15 @@ impl<R: BufRead> BlockReader<R> {
         if !self.eof {
             // The start of the next line waits for the next block.
             let end = last_newline.map_or(0, |i| i + 1);
-            self.carry.extend_from_slice(&data[end..]);
-            data.truncate(end);
+            self.carry.extend_from_slice(&block.buf[end..len]);
+            len = end;
         }
-        if data.is_empty() {
+        block.len = len;
+        if len == 0 {
             return Ok(false);
         }
         self.first = false;
+        let data = &block.buf[..len];
         let mut start = 0;
         while start < data.len() {
             let end = match data.get(start + PIECE..) {
@@ -266,7 +289,7 @@ fn check_block(
         .zip(block.pieces.par_iter())
         .enumerate()
         .for_each(|(k, (items, &(a, z)))| {
-            check_piece(&block.data, (a, z), block.first && k == 0, journal, items);
+            check_piece(block.data(), (a, z), block.first && k == 0, journal, items);
         });
     lists
 }
@@ -423,17 +446,18 @@ fn apply_block(
                 records,
                 terminated,
             } => {
-                let text = |(a, z): (usize, usize)| std::str::from_utf8(&block.data[a..z]);
+                let text = |(a, z): (usize, usize)| std::str::from_utf8(&block.data()[a..z]);
                 // The hash as recomputed is the stored one when they match
                 // (compared on the pool); written out only when not.
                 let hex = (!matches).then(|| hex_digest(&digest));
+                let stored = text(stored);
                 let computed = match &hex {
                     Some(h) => std::str::from_utf8(h),
-                    None => text(stored),
+                    None => stored,
                 };
                 // The scan took the line as UTF-8 and these ranges lie
                 // between its quotes.
-                if let (Ok(prev), Ok(stored), Ok(computed)) = (text(prev), text(stored), computed) {
+                if let (Ok(prev), Ok(stored), Ok(computed)) = (text(prev), stored, computed) {
                     ap.link(
                         ctx,
                         no,

@@ -109,7 +109,7 @@ impl<'a> V<'a> {
     /// full parse decides).
     pub(super) fn raw(self) -> Option<&'a [u8]> {
         match self {
-            V::Str(s) if !s.contains(&b'\\') => Some(&s[1..s.len() - 1]),
+            V::Str(s) if memchr::memchr(b'\\', s).is_none() => Some(&s[1..s.len() - 1]),
             _ => None,
         }
     }
