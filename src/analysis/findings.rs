@@ -244,7 +244,7 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
         .values()
         .filter(|m| m.len() > 1 && m.len() <= MAX_BUCKET)
     {
-        bucket_drift(model, config, groups, members, &mut found);
+        bucket_drift(model, config, &*groups, members, &mut found);
     }
     for (g, detail) in found {
         groups[g].findings.push(Finding {
@@ -261,10 +261,10 @@ pub(super) const MAX_BUCKET: usize = 4096;
 
 /// The default-drift findings among the groups `members` of one bucket
 /// (positions in `groups`, in order), as (group, detail), added to `found`.
-pub(super) fn bucket_drift(
+pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
     model: &Model,
     config: &Config,
-    groups: &[Group],
+    groups: &G,
     members: &[usize],
     found: &mut Vec<(usize, String)>,
 ) {

@@ -23,6 +23,7 @@ use crate::model::Model;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::ops::Index;
 use std::time::Duration;
 
 /// The most groups one near-duplicate class may hold and still be linked;
@@ -206,7 +207,7 @@ pub(super) fn near_duplicate_findings(
     }
     let mut links: Vec<(usize, usize, String)> = Vec::new();
     for (a, b) in candidates(entries) {
-        if let Some(field) = linked(model, config, groups, a, b) {
+        if let Some(field) = linked(model, config, &*groups, a, b) {
             links.push((a, b, field));
         }
     }
@@ -244,7 +245,13 @@ pub(super) fn entries_of(model: &Model, config: &Config, g: &Group) -> Vec<(Dige
 /// their class) are near duplicates, and the field they differ in: the
 /// same tool, calls within `a`'s attach window of each other, and records
 /// that differ in one field once checked against the records themselves.
-fn linked(model: &Model, config: &Config, groups: &[Group], a: usize, b: usize) -> Option<String> {
+fn linked<G: Index<usize, Output = Group> + ?Sized>(
+    model: &Model,
+    config: &Config,
+    groups: &G,
+    a: usize,
+    b: usize,
+) -> Option<String> {
     let starts = |g: &Group| {
         let mut t: Vec<_> = g
             .executions
@@ -297,10 +304,10 @@ pub(super) fn link_finding(o: &Group, field: &str) -> (NearDuplicate, Finding) {
 /// `classes` holds every group's entries by class digest, as (group,
 /// value digest) sorted, and `own` are `g`'s entries. The work is in the
 /// classes of `g` only, at most [`MAX_CLASS`] entries each.
-pub(super) fn links_of(
+pub(super) fn links_of<G: Index<usize, Output = Group> + ?Sized>(
     model: &Model,
     config: &Config,
-    groups: &[Group],
+    groups: &G,
     classes: &crate::model::FastMap<Digest16, Vec<(u32, Digest16)>>,
     own: &[(Digest16, Digest16)],
     g: usize,

@@ -1,9 +1,9 @@
 //! The key conflicts and the findings that look across groups, for one
 //! group at a time, as the whole analysis finds them.
 
-use super::Carry;
 use super::owners::{id_digest, key_digest};
-use crate::analysis::{Config, Finding, Group, KeyConflict, Lifecycle, findings, near};
+use super::{Carry, Drafts};
+use crate::analysis::{Config, Finding, KeyConflict, Lifecycle, findings, near};
 use crate::model::{ExecIdx, Model};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -44,7 +44,7 @@ impl Carry {
         model: &Model,
         config: &Config,
         lc: &[Lifecycle],
-        groups: &[Group],
+        groups: &Drafts,
         d: usize,
     ) -> (Vec<Finding>, Vec<near::NearDuplicate>) {
         let mut out = Vec::new();

@@ -2,7 +2,7 @@
 //! documentation of [`super`]).
 
 use super::owners::{bucket_digest, disown, id_digest, key_digest, own};
-use super::{Carried, Carry, crossing};
+use super::{Carried, Carry, Drafts, crossing};
 use crate::analysis::near::{self, Digest16};
 use crate::analysis::{
     Analysis, Config, Draft, Finding, FindingKind, Group, GroupKey, JournalCaps, Lifecycle,
@@ -38,11 +38,15 @@ impl Carry {
             draft_of.push(*self.order.get(r.get())?);
         }
         drop(execution_group);
-        let mut slots: Vec<Option<Group>> = (0..d0).map(|_| None).collect();
-        for (r, g) in ranked.into_iter().enumerate() {
-            *slots.get_mut(self.order[r] as usize)? = Some(g);
+        let mut pos = vec![0u32; d0];
+        for (r, &d) in self.order.iter().enumerate() {
+            *pos.get_mut(d as usize)? = r as u32;
         }
-        let mut groups: Vec<Group> = slots.into_iter().collect::<Option<_>>()?;
+        let mut groups = Drafts {
+            ranked,
+            pos,
+            fresh: Vec::new(),
+        };
 
         // 1. Lifecycles of the touched and new executions; intents of the
         // new ones.
@@ -210,9 +214,9 @@ impl Carry {
                 }
             }
             if d < d0 {
-                groups[d] = g;
+                *groups.get_mut(d) = g;
             } else if d == groups.len() {
-                groups.push(g);
+                groups.fresh.push(g);
             } else {
                 return None;
             }
@@ -225,8 +229,10 @@ impl Carry {
         let mut near_classes: BTreeMap<Digest16, usize> = BTreeMap::new();
         let mut bucket_gain: BTreeMap<Digest16, usize> = BTreeMap::new();
         for d in d0..total {
-            self.near
-                .push(near::entries_of(model, config, groups.get(d)?));
+            if d >= groups.len() {
+                return None;
+            }
+            self.near.push(near::entries_of(model, config, &groups[d]));
             let (classes, bucket) = self.index_draft(d as u32, &groups[d]);
             for c in classes {
                 *near_classes.entry(c).or_default() += 1;
@@ -311,7 +317,7 @@ impl Carry {
             );
         }
         for (&d, (f, links)) in cross.iter().zip(found) {
-            let g = &mut groups[d];
+            let g = groups.get_mut(d);
             if !again.contains(&d) {
                 g.findings.retain(|f| !crossing(f.kind));
             }
@@ -319,14 +325,14 @@ impl Carry {
             g.near_duplicates = links;
         }
         for (d, detail) in drifted {
-            groups[d].findings.push(Finding {
+            groups.get_mut(d).findings.push(Finding {
                 kind: FindingKind::FingerprintDrift,
                 detail,
                 evidence: vec![],
             });
         }
         for &d in &cross {
-            let g = &mut groups[d];
+            let g = groups.get_mut(d);
             g.findings
                 .sort_by(|a, b| a.kind.cmp(&b.kind).then(a.detail.cmp(&b.detail)));
             g.findings
@@ -366,18 +372,29 @@ impl Carry {
             order.push(d);
         }
         order.extend(moved.map(|m| m as u32));
-        let mut pos = vec![0u32; total];
+        let mut rank_of = vec![0u32; total];
         for (r, &d) in order.iter().enumerate() {
-            pos[d as usize] = r as u32;
+            rank_of[d as usize] = r as u32;
         }
-        let mut slots: Vec<Option<Group>> = groups.into_iter().map(Some).collect();
+        // Most groups keep their order: taking them in the new order reads
+        // the held ones front to back.
+        let Drafts {
+            ranked: held,
+            pos,
+            fresh: new,
+        } = groups;
+        let mut held: Vec<Option<Group>> = held.into_iter().map(Some).collect();
+        let mut new: Vec<Option<Group>> = new.into_iter().map(Some).collect();
         let ranked: Vec<Group> = order
             .iter()
-            .map(|&d| slots[d as usize].take())
+            .map(|&d| match (d as usize).checked_sub(d0) {
+                None => held.get_mut(pos[d as usize] as usize)?.take(),
+                Some(f) => new.get_mut(f)?.take(),
+            })
             .collect::<Option<_>>()?;
         let execution_group: Vec<GroupIdx> = draft_of
             .iter()
-            .map(|&d| GroupIdx::new(pos[d as usize] as usize))
+            .map(|&d| GroupIdx::new(rank_of[d as usize] as usize))
             .collect();
         self.order = order;
         let mut notes = Vec::new();

@@ -304,5 +304,41 @@ impl Carry {
     }
 }
 
+/// The groups by draft (the order [`super::analyze`] drafts them in): the
+/// held ones where they are, at their rank, then the new ones. Following
+/// a model reads and replaces groups through it, so the held groups are
+/// not moved into draft order and back.
+pub(super) struct Drafts {
+    ranked: Vec<Group>,
+    /// The rank of each held draft.
+    pos: Vec<u32>,
+    fresh: Vec<Group>,
+}
+
+impl Drafts {
+    fn held(&self) -> usize {
+        self.pos.len()
+    }
+    fn len(&self) -> usize {
+        self.held() + self.fresh.len()
+    }
+    fn get_mut(&mut self, d: usize) -> &mut Group {
+        match d.checked_sub(self.held()) {
+            None => &mut self.ranked[self.pos[d] as usize],
+            Some(f) => &mut self.fresh[f],
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Drafts {
+    type Output = Group;
+    fn index(&self, d: usize) -> &Group {
+        match d.checked_sub(self.held()) {
+            None => &self.ranked[self.pos[d] as usize],
+            Some(f) => &self.fresh[f],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;
