@@ -80,6 +80,32 @@ pub struct Finding {
     pub evidence: Vec<EvidenceRef>,
 }
 
+/// The `fingerprint_drift` finding of a group whose drift key (its record
+/// with known equivalents normalized) is that of the groups `others`.
+pub(super) fn drift_finding(others: &[&str]) -> Finding {
+    Finding {
+        kind: FindingKind::FingerprintDrift,
+        detail: format!(
+            "same intent as {} once numeric strings and numbers are normalized; the fingerprints differ",
+            others.join(", ")
+        ),
+        evidence: vec![],
+    }
+}
+
+/// The `jsonrpc_id_reuse` finding of a group that shares JSON-RPC id `id`
+/// on MCP session `mcp` with the groups `others` (docs/design.md §10.1).
+pub(super) fn jsonrpc_finding(mcp: &str, id: &str, others: &[&str]) -> Finding {
+    Finding {
+        kind: FindingKind::JsonrpcIdReuse,
+        detail: format!(
+            "JSON-RPC id {id} on MCP session {mcp} also carried a different intent ({})",
+            others.join(", ")
+        ),
+        evidence: vec![],
+    }
+}
+
 pub(super) fn drift_findings(drift: &[Option<String>], groups: &mut [Group]) {
     let mut by_drift: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, d) in drift.iter().enumerate() {
@@ -89,19 +115,13 @@ pub(super) fn drift_findings(drift: &[Option<String>], groups: &mut [Group]) {
     }
     for members in by_drift.values().filter(|m| m.len() > 1) {
         for &i in members {
-            let others: Vec<String> = members
+            let others: Vec<&str> = members
                 .iter()
                 .filter(|&&j| j != i)
-                .map(|&j| groups[j].id.clone())
+                .map(|&j| groups[j].id.as_str())
                 .collect();
-            groups[i].findings.push(Finding {
-                kind: FindingKind::FingerprintDrift,
-                detail: format!(
-                    "same intent as {} once numeric strings and numbers are normalized; the fingerprints differ",
-                    others.join(", ")
-                ),
-                evidence: vec![],
-            });
+            let f = drift_finding(&others);
+            groups[i].findings.push(f);
         }
     }
 }
@@ -109,51 +129,95 @@ pub(super) fn drift_findings(drift: &[Option<String>], groups: &mut [Group]) {
 /// Notes on how the inputs shape the result, for people who did not pass
 /// contracts or a key: without them the same journal groups differently.
 pub(super) fn setup_notes(model: &Model, config: &Config, notes: &mut Vec<String>) {
-    if config.contracts.is_empty() && !model.executions.is_empty() {
-        notes.push(
-            "no tool contracts (--contracts): every tool is treated as irreversible with a 15m attach window, and argument defaults are not filled in, so a retry that leaves one out lands in another group"
-                .into(),
-        );
-    }
-    if config.key.scheme() == Scheme::Sha256 {
-        let hmac = model
-            .executions
+    let mut seen = Seen::default();
+    seen.add_all(config, &model.executions);
+    seen.notes(model, config, notes);
+}
+
+/// What the setup notes count over executions: those that carry an
+/// `hmac-sha256:` fingerprint when no key was given, and, for each tool
+/// whose contract lists fingerprint fields, the argument names its calls
+/// carry (present once a call of the tool was seen).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Seen {
+    hmac: usize,
+    tools: HashMap<String, BTreeSet<String>>,
+}
+
+impl Seen {
+    /// Counts executions `xs`.
+    pub(super) fn add_all(&mut self, config: &Config, xs: &[crate::model::Execution]) {
+        let sha = config.key.scheme() == Scheme::Sha256;
+        let fields = config
+            .contracts
             .iter()
-            .filter(|x| written_fingerprint(x).is_some_and(|w| w.0.starts_with("hmac-sha256:")))
-            .count();
-        if hmac > 0 {
+            .any(|(_, c)| c.fingerprint_fields.is_some());
+        if !sha && !fields {
+            return;
+        }
+        for x in xs {
+            self.add(config, x, sha, fields);
+        }
+    }
+
+    fn add(&mut self, config: &Config, x: &crate::model::Execution, sha: bool, fields: bool) {
+        if sha && written_fingerprint(x).is_some_and(|w| w.0.starts_with("hmac-sha256:")) {
+            self.hmac += 1;
+        }
+        if !fields {
+            return;
+        }
+        let Some((a, tool)) = x.action().and_then(|a| Some((a, a.tool()?))) else {
+            return;
+        };
+        if config
+            .contracts
+            .lookup(tool)
+            .is_none_or(|c| c.fingerprint_fields.is_none())
+        {
+            return;
+        }
+        let seen = self.tools.entry(tool.to_string()).or_default();
+        if let Some(args) = a.arguments() {
+            seen.extend(args.into_iter().map(|(k, _)| k));
+        }
+    }
+
+    /// The notes on how the inputs shape the result (see [`setup_notes`]).
+    pub(super) fn notes(&self, model: &Model, config: &Config, notes: &mut Vec<String>) {
+        if config.contracts.is_empty() && !model.executions.is_empty() {
+            notes.push(
+                "no tool contracts (--contracts): every tool is treated as irreversible with a 15m attach window, and argument defaults are not filled in, so a retry that leaves one out lands in another group"
+                    .into(),
+            );
+        }
+        let hmac = self.hmac;
+        if config.key.scheme() == Scheme::Sha256 && hmac > 0 {
             notes.push(format!(
                 "{hmac} execution(s) carry hmac-sha256 fingerprints but no --key-file was given: retrace fingerprints with plain sha256 and cannot check the journal's own"
             ));
         }
-    }
-    // A contract's fingerprint field that no call of its tool carries is
-    // most likely a typo: the fingerprint then ignores the real field.
-    for (tool, contract) in config.contracts.iter() {
-        let Some(fields) = &contract.fingerprint_fields else {
-            continue;
-        };
-        let mut seen_tool = false;
-        let mut seen: BTreeSet<String> = BTreeSet::new();
-        for x in &model.executions {
-            let Some(a) = x.action().filter(|a| a.tool() == Some(tool)) else {
+        // A contract's fingerprint field that no call of its tool carries is
+        // most likely a typo: the fingerprint then ignores the real field.
+        for (tool, contract) in config.contracts.iter() {
+            let Some(fields) = &contract.fingerprint_fields else {
                 continue;
             };
-            seen_tool = true;
-            if let Some(args) = a.arguments() {
-                seen.extend(args.into_iter().map(|(k, _)| k));
+            // Only a tool some call used is checked.
+            let Some(seen) = self.tools.get(tool) else {
+                continue;
+            };
+            let missing: Vec<&str> = fields
+                .iter()
+                .map(String::as_str)
+                .filter(|f| !seen.contains(*f) && !contract.defaults.contains_key(*f))
+                .collect();
+            if !missing.is_empty() {
+                notes.push(format!(
+                    "the contract for {tool} lists fingerprint field(s) {} that no call of {tool} carries: a typo leaves the real field out of the fingerprint",
+                    missing.join(", ")
+                ));
             }
-        }
-        let missing: Vec<&str> = fields
-            .iter()
-            .map(String::as_str)
-            .filter(|f| !seen.contains(*f) && !contract.defaults.contains_key(*f))
-            .collect();
-        if seen_tool && !missing.is_empty() {
-            notes.push(format!(
-                "the contract for {tool} lists fingerprint field(s) {} that no call of {tool} carries: a typo leaves the real field out of the fingerprint",
-                missing.join(", ")
-            ));
         }
     }
 }
@@ -176,6 +240,34 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
         }
     }
     let mut found: Vec<(usize, String)> = Vec::new();
+    for members in buckets
+        .values()
+        .filter(|m| m.len() > 1 && m.len() <= MAX_BUCKET)
+    {
+        bucket_drift(model, config, &*groups, members, &mut found);
+    }
+    for (g, detail) in found {
+        groups[g].findings.push(Finding {
+            kind: FindingKind::FingerprintDrift,
+            detail,
+            evidence: vec![],
+        });
+    }
+}
+
+/// The most groups a default-drift bucket (one tool, actor, scope and
+/// target) may hold and still be compared.
+pub(super) const MAX_BUCKET: usize = 4096;
+
+/// The default-drift findings among the groups `members` of one bucket
+/// (positions in `groups`, in order), as (group, detail), added to `found`.
+pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
+    model: &Model,
+    config: &Config,
+    groups: &G,
+    members: &[usize],
+    found: &mut Vec<(usize, String)>,
+) {
     // How many arguments the calls of a group carry, as written: one call
     // leaving out an argument another carries needs two different counts.
     let argument_count = |g: &Group| {
@@ -184,64 +276,58 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
             .and_then(|&x| model.execution(x).action())
             .map_or(0, ActionRecord::argument_count)
     };
-    for members in buckets.values().filter(|m| m.len() > 1 && m.len() <= 4096) {
-        let first = argument_count(&groups[members[0]]);
-        if members.iter().all(|&i| argument_count(&groups[i]) == first) {
+    let Some(&head) = members.first() else {
+        return;
+    };
+    let first = argument_count(&groups[head]);
+    if members.iter().all(|&i| argument_count(&groups[i]) == first) {
+        return;
+    }
+    // For each group: the canonical record without its arguments, and
+    // its arguments; then every "arguments minus one" form.
+    let mut full: HashMap<String, usize> = HashMap::new();
+    let mut reduced: Vec<(String, usize, String, Value)> = Vec::new();
+    for &i in members {
+        let mut rec = canonical_action(model, config, &groups[i]);
+        let Some(Value::Object(args)) = rec.as_object_mut().and_then(|r| r.remove("arguments"))
+        else {
             continue;
-        }
-        // For each group: the canonical record without its arguments, and
-        // its arguments; then every "arguments minus one" form.
-        let mut full: HashMap<String, usize> = HashMap::new();
-        let mut reduced: Vec<(String, usize, String, Value)> = Vec::new();
-        for &i in members {
-            let mut rec = canonical_action(model, config, &groups[i]);
-            let Some(Value::Object(args)) = rec.as_object_mut().and_then(|r| r.remove("arguments"))
-            else {
-                continue;
-            };
-            let shape = fingerprint::jcs(&rec);
-            full.insert(
-                format!("{shape}|{}", fingerprint::jcs(&Value::Object(args.clone()))),
+        };
+        let shape = fingerprint::jcs(&rec);
+        full.insert(
+            format!("{shape}|{}", fingerprint::jcs(&Value::Object(args.clone()))),
+            i,
+        );
+        for (k, v) in &args {
+            let mut less = args.clone();
+            less.remove(k);
+            reduced.push((
+                format!("{shape}|{}", fingerprint::jcs(&Value::Object(less))),
                 i,
-            );
-            for (k, v) in &args {
-                let mut less = args.clone();
-                less.remove(k);
-                reduced.push((
-                    format!("{shape}|{}", fingerprint::jcs(&Value::Object(less))),
-                    i,
-                    k.clone(),
-                    v.clone(),
-                ));
-            }
-        }
-        for (key, with, arg, value) in reduced {
-            if let Some(&without) = full.get(&key)
-                && without != with
-            {
-                found.push((
-                    without,
-                    format!(
-                        "same intent as {} if the argument it leaves out, {arg}, defaults to {value}: a contract default would make them one group",
-                        groups[with].id
-                    ),
-                ));
-                found.push((
-                    with,
-                    format!(
-                        "same intent as {}, which leaves out {arg} = {value}: a contract default would make them one group",
-                        groups[without].id
-                    ),
-                ));
-            }
+                k.clone(),
+                v.clone(),
+            ));
         }
     }
-    for (g, detail) in found {
-        groups[g].findings.push(Finding {
-            kind: FindingKind::FingerprintDrift,
-            detail,
-            evidence: vec![],
-        });
+    for (key, with, arg, value) in reduced {
+        if let Some(&without) = full.get(&key)
+            && without != with
+        {
+            found.push((
+                without,
+                format!(
+                    "same intent as {} if the argument it leaves out, {arg}, defaults to {value}: a contract default would make them one group",
+                    groups[with].id
+                ),
+            ));
+            found.push((
+                with,
+                format!(
+                    "same intent as {}, which leaves out {arg} = {value}: a contract default would make them one group",
+                    groups[without].id
+                ),
+            ));
+        }
     }
 }
 
@@ -266,19 +352,13 @@ pub(super) fn jsonrpc_findings(
     ids.sort();
     for ((mcp, id), gs) in ids {
         for &g in &gs {
-            let others: Vec<String> = gs
+            let others: Vec<&str> = gs
                 .iter()
                 .filter(|&&o| o != g)
-                .map(|&o| groups[o.get()].id.clone())
+                .map(|&o| groups[o.get()].id.as_str())
                 .collect();
-            groups[g.get()].findings.push(Finding {
-                kind: FindingKind::JsonrpcIdReuse,
-                detail: format!(
-                    "JSON-RPC id {id} on MCP session {mcp} also carried a different intent ({})",
-                    others.join(", ")
-                ),
-                evidence: vec![],
-            });
+            let f = jsonrpc_finding(&mcp, &id, &others);
+            groups[g.get()].findings.push(f);
         }
     }
 }

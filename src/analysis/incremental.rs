@@ -14,7 +14,7 @@ use crate::model::Model;
 pub fn group_keys(model: &Model, config: &Config) -> Vec<GroupKey> {
     let unconfigured = ToolContract::unconfigured();
     let hinted = hinted_contracts(model, config);
-    intents(model, config, (&hinted, &unconfigured))
+    intents(model, config, (&hinted, &unconfigured), 0)
         .into_iter()
         .zip(&model.executions)
         .map(|(i, x)| match i {

@@ -3,6 +3,7 @@
 //! here knows about terminals or output formats.
 
 pub mod actions;
+mod carry;
 pub mod contracts;
 pub mod draft;
 pub mod findings;
@@ -16,6 +17,7 @@ pub mod resolution;
 pub mod verdict;
 
 pub use actions::{ActionItem, ActionKind};
+pub use carry::{Carried, Grown, analyze_followed, reanalyze};
 pub use contracts::{
     ActionClass, ClassHint, ContractBasis, ContractError, Contracts, ToolContract, for_each_secret,
 };
@@ -117,6 +119,9 @@ pub struct Analysis {
     pub scheme: Option<Scheme>,
     /// Notes about the analysis as a whole (e.g. secrets redacted without a key).
     pub notes: Vec<String>,
+    /// What [`reanalyze`] needs to follow the model as it grows (kept only
+    /// by [`analyze_followed`] and [`reanalyze`], never by a clone).
+    pub carried: Carried,
 }
 
 impl Analysis {
@@ -255,19 +260,25 @@ pub(crate) struct KeyConflict {
     executions: Vec<ExecIdx>,
 }
 
+/// The note on secrets redacted without a key.
+const UNKEYED_NOTE: &str = "secret fields were redacted without a key (no --key-file): intents that differ only in a secret look alike";
+
 /// Analyses a model: groups executions by intent and judges each group.
 pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> Analysis {
+    whole(model, journals, config).0
+}
+
+/// [`analyze`], with what following the model needs of the way
+/// ([`carry::Parts`]).
+fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysis, carry::Parts) {
     let mut notes = Vec::new();
     let lifecycles = lifecycles(model, &config.resolutions, &mut notes);
     let unconfigured = ToolContract::unconfigured();
     let hinted = hinted_contracts(model, config);
-    let intents = intents(model, config, (&hinted, &unconfigured));
+    let intents = intents(model, config, (&hinted, &unconfigured), 0);
     let (drafts, mismatches, secrets_unkeyed) = draft_groups(model, intents, &unconfigured);
     if secrets_unkeyed {
-        notes.push(
-            "secret fields were redacted without a key (no --key-file): intents that differ only in a secret look alike"
-                .into(),
-        );
+        notes.push(UNKEYED_NOTE.into());
     }
     setup_notes(model, config, &mut notes);
 
@@ -291,6 +302,7 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
         .collect();
 
     // Findings that look across groups; they never change a verdict.
+    let kept = mismatches.clone();
     for (xi, detail) in mismatches {
         let g = execution_group[xi.get()].get();
         groups[g].findings.push(Finding {
@@ -301,7 +313,7 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
     }
     drift_findings(&drift, &mut groups);
     default_drift_findings(model, config, &mut groups);
-    near::near_duplicate_findings(model, config, &mut groups);
+    let near = near::near_duplicate_findings(model, config, &mut groups);
     jsonrpc_findings(model, &lifecycles, &execution_group, &mut groups);
     for g in &mut groups {
         g.findings
@@ -309,14 +321,23 @@ pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> An
         g.findings
             .dedup_by(|a, b| a.kind == b.kind && a.detail == b.detail);
     }
-    let groups = rank(groups, &mut execution_group);
-    Analysis {
+    let (groups, order) = rank(groups, &mut execution_group);
+    let parts = carry::Parts {
+        drift,
+        mismatches: kept,
+        unkeyed: secrets_unkeyed,
+        near,
+        order,
+    };
+    let a = Analysis {
         groups,
         lifecycles,
         execution_group,
         scheme: Some(config.key.scheme()),
         notes,
-    }
+        carried: Carried::default(),
+    };
+    (a, parts)
 }
 
 /// Every execution's lifecycle, with the reviewer decisions applied to the
@@ -385,14 +406,15 @@ fn hinted_contracts(model: &Model, config: &Config) -> HashMap<String, ToolContr
 
 /// What each execution asked for: its group key (fingerprint, actor,
 /// scope), contract, drift form and any fingerprint mismatch, computed on
-/// every core; `None` for an execution with no accepted record.
+/// every core; `None` for an execution with no accepted record. Of the
+/// executions from position `from` on, aligned with them.
 fn intents<'a>(
     model: &'a Model,
     config: &'a Config,
     (hinted, unconfigured): (&'a HashMap<String, ToolContract>, &'a ToolContract),
+    from: usize,
 ) -> Vec<Option<Intent<'a>>> {
-    model
-        .executions
+    model.executions[from.min(model.executions.len())..]
         .par_iter()
         .map(|x| {
             let (_, call, _) = x.accepted()?;
@@ -555,8 +577,9 @@ fn key_conflicts(
 }
 
 /// Groups worst first, then oldest first, then by id; `execution_group`
-/// follows the new order.
-fn rank(groups: Vec<Group>, execution_group: &mut [GroupIdx]) -> Vec<Group> {
+/// follows the new order. Also the former position of each group, in the
+/// new order.
+fn rank(groups: Vec<Group>, execution_group: &mut [GroupIdx]) -> (Vec<Group>, Vec<usize>) {
     let mut order: Vec<usize> = (0..groups.len()).collect();
     order.sort_by(|&a, &b| {
         groups[a]
@@ -573,7 +596,8 @@ fn rank(groups: Vec<Group>, execution_group: &mut [GroupIdx]) -> Vec<Group> {
         *g = rank[g.get()];
     }
     let mut slots: Vec<Option<Group>> = groups.into_iter().map(Some).collect();
-    order.iter().filter_map(|&i| slots[i].take()).collect()
+    let ranked = order.iter().filter_map(|&i| slots[i].take()).collect();
+    (ranked, order)
 }
 
 pub(crate) struct EvidenceWritten<'a>(pub(crate) &'a str);

@@ -23,6 +23,7 @@ use crate::model::Model;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::ops::Index;
 use std::time::Duration;
 
 /// The most groups one near-duplicate class may hold and still be linked;
@@ -41,9 +42,12 @@ pub struct NearDuplicate {
     pub field: String,
 }
 
-type Digest16 = [u8; 16];
+/// The first 16 bytes of a SHA-256 digest.
+pub(super) type Digest16 = [u8; 16];
 
-fn digest(parts: &[&str]) -> Digest16 {
+/// The digest of `parts`, each prefixed by its length (so that no two
+/// lists of parts give the same input).
+pub(super) fn digest(parts: &[&str]) -> Digest16 {
     let mut h = Sha256::new();
     for p in parts {
         h.update((p.len() as u64).to_le_bytes());
@@ -184,24 +188,70 @@ fn candidates(mut entries: Vec<(Digest16, usize, Digest16)>) -> Vec<(usize, usiz
 /// Links the groups that are near duplicates of each other and gives both
 /// a `near_duplicate` finding naming the other group, its verdict and the
 /// field (docs/design.md §5.13). Never changes a verdict.
-pub(super) fn near_duplicate_findings(model: &Model, config: &Config, groups: &mut [Group]) {
+///
+/// Returns every group's entries ([`entries_of`]), for a follower to keep.
+pub(super) fn near_duplicate_findings(
+    model: &Model,
+    config: &Config,
+    groups: &mut [Group],
+) -> Vec<Vec<(Digest16, Digest16)>> {
     // (class digest, group, value digest): one entry per group and
     // top-level argument.
+    let per_group: Vec<Vec<(Digest16, Digest16)>> = groups
+        .iter()
+        .map(|g| entries_of(model, config, g))
+        .collect();
     let mut entries: Vec<(Digest16, usize, Digest16)> = Vec::new();
-    for (i, g) in groups.iter().enumerate() {
-        if g.tool == "?" || g.contract.attach_window.is_zero() {
-            continue;
-        }
-        let Some((shape, args)) = record(model, config, g) else {
-            continue;
-        };
-        let head = [g.actor.as_str(), g.intent_scope.as_str(), shape.as_str()];
-        entries.extend(
-            projections(&head, &args)
-                .into_iter()
-                .map(|(class, value)| (class, i, value)),
-        );
+    for (i, e) in per_group.iter().enumerate() {
+        entries.extend(e.iter().map(|&(class, value)| (class, i, value)));
     }
+    let mut links: Vec<(usize, usize, String)> = Vec::new();
+    for (a, b) in candidates(entries) {
+        if let Some(field) = linked(model, config, &*groups, a, b) {
+            links.push((a, b, field));
+        }
+    }
+    for (a, b, field) in links {
+        for (this, other) in [(a, b), (b, a)] {
+            let (link, finding) = link_finding(&groups[other], &field);
+            let g = &mut groups[this];
+            g.near_duplicates.push(link);
+            g.findings.push(finding);
+        }
+    }
+    for g in groups.iter_mut() {
+        g.near_duplicates
+            .sort_by(|x, y| x.group_id.cmp(&y.group_id).then(x.field.cmp(&y.field)));
+        g.near_duplicates.dedup();
+    }
+    per_group
+}
+
+/// A group's near-duplicate entries: one (class digest, value digest) per
+/// top-level argument of its canonical record ([`projections`]); none for
+/// a group of no known tool or of a tool with no attach window.
+pub(super) fn entries_of(model: &Model, config: &Config, g: &Group) -> Vec<(Digest16, Digest16)> {
+    if g.tool == "?" || g.contract.attach_window.is_zero() {
+        return Vec::new();
+    }
+    let Some((shape, args)) = record(model, config, g) else {
+        return Vec::new();
+    };
+    let head = [g.actor.as_str(), g.intent_scope.as_str(), shape.as_str()];
+    projections(&head, &args)
+}
+
+/// Whether candidates `a` and `b` (positions in `groups`, `a` first in
+/// their class) are near duplicates, and the field they differ in: the
+/// same tool, calls within `a`'s attach window of each other, and records
+/// that differ in one field once checked against the records themselves.
+fn linked<G: Index<usize, Output = Group> + ?Sized>(
+    model: &Model,
+    config: &Config,
+    groups: &G,
+    a: usize,
+    b: usize,
+) -> Option<String> {
     let starts = |g: &Group| {
         let mut t: Vec<_> = g
             .executions
@@ -211,57 +261,81 @@ pub(super) fn near_duplicate_findings(model: &Model, config: &Config, groups: &m
         t.sort_unstable();
         t
     };
-    let mut links: Vec<(usize, usize, String)> = Vec::new();
-    for (a, b) in candidates(entries) {
-        if groups[a].tool != groups[b].tool {
-            continue;
-        }
-        let window = groups[a].contract.attach_window;
-        if !within(&starts(&groups[a]), &starts(&groups[b]), window) {
-            continue;
-        }
-        // Check the digests against the records themselves.
-        let (Some((sa, ra)), Some((sb, rb))) = (
-            record(model, config, &groups[a]),
-            record(model, config, &groups[b]),
-        ) else {
+    if groups[a].tool != groups[b].tool {
+        return None;
+    }
+    let window = groups[a].contract.attach_window;
+    if !within(&starts(&groups[a]), &starts(&groups[b]), window) {
+        return None;
+    }
+    // Check the digests against the records themselves.
+    let (sa, ra) = record(model, config, &groups[a])?;
+    let (sb, rb) = record(model, config, &groups[b])?;
+    if sa != sb {
+        return None;
+    }
+    one_field(&ra, &rb)
+}
+
+/// The link to near duplicate `o` and the finding that names it, for the
+/// group one `field` away from it.
+pub(super) fn link_finding(o: &Group, field: &str) -> (NearDuplicate, Finding) {
+    let detail = format!(
+        "one argument away from {} ({}, {} call{}): the same tool, actor and intent scope, and arguments that differ only in {field}",
+        o.id,
+        o.verdict,
+        o.calls,
+        if o.calls == 1 { "" } else { "s" }
+    );
+    let link = NearDuplicate {
+        group_id: o.id.clone(),
+        field: field.to_string(),
+    };
+    let finding = Finding {
+        kind: FindingKind::NearDuplicate,
+        detail,
+        evidence: vec![],
+    };
+    (link, finding)
+}
+
+/// The near duplicates of group `g` (a position in `groups`) with the
+/// field each differs in, as [`near_duplicate_findings`] links them:
+/// `classes` holds every group's entries by class digest, as (group,
+/// value digest) sorted, and `own` are `g`'s entries. The work is in the
+/// classes of `g` only, at most [`MAX_CLASS`] entries each.
+pub(super) fn links_of<G: Index<usize, Output = Group> + ?Sized>(
+    model: &Model,
+    config: &Config,
+    groups: &G,
+    classes: &crate::model::FastMap<Digest16, Vec<(u32, Digest16)>>,
+    own: &[(Digest16, Digest16)],
+    g: usize,
+) -> Vec<(usize, String)> {
+    let mut mine: Vec<Digest16> = own.iter().map(|e| e.0).collect();
+    mine.sort_unstable();
+    mine.dedup();
+    let mut out = Vec::new();
+    for c in mine {
+        let Some(class) = classes.get(&c) else {
             continue;
         };
-        if sa != sb {
+        if class.len() < 2 || class.len() > MAX_CLASS {
             continue;
         }
-        if let Some(field) = one_field(&ra, &rb) {
-            links.push((a, b, field));
+        for (n, &(a, va)) in class.iter().enumerate() {
+            for &(b, vb) in &class[n + 1..] {
+                let (a, b) = (a as usize, b as usize);
+                if vb == va || b == a || (a != g && b != g) {
+                    continue;
+                }
+                if let Some(field) = linked(model, config, groups, a, b) {
+                    out.push((if a == g { b } else { a }, field));
+                }
+            }
         }
     }
-    for (a, b, field) in links {
-        for (this, other) in [(a, b), (b, a)] {
-            let o = &groups[other];
-            let detail = format!(
-                "one argument away from {} ({}, {} call{}): the same tool, actor and intent scope, and arguments that differ only in {field}",
-                o.id,
-                o.verdict,
-                o.calls,
-                if o.calls == 1 { "" } else { "s" }
-            );
-            let link = NearDuplicate {
-                group_id: o.id.clone(),
-                field: field.clone(),
-            };
-            let g = &mut groups[this];
-            g.near_duplicates.push(link);
-            g.findings.push(Finding {
-                kind: FindingKind::NearDuplicate,
-                detail,
-                evidence: vec![],
-            });
-        }
-    }
-    for g in groups.iter_mut() {
-        g.near_duplicates
-            .sort_by(|x, y| x.group_id.cmp(&y.group_id).then(x.field.cmp(&y.field)));
-        g.near_duplicates.dedup();
-    }
+    out
 }
 
 #[cfg(test)]

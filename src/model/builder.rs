@@ -103,18 +103,20 @@ impl Model {
         if self.execution_index.len() != self.executions.len() {
             return Err(Box::new(self));
         }
-        let mut b = ModelBuilder {
-            executions: Vec::with_capacity(self.executions.len()),
-            index: HashMap::with_capacity_and_hasher(self.executions.len(), Default::default()),
+        let held = Held {
+            executions: self.executions.len(),
+            calls: self.calls,
+            touched: HashMap::default(),
+            unsure: false,
+        };
+        Ok(ModelBuilder {
+            executions: self.executions,
+            index: self.execution_index,
             sessions: self.sessions,
             session_index: self.session_index,
             tool_hints: self.tool_hints,
-        };
-        for x in self.executions {
-            b.index.insert(x.id.clone(), b.executions.len());
-            b.executions.push(x);
-        }
-        Ok(b)
+            held: Some(held),
+        })
     }
 }
 
@@ -130,6 +132,34 @@ pub struct ModelBuilder {
     sessions: Vec<Session>,
     session_index: HashMap<String, usize>,
     tool_hints: Vec<ToolHint>,
+    /// What a builder made of a finished model ([`Model::into_builder`])
+    /// knows of it.
+    held: Option<Held>,
+}
+
+/// A finished model's part of a builder: how many executions it had, its
+/// call list, and what the records added since did to them.
+#[derive(Debug, Default)]
+struct Held {
+    executions: usize,
+    calls: Vec<Call>,
+    /// Held executions that gained events: position, events held before.
+    touched: HashMap<usize, usize>,
+    /// A record was added that may move what the model held: a held
+    /// execution's `accepted` record, an event naming a layer or a link
+    /// (it may join executions, docs/design.md §5.12).
+    unsure: bool,
+}
+
+/// What [`ModelBuilder::finish_grown`] did to the executions of the model
+/// the builder was made of.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Growth {
+    /// How many executions the model held: they keep their positions
+    /// (and their events theirs), the new ones come after them.
+    pub held: usize,
+    /// The held executions that gained events, in position order.
+    pub touched: Vec<super::ExecIdx>,
 }
 
 impl ModelBuilder {
@@ -152,7 +182,16 @@ impl ModelBuilder {
 
     /// Adds one event of the named execution.
     pub fn push_event(&mut self, execution_id: String, event: Event) {
+        if let Some(held) = &mut self.held {
+            let f = event.facts();
+            held.unsure |= f.layer.is_some() || !f.links.is_empty();
+        }
         if let Some(&i) = self.index.get(&execution_id) {
+            if let Some(held) = self.held.as_mut().filter(|h| i < h.executions) {
+                held.unsure |= matches!(event.kind, EventKind::Accepted { .. });
+                let had = self.executions[i].events.len();
+                held.touched.entry(i).or_insert(had);
+            }
             self.executions[i].events.push(event);
         } else {
             self.index
@@ -204,7 +243,8 @@ impl ModelBuilder {
     /// (docs/design.md §5.12), sorts events by time, orders executions by
     /// when they began ([`Execution::started_at`]) and derives the call
     /// list.
-    pub fn finish(self) -> Model {
+    pub fn finish(mut self) -> Model {
+        self.held = None;
         let (mut executions, aliases) = super::join::join(self.executions);
         for e in &mut executions {
             e.events.sort_by_key(|ev| ev.at);
@@ -226,26 +266,7 @@ impl ModelBuilder {
         }
         let mut calls = Vec::new();
         for (xi, x) in executions.iter().enumerate() {
-            let mut created = false;
-            for (ei, ev) in x.events.iter().enumerate() {
-                let role = match &ev.kind {
-                    // One call created the execution: another layer's
-                    // record of the same call is not a second call.
-                    EventKind::Accepted { .. } if created => continue,
-                    EventKind::Accepted { .. } => {
-                        created = true;
-                        CallRole::Created
-                    }
-                    EventKind::Attached { recovery, .. } => CallRole::Attached(*recovery),
-                    _ => continue,
-                };
-                calls.push(Call {
-                    at: ev.at,
-                    role,
-                    execution: xi,
-                    event: ei,
-                });
-            }
+            calls_of(xi, x, &mut calls);
         }
         calls.sort_by_key(|c| c.at);
         let mut tool_hints = self.tool_hints;
@@ -258,5 +279,132 @@ impl ModelBuilder {
             session_index: self.session_index,
             execution_index,
         }
+    }
+}
+
+impl ModelBuilder {
+    /// [`ModelBuilder::finish`] for a builder made of a finished model
+    /// ([`Model::into_builder`]), with what finishing did to the
+    /// executions it held: `Some` when every held execution kept its
+    /// position and its events theirs (the records added joined nothing,
+    /// gave no held execution an `accepted` record, put no event before one
+    /// it held and no new execution before a held one), and which held
+    /// executions gained events; `None` when finishing had to sort and
+    /// join everything again. The model is the same either way; the
+    /// `Some` way does work in proportion to the records added, not to the
+    /// model (only the held executions' positions are copied into the
+    /// call list's merge when a new call is not the latest).
+    pub fn finish_grown(mut self) -> (Model, Option<Growth>) {
+        let Some(held) = self.held.take() else {
+            return (self.finish(), None);
+        };
+        let n = held.executions;
+        let settled = |x: &Execution, from: usize| {
+            from == 0
+                || x.events[from..]
+                    .iter()
+                    .all(|e| e.at >= x.events[from - 1].at)
+        };
+        let mut touched: Vec<usize> = held.touched.keys().copied().collect();
+        touched.sort_unstable();
+        let last_held = n
+            .checked_sub(1)
+            .and_then(|i| self.executions[i].started_at());
+        let stable = !held.unsure
+            && touched
+                .iter()
+                .all(|&i| settled(&self.executions[i], held.touched[&i]))
+            && self.executions[n..].iter_mut().all(|x| {
+                x.events.sort_by_key(|ev| ev.at);
+                x.started_at() >= last_held
+            });
+        if !stable {
+            return (self.finish(), None);
+        }
+        for &i in &touched {
+            let e = &mut self.executions[i];
+            e.events.sort_by_key(|ev| ev.at);
+            e.events.shrink_to_fit();
+        }
+        self.executions[n..].sort_by_key(|e| e.started_at());
+        for (i, x) in self.executions.iter_mut().enumerate().skip(n) {
+            x.events.shrink_to_fit();
+            if let Some(at) = self.index.get_mut(&x.id) {
+                *at = i;
+            }
+        }
+        // New calls: the attached events the held executions gained (their
+        // created call is held already), and every call of the new ones.
+        let mut added = Vec::new();
+        for &i in &touched {
+            for (ei, ev) in self.executions[i].events.iter().enumerate() {
+                if let EventKind::Attached { recovery, .. } = &ev.kind
+                    && ei >= held.touched[&i]
+                {
+                    added.push(Call {
+                        at: ev.at,
+                        role: CallRole::Attached(*recovery),
+                        execution: i,
+                        event: ei,
+                    });
+                }
+            }
+        }
+        for (xi, x) in self.executions.iter().enumerate().skip(n) {
+            calls_of(xi, x, &mut added);
+        }
+        // The calls of a finished model are in (time, execution, event)
+        // order: a stable sort by time of a list built in that order.
+        let order = |c: &Call| (c.at, c.execution, c.event);
+        added.sort_by_key(order);
+        let mut calls = held.calls;
+        let in_order = match (calls.last(), added.first()) {
+            (Some(l), Some(f)) => order(l) <= order(f),
+            _ => true,
+        };
+        calls.extend(added);
+        if !in_order {
+            calls.sort_by_key(order);
+        }
+        let mut tool_hints = self.tool_hints;
+        tool_hints.sort_by_key(|h| h.at);
+        let growth = Growth {
+            held: n,
+            touched: touched.into_iter().map(super::ExecIdx::new).collect(),
+        };
+        let model = Model {
+            executions: self.executions,
+            calls,
+            sessions: self.sessions,
+            tool_hints,
+            session_index: self.session_index,
+            execution_index: self.index,
+        };
+        (model, Some(growth))
+    }
+}
+
+/// The calls of execution `xi`: the one that created it (its first
+/// `accepted` record) and every attached one, in event order.
+fn calls_of(xi: usize, x: &Execution, calls: &mut Vec<Call>) {
+    let mut created = false;
+    for (ei, ev) in x.events.iter().enumerate() {
+        let role = match &ev.kind {
+            // One call created the execution: another layer's record of
+            // the same call is not a second call.
+            EventKind::Accepted { .. } if created => continue,
+            EventKind::Accepted { .. } => {
+                created = true;
+                CallRole::Created
+            }
+            EventKind::Attached { recovery, .. } => CallRole::Attached(*recovery),
+            _ => continue,
+        };
+        calls.push(Call {
+            at: ev.at,
+            role,
+            execution: xi,
+            event: ei,
+        });
     }
 }

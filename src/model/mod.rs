@@ -15,7 +15,7 @@ mod join;
 mod source;
 
 pub use action::{ActionRecord, NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
-pub use builder::{Model, ModelBuilder, Record};
+pub use builder::{Growth, Model, ModelBuilder, Record};
 pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
 pub use hint::{ToolHint, ToolHints};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};

@@ -1,8 +1,9 @@
 //! An investigation taking what its journals gained (the TUI's follow
 //! mode, docs/design.md §7.7 "Follow mode"): the records read of the new
 //! lines are added to the model the journals were read into, and the
-//! analysis runs again over it, instead of reading every journal again
-//! into records from its start. A journal that grew has its report (lines,
+//! analysis follows them ([`analysis::reanalyze`]: the work is in
+//! proportion to the new records and the groups they reach), instead of
+//! reading every journal again into records from its start. A journal that grew has its report (lines,
 //! records, bad lines, audit chain) counted on when its new lines carry no
 //! chain fields and it had none, else taken again by the chain check alone
 //! (`retrace verify`'s read, docs/design.md §6.8), which builds no record.
@@ -118,6 +119,20 @@ impl Investigation {
                 _ => return Err(self),
             }
         }
+        // The analysis follows the new records only when they add no tool
+        // hint and name no session the model held: those change what the
+        // analysis made of calls it held (docs/design.md §7.7).
+        let mut new_sessions = Vec::new();
+        let mut quiet = true;
+        for r in &records {
+            match r {
+                Record::Session(s) if self.model.session(&s.session_id).is_none() => {
+                    new_sessions.push(s.session_id.clone());
+                }
+                Record::Session(_) | Record::ToolHint(_) => quiet = false,
+                Record::Event { .. } => {}
+            }
+        }
         let mut b = match std::mem::take(&mut self.model).into_builder() {
             Ok(b) => b,
             Err(model) => {
@@ -131,13 +146,14 @@ impl Investigation {
         for (j, r) in reports {
             self.journals[j] = r;
         }
-        self.model = b.finish();
-        let old = std::mem::replace(
-            &mut self.analysis,
-            analysis::analyze(&self.model, &self.journals, &self.config),
-        );
-        // Freeing a large analysis takes a while; nothing waits for it.
-        std::thread::spawn(move || drop(old));
+        let (model, growth) = b.finish_grown();
+        self.model = model;
+        let grown = growth.as_ref().filter(|_| quiet).map(|g| analysis::Grown {
+            growth: g,
+            new_sessions: &new_sessions,
+        });
+        let prev = std::mem::take(&mut self.analysis);
+        self.analysis = analysis::reanalyze(prev, &self.model, &self.journals, &self.config, grown);
         // Notes are scrubbed of the secrets found, found again over the
         // grown model.
         self.secrets = super::secrets::Secrets::default();

@@ -189,6 +189,17 @@ impl Investigation {
         Self::load(setup.prepare()?, progress)
     }
 
+    /// [`Investigation::open`] for an investigation that is to follow its
+    /// journals as they grow (docs/design.md §7.7 "Follow mode"): its
+    /// analysis keeps what [`Investigation::grown`] needs to follow the new
+    /// records instead of analysing everything again.
+    ///
+    /// # Errors
+    /// As [`Investigation::open`].
+    pub fn open_to_follow(setup: &Setup) -> Result<Self, QueryError> {
+        Self::load_as(setup.prepare()?, &mut |_| {}, true)
+    }
+
     /// Loads and analyses prepared inputs (the TUI prepares on the UI
     /// thread, so that bad options are reported before the screen is taken
     /// over, and loads here on its loader thread). `progress` hears how
@@ -197,12 +208,24 @@ impl Investigation {
     /// # Errors
     /// [`QueryError::Journal`] when a journal cannot be read at all.
     pub fn load(p: Prepared, progress: &mut dyn FnMut(LoadStage)) -> Result<Self, QueryError> {
+        Self::load_as(p, progress, false)
+    }
+
+    fn load_as(
+        p: Prepared,
+        progress: &mut dyn FnMut(LoadStage),
+        follow: bool,
+    ) -> Result<Self, QueryError> {
         let (journals, model) = journal::load_with(p.sources, &p.options, &mut |r| {
             progress(LoadStage::Reading(r))
         })?;
         progress(LoadStage::Analysing);
         let window = narrowed(&model, &journals, p.window);
-        let analysis = analysis::analyze(&model, &journals, &p.config);
+        let analysis = if follow {
+            analysis::analyze_followed(&model, &journals, &p.config)
+        } else {
+            analysis::analyze(&model, &journals, &p.config)
+        };
         Ok(Investigation {
             journals,
             model,

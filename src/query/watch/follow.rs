@@ -227,6 +227,15 @@ impl Follow {
         self.reopen = true;
     }
 
+    /// How many analyses were made by following the records added since
+    /// the last whole one (the one kept to add records to).
+    #[cfg(test)]
+    pub(super) fn follows(&self) -> usize {
+        self.base
+            .as_ref()
+            .map_or(0, |b| b.analysis.carried.follows())
+    }
+
     /// How the investigations so far were made.
     pub fn refreshes(&self) -> Refreshes {
         self.refreshes
@@ -302,8 +311,20 @@ impl Follow {
             }
             None => {
                 self.refreshes.reopened += 1;
-                Investigation::open(&self.setup, &mut |_| {})
+                Investigation::open_to_follow(&self.setup)
             }
+        };
+        let inv = match inv {
+            // Kept only when records can be added to it: a copy of a large
+            // investigation is memory and time. The one kept is the
+            // original, which holds what following its analysis needs (a
+            // copy does not).
+            Ok(inv) if inv.growable() => {
+                let shown = inv.clone();
+                self.base = Some(inv);
+                Ok(shown)
+            }
+            other => other,
         };
         match &inv {
             Ok(inv) => {
@@ -315,9 +336,6 @@ impl Follow {
                     .zip(&now)
                     .map(|(j, to)| (j.lines == to.lines).then_some(*to))
                     .collect();
-                // Kept only when records can be added to it: a copy of a
-                // large investigation is memory and time.
-                self.base = inv.growable().then(|| inv.clone());
             }
             Err(_) => {
                 self.mark_dirty();

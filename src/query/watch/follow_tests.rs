@@ -57,6 +57,13 @@ fn shown(inv: &Investigation) -> serde_json::Value {
 /// the follow refreshes, and what its investigation shows must be what
 /// opening the journals afresh shows. Returns how the refreshes were made.
 fn refreshes_as_a_fresh_open(journals: &[&Path], chunk: usize) -> Refreshes {
+    followed_refreshes(journals, chunk).0
+}
+
+/// [`refreshes_as_a_fresh_open`], also counting the refreshes whose
+/// analysis followed the new records rather than analysing everything
+/// again.
+fn followed_refreshes(journals: &[&Path], chunk: usize) -> (Refreshes, u64) {
     let d = tempfile::tempdir().unwrap();
     let paths: Vec<PathBuf> = journals
         .iter()
@@ -82,10 +89,16 @@ fn refreshes_as_a_fresh_open(journals: &[&Path], chunk: usize) -> Refreshes {
     let mut follow = Follow::start(&setup).unwrap();
     let long_ago = Instant::now() - MIN_REFRESH * 10;
     let mut step = 0;
+    let (mut followed, mut follows) = (0u64, 0);
     loop {
         follow.poll();
         follow.last_open = Some(long_ago);
         let inv = follow.investigation();
+        let now = follow.follows();
+        if now > follows {
+            followed += 1;
+        }
+        follows = now;
         match Investigation::open(&setup, &mut |_| {}) {
             Ok(fresh) => assert_eq!(
                 shown(&inv.unwrap()),
@@ -111,7 +124,7 @@ fn refreshes_as_a_fresh_open(journals: &[&Path], chunk: usize) -> Refreshes {
         }
         step += 1;
     }
-    follow.refreshes()
+    (follow.refreshes(), followed)
 }
 
 fn repo(p: &str) -> PathBuf {
@@ -125,14 +138,21 @@ fn repo(p: &str) -> PathBuf {
 fn every_scenario_refreshes_as_a_fresh_open_by_adding_what_it_gained() {
     let scenarios = scenarios();
     assert!(scenarios.len() > 5);
-    let mut grown = 0;
+    let (mut grown, mut followed) = (0, 0);
     for s in &scenarios {
         for chunk in [1, 3] {
-            let r = refreshes_as_a_fresh_open(&[s], chunk);
+            let (r, f) = followed_refreshes(&[s], chunk);
             grown += r.grown;
+            followed += f;
         }
     }
     assert!(grown > 100, "{grown} refreshes added records");
+    // Most refreshes follow the new records (the others add a session
+    // record the calls before named, or come after a reopening).
+    assert!(
+        followed * 2 > grown,
+        "{followed} of {grown} followed the new records"
+    );
 }
 
 /// The line-based fixtures of every format, and journals read together,
@@ -257,6 +277,165 @@ fn unchained_journals_refresh_as_a_fresh_open() {
         );
         let r = refreshes_as_a_fresh_open(&[&p], 2);
         assert!(r.grown > 0, "{s:?}: {r:?}");
+    }
+}
+
+/// A journal whose later lines reach what the earlier ones made in every
+/// way the analysis follows (docs/design.md §7.7): a late outcome and an
+/// attached call on held executions, a retry joining a held group, a new
+/// intent sharing a held group's idempotency key, a new group that ranks
+/// above the held ones, a near duplicate of a held group and a JSON-RPC id
+/// of a held call used again. Written a line at a time, every refresh is
+/// what a fresh open gives, and the analysis follows the new lines.
+#[test]
+fn new_lines_that_reach_held_groups_refresh_as_a_fresh_open() {
+    let session = r#"{"kind":"session","session_id":"s1","actor":"a","process":{"pid":7,"name":"agent","started_at":"2026-08-04T09:00:00Z"},"mcp_session_id":"m1","authorization":"per_session","started_at":"2026-08-04T09:00:00Z"}"#;
+    let mut seq = 0;
+    let mut ev = |at: &str, x: &str, event: &str, extra: &str| {
+        seq += 1;
+        format!(
+            r#"{{"kind":"event","seq":{seq},"at":"2026-08-04T{at}Z","execution_id":"{x}","event":"{event}"{extra}}}"#
+        )
+    };
+    let accepted = |id: u32, tool: &str, args: &str, key: &str| {
+        let key = if key.is_empty() {
+            String::new()
+        } else {
+            format!(r#","idempotency_key":"{key}""#)
+        };
+        format!(
+            r#","call":{{"call_id":"c{id}","session_id":"s1","jsonrpc_id":{id},"mcp_session_id":"m1","transport":"streamable-http"}},"action":{{"actor":"a","tool":"{tool}","target":"api.example/{tool}","arguments":{args},"intent_scope":"run:1"}}{key}"#
+        )
+    };
+    let done = r#","outcome":"success","target_status":200,"observed_via":"response""#;
+    let lines = [
+        session.to_string(),
+        ev(
+            "10:00:00",
+            "x1",
+            "accepted",
+            &accepted(1, "deploy", r#"{"v":1}"#, ""),
+        ),
+        ev(
+            "10:00:01",
+            "x1",
+            "authorized",
+            r#","decision":"session_grant""#,
+        ),
+        ev("10:00:02", "x1", "dispatched", ""),
+        ev(
+            "10:01:00",
+            "x2",
+            "accepted",
+            &accepted(2, "charge", r#"{"amount":1}"#, "k"),
+        ),
+        ev("10:01:01", "x2", "dispatched", r#","idempotency_key":"k""#),
+        ev("10:01:02", "x2", "outcome", done),
+        ev("10:01:03", "x2", "delivered", ""),
+        ev(
+            "10:02:00",
+            "x3",
+            "accepted",
+            &accepted(3, "read", r#"{"q":1,"n":5}"#, ""),
+        ),
+        ev("10:02:01", "x3", "dispatched", ""),
+        ev("10:02:02", "x3", "outcome", done),
+        ev(
+            "10:02:03",
+            "x3",
+            "delivery_failed",
+            r#","error":"stream closed""#,
+        ),
+        // Held executions reached: a late outcome, an attached call.
+        ev(
+            "10:03:00",
+            "x1",
+            "outcome",
+            r#","outcome":"unknown","observed_via":"response""#,
+        ),
+        ev(
+            "10:03:10",
+            "x3",
+            "attached",
+            r#","call":{"call_id":"c30","session_id":"s1","jsonrpc_id":30,"mcp_session_id":"m1","transport":"streamable-http"},"recovery":"returned_stored_result""#,
+        ),
+        ev("10:03:11", "x3", "delivered", ""),
+        // A retry joining a held group.
+        ev(
+            "10:04:00",
+            "x4",
+            "accepted",
+            &accepted(4, "deploy", r#"{"v":1}"#, ""),
+        ),
+        ev("10:04:01", "x4", "dispatched", ""),
+        ev("10:04:02", "x4", "outcome", done),
+        // A new intent with the held group's idempotency key.
+        ev(
+            "10:05:00",
+            "x5",
+            "accepted",
+            &accepted(5, "charge", r#"{"amount":2}"#, "k"),
+        ),
+        ev("10:05:01", "x5", "dispatched", r#","idempotency_key":"k""#),
+        // A new group of two dispatches: it ranks above the held ones.
+        ev(
+            "10:06:00",
+            "x6",
+            "accepted",
+            &accepted(6, "pay", r#"{"to":"b"}"#, ""),
+        ),
+        ev("10:06:01", "x6", "dispatched", ""),
+        ev("10:06:02", "x6", "outcome", done),
+        ev("10:06:03", "x6", "delivered", ""),
+        ev(
+            "10:06:30",
+            "x7",
+            "accepted",
+            &accepted(7, "pay", r#"{"to":"b"}"#, ""),
+        ),
+        ev("10:06:31", "x7", "dispatched", ""),
+        ev("10:06:32", "x7", "outcome", done),
+        // One argument away from a held group; a held call's JSON-RPC id
+        // used again for another intent.
+        ev(
+            "10:07:00",
+            "x8",
+            "accepted",
+            &accepted(8, "read", r#"{"q":2,"n":5}"#, ""),
+        ),
+        ev("10:07:01", "x8", "dispatched", ""),
+        ev(
+            "10:08:00",
+            "x9",
+            "accepted",
+            &accepted(3, "list", r#"{"all":true}"#, ""),
+        ),
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("reach.jsonl");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let (r, followed) = followed_refreshes(&[&p], 1);
+    assert_eq!(r.reopened, 1, "{r:?}");
+    assert!(r.grown as usize >= lines.len() - 2, "{r:?}");
+    assert_eq!(
+        followed, r.grown,
+        "every refresh that added records followed them"
+    );
+    let inv = Investigation::open(&Setup::new(vec![p.clone()]), &mut |_| {}).unwrap();
+    let flags: Vec<&str> = inv
+        .groups(&GroupFilter {
+            all: true,
+            ..GroupFilter::default()
+        })
+        .iter()
+        .flat_map(|g| g.summary().flags)
+        .collect();
+    for f in [
+        "key_reused_across_intents",
+        "near_duplicate",
+        "jsonrpc_id_reuse",
+    ] {
+        assert!(flags.contains(&f), "{f} not in {flags:?}");
     }
 }
 
