@@ -56,6 +56,8 @@ pub struct Follow {
     /// Where each journal's report in `base` ends, when known.
     read_to: Vec<Option<ReadTo>>,
     refreshes: Refreshes,
+    /// Complete lines read at the last poll ([`Follow::lines_read`]).
+    lines: u64,
 }
 
 /// How the investigations of a [`Follow`] were made, counted.
@@ -115,6 +117,7 @@ impl Follow {
         watch.keep_records();
         let stats = watch.stats();
         let now = Instant::now();
+        let lines = watch.read_to().iter().map(|r| r.lines).sum();
         Ok(Follow {
             watch,
             setup: setup.clone(),
@@ -131,6 +134,7 @@ impl Follow {
             reopen: true,
             read_to: Vec::new(),
             refreshes: Refreshes::default(),
+            lines,
         })
     }
 
@@ -182,6 +186,13 @@ impl Follow {
         if let Some(&(_, last)) = self.samples.back()
             && stats.events != last
         {
+            self.mark_dirty();
+        }
+        // A line that is no event (a session record, a tool hint, a blank
+        // line) changes what the journals show too.
+        let lines = self.lines_read();
+        if lines != self.lines {
+            self.lines = lines;
             self.mark_dirty();
         }
         self.samples.push_back((now, stats.events));
@@ -239,6 +250,11 @@ impl Follow {
     /// How the investigations so far were made.
     pub fn refreshes(&self) -> Refreshes {
         self.refreshes
+    }
+
+    /// Complete lines read of the journals' current files, in all.
+    fn lines_read(&self) -> u64 {
+        self.watch.read_to().iter().map(|r| r.lines).sum()
     }
 
     fn mark_dirty(&mut self) {

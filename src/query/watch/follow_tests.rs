@@ -245,6 +245,42 @@ fn a_bad_line_opens_the_journals_again() {
     );
 }
 
+/// A poll that read only a session record, or a blank line, changes what
+/// the journals show as much as an event does. Only events and bad lines
+/// used to make a refresh due, so the view kept the old actors, groups
+/// and line counts until the next event.
+#[test]
+fn lines_without_events_make_a_refresh_due() {
+    let super::super::tests::SampleJournal {
+        dir: _dir,
+        file: mut f,
+        lines: _,
+        setup,
+    } = super::super::tests::sample_journal(6);
+    let mut follow = Follow::start(&setup).unwrap();
+    follow.poll();
+    follow.investigation().unwrap();
+    let long_ago = Instant::now() - MIN_REFRESH * 10;
+    follow.last_open = Some(long_ago);
+    follow.poll();
+    assert!(!follow.due(), "nothing was written");
+    for line in [
+        r#"{"kind":"session","session_id":"ses_late","actor":"signed-process:late","started_at":"2026-07-22T14:00:00Z"}"#,
+        "",
+    ] {
+        writeln!(f, "{line}").unwrap();
+        follow.poll();
+        follow.last_open = Some(long_ago);
+        assert!(follow.due(), "after {line:?}");
+        let inv = follow.investigation().unwrap();
+        let fresh = Investigation::open(&setup, &mut |_| {}).unwrap();
+        assert_eq!(shown(&inv), shown(&fresh), "after {line:?}");
+        follow.poll();
+        follow.last_open = Some(long_ago);
+        assert!(!follow.due(), "refreshed after {line:?}");
+    }
+}
+
 /// Journals without an audit chain (every scenario with its chain fields
 /// taken out) refresh to what a fresh open shows: their reports are
 /// counted on rather than read again.
