@@ -269,15 +269,16 @@ impl App {
         self.status = Some(format!("{}: no such key here{help}", key.label()));
     }
 
-    /// Applies an action. Then the group the current screen has selected
-    /// is no longer marked as changed: the user has it before them
-    /// (docs/design.md §7.7 "Follow mode").
+    /// Applies an action. First the group the current screen has selected
+    /// is no longer marked as changed: the key was pressed with it, and
+    /// its mark, on screen (docs/design.md §7.7 "Follow mode"). A group
+    /// the key moves onto keeps its mark until the next key, so that it is
+    /// seen selected and marked.
     pub fn update(&mut self, action: Action) {
-        let resize = matches!(action, Action::Resize(..));
-        self.apply(action);
-        if !resize {
+        if !matches!(action, Action::Resize(..)) {
             self.acknowledge();
         }
+        self.apply(action);
     }
 
     /// Unmarks the group the current screen has selected.
