@@ -48,6 +48,13 @@ pub fn watch(setup: &Setup, args: WatchArgs, out: &mut dyn Write) -> Result<u8, 
         .iter()
         .map(|n| escape(n).into_owned())
         .collect();
+    if let Some(why) = w.index_note() {
+        eprintln!(
+            "retrace: cannot make a temporary file for the evicted groups' index ({why}): \
+             keeping it in memory, where it grows with the executions seen (set TMPDIR to a \
+             writable directory)"
+        );
+    }
     eprintln!("retrace: watching {} (Ctrl-C to stop)", names.join(", "));
     let mut code = 0;
     'run: while !stop.load(Ordering::Relaxed) {
@@ -98,6 +105,11 @@ pub fn watch(setup: &Setup, args: WatchArgs, out: &mut dyn Write) -> Result<u8, 
                 left -= step;
             }
         }
+    }
+    if let Some(why) = w.index_fault() {
+        eprintln!(
+            "retrace: the evicted groups' index on disk failed ({why}): verdicts may be missed"
+        );
     }
     let s = w.stats();
     eprintln!(

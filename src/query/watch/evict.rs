@@ -15,6 +15,7 @@
 //! read back: what is read back is placed by what its lines say, so a
 //! collision costs one read, never a verdict.
 
+use super::store::{Map, Store, Stored};
 use super::*;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -92,72 +93,16 @@ pub(super) struct Generation {
     pub file: std::fs::File,
 }
 
-/// One evicted group.
-struct Evicted {
-    /// Its key's hash ([`Evictions::by_key`]).
-    key: u128,
-    /// How many executions it has.
-    executions: u32,
-    /// Its lines, sorted, delta-coded ([`encode`]).
-    lines: Vec<u8>,
-    current: Option<Verdict>,
-    reported: Option<Verdict>,
-}
-
-/// One or more evicted groups (slots of [`Evictions::slots`]).
-enum Refs {
-    One(u32),
-    Many(Vec<u32>),
-}
-
-impl Refs {
-    fn add(&mut self, s: u32) {
-        match self {
-            Refs::One(a) if *a == s => {}
-            Refs::One(a) => *self = Refs::Many(vec![*a, s]),
-            Refs::Many(v) => {
-                if !v.contains(&s) {
-                    v.push(s);
-                }
-            }
-        }
-    }
-    /// Takes `s` out; whether none is left.
-    fn remove(&mut self, s: u32) -> bool {
-        match self {
-            Refs::One(a) => *a == s,
-            Refs::Many(v) => {
-                v.retain(|&x| x != s);
-                v.is_empty()
-            }
-        }
-    }
-    /// Keeps the slots `live` accepts; whether any is left.
-    fn retain(&mut self, live: impl Fn(u32) -> bool) -> bool {
-        match self {
-            Refs::One(a) => live(*a),
-            Refs::Many(v) => {
-                v.retain(|&s| live(s));
-                !v.is_empty()
-            }
-        }
-    }
-    fn slots(&self) -> Vec<u32> {
-        match self {
-            Refs::One(a) => vec![*a],
-            Refs::Many(v) => v.clone(),
-        }
-    }
-}
-
 /// The evicted groups, and what finds them again.
 #[derive(Default)]
 pub(super) struct Evictions {
-    slots: Vec<Option<Evicted>>,
+    store: Store,
+    /// Slots never used yet start here.
+    next: u32,
+    /// Slots used and given back.
     free: Vec<u32>,
-    by_key: HashMap<u128, u32>,
-    by_execution: HashMap<u64, Refs>,
-    by_idempotency_key: HashMap<u64, Refs>,
+    /// How many groups are evicted.
+    groups: usize,
     /// The ids of the evicted groups last printed with a verdict other
     /// than `clean`, by slot: to say they are withdrawn if a truncation
     /// takes all their lines.
@@ -168,12 +113,46 @@ pub(super) struct Evictions {
     last_scan: Option<Instant>,
     /// Groups read back since the watch began.
     pub read_back: u64,
+    /// The first error of the index on disk, if any (said once; the
+    /// index then holds what it could write).
+    pub fault: Option<String>,
 }
 
 impl Evictions {
+    /// What the index holds in memory whatever its store: entries of an
+    /// index in memory, slots given back, groups printed not clean.
+    #[cfg(test)]
+    pub fn in_memory(&self) -> usize {
+        self.store.in_memory() + self.free.len() + self.printed.len()
+    }
+
+    /// The index's temporary file, if it is on disk.
+    #[cfg(test)]
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.store.path()
+    }
+
+    /// An empty index on disk, in a temporary file in `dir`; in memory if
+    /// none can be made there, with why.
+    pub fn on_disk_in(dir: &std::path::Path) -> (Evictions, Option<String>) {
+        let (store, why) = Store::on_disk_in(dir);
+        (
+            Evictions {
+                store,
+                ..Evictions::default()
+            },
+            why,
+        )
+    }
+
+    /// Whether the index is kept on disk.
+    pub fn on_disk(&self) -> bool {
+        self.store.on_disk()
+    }
+
     /// How many groups are evicted.
     pub fn len(&self) -> usize {
-        self.by_key.len()
+        self.groups
     }
 
     /// How many executions the evicted groups hold.
@@ -181,12 +160,27 @@ impl Evictions {
         self.executions
     }
 
+    /// Keeps the first error of the store.
+    fn ok<T: Default>(&mut self, r: rusqlite::Result<T>) -> T {
+        r.unwrap_or_else(|e| {
+            self.fault.get_or_insert_with(|| e.to_string());
+            T::default()
+        })
+    }
+
+    /// Commits what this poll wrote to the index.
+    pub fn flush(&mut self) {
+        let r = self.store.flush();
+        self.ok(r);
+    }
+
     /// Takes a slot's group out of the index (its pointers from hashes
     /// are left to [`Evictions::sweep`]).
-    fn take(&mut self, slot: u32) -> Option<Evicted> {
-        let e = self.slots.get_mut(slot as usize).and_then(Option::take)?;
+    fn take(&mut self, slot: u32) -> Option<Stored> {
+        let r = self.store.take(slot);
+        let e = self.ok(r)?;
         self.free.push(slot);
-        self.by_key.remove(&e.key);
+        self.groups = self.groups.saturating_sub(1);
         self.printed.remove(&slot);
         self.executions = self.executions.saturating_sub(e.executions as usize);
         Some(e)
@@ -194,10 +188,28 @@ impl Evictions {
 
     /// Drops every pointer from a hash to a slot that holds no group.
     fn sweep(&mut self) {
-        let slots = &self.slots;
-        let live = |s: u32| slots.get(s as usize).is_some_and(Option::is_some);
-        self.by_execution.retain(|_, r| r.retain(live));
-        self.by_idempotency_key.retain(|_, r| r.retain(live));
+        let r = self.store.sweep();
+        self.ok(r);
+    }
+
+    fn point(&mut self, m: Map, h: u64, slot: u32) {
+        let r = self.store.point(m, h, slot);
+        self.ok(r);
+    }
+
+    fn unpoint(&mut self, m: Map, h: u64, slot: u32) {
+        let r = self.store.unpoint(m, h, slot);
+        self.ok(r);
+    }
+
+    fn slots(&mut self, m: Map, h: u64) -> Vec<u32> {
+        let r = self.store.slots(m, h);
+        self.ok(r)
+    }
+
+    fn slot_of_key(&mut self, key: u128) -> Option<u32> {
+        let r = self.store.slot_of_key(key);
+        self.ok(r)
     }
 }
 
@@ -401,8 +413,9 @@ impl Watch {
         let slot = match self.evictions.free.pop() {
             Some(s) => s,
             None => {
-                self.evictions.slots.push(None);
-                u32::try_from(self.evictions.slots.len() - 1).unwrap_or(u32::MAX)
+                let s = self.evictions.next;
+                self.evictions.next = s.saturating_add(1);
+                s
             }
         };
         let mut lines = Vec::new();
@@ -412,10 +425,7 @@ impl Watch {
             lines.extend(self.positions.remove(id).unwrap_or_default());
             self.key_of.remove(id);
             self.evictions
-                .by_execution
-                .entry(execution_hash(id))
-                .and_modify(|r| r.add(slot))
-                .or_insert(Refs::One(slot));
+                .point(Map::Execution, execution_hash(id), slot);
             for k in self.keys_of.remove(id).unwrap_or_default() {
                 if let Some(c) = self.carried.get_mut(&k) {
                     c.remove(id);
@@ -424,10 +434,7 @@ impl Watch {
                     }
                 }
                 self.evictions
-                    .by_idempotency_key
-                    .entry(idempotency_hash(&k))
-                    .and_modify(|r| r.add(slot))
-                    .or_insert(Refs::One(slot));
+                    .point(Map::Idempotency, idempotency_hash(&k), slot);
             }
         }
         lines.dedup();
@@ -436,16 +443,18 @@ impl Watch {
         if g.reported.is_some_and(|v| v != Verdict::Clean) {
             self.evictions.printed.insert(slot, key.id());
         }
-        if let Some(s) = self.evictions.slots.get_mut(slot as usize) {
-            *s = Some(Evicted {
+        let r = self.evictions.store.insert(
+            slot,
+            Stored {
                 key: hash_key(&key),
                 executions,
                 lines: encode(&mut lines),
                 current: g.current,
                 reported: g.reported,
-            });
-        }
-        self.evictions.by_key.insert(hash_key(&key), slot);
+            },
+        );
+        self.evictions.ok(r);
+        self.evictions.groups += 1;
     }
 
     /// Reads back the evicted groups an execution id may belong to.
@@ -453,18 +462,17 @@ impl Watch {
         if self.executions.contains_key(id) {
             return;
         }
-        let slots = match self.evictions.by_execution.get(&execution_hash(id)) {
-            Some(r) => r.slots(),
-            None => return,
-        };
-        for s in slots {
+        for s in self.evictions.slots(Map::Execution, execution_hash(id)) {
             self.read_back(s);
         }
     }
 
     /// Reads back the evicted group of a key, if it is evicted.
     pub(super) fn read_back_key(&mut self, key: &GroupKey) {
-        if let Some(&s) = self.evictions.by_key.get(&hash_key(key)) {
+        if self.evictions.len() == 0 {
+            return;
+        }
+        if let Some(s) = self.evictions.slot_of_key(hash_key(key)) {
             self.read_back(s);
         }
     }
@@ -474,9 +482,7 @@ impl Watch {
     pub(super) fn read_back_idempotency(&mut self, keys: &[String]) -> bool {
         let mut slots = Vec::new();
         for k in keys {
-            if let Some(r) = self.evictions.by_idempotency_key.get(&idempotency_hash(k)) {
-                slots.extend(r.slots());
-            }
+            slots.extend(self.evictions.slots(Map::Idempotency, idempotency_hash(k)));
         }
         let mut any = false;
         for s in slots {
@@ -520,29 +526,15 @@ impl Watch {
                 if !ids.contains(execution_id) {
                     ids.push(execution_id.clone());
                 }
-                let h = execution_hash(execution_id);
-                if self
-                    .evictions
-                    .by_execution
-                    .get_mut(&h)
-                    .is_some_and(|refs| refs.remove(slot))
-                {
-                    self.evictions.by_execution.remove(&h);
-                }
+                self.evictions
+                    .unpoint(Map::Execution, execution_hash(execution_id), slot);
             }
             self.add_read(r, generation, Some(hash), None);
         }
         for id in &ids {
             for k in self.keys_of.get(id).cloned().unwrap_or_default() {
-                let h = idempotency_hash(&k);
-                if self
-                    .evictions
-                    .by_idempotency_key
-                    .get_mut(&h)
-                    .is_some_and(|refs| refs.remove(slot))
-                {
-                    self.evictions.by_idempotency_key.remove(&h);
-                }
+                self.evictions
+                    .unpoint(Map::Idempotency, idempotency_hash(&k), slot);
             }
         }
         if lost {
@@ -593,20 +585,19 @@ impl Watch {
     /// is gone (withdrawn, if it was printed not clean), one left with
     /// some is read back and judged again at this poll.
     pub(super) fn drop_evicted_lines(&mut self, journal: u32, generation: u32) {
+        let r = self.evictions.store.changed_lines(|bytes| {
+            let lines = decode(bytes);
+            let before = lines.len();
+            let mut kept: Vec<LinePos> = lines
+                .into_iter()
+                .filter(|l| l.journal != journal || l.generation != generation)
+                .collect();
+            (kept.len() != before).then(|| encode(&mut kept))
+        });
+        let changed = self.evictions.ok(r);
         let mut back = Vec::new();
         let mut gone = false;
-        for slot in 0..self.evictions.slots.len() {
-            let Some(e) = self.evictions.slots[slot].as_mut() else {
-                continue;
-            };
-            let lines = decode(&e.lines);
-            let (mut kept, dropped): (Vec<LinePos>, Vec<LinePos>) = lines
-                .into_iter()
-                .partition(|l| l.journal != journal || l.generation != generation);
-            if dropped.is_empty() {
-                continue;
-            }
-            let slot = u32::try_from(slot).unwrap_or(u32::MAX);
+        for (slot, kept) in changed {
             if kept.is_empty() {
                 gone = true;
                 let printed = self.evictions.printed.get(&slot).cloned();
@@ -619,7 +610,8 @@ impl Watch {
                     });
                 }
             } else {
-                e.lines = encode(&mut kept);
+                let r = self.evictions.store.set_lines(slot, kept);
+                self.evictions.ok(r);
                 back.push(slot);
             }
         }

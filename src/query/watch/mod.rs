@@ -268,6 +268,9 @@ pub struct Watch {
     /// whose lines can be read back.
     positions: HashMap<String, Vec<evict::LinePos>>,
     evictions: evict::Evictions,
+    /// Why the evicted groups' index is in memory, not on disk, if it
+    /// could not be made there.
+    index_note: Option<String>,
     /// Records read since [`Watch::keep_records`] (follow.rs), if asked.
     kept: Option<Vec<Record>>,
 }
@@ -335,6 +338,13 @@ impl Watch {
                 })
                 .collect(),
         );
+        // The evicted groups' index on disk, in the temporary directory
+        // (docs/design.md §7.7 "Memory"); in memory when nothing is
+        // evicted.
+        let (evictions, index_note) = match options.evict_after {
+            Some(_) => evict::Evictions::on_disk_in(&std::env::temp_dir()),
+            None => (evict::Evictions::default(), None),
+        };
         Ok(Watch {
             files,
             forced: p.options.forced,
@@ -359,7 +369,8 @@ impl Watch {
             withdrawn: Vec::new(),
             stats: WatchStats::default(),
             positions: HashMap::new(),
-            evictions: evict::Evictions::default(),
+            evictions,
+            index_note,
             kept: None,
         })
     }
@@ -374,6 +385,26 @@ impl Watch {
             read_back: self.evictions.read_back,
             ..self.stats
         }
+    }
+
+    /// Why the evicted groups' index is kept in memory, where it grows
+    /// with the executions seen, rather than in a temporary file: the
+    /// file could not be made (docs/design.md §7.7 "Memory"). To say
+    /// once.
+    pub fn index_note(&self) -> Option<&str> {
+        self.index_note.as_deref()
+    }
+
+    /// The first error writing or reading the evicted groups' index on
+    /// disk, if any: the verdicts of groups it could not keep may be
+    /// missed.
+    pub fn index_fault(&self) -> Option<&str> {
+        self.evictions.fault.as_deref()
+    }
+
+    /// Whether the evicted groups' index is on disk.
+    pub fn index_on_disk(&self) -> bool {
+        self.evictions.on_disk()
     }
 
     /// The names of the journals followed.
@@ -407,6 +438,7 @@ impl Watch {
         self.settle(&mut notices);
         notices.append(&mut self.withdrawn);
         self.evict_quiet();
+        self.evictions.flush();
         (notices, more)
     }
 
@@ -651,10 +683,13 @@ mod evict;
 mod follow;
 mod judge;
 mod records;
+mod store;
 mod truncate;
 
 pub use follow::{Follow, FollowPoll, Refreshes, verdict_changes};
 
+#[cfg(test)]
+mod store_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
