@@ -386,8 +386,11 @@ fn a_journal_read_to_its_end_gets_the_verdicts_groups_gives() {
     ];
     // The real wire log that showed it, where the real journals are.
     let real = root.join("../shared/real-journals/mcp-acp/core-client-wire-e2e.jsonl");
+    // The fixtures hold 7 groups; the real log more.
+    let mut least = 5;
     if real.exists() {
         cases.push(vec![real]);
+        least = 10;
     } else {
         let why = format!("{} is not there", real.display());
         assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
@@ -399,7 +402,7 @@ fn a_journal_read_to_its_end_gets_the_verdicts_groups_gives() {
         groups += loaded.len();
         assert_eq!(watched, loaded, "{files:?}");
     }
-    assert!(groups > 10, "{groups} groups");
+    assert!(groups > least, "{groups} groups");
 }
 
 /// While following, a line still being written showed as a bad line and
