@@ -250,6 +250,33 @@ pub(crate) struct Draft {
     executions: Vec<ExecIdx>,
 }
 
+impl Draft {
+    /// The group of its own of an execution with no accepted record
+    /// ([`GroupKey::orphan`]).
+    fn orphan(x: &Execution, xi: ExecIdx, unconfigured: &ToolContract) -> Draft {
+        Draft {
+            key: GroupKey::orphan(x),
+            tool: "?".into(),
+            target: None,
+            contract: unconfigured.clone(),
+            drift: None,
+            executions: vec![xi],
+        }
+    }
+
+    /// A new group, of the execution `xi` (`x`) and what it asked for.
+    fn first(intent: Intent<'_>, x: &Execution, xi: ExecIdx) -> Draft {
+        Draft {
+            key: intent.key,
+            tool: intent.tool.to_string(),
+            target: x.action().and_then(|a| a.target()).map(str::to_string),
+            contract: intent.contract.clone(),
+            drift: Some(intent.drift),
+            executions: vec![xi],
+        }
+    }
+}
+
 /// One idempotency key that this group shares with others (docs/design.md
 /// §5: one key carried two intents).
 pub(crate) struct KeyConflict {
@@ -503,33 +530,19 @@ fn draft_groups(
     for (xi, intent) in intents.into_iter().enumerate() {
         let xi = ExecIdx::new(xi);
         let x = model.execution(xi);
-        let Some(intent) = intent else {
-            drafts.push(Draft {
-                key: GroupKey::orphan(x),
-                tool: "?".into(),
-                target: None,
-                contract: unconfigured.clone(),
-                drift: None,
-                executions: vec![xi],
-            });
+        let Some(mut intent) = intent else {
+            drafts.push(Draft::orphan(x, xi, unconfigured));
             continue;
         };
         secrets_unkeyed |= intent.unkeyed;
-        if let Some(m) = intent.mismatch {
+        if let Some(m) = intent.mismatch.take() {
             mismatches.push((xi, m));
         }
         match by_key.get(&intent.key) {
             Some(&g) => drafts[g].executions.push(xi),
             None => {
                 by_key.insert(intent.key.clone(), drafts.len());
-                drafts.push(Draft {
-                    key: intent.key,
-                    tool: intent.tool.to_string(),
-                    target: x.action().and_then(|a| a.target()).map(str::to_string),
-                    contract: intent.contract.clone(),
-                    drift: Some(intent.drift),
-                    executions: vec![xi],
-                });
+                drafts.push(Draft::first(intent, x, xi));
             }
         }
     }

@@ -68,19 +68,12 @@ impl Carry {
             let x = model.execution(xi);
             let d = match intent {
                 None => {
-                    fresh.push(Some(Draft {
-                        key: GroupKey::orphan(x),
-                        tool: "?".into(),
-                        target: None,
-                        contract: unconfigured.clone(),
-                        drift: None,
-                        executions: vec![xi],
-                    }));
+                    fresh.push(Some(Draft::orphan(x, xi, &unconfigured)));
                     d0 + fresh.len() - 1
                 }
-                Some(intent) => {
+                Some(mut intent) => {
                     self.unkeyed |= intent.unkeyed;
-                    if let Some(m) = intent.mismatch {
+                    if let Some(m) = intent.mismatch.take() {
                         self.mismatches.insert(xi.get(), m);
                     }
                     match self.by_key.get(&intent.key) {
@@ -99,14 +92,7 @@ impl Carry {
                         None => {
                             let d = d0 + fresh.len();
                             self.by_key.insert(intent.key.clone(), d as u32);
-                            fresh.push(Some(Draft {
-                                key: intent.key,
-                                tool: intent.tool.to_string(),
-                                target: x.action().and_then(|a| a.target()).map(str::to_string),
-                                contract: intent.contract.clone(),
-                                drift: Some(intent.drift),
-                                executions: vec![xi],
-                            }));
+                            fresh.push(Some(Draft::first(intent, x, xi)));
                             d
                         }
                     }
