@@ -477,11 +477,8 @@ fn new_lines_that_reach_held_groups_refresh_as_a_fresh_open() {
 
 /// The scenario journals, in name order.
 fn scenarios() -> Vec<PathBuf> {
-    let mut s: Vec<PathBuf> = std::fs::read_dir(repo("sample-journals/scenarios"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    s.sort();
-    s
+    super::super::tests::scenario_files()
+        .iter()
+        .map(|s| repo(s))
+        .collect()
 }

@@ -32,6 +32,22 @@ pub(super) fn sample_journal(n: usize) -> SampleJournal {
     }
 }
 
+/// Every scenario journal, as a path from the repository root
+/// (`sample-journals/scenarios/NAME.jsonl`), sorted.
+pub(super) fn scenario_files() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-journals/scenarios"
+    ))
+    .unwrap()
+    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    .filter(|n| n.ends_with(".jsonl"))
+    .map(|n| format!("sample-journals/scenarios/{n}"))
+    .collect();
+    names.sort();
+    names
+}
+
 fn changes(n: &[Notice]) -> Vec<(Verdict, Option<Verdict>, u32)> {
     n.iter()
         .filter_map(|n| match n {
@@ -207,16 +223,7 @@ fn a_pairing_format_pairs_answers_read_in_a_later_poll() {
 /// a line at a time, ends as `retrace groups` reads it.
 #[test]
 fn every_line_based_format_ends_as_groups_reads_it() {
-    let mut scenarios: Vec<String> = std::fs::read_dir(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/sample-journals/scenarios"
-    ))
-    .unwrap()
-    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-    .filter(|n| n.ends_with(".jsonl"))
-    .map(|n| format!("sample-journals/scenarios/{n}"))
-    .collect();
-    scenarios.sort();
+    let scenarios = scenario_files();
     for s in &scenarios {
         ends_as_groups_does(&[s]);
     }
@@ -466,16 +473,7 @@ pub(super) fn holding() -> WatchOptions {
 /// holding every event reports, and ends as `retrace groups` does.
 #[test]
 fn an_evicting_watch_reports_what_a_holding_watch_reports() {
-    let mut scenarios: Vec<String> = std::fs::read_dir(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/sample-journals/scenarios"
-    ))
-    .unwrap()
-    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-    .filter(|n| n.ends_with(".jsonl"))
-    .map(|n| format!("sample-journals/scenarios/{n}"))
-    .collect();
-    scenarios.sort();
+    let mut scenarios = scenario_files();
     scenarios.push("sample-journals/deploy-release-incident/activity.jsonl".into());
     let mut read_back = 0;
     for s in &scenarios {

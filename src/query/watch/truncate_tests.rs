@@ -183,16 +183,10 @@ fn a_truncation_drops_its_lines_from_held_and_evicted_groups_alike() {
     assert_ends_as_groups_does(&held, "ssh, held");
     assert_ends_as_groups_does(&evicted, "ssh, evicted");
 
-    let mut names: Vec<String> = std::fs::read_dir(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/sample-journals/scenarios"
-    ))
-    .unwrap()
-    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-    .filter(|n| n.ends_with(".jsonl"))
-    .map(|n| format!("scenarios/{n}"))
-    .collect();
-    names.sort();
+    let mut names: Vec<String> = super::tests::scenario_files()
+        .into_iter()
+        .map(|n| n.trim_start_matches("sample-journals/").to_string())
+        .collect();
     names.push("deploy-release-incident/activity.jsonl".into());
     for name in &names {
         let text = scenario(name);
