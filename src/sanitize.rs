@@ -214,6 +214,9 @@ impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for SafeFormatter
 pub struct TerminalGuard<W: std::io::Write> {
     inner: W,
     held: Vec<u8>,
+    /// Whether SGR colour sequences go through (else they are dropped:
+    /// output to a pipe or a file, `--color never`).
+    colour: bool,
 }
 
 /// Longest SGR sequence held while it is incomplete; longer ones are not
@@ -221,11 +224,23 @@ pub struct TerminalGuard<W: std::io::Write> {
 const MAX_SGR: usize = 32;
 
 impl<W: std::io::Write> TerminalGuard<W> {
-    /// Guards `inner`.
+    /// Guards `inner`, letting retrace's colours through.
     pub fn new(inner: W) -> Self {
         TerminalGuard {
             inner,
             held: Vec::new(),
+            colour: true,
+        }
+    }
+
+    /// Guards `inner`, and drops retrace's colours (SGR sequences): for
+    /// output that is not to be coloured. Everything else is as for
+    /// [`TerminalGuard::new`].
+    pub fn without_colour(inner: W) -> Self {
+        TerminalGuard {
+            inner,
+            held: Vec::new(),
+            colour: false,
         }
     }
 
@@ -243,10 +258,7 @@ impl<W: std::io::Write> TerminalGuard<W> {
         while i < b.len() {
             // Printable ASCII and newlines, most of any output, go through
             // as one run.
-            let run = b[i..]
-                .iter()
-                .position(|&c| !matches!(c, b'\n' | 0x20..=0x7e))
-                .unwrap_or(b.len() - i);
+            let run = plain_prefix(&b[i..]);
             if run > 0 {
                 out.extend_from_slice(&b[i..i + run]);
                 i += run;
@@ -257,7 +269,9 @@ impl<W: std::io::Write> TerminalGuard<W> {
                 match sgr_len(&b[i..]) {
                     Sgr::Complete(n) => {
                         // Digits, `;`, `:`, `[`, `m` and ESC: ASCII.
-                        out.extend_from_slice(&b[i..i + n]);
+                        if self.colour {
+                            out.extend_from_slice(&b[i..i + n]);
+                        }
                         i += n;
                         continue;
                     }
@@ -344,10 +358,53 @@ fn sgr_len(b: &[u8]) -> Sgr {
     }
 }
 
+/// How many bytes `b` starts with that need no escaping: printable ASCII
+/// and newlines (what JSON and most text output is made of). Looks at 8
+/// bytes at a time; a word holding anything else (a newline too) is looked
+/// at byte by byte.
+fn plain_prefix(b: &[u8]) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let plain = |c: u8| matches!(c, b'\n' | 0x20..=0x7e);
+    let mut i = 0;
+    for word in b.chunks_exact(8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_ne_bytes(w);
+        // Per byte: at or above 0x80, below 0x20, or 0x7f (DEL); each test
+        // is exact for the word as a whole (Hacker's Delight, 6-1).
+        let del = w ^ (0x7f * ONES);
+        let odd = (w | (w.wrapping_sub(0x20 * ONES) & !w) | (del.wrapping_sub(ONES) & !del)) & HIGH;
+        if odd != 0
+            && let Some(k) = word.iter().position(|&c| !plain(c))
+        {
+            return i + k;
+        }
+        i += 8;
+    }
+    i + b[i..]
+        .iter()
+        .position(|&c| !plain(c))
+        .unwrap_or(b.len() - i)
+}
+
 impl<W: std::io::Write> std::io::Write for TerminalGuard<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.held.extend_from_slice(buf);
-        self.drain(false)?;
+        // With nothing held, what needs no escaping goes through as it is,
+        // uncopied: a large JSON document is written in one piece.
+        let rest = if self.held.is_empty() {
+            let run = plain_prefix(buf);
+            if run > 0 {
+                self.inner.write_all(&buf[..run])?;
+            }
+            &buf[run..]
+        } else {
+            buf
+        };
+        if !rest.is_empty() {
+            self.held.extend_from_slice(rest);
+            self.drain(false)?;
+        }
         Ok(buf.len())
     }
 
@@ -453,6 +510,61 @@ mod tests {
         assert_eq!(guarded(&[b"\xff\xe2\x80"]), "\\xff\\xe2\\x80");
         assert_eq!(guarded(&[b"\x1b["]), "\\x1b[");
         assert_eq!(guarded(&[b"a,b\r", b"\nc\rd\r"]), "a,b\r\nc\\rd\\r");
+    }
+
+    #[test]
+    fn without_colour_the_guard_drops_colours_and_still_escapes() {
+        let strip = |pieces: &[&[u8]]| {
+            use std::io::Write as _;
+            let mut g = TerminalGuard::without_colour(Vec::new());
+            for p in pieces {
+                g.write_all(p).unwrap();
+            }
+            g.flush().unwrap();
+            String::from_utf8(g.get_ref().clone()).unwrap()
+        };
+        assert_eq!(strip(&[b"\x1b[1;31mred\x1b[0m ok\n"]), "red ok\n");
+        let whole = "a\u{1b}[31mb\u{9b}c\u{1b}[0m\u{1b}]0;x\u{7}é\u{1b}[".as_bytes();
+        let once = strip(&[whole]);
+        assert_eq!(once, "ab\\x9bc\\x1b]0;x\\x07é\\x1b[");
+        for cut in 0..whole.len() {
+            assert_eq!(strip(&[&whole[..cut], &whole[cut..]]), once, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn the_plain_prefix_stops_at_the_first_byte_that_needs_escaping() {
+        let naive = |b: &[u8]| {
+            b.iter()
+                .position(|&c| !matches!(c, b'\n' | 0x20..=0x7e))
+                .unwrap_or(b.len())
+        };
+        // Every byte value at every place of a word, and after whole words.
+        for len in [1, 7, 8, 9, 23, 24, 40] {
+            for at in 0..len {
+                for c in 0..=255u8 {
+                    let mut b = vec![b'a'; len];
+                    b[at] = c;
+                    b[len - 1 - (at % 3).min(len - 1)] = b'\n';
+                    b[at] = c;
+                    assert_eq!(plain_prefix(&b), naive(&b), "{c:#x} at {at} of {len}");
+                }
+            }
+        }
+        assert_eq!(plain_prefix(b""), 0);
+    }
+
+    #[test]
+    fn a_large_plain_write_goes_through_whole_and_the_rest_is_guarded() {
+        let mut text = "{\n  \"a\": \"b\"\n}\n".repeat(10_000).into_bytes();
+        assert_eq!(guarded(&[&text]), String::from_utf8(text.clone()).unwrap());
+        text.extend_from_slice(b"x\x1b]0;t\x07\x1b[1m");
+        let s = guarded(&[&text, b"y\x1b[0m"]);
+        assert!(
+            s.ends_with("x\\x1b]0;t\\x07\x1b[1my\x1b[0m"),
+            "{}",
+            &s[s.len() - 40..]
+        );
     }
 
     fn is_unsafe_but_newline(c: char) -> bool {

@@ -69,24 +69,31 @@ impl CliError {
 }
 
 /// Standard output as every command writes it.
-pub type Stdout =
-    io::BufWriter<crate::sanitize::TerminalGuard<anstream::AutoStream<io::StdoutLock<'static>>>>;
+pub type Stdout = io::BufWriter<crate::sanitize::TerminalGuard<io::StdoutLock<'static>>>;
 
 /// Standard output, buffered, with colour as asked: `auto` colours on a
-/// terminal unless `NO_COLOR` (or `CLICOLOR=0`) is set, and strips every
-/// style when the output is a pipe or a file. Behind the buffer, a
-/// [`crate::sanitize::TerminalGuard`] escapes any control character or
-/// escape sequence that is not one of retrace's colours, in case a
-/// journal string escaped its escaping (docs/design.md §8.5).
+/// terminal unless `NO_COLOR` (or `CLICOLOR=0`) is set, as `anstream`
+/// decides it, and drops every style when the output is a pipe or a file.
+/// Behind the buffer, a [`crate::sanitize::TerminalGuard`] escapes any
+/// control character or escape sequence that is not one of retrace's
+/// colours, in case a journal string escaped its escaping (docs/design.md
+/// §8.5), and drops the colours when there are to be none (one pass over
+/// the output for both).
 pub fn stdout(color: ColorWhen) -> Stdout {
-    let choice = match color {
-        ColorWhen::Auto => anstream::ColorChoice::Auto,
-        ColorWhen::Always => anstream::ColorChoice::Always,
-        ColorWhen::Never => anstream::ColorChoice::Never,
+    let stdout = io::stdout().lock();
+    let colour = match color {
+        ColorWhen::Auto => !matches!(
+            anstream::AutoStream::choice(&stdout),
+            anstream::ColorChoice::Never
+        ),
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
     };
-    io::BufWriter::new(crate::sanitize::TerminalGuard::new(
-        anstream::AutoStream::new(io::stdout().lock(), choice),
-    ))
+    io::BufWriter::new(if colour {
+        crate::sanitize::TerminalGuard::new(stdout)
+    } else {
+        crate::sanitize::TerminalGuard::without_colour(stdout)
+    })
 }
 
 /// `retrace config`: every setting, its value and where it came from.
@@ -219,12 +226,22 @@ pub fn groups(
     let groups = inv.groups(&filter);
     if json {
         text::chain_header(inv, &mut io::stderr().lock())?;
-        let v: Vec<_> = groups.iter().map(|g| g.summary()).collect();
-        return write_json(out, &v);
+        return write_json(out, &Summaries(&groups));
     }
     text::chain_header(inv, out)?;
     text::groups(inv, &groups, all, out)?;
     Ok(())
+}
+
+/// The groups as `retrace groups --json` prints them: each summary is made
+/// as it is written, so a journal's hundreds of thousands of summaries are
+/// never all held at once (the JSON is that of a `Vec` of them).
+struct Summaries<'a, 'i>(&'a [crate::query::GroupRef<'i>]);
+
+impl serde::Serialize for Summaries<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|g| g.summary()))
+    }
 }
 
 /// `retrace investigate --group ID`.
