@@ -202,11 +202,45 @@ fn report_load(inv: &Investigation) {
 /// # Errors
 /// Serialization or output errors.
 pub(crate) fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), CliError> {
-    let mut buf = Vec::new();
+    let mut buf = Pieces::default();
     crate::sanitize::write_json_pretty(&mut buf, v)?;
-    buf.push(b'\n');
-    out.write_all(&buf)?;
+    buf.write_all(b"\n")?;
+    for piece in buf.full.iter().chain([&buf.last]) {
+        out.write_all(piece)?;
+    }
     Ok(())
+}
+
+/// A buffer kept in pieces of [`Pieces::SIZE`] bytes: a document of tens
+/// of megabytes (`groups --json` of a million events) grows without being
+/// copied into buffers of twice its size, which held three times its size
+/// at once.
+#[derive(Default)]
+struct Pieces {
+    full: Vec<Vec<u8>>,
+    last: Vec<u8>,
+}
+
+impl Pieces {
+    /// Bytes of a piece.
+    const SIZE: usize = 1 << 20;
+}
+
+impl Write for Pieces {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.last.len() + buf.len() > Self::SIZE && !self.last.is_empty() {
+            self.full.push(std::mem::take(&mut self.last));
+        }
+        if self.last.capacity() == 0 {
+            self.last.reserve_exact(Self::SIZE.max(buf.len()));
+        }
+        self.last.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `retrace groups`.
@@ -331,6 +365,23 @@ mod tests {
             m.serialize_entry("fine", "so far")?;
             Err(S::Error::custom("cannot go on"))
         }
+    }
+
+    #[test]
+    fn a_document_of_many_pieces_is_written_as_one() {
+        // Strings of every size around a piece's, so that pieces end
+        // everywhere, and one larger than a piece.
+        let v: Vec<String> = (0..300)
+            .map(|i| "x".repeat((i * 7919) % (Pieces::SIZE / 64)))
+            .chain([String::from("y").repeat(Pieces::SIZE + 3)])
+            .collect();
+        let mut out = Vec::new();
+        write_json(&mut out, &v).unwrap();
+        let mut whole = Vec::new();
+        crate::sanitize::write_json_pretty(&mut whole, &v).unwrap();
+        whole.push(b'\n');
+        assert!(out.len() > 3 * Pieces::SIZE);
+        assert!(out == whole);
     }
 
     #[test]
