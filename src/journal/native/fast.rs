@@ -1,14 +1,14 @@
 //! Verifying a native journal without building its records
 //! (docs/design.md §6.8): the journal is read in large blocks cut at line
-//! ends; on every core, each line of a block is checked for UTF-8, scanned
-//! for its RFC 8785 form and hashed from its bytes ([`super::rawhash`]),
+//! ends; on every core, each line of a block is scanned for its RFC 8785
+//! form, UTF-8 included, and hashed from its bytes ([`super::rawhash`]),
 //! and its fields are checked the way [`super::parse_record`] would take
 //! them, borrowed from the line. A line any of this is unsure of is parsed
 //! as a load parses it ([`super::parse_line`]). The links then go to the
 //! chain tracker in line order ([`super::Applier`]), so the report is the
 //! one the full read gives.
 
-use super::rawhash::{Member, RawLine, raw_scan};
+use super::rawhash::{Member, RawLine, raw_scan, raw_scan_prefix};
 use super::{Applier, LinkRef, ParsedLine, parse_line};
 use crate::journal::fields::FieldResult;
 use crate::journal::lines::{self, MAX_LINE};
@@ -304,37 +304,75 @@ fn check_piece(
 ) {
     items.reserve((z - a) / 256 + 1);
     let mut scratch = Scratch::default();
-    // One check for the piece; lines are checked one by one only when it
-    // fails.
-    let utf8 = ascii(&data[a..z]) || std::str::from_utf8(&data[a..z]).is_ok();
     let mut start = a;
     while start < z {
-        let (end, terminated) = match memchr::memchr(b'\n', &data[start..z]) {
-            Some(i) => (start + i, true),
-            None => (z, false),
-        };
-        let next = if terminated { end + 1 } else { end };
         let first_line = journal_start && start == a;
+        // Most lines are scanned from their start before their end is
+        // known: the object's end is the line's (the newline need not be
+        // searched for first). The journal's first line may start with a
+        // byte order mark: it takes the common way.
+        let pre = if first_line || data[start] != b'{' {
+            Pre::NotTried
+        } else {
+            scan_from(data, (start, z), &mut scratch)
+        };
+        let (end, terminated, next) = match pre {
+            Pre::Found { end, next, .. } => (end, next > end, next),
+            _ => match memchr::memchr(b'\n', &data[start..z]) {
+                Some(i) => (start + i, true, start + i + 1),
+                None => (z, false, z),
+            },
+        };
         items.push(check_line(
             data,
             (start, end),
-            (terminated, first_line, utf8),
+            (terminated, first_line),
             journal,
             &mut scratch,
+            pre,
         ));
         start = next;
     }
 }
 
-/// Whether `s` is all ASCII (so UTF-8), 64 bytes at a time.
-fn ascii(s: &[u8]) -> bool {
-    let mut chunks = s.chunks_exact(64);
-    for c in &mut chunks {
-        if c.iter().fold(0u8, |acc, &b| acc | b) >= 0x80 {
-            return false;
-        }
+/// What the scan from a line's start found.
+enum Pre {
+    /// Not scanned yet.
+    NotTried,
+    /// Not an object in RFC 8785 form followed by the line's end: the
+    /// scan of the line alone declines it too.
+    Declined,
+    /// The line's object, its chain hash, and where the line ends: `end`
+    /// is where its newline is (or the piece's end), `next` where the
+    /// next line starts (after the newline, or the piece's end).
+    Found {
+        raw: RawLine,
+        end: usize,
+        next: usize,
+    },
+}
+
+/// Scans the object at `start` in `data[..z]` and finds the line's end
+/// right after it: a newline, `\r\n`, or the end of the piece `z`.
+/// Anything else after it (spaces, a second value) is [`Pre::Declined`],
+/// as [`raw_scan`] of the line would be: the scan reads no byte past the
+/// object, and no newline.
+fn scan_from(data: &[u8], (start, z): (usize, usize), scratch: &mut Scratch) -> Pre {
+    let rest = &data[start..z];
+    let Some((raw, end)) = raw_scan_prefix(rest, &mut scratch.members) else {
+        return Pre::Declined;
+    };
+    let (end, next) = match &rest[end..] {
+        [] => (end, end),
+        [b'\n', ..] => (end, end + 1),
+        [b'\r', b'\n', ..] => (end + 1, end + 2),
+        _ => return Pre::Declined,
+    };
+    Pre::Found {
+        raw,
+        end: start + end,
+        next: start + next,
     }
-    chunks.remainder().is_ascii()
 }
 
 /// Buffers reused from line to line.
@@ -348,9 +386,10 @@ struct Scratch {
 fn check_line(
     data: &[u8],
     (a, z): (usize, usize),
-    (terminated, first_line, utf8): (bool, bool, bool),
+    (terminated, first_line): (bool, bool),
     journal: crate::model::JournalId,
     scratch: &mut Scratch,
+    pre: Pre,
 ) -> Item {
     if z - a > MAX_LINE {
         return Item::TooLong((z - a) as u64);
@@ -367,7 +406,13 @@ fn check_line(
     if lines::is_blank(bytes) {
         return Item::Blank;
     }
-    if let Some(item) = check_raw(data, (a, z), (terminated, utf8), scratch) {
+    let checked = match pre {
+        Pre::NotTried => raw_scan(bytes, &mut scratch.members)
+            .and_then(|raw| raw_item(data, (a, z), terminated, raw, scratch)),
+        Pre::Declined => None,
+        Pre::Found { raw, .. } => raw_item(data, (a, z), terminated, raw, scratch),
+    };
+    if let Some(item) = checked {
         return item;
     }
     // The line number and offset are not known here; they only place the
@@ -387,23 +432,22 @@ fn check_line(
     }
 }
 
-/// The line checked from its bytes, or `None` when the full parse must
-/// decide.
-fn check_raw(
+/// The line at `(a, z)` checked from its bytes, given what [`raw_scan`]
+/// found in it (UTF-8 included: the scan checks it) and left in
+/// `scratch.members`, or `None` when the full parse must decide.
+fn raw_item(
     data: &[u8],
     (a, z): (usize, usize),
-    (terminated, utf8): (bool, bool),
+    terminated: bool,
+    raw: RawLine,
     scratch: &mut Scratch,
 ) -> Option<Item> {
     let line = &data[a..z];
-    if !utf8 {
-        std::str::from_utf8(line).ok()?;
-    }
     let RawLine {
         digest,
         prev,
         stored,
-    } = raw_scan(line, &mut scratch.members)?;
+    } = raw;
     let f = Top::new(line, &scratch.members);
     let records = readable(&f, &mut scratch.nested)?;
     let seq = match f.get(Slot::seq) {
@@ -429,11 +473,17 @@ fn apply_block(
     block: &Block,
     items: &mut [Vec<Item>],
 ) {
+    let data = block.data();
+    // The stored hash of the line before, as text: the link of the line
+    // after is most often the same bytes, which then need no second
+    // UTF-8 check.
+    let mut last: Option<&str> = None;
     // Drained, so that the lists keep their room for the next block.
     for item in items.iter_mut().flat_map(|v| v.drain(..)) {
         *no = no.saturating_add(1);
         let no = *no;
         ctx.count_line();
+        let before = last.take();
         match item {
             Item::Blank => {}
             Item::TooLong(n) => ctx.bad_line(no, too_long_message(n)),
@@ -446,7 +496,7 @@ fn apply_block(
                 records,
                 terminated,
             } => {
-                let text = |(a, z): (usize, usize)| std::str::from_utf8(&block.data()[a..z]);
+                let text = |(a, z): (usize, usize)| std::str::from_utf8(&data[a..z]);
                 // The hash as recomputed is the stored one when they match
                 // (compared on the pool); written out only when not.
                 let hex = (!matches).then(|| hex_digest(&digest));
@@ -455,9 +505,14 @@ fn apply_block(
                     Some(h) => std::str::from_utf8(h),
                     None => stored,
                 };
+                let prev = match before {
+                    Some(t) if t.as_bytes() == &data[prev.0..prev.1] => Ok(t),
+                    _ => text(prev),
+                };
                 // The scan took the line as UTF-8 and these ranges lie
                 // between its quotes.
-                if let (Ok(prev), Ok(stored), Ok(computed)) = (text(prev), stored, computed) {
+                if let (Ok(prev), Ok(stored), Ok(computed)) = (prev, stored, computed) {
+                    last = Some(stored);
                     ap.link(
                         ctx,
                         no,
@@ -483,13 +538,19 @@ fn apply_block(
     }
 }
 
-/// Lowercase hex of a digest, on the stack.
+/// Lowercase hex of a digest, on the stack: nibbles first, then each
+/// turned into its digit without a branch or a table (a loop the compiler
+/// runs on vector registers).
 fn hex_digest(d: &[u8; 32]) -> [u8; 64] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = [0u8; 64];
-    for (i, &b) in d.iter().enumerate() {
-        out[2 * i] = HEX[usize::from(b >> 4)];
-        out[2 * i + 1] = HEX[usize::from(b & 15)];
+    for (pair, &b) in out.chunks_exact_mut(2).zip(d) {
+        pair[0] = b >> 4;
+        pair[1] = b & 15;
+    }
+    for x in &mut out {
+        // 9 - x wraps to 0xF6 and above for the nibbles 10..=15, which
+        // are letters: 'a' is '0' + 10 + 39.
+        *x += b'0' + (9u8.wrapping_sub(*x) >> 7) * 39;
     }
     out
 }

@@ -30,7 +30,7 @@ const MAX_EXACT: u64 = 1 << 53;
 /// and `hash` are strings without escapes; `None` for any other line,
 /// which must then be hashed from its parsed record.
 ///
-/// Only for a line the JSON parser accepted: UTF-8 is not checked again.
+/// Any bytes may be given ([`raw_scan`] checks UTF-8).
 ///
 /// A line this answers for holds nothing the chain's hash cannot pin down
 /// (docs/design.md §6.4): its keys are in strictly increasing order in
@@ -76,9 +76,20 @@ pub(super) struct RawLine {
 /// with the line's other top-level members in order (sorted by name, each
 /// name once). `None` when the line is anything else.
 ///
-/// Only for a line that is valid UTF-8: UTF-8 is not checked here.
+/// Any bytes may be given: the scan checks UTF-8 as it goes (a line it
+/// accepts is valid UTF-8; one that is not is declined).
 pub(super) fn raw_scan(line: &[u8], members: &mut Vec<Member>) -> Option<RawLine> {
-    let b = line;
+    let (raw, end) = raw_scan_prefix(line, members)?;
+    (end == line.len()).then_some(raw)
+}
+
+/// [`raw_scan`] of the object `b` starts with, whatever follows it:
+/// returns where the object ends too (the byte after its `}`). The scan
+/// reads no byte past that end, and no line end (a newline, a control
+/// byte, is in no string and between no tokens of a line it accepts), so
+/// a line's object found this way in the bytes from its start on is the
+/// one [`raw_scan`] finds in the line alone.
+pub(super) fn raw_scan_prefix(b: &[u8], members: &mut Vec<Member>) -> Option<(RawLine, usize)> {
     members.clear();
     if b.first() != Some(&b'{') {
         return None;
@@ -121,16 +132,29 @@ pub(super) fn raw_scan(line: &[u8], members: &mut Vec<Member>) -> Option<RawLine
             }
         }
     }
-    if s.i != b.len() {
-        return None;
-    }
+    let end = s.i;
     let stored = stored?;
     let prev = prev?;
+    let digest = digest_of(b, prev, members);
+    Some((
+        RawLine {
+            digest,
+            prev,
+            stored,
+        },
+        end,
+    ))
+}
+
+/// sha256(prev_hash ‖ JCS(record)) of a line in RFC 8785 form: the
+/// contents of its `prev_hash` at `prev`, then `{`, its other members
+/// (`members`, in order) joined by commas, and `}`. Members next to each
+/// other in the line are hashed as one run of bytes (the comma between
+/// them included).
+fn digest_of(b: &[u8], prev: (usize, usize), members: &[Member]) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(&b[prev.0..prev.1]);
     h.update(b"{");
-    // Members next to each other in the line are hashed as one run of
-    // bytes (the comma between them included).
     let mut run: Option<(usize, usize)> = None;
     let mut first = true;
     let mut flush = |h: &mut Sha256, (a, z): (usize, usize)| {
@@ -140,7 +164,7 @@ pub(super) fn raw_scan(line: &[u8], members: &mut Vec<Member>) -> Option<RawLine
         first = false;
         h.update(&b[a..z]);
     };
-    for m in members.iter() {
+    for m in members {
         run = match run {
             Some((a, z)) if m.start() == z + 1 => Some((a, m.value.1)),
             Some(r) => {
@@ -154,11 +178,7 @@ pub(super) fn raw_scan(line: &[u8], members: &mut Vec<Member>) -> Option<RawLine
         flush(&mut h, r);
     }
     h.update(b"}");
-    Some(RawLine {
-        digest: h.finalize().into(),
-        prev,
-        stored,
-    })
+    h.finalize().into()
 }
 
 /// The members of an object value of a line [`raw_scan`] accepted (its
@@ -250,13 +270,28 @@ fn special_bits(word: &[u8], high: bool) -> u64 {
     t & HI
 }
 
-/// [`first_special`] in a string value.
+/// The length of the UTF-8 character `s` starts with, whose first byte is
+/// 0x80 or above; `None` when it is not one (a stray continuation byte,
+/// an overlong form, a surrogate, beyond U+10FFFF, or cut short), as
+/// `std::str::from_utf8` judges (RFC 3629 §4).
 #[inline]
-fn special(s: &[u8]) -> Option<usize> {
-    first_special(s, false)
+fn utf8_char(s: &[u8]) -> Option<usize> {
+    let cont = |i: usize| s.get(i).is_some_and(|&c| c & 0xC0 == 0x80);
+    let second = |lo: u8, hi: u8| s.get(1).is_some_and(|&c| (lo..=hi).contains(&c));
+    let (n, ok) = match s[0] {
+        0xC2..=0xDF => (2, cont(1)),
+        0xE0 => (3, second(0xA0, 0xBF) && cont(2)),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, cont(1) && cont(2)),
+        0xED => (3, second(0x80, 0x9F) && cont(2)),
+        0xF0 => (4, second(0x90, 0xBF) && cont(2) && cont(3)),
+        0xF1..=0xF3 => (4, cont(1) && cont(2) && cont(3)),
+        0xF4 => (4, second(0x80, 0x8F) && cont(2) && cont(3)),
+        _ => (0, false),
+    };
+    ok.then_some(n)
 }
 
-/// [`first_special`] in a name, stopping at non-ASCII bytes too.
+/// [`first_special`] stopping at non-ASCII bytes too.
 #[inline]
 fn special_or_high(s: &[u8]) -> Option<usize> {
     first_special(s, true)
@@ -306,6 +341,7 @@ impl Scan<'_> {
     /// A member name: a string without escapes whose characters all sort
     /// alike in UTF-8 and UTF-16 (below U+E000: no lead byte 0xEE or
     /// above). Returns the range of its contents.
+    #[inline]
     fn key(&mut self) -> Option<(usize, usize)> {
         self.expect(b'"')?;
         let start = self.i;
@@ -318,7 +354,8 @@ impl Scan<'_> {
             if rest[n] >= 0xEE {
                 return None;
             }
-            n += 1 + special_or_high(rest.get(n + 1..)?)?;
+            n += utf8_char(&rest[n..])?;
+            n += special_or_high(rest.get(n..)?)?;
         }
         if rest[n] != b'"' {
             return None;
@@ -333,69 +370,77 @@ impl Scan<'_> {
     fn string(&mut self) -> Option<()> {
         self.expect(b'"')?;
         self.escaped = false;
+        // The position is kept in a local while the string is read.
+        let b = self.b;
+        let mut i = self.i;
         loop {
-            // Skip the plain run fast.
-            let rest = self.b.get(self.i..)?;
-            let run = special(rest)?;
-            if rest[run] < 0x20 {
-                return None;
-            }
-            self.i += run;
-            match self.next()? {
-                b'"' => return Some(()),
-                // A backslash (the run stopped at `"`, `\\` or a control,
-                // and controls were turned away above).
-                _ => match self.escape()? {
-                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                    b'u' => {
-                        let h = self.b.get(self.i..self.i + 4)?;
-                        self.i += 4;
-                        let lower = |c: u8| c.is_ascii_digit() || (b'a'..=b'f').contains(&c);
-                        if !(h[0] == b'0' && h[1] == b'0' && (h[2] == b'0' || h[2] == b'1'))
-                            || !lower(h[3])
-                            || matches!(&h[2..4], b"08" | b"09" | b"0a" | b"0c" | b"0d")
-                        {
-                            return None;
+            // Skip the plain run fast: it stops at non-ASCII bytes too,
+            // whose character is checked for UTF-8 here.
+            let rest = b.get(i..)?;
+            let run = special_or_high(rest)?;
+            let c = rest[run];
+            i += run + 1;
+            match c {
+                b'"' => {
+                    self.i = i;
+                    return Some(());
+                }
+                0x80.. => i += utf8_char(&rest[run..])? - 1,
+                b'\\' => {
+                    self.escaped = true;
+                    match *b.get(i)? {
+                        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 1,
+                        b'u' => {
+                            let h = b.get(i + 1..i + 5)?;
+                            i += 5;
+                            let lower = |c: u8| c.is_ascii_digit() || (b'a'..=b'f').contains(&c);
+                            if !(h[0] == b'0' && h[1] == b'0' && (h[2] == b'0' || h[2] == b'1'))
+                                || !lower(h[3])
+                                || matches!(&h[2..4], b"08" | b"09" | b"0a" | b"0c" | b"0d")
+                            {
+                                return None;
+                            }
                         }
+                        _ => return None,
                     }
-                    _ => return None,
-                },
+                }
+                // A C0 control (the run stops at nothing else).
+                _ => return None,
             }
         }
-    }
-
-    /// The character after a backslash in a string (noting that the string
-    /// has an escape).
-    fn escape(&mut self) -> Option<u8> {
-        self.escaped = true;
-        self.next()
     }
 
     /// An integer of magnitude below 2^53 written without a sign on zero,
     /// leading zeros, fraction or exponent.
     fn integer(&mut self) -> Option<()> {
-        let neg = self.peek()? == b'-';
+        let b = self.b;
+        let mut i = self.i;
+        let neg = b.get(i) == Some(&b'-');
         if neg {
-            self.i += 1;
+            i += 1;
         }
-        let start = self.i;
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.i += 1;
+        let start = i;
+        // Read as they are checked; more than 16 digits are too many
+        // (and 17 cannot overflow).
+        let mut n = 0u64;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 || i - start > 16 {
+                break;
+            }
+            n = n * 10 + u64::from(d);
+            i += 1;
         }
-        let digits = &self.b[start..self.i];
-        if digits.is_empty()
-            || digits.len() > 16
-            || (digits[0] == b'0' && (digits.len() > 1 || neg))
-            || matches!(self.peek(), Some(b'.' | b'e' | b'E'))
+        let len = i - start;
+        if len == 0
+            || len > 16
+            || (b[start] == b'0' && (len > 1 || neg))
+            || matches!(b.get(i), Some(b'.' | b'e' | b'E'))
+            || n >= MAX_EXACT
         {
             return None;
         }
-        let n = digits
-            .iter()
-            .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
-        if n >= MAX_EXACT {
-            return None;
-        }
+        self.i = i;
         Some(())
     }
 
@@ -501,6 +546,11 @@ mod tests {
             json!({"kind":"event","seq":2,"event":"outcome","outcome":"success","x":{},"y":[]}),
             json!({"kind":"session","session_id":"s","zzz":"\u{1f600}","n":9007199254740991i64}),
             json!({}),
+            // Long messages, some a block's length off another.
+            json!({"a":"x".repeat(1000),"b":"y".repeat(3000),"c":1,"d":"q".repeat(1019)}),
+            json!({"a":"x".repeat(955)}),
+            json!({"a":"x".repeat(956)}),
+            json!({"a":"x".repeat(957),"b":2}),
         ]);
         for l in &lines {
             let fast = raw_chain_hash(l.as_bytes());
@@ -575,6 +625,77 @@ mod tests {
                             "{s:?} high={high}"
                         );
                     }
+                }
+            }
+        }
+    }
+
+    /// The UTF-8 check of the scan judges every character as the
+    /// standard library does: each lead byte with every second byte, and
+    /// the third and fourth from the bytes where the rules change.
+    #[test]
+    fn utf8_chars_are_judged_as_the_standard_library_does() {
+        let reference = |s: &[u8]| -> Option<usize> {
+            let valid = match std::str::from_utf8(s) {
+                Ok(t) => t,
+                Err(e) => std::str::from_utf8(&s[..e.valid_up_to()]).ok()?,
+            };
+            valid.chars().next().map(char::len_utf8)
+        };
+        let edges = [
+            0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff,
+        ];
+        for lead in 0x80..=0xffu8 {
+            for second in 0..=0xffu8 {
+                for &third in &edges {
+                    for &fourth in &edges {
+                        let s = [lead, second, third, fourth];
+                        assert_eq!(utf8_char(&s), reference(&s), "{s:x?}");
+                        for cut in 1..4 {
+                            assert_eq!(
+                                utf8_char(&s[..cut]),
+                                reference(&s[..cut]),
+                                "{:x?}",
+                                &s[..cut]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A line the scan accepts is valid UTF-8, wherever a bad byte is put
+    /// (in a value, in a name, cut at the end), and a line with good
+    /// characters of every length is hashed as its parsed record is.
+    #[test]
+    fn the_scan_checks_utf8() {
+        let good = written(&[json!({"a":"x\u{e9}\u{65e5}\u{1f600}y","\u{e9}":"\u{10ffff}"})]);
+        let good = good[0].as_bytes();
+        assert_eq!(raw_chain_hash(good), slow(good));
+        assert!(raw_chain_hash(good).is_some());
+        let bad: [&[u8]; 9] = [
+            b"\x80",
+            b"\xc3",
+            b"\xc0\xaf",
+            b"\xe0\x80\xaf",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xf5\x80\x80\x80",
+            b"\xe6\x97",
+            b"\xff",
+        ];
+        for b in bad {
+            for at in 0..good.len() {
+                let mut l = good[..at].to_vec();
+                l.extend_from_slice(b);
+                l.extend_from_slice(&good[at..]);
+                let mut members = Vec::new();
+                if raw_scan(&l, &mut members).is_some() {
+                    assert!(std::str::from_utf8(&l).is_ok(), "{l:x?}");
+                }
+                if let Some(h) = raw_chain_hash(&l) {
+                    assert_eq!(Some(h), slow(&l), "{l:x?}");
                 }
             }
         }

@@ -163,7 +163,11 @@ fn records() -> Vec<Value> {
 /// (every record but sessions, snapshots and the odd ones), `repeat`
 /// times over.
 fn chained(repeat: usize) -> Vec<Vec<u8>> {
-    let mut w = NativeChainWriter::new(Vec::new());
+    chained_by(&mut NativeChainWriter::new(Vec::new()), repeat)
+}
+
+/// [`chained`] by writer `w` (which may have written lines before).
+fn chained_by(w: &mut NativeChainWriter<Vec<u8>>, repeat: usize) -> Vec<Vec<u8>> {
     let mut seq = 0u64;
     let mut out = Vec::new();
     for _ in 0..repeat {
@@ -408,5 +412,65 @@ fn plain_times_are_times_to_chrono() {
         "２026-07-22T14:03:18Z",
     ] {
         assert!(!super::record::plain_time(t.as_bytes()), "{t}");
+    }
+}
+
+/// Lines with bad UTF-8 (in a chained line's string, in a name, at its
+/// end) read alike, wherever they fall in a block or a piece: a first
+/// line of varying length moves every line after it across the edges.
+#[test]
+fn bad_utf8_anywhere_reads_alike() {
+    let n = chained(2).len();
+    let bad: [&[u8]; 5] = [
+        b"\xff",
+        b"\xed\xa0\x80",
+        b"\xc0\xaf",
+        b"\xe6\x97",
+        b"\xf4\x90\x80\x80",
+    ];
+    for (k, b) in bad.iter().enumerate() {
+        for pad in [0usize, 300, 700, 1000, 1023, 5000, 8100] {
+            let mut w = NativeChainWriter::new(Vec::new());
+            let first = json!({"kind":"session","session_id":"s","actor":"x".repeat(pad)});
+            let mut l = vec![
+                w.append(first.as_object().cloned().unwrap())
+                    .unwrap()
+                    .into_bytes(),
+            ];
+            l.extend(chained_by(&mut w, 2));
+            let at = 1 + (k * 7 + pad) % n;
+            let line = &mut l[at];
+            match line.windows(7).position(|x| x == b"deploy\"") {
+                Some(i) => line.splice(i + 3..i + 3, b.iter().copied()).for_each(drop),
+                None => line.splice(2..2, b.iter().copied()).for_each(drop),
+            };
+            same_bytes(
+                &format!("bad UTF-8 {b:x?} at line {at}, pad {pad}"),
+                joined(&l, true),
+            );
+            let mut cut = joined(&l, true);
+            cut.extend_from_slice(b);
+            same_bytes(&format!("bad UTF-8 {b:x?} at the end, pad {pad}"), cut);
+        }
+    }
+}
+
+/// The lines a gateway writes are checked from their bytes, found from
+/// their start whatever ends them (`\n`, `\r\n`, the end of the journal),
+/// not left to the full parse.
+#[test]
+fn written_lines_take_the_fast_way() {
+    let lines: Vec<Vec<u8>> = chained(1).into_iter().take(2).collect();
+    for (what, data) in [
+        ("lf", joined(&lines, true)),
+        ("crlf", lines.join(&b"\r\n"[..])),
+        ("no final newline", joined(&lines, false)),
+    ] {
+        let mut items = Vec::new();
+        super::check_piece(&data, (0, data.len()), false, 0, &mut items);
+        assert_eq!(items.len(), 2, "{what}");
+        for item in &items {
+            assert!(matches!(item, super::Item::Raw { .. }), "{what}");
+        }
     }
 }
