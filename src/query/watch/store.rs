@@ -97,6 +97,14 @@ impl Disk {
             .and_then(|()| db.pragma_update(None, "cache_size", -CACHE_KIB))
             .map_err(|e| format!("{}: {e}", file.path().display()))?;
         db.set_prepared_statement_cache_capacity(32);
+        // Where a file open can lose its name (Unix), the name goes now: a
+        // watch stopped by SIGKILL, a crash or a power cut leaves nothing
+        // behind, and the space returns when the connection closes. SQLite
+        // writes this database through the descriptor it holds: no journal
+        // (`journal_mode = OFF`), temporary tables in files of their own.
+        // Elsewhere the file is deleted when the watch ends.
+        #[cfg(unix)]
+        let _ = std::fs::remove_file(file.path());
         Ok(Disk {
             db,
             _file: file,
