@@ -89,6 +89,121 @@ pub fn write_members(members: &mut [(&str, &Value)], out: &mut Vec<u8>) {
     }
 }
 
+/// One member of an object's RFC 8785 text ([`members`]): byte ranges
+/// into that text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Member {
+    /// The whole member, `"name":value`.
+    pub whole: (usize, usize),
+    /// The name as written, without its quotes (escapes left as they are).
+    pub name: (usize, usize),
+    /// The value's text.
+    pub value: (usize, usize),
+}
+
+/// The top-level members of an object's RFC 8785 text (compact, no
+/// whitespace; see [`write`]), in the order written, which is the order
+/// RFC 8785 sorts them in. `None` when `text` is not one object written so.
+///
+/// The text of the object without some of its members is then the
+/// remaining members joined by `,` inside braces: exactly what [`write`]
+/// gives for the object without them (removing members keeps the others'
+/// order), and a member's value text is what [`write`] gives for the value.
+/// Lets a caller that holds a record's canonical text take it apart
+/// without building a value tree.
+pub(crate) fn members(text: &[u8]) -> Option<Vec<Member>> {
+    /// The end of the string starting at `i` (a `"`), past its closing quote.
+    fn string_end(t: &[u8], mut i: usize) -> Option<usize> {
+        i += 1;
+        loop {
+            match *t.get(i)? {
+                b'"' => return Some(i + 1),
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+        }
+    }
+    /// The end of the value starting at `i`.
+    fn value_end(t: &[u8], i: usize) -> Option<usize> {
+        match *t.get(i)? {
+            b'"' => string_end(t, i),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                let mut j = i;
+                loop {
+                    match *t.get(j)? {
+                        b'"' => {
+                            j = string_end(t, j)?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(j + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            _ => {
+                let mut j = i;
+                while j < t.len() && !matches!(t[j], b',' | b'}' | b']') {
+                    j += 1;
+                }
+                (j > i).then_some(j)
+            }
+        }
+    }
+    if text.first() != Some(&b'{') || text.last() != Some(&b'}') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = 1;
+    if text.get(i) == Some(&b'}') {
+        return (text.len() == 2).then_some(out);
+    }
+    loop {
+        if text.get(i) != Some(&b'"') {
+            return None;
+        }
+        let name_end = string_end(text, i)?;
+        if text.get(name_end) != Some(&b':') {
+            return None;
+        }
+        let end = value_end(text, name_end + 1)?;
+        out.push(Member {
+            whole: (i, end),
+            name: (i + 1, name_end - 1),
+            value: (name_end + 1, end),
+        });
+        match text.get(end) {
+            Some(b',') => i = end + 1,
+            Some(b'}') if end + 1 == text.len() => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// Appends to `out` the object text made of `members` of `text` (ranges
+/// from [`members`]), in the order given: `{m1,m2,...}`.
+pub(crate) fn write_kept(
+    text: &[u8],
+    members: &mut dyn Iterator<Item = &Member>,
+    out: &mut Vec<u8>,
+) {
+    out.push(b'{');
+    for (n, m) in members.enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(&text[m.whole.0..m.whole.1]);
+    }
+    out.push(b'}');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,10 +278,63 @@ mod tests {
                 let mut out = Vec::new();
                 write_members(&mut members, &mut out);
                 assert_eq!(String::from_utf8(out).unwrap(), reference, "{v:?}");
+                taken_apart_like_the_reference(m, &reference);
             }
             fast += usize::from(fast_path_applies(&v));
         }
         assert!(fast > 5_000, "the fast path was taken only {fast} times");
+    }
+
+    /// [`members`] of an object's RFC 8785 text: each member's name and
+    /// value text, and the text without it, are what the reference gives
+    /// for the name, the value and the object without that member.
+    fn taken_apart_like_the_reference(m: &Map<String, Value>, reference: &str) {
+        let text = reference.as_bytes();
+        let found = members(text).unwrap_or_else(|| panic!("not taken apart: {reference}"));
+        assert_eq!(found.len(), m.len(), "{reference}");
+        for (n, member) in found.iter().enumerate() {
+            let name: String =
+                serde_json::from_slice(&text[member.name.0 - 1..member.name.1 + 1]).unwrap();
+            let value = &m[&name];
+            assert_eq!(
+                &reference[member.value.0..member.value.1],
+                serde_json_canonicalizer::to_string(value).unwrap()
+            );
+            let mut rest = m.clone();
+            rest.remove(&name);
+            let mut out = Vec::new();
+            write_kept(
+                text,
+                &mut found
+                    .iter()
+                    .enumerate()
+                    .filter(|&(o, _)| o != n)
+                    .map(|(_, x)| x),
+                &mut out,
+            );
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json_canonicalizer::to_string(&Value::Object(rest)).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn members_refuses_what_is_not_one_object() {
+        for t in [
+            "",
+            "{",
+            "}",
+            "[]",
+            "{\"a\":1",
+            "{\"a\":1}x",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{}{}",
+        ] {
+            assert_eq!(members(t.as_bytes()), None, "{t}");
+        }
+        assert_eq!(members(b"{}"), Some(vec![]));
     }
 
     #[test]

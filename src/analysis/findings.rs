@@ -4,11 +4,12 @@
 //! that look across groups.
 
 use super::{
-    Config, EvidenceRef, Group, Lifecycle, Scheme, canonical_action, fingerprint,
+    Config, EvidenceRef, Group, Lifecycle, Scheme, Spread, canonical_action, fingerprint,
     written_fingerprint,
 };
 use crate::model::GroupIdx;
 use crate::model::{ActionRecord, Model};
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -107,13 +108,21 @@ pub(super) fn jsonrpc_finding(mcp: &str, id: &str, others: &[&str]) -> Finding {
 }
 
 pub(super) fn drift_findings(drift: &[Option<String>], groups: &mut [Group]) {
-    let mut by_drift: HashMap<&str, Vec<usize>> = HashMap::new();
+    // The first group of each drift key, and the others (most keys have
+    // none: no list is made for them).
+    let mut by_drift: crate::model::FastMap<&str, (usize, Vec<usize>)> =
+        crate::model::FastMap::default();
     for (i, d) in drift.iter().enumerate() {
         if let Some(k) = d {
-            by_drift.entry(k.as_str()).or_default().push(i);
+            by_drift
+                .entry(k.as_str())
+                .and_modify(|(_, more)| more.push(i))
+                .or_insert((i, Vec::new()));
         }
     }
-    for members in by_drift.values().filter(|m| m.len() > 1) {
+    let many = by_drift.into_values().filter(|(_, more)| !more.is_empty());
+    for members in many.map(|(first, more)| [vec![first], more].concat()) {
+        let members = members.as_slice();
         for &i in members {
             let others: Vec<&str> = members
                 .iter()
@@ -230,7 +239,8 @@ impl Seen {
 pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mut [Group]) {
     // Cheap buckets first; only groups that share tool, actor, scope and
     // target can be the same intent.
-    let mut buckets: HashMap<(&str, &str, &str, Option<&str>), Vec<usize>> = HashMap::new();
+    let mut buckets: crate::model::FastMap<(&str, &str, &str, Option<&str>), Vec<usize>> =
+        crate::model::FastMap::default();
     for (i, g) in groups.iter().enumerate() {
         if g.tool != "?" {
             buckets
@@ -239,13 +249,22 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
                 .push(i);
         }
     }
-    let mut found: Vec<(usize, String)> = Vec::new();
-    for members in buckets
+    // Buckets are independent: judged on every core, their findings
+    // gathered after (the order they are added in does not matter: a
+    // group's findings are sorted once all are in).
+    let buckets: Vec<&Vec<usize>> = buckets
         .values()
         .filter(|m| m.len() > 1 && m.len() <= MAX_BUCKET)
-    {
-        bucket_drift(model, config, &*groups, members, &mut found);
-    }
+        .collect();
+    let shared: &[Group] = groups;
+    let found: Vec<(usize, String)> = buckets
+        .into_par_iter()
+        .flat_map_iter(|members| {
+            let mut found = Vec::new();
+            bucket_drift(model, config, shared, members, &mut found);
+            found
+        })
+        .collect();
     for (g, detail) in found {
         groups[g].findings.push(Finding {
             kind: FindingKind::FingerprintDrift,
@@ -274,7 +293,7 @@ pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
         g.executions
             .first()
             .and_then(|&x| model.execution(x).action())
-            .map_or(0, ActionRecord::argument_count)
+            .map_or(0, argument_count)
     };
     let Some(&head) = members.first() else {
         return;
@@ -331,6 +350,29 @@ pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
     }
 }
 
+/// [`ActionRecord::argument_count`], read from the record's RFC 8785 text
+/// when it is kept as such ([`crate::canonical::members`]): no argument
+/// value is parsed.
+fn argument_count(action: &ActionRecord) -> usize {
+    let counted = action.canonical_bytes().and_then(|text| {
+        let top = crate::canonical::members(text)?;
+        let Some(args) = top
+            .iter()
+            .find(|m| &text[m.name.0..m.name.1] == b"arguments")
+        else {
+            // No arguments at all.
+            return Some(0);
+        };
+        let value = &text[args.value.0..args.value.1];
+        if value.first() != Some(&b'{') {
+            // Not an object: no arguments.
+            return Some(0);
+        }
+        crate::canonical::members(value).map(|m| m.len())
+    });
+    counted.unwrap_or_else(|| action.argument_count())
+}
+
 /// One (MCP session, JSON-RPC id) used for two intents (docs/design.md §10.1: ids
 /// identify messages, not actions).
 pub(super) fn jsonrpc_findings(
@@ -339,16 +381,19 @@ pub(super) fn jsonrpc_findings(
     execution_group: &[GroupIdx],
     groups: &mut [Group],
 ) {
-    let mut by_id: HashMap<(String, String), BTreeSet<GroupIdx>> = HashMap::new();
+    // By the id itself: its text (a number, a quoted string) names no two
+    // ids alike, so the same ids meet as when keyed by text.
+    let mut by_id: crate::model::FastMap<(&str, &crate::model::JsonRpcId), Spread<GroupIdx>> =
+        crate::model::FastMap::default();
     for (x, ex) in model.executions.iter().enumerate() {
         if let Some((Some(mcp), id)) = lc[x].correlation(ex) {
-            by_id
-                .entry((mcp.to_string(), id.to_string()))
-                .or_default()
-                .insert(execution_group[x]);
+            Spread::add(by_id.entry((mcp, id)), execution_group[x]);
         }
     }
-    let mut ids: Vec<_> = by_id.into_iter().filter(|(_, g)| g.len() > 1).collect();
+    let mut ids: Vec<((String, String), BTreeSet<GroupIdx>)> = by_id
+        .into_iter()
+        .filter_map(|((mcp, id), s)| Some(((mcp.to_string(), id.to_string()), s.many()?)))
+        .collect();
     ids.sort();
     for ((mcp, id), gs) in ids {
         for &g in &gs {
@@ -366,6 +411,31 @@ pub(super) fn jsonrpc_findings(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counted from the text, the arguments are as many as the record
+    /// parsed holds, whatever they are (none, not an object, nested).
+    #[test]
+    fn argument_count_from_text_is_the_records() {
+        let records = [
+            serde_json::json!({"tool": "t"}),
+            serde_json::json!({"arguments": "x", "tool": "t"}),
+            serde_json::json!({"arguments": {}, "tool": "t"}),
+            serde_json::json!({"arguments": {"a": {"b": [1, "}"]}, "c": "\\\"", "d": null}}),
+            serde_json::json!({"arguments": {"f": 1.5, "g": 2}, "actor": "a"}),
+        ];
+        for r in records {
+            let Value::Object(m) = r else { continue };
+            let a = ActionRecord::from_map(m);
+            assert_eq!(argument_count(&a), a.argument_count(), "{a:?}");
+        }
+        let a = ActionRecord::from_map(
+            serde_json::json!({"arguments": {"x": 1, "y": 2}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        assert_eq!(argument_count(&a), 2);
+    }
 
     /// The names are a contract (`flags` in `groups --json`,
     /// docs/design.md §5.9): every kind, in the order findings are listed.

@@ -217,7 +217,20 @@ pub fn fingerprint_of_text(canonical_json: &[u8], key: &FingerprintKey) -> Strin
 }
 
 fn sha256_fp(c: &[u8]) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(c)))
+    prefixed_hex("sha256:", &Sha256::digest(c))
+}
+
+/// `prefix` and the lowercase hex of `bytes`, in one allocation (one per
+/// execution is made: `format!` of `hex::encode` makes two).
+fn prefixed_hex(prefix: &str, bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(prefix.len() + 2 * bytes.len());
+    s.push_str(prefix);
+    for &b in bytes {
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    s
 }
 
 /// The digest of canonical JSON under a given scheme; `None` for HMAC
@@ -334,6 +347,20 @@ pub fn drift_form(v: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixed_hex_is_the_prefix_and_hex_encode() {
+        for bytes in [
+            &[][..],
+            &[0u8, 1, 15, 16, 127, 128, 255][..],
+            &Sha256::digest(b"x")[..],
+        ] {
+            assert_eq!(
+                prefixed_hex("sha256:", bytes),
+                format!("sha256:{}", hex::encode(bytes))
+            );
+        }
+    }
     use serde_json::json;
 
     fn action(v: Value) -> ActionRecord {

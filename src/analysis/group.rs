@@ -406,14 +406,24 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         });
     }
 
+    // The draft is used up: its parts become the group's.
+    let id = d.key.id();
+    let Draft {
+        key,
+        tool,
+        target,
+        contract,
+        executions,
+        ..
+    } = d;
     Group {
-        id: d.key.id(),
-        fingerprint: d.key.fingerprint.clone(),
-        actor: d.key.actor.clone(),
-        intent_scope: d.key.intent_scope.clone(),
-        tool: d.tool.clone(),
-        target: d.target.clone(),
-        executions: xs.clone(),
+        id,
+        fingerprint: key.fingerprint,
+        actor: key.actor,
+        intent_scope: key.intent_scope,
+        tool,
+        target,
+        executions,
         calls,
         dispatches,
         first_at,
@@ -424,7 +434,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         findings,
         near_duplicates: Vec::new(),
         statuses,
-        contract: d.contract,
+        contract,
     }
 }
 

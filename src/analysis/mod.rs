@@ -219,14 +219,14 @@ impl GroupKey {
     /// The group id: `g` and 10 hex digits of SHA-256 over the key's three
     /// parts, one per line; stable for the same key.
     pub fn id(&self) -> String {
-        let h = Sha256::digest(
-            format!(
-                "{}\n{}\n{}",
-                self.fingerprint, self.actor, self.intent_scope
-            )
-            .as_bytes(),
-        );
-        format!("g{}", &hex::encode(h)[..10])
+        let mut h = Sha256::new();
+        h.update(self.fingerprint.as_bytes());
+        h.update(b"\n");
+        h.update(self.actor.as_bytes());
+        h.update(b"\n");
+        h.update(self.intent_scope.as_bytes());
+        let h = h.finalize();
+        format!("g{}", hex::encode(&h[..5]))
     }
 }
 
@@ -303,7 +303,7 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
     let unconfigured = ToolContract::unconfigured();
     let hinted = hinted_contracts(model, config);
     let intents = intents(model, config, (&hinted, &unconfigured), 0);
-    let (drafts, mismatches, secrets_unkeyed) = draft_groups(model, intents, &unconfigured);
+    let (mut drafts, mismatches, secrets_unkeyed) = draft_groups(model, intents, &unconfigured);
     if secrets_unkeyed {
         notes.push(UNKEYED_NOTE.into());
     }
@@ -321,7 +321,8 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
         lifecycles: &lifecycles,
         journals,
     };
-    let drift: Vec<Option<String>> = drafts.iter().map(|d| d.drift.clone()).collect();
+    // Judging does not read the drift keys: taken, not copied.
+    let drift: Vec<Option<String>> = drafts.iter_mut().map(|d| d.drift.take()).collect();
     let mut groups: Vec<Group> = drafts
         .into_par_iter()
         .zip(conflicts)
@@ -347,6 +348,9 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
             .sort_by(|a, b| a.kind.cmp(&b.kind).then(a.detail.cmp(&b.detail)));
         g.findings
             .dedup_by(|a, b| a.kind == b.kind && a.detail == b.detail);
+        // A group's findings are kept as long as the analysis: a list grown
+        // by pushing holds room for four.
+        g.findings.shrink_to_fit();
     }
     let (groups, order) = rank(groups, &mut execution_group);
     let parts = carry::Parts {
@@ -523,11 +527,32 @@ fn draft_groups(
     intents: Vec<Option<Intent<'_>>>,
     unconfigured: &ToolContract,
 ) -> (Vec<Draft>, Vec<(ExecIdx, String)>, bool) {
-    let mut drafts: Vec<Draft> = Vec::new();
-    let mut by_key: FastMap<GroupKey, usize> = FastMap::default();
+    // First the group of every execution, by keys borrowed from the
+    // intents (no key is copied); then the drafts, each taking its first
+    // execution's intent whole.
+    const NEW: u32 = u32::MAX;
+    let mut first_of: Vec<u32> = vec![NEW; intents.len()];
+    let mut groups = 0u32;
+    {
+        let mut by_key: FastMap<&GroupKey, u32> = FastMap::default();
+        for (xi, intent) in intents.iter().enumerate() {
+            match intent {
+                None => groups += 1,
+                Some(intent) => match by_key.entry(&intent.key) {
+                    std::collections::hash_map::Entry::Occupied(o) => first_of[xi] = *o.get(),
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(groups);
+                        groups += 1;
+                    }
+                },
+            }
+        }
+    }
+    let mut drafts: Vec<Draft> = Vec::with_capacity(groups as usize);
     let mut mismatches = Vec::new();
     let mut secrets_unkeyed = false;
     for (xi, intent) in intents.into_iter().enumerate() {
+        let g = first_of[xi];
         let xi = ExecIdx::new(xi);
         let x = model.execution(xi);
         let Some(mut intent) = intent else {
@@ -538,12 +563,9 @@ fn draft_groups(
         if let Some(m) = intent.mismatch.take() {
             mismatches.push((xi, m));
         }
-        match by_key.get(&intent.key) {
-            Some(&g) => drafts[g].executions.push(xi),
-            None => {
-                by_key.insert(intent.key.clone(), drafts.len());
-                drafts.push(Draft::first(intent, x, xi));
-            }
+        match g {
+            NEW => drafts.push(Draft::first(intent, x, xi)),
+            g => drafts[g as usize].executions.push(xi),
         }
     }
     (drafts, mismatches, secrets_unkeyed)
@@ -557,13 +579,16 @@ fn key_conflicts(
     execution_group: &[GroupIdx],
     drafts: &[Draft],
 ) -> Vec<Vec<KeyConflict>> {
-    let mut by_key: FastMap<&str, BTreeSet<GroupIdx>> = FastMap::default();
+    let mut by_key: FastMap<&str, Spread<GroupIdx>> = FastMap::default();
     for (x, l) in lc.iter().enumerate() {
         if let Some(k) = l.idempotency_key.as_deref() {
-            by_key.entry(k).or_default().insert(execution_group[x]);
+            Spread::add(by_key.entry(k), execution_group[x]);
         }
     }
-    let mut keys: Vec<_> = by_key.into_iter().filter(|(_, g)| g.len() > 1).collect();
+    let mut keys: Vec<_> = by_key
+        .into_iter()
+        .filter_map(|(k, s)| Some((k, s.many()?)))
+        .collect();
     keys.sort();
     let mut out: Vec<Vec<KeyConflict>> = drafts.iter().map(|_| Vec::new()).collect();
     for (key, gs) in keys {
@@ -589,6 +614,45 @@ fn key_conflicts(
     out
 }
 
+/// The groups one key (an idempotency key, a JSON-RPC id) was seen in,
+/// without a set for the many keys seen in one group only.
+pub(crate) enum Spread<T> {
+    /// One group.
+    One(T),
+    /// Two or more.
+    Many(BTreeSet<T>),
+}
+
+impl<T: Ord + Copy> Spread<T> {
+    /// Adds group `g` to the key's entry.
+    pub(crate) fn add<K>(entry: std::collections::hash_map::Entry<'_, K, Spread<T>>, g: T) {
+        use std::collections::hash_map::Entry;
+        match entry {
+            Entry::Vacant(v) => {
+                v.insert(Spread::One(g));
+            }
+            Entry::Occupied(mut o) => match o.get_mut() {
+                Spread::One(f) if *f == g => {}
+                Spread::One(f) => {
+                    let set = BTreeSet::from([*f, g]);
+                    *o.get_mut() = Spread::Many(set);
+                }
+                Spread::Many(set) => {
+                    set.insert(g);
+                }
+            },
+        }
+    }
+
+    /// The groups, when there are two or more.
+    pub(crate) fn many(self) -> Option<BTreeSet<T>> {
+        match self {
+            Spread::One(_) => None,
+            Spread::Many(set) => Some(set),
+        }
+    }
+}
+
 /// Groups worst first, then oldest first, then by id; `execution_group`
 /// follows the new order. Also the former position of each group, in the
 /// new order.
@@ -608,9 +672,25 @@ fn rank(groups: Vec<Group>, execution_group: &mut [GroupIdx]) -> (Vec<Group>, Ve
     for g in execution_group.iter_mut() {
         *g = rank[g.get()];
     }
-    let mut slots: Vec<Option<Group>> = groups.into_iter().map(Some).collect();
-    let ranked = order.iter().filter_map(|&i| slots[i].take()).collect();
-    (ranked, order)
+    // Put in place by following each cycle of the permutation: no second
+    // list of groups is made.
+    let mut groups = groups;
+    let mut placed = vec![false; groups.len()];
+    for start in 0..groups.len() {
+        if placed[start] {
+            continue;
+        }
+        // Slot `at` is to hold the group now at `order[at]`.
+        let mut at = start;
+        placed[at] = true;
+        while !placed[order[at]] {
+            let from = order[at];
+            groups.swap(at, from);
+            placed[from] = true;
+            at = from;
+        }
+    }
+    (groups, order)
 }
 
 pub(crate) struct EvidenceWritten<'a>(pub(crate) &'a str);

@@ -19,7 +19,9 @@
 //! few digests each, never the 10^10 pairs a naive comparison would.
 
 use super::{Config, Finding, FindingKind, Group, canonical_action, fingerprint};
+use crate::canonical;
 use crate::model::Model;
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -49,10 +51,22 @@ pub(super) type Digest16 = [u8; 16];
 /// lists of parts give the same input).
 pub(super) fn digest(parts: &[&str]) -> Digest16 {
     let mut h = Sha256::new();
+    feed(&mut h, parts);
+    finish(h)
+}
+
+/// Adds `parts` to a [`digest`] under way, each prefixed by its length:
+/// parts that many digests share first are hashed once, and the state
+/// cloned for each.
+fn feed(h: &mut Sha256, parts: &[&str]) {
     for p in parts {
         h.update((p.len() as u64).to_le_bytes());
         h.update(p.as_bytes());
     }
+}
+
+/// The first 16 bytes of a [`digest`] fed so far.
+fn finish(h: Sha256) -> Digest16 {
     let full = h.finalize();
     let mut out = [0u8; 16];
     out.copy_from_slice(&full[..16]);
@@ -166,7 +180,7 @@ fn projections(head: &[&str], args: &Map<String, Value>) -> Vec<(Digest16, Diges
 /// `MAX_CLASS - 1` pairs per entry, so the pairs are linear in the entries
 /// whatever the buckets hold (docs/design.md §5.13).
 fn candidates(mut entries: Vec<(Digest16, usize, Digest16)>) -> Vec<(usize, usize)> {
-    entries.sort_unstable();
+    entries.par_sort_unstable();
     let mut out = Vec::new();
     for class in entries.chunk_by(|a, b| a.0 == b.0) {
         if class.len() < 2 || class.len() > MAX_CLASS {
@@ -198,7 +212,7 @@ pub(super) fn near_duplicate_findings(
     // (class digest, group, value digest): one entry per group and
     // top-level argument.
     let per_group: Vec<Vec<(Digest16, Digest16)>> = groups
-        .iter()
+        .par_iter()
         .map(|g| entries_of(model, config, g))
         .collect();
     let mut entries: Vec<(Digest16, usize, Digest16)> = Vec::new();
@@ -234,11 +248,81 @@ pub(super) fn entries_of(model: &Model, config: &Config, g: &Group) -> Vec<(Dige
     if g.tool == "?" || g.contract.attach_window.is_zero() {
         return Vec::new();
     }
+    if let Some(entries) = plain_entries(model, g) {
+        return entries;
+    }
     let Some((shape, args)) = record(model, config, g) else {
         return Vec::new();
     };
     let head = [g.actor.as_str(), g.intent_scope.as_str(), shape.as_str()];
     projections(&head, &args)
+}
+
+/// [`entries_of`] for a group whose canonical record is its first call's
+/// stored RFC 8785 text ([`fingerprint::plain_canonical`]) and has no
+/// numeric string [`fingerprint::drift_form`] would change: the record
+/// without its arguments, each argument's value and the arguments without
+/// one are slices of that text ([`canonical::members`]), so the digests are
+/// those of [`projections`] without a value tree. `None`: take the record
+/// apart ([`record`]); also for argument names with escapes or characters
+/// that sort differently in RFC 8785 (then the text's order is not the
+/// map's).
+fn plain_entries(model: &Model, g: &Group) -> Option<Vec<(Digest16, Digest16)>> {
+    let action = model.execution(*g.executions.first()?).action()?;
+    let text = fingerprint::plain_canonical(action, &g.contract)?;
+    if fingerprint::may_drift(text) {
+        return None;
+    }
+    text_entries(&g.actor, &g.intent_scope, text)
+}
+
+/// The entries [`projections`] gives for the record whose RFC 8785 text is
+/// `text`, of a group of `actor` and `scope` (see [`plain_entries`]).
+fn text_entries(actor: &str, scope: &str, text: &[u8]) -> Option<Vec<(Digest16, Digest16)>> {
+    let top = canonical::members(text)?;
+    let at = top
+        .iter()
+        .position(|m| &text[m.name.0..m.name.1] == b"arguments")?;
+    let args_text = &text[top[at].value.0..top[at].value.1];
+    let args = canonical::members(args_text)?;
+    let mut shape = Vec::with_capacity(text.len());
+    canonical::write_kept(
+        text,
+        &mut top
+            .iter()
+            .enumerate()
+            .filter(|&(n, _)| n != at)
+            .map(|(_, m)| m),
+        &mut shape,
+    );
+    let shape = std::str::from_utf8(&shape).ok()?;
+    let mut out = Vec::with_capacity(args.len());
+    let mut rest = Vec::with_capacity(args_text.len());
+    // Every class digest begins with the same three parts.
+    let mut head = Sha256::new();
+    feed(&mut head, &[actor, scope, shape]);
+    for (n, m) in args.iter().enumerate() {
+        let name = std::str::from_utf8(&args_text[m.name.0..m.name.1]).ok()?;
+        if name.contains('\\') || !canonical::name_sorts_alike(name) {
+            return None;
+        }
+        rest.clear();
+        canonical::write_kept(
+            args_text,
+            &mut args
+                .iter()
+                .enumerate()
+                .filter(|&(o, _)| o != n)
+                .map(|(_, m)| m),
+            &mut rest,
+        );
+        let rest = std::str::from_utf8(&rest).ok()?;
+        let value = std::str::from_utf8(&args_text[m.value.0..m.value.1]).ok()?;
+        let mut class = head.clone();
+        feed(&mut class, &[name, rest]);
+        out.push((finish(class), digest(&[value])));
+    }
+    Some(out)
 }
 
 /// Whether candidates `a` and `b` (positions in `groups`, `a` first in
@@ -429,6 +513,36 @@ mod tests {
         let p = pairs(&retries);
         assert_eq!(p.len(), n / 2);
         assert!(p.iter().all(|&(a, b)| a % 2 == 0 && b == a + 1), "{p:?}");
+    }
+
+    /// The entries taken from a record's text are those of the record
+    /// taken apart, and a text they cannot be taken from says so.
+    #[test]
+    fn entries_from_text_are_those_of_the_record() {
+        let records = [
+            json!({"actor": "a", "arguments": {"body": "v1", "n": 3, "o": {"x": [1, {"y": "z"}]}}, "tool": "t"}),
+            json!({"arguments": {}, "tool": "t"}),
+            json!({"arguments": {"q\"uote": "\\", "s": "a,b}c", "é": null}, "target": "x"}),
+            json!({"arguments": {"only": true}}),
+        ];
+        for rec in records {
+            let text = fingerprint::jcs(&rec);
+            let mut shape = rec.clone();
+            let Some(Value::Object(args)) =
+                shape.as_object_mut().and_then(|m| m.remove("arguments"))
+            else {
+                panic!("no arguments");
+            };
+            let shape = fingerprint::jcs(&shape);
+            let want = projections(&["act", "scope", &shape], &args);
+            match text_entries("act", "scope", text.as_bytes()) {
+                Some(got) => assert_eq!(got, want, "{text}"),
+                // Only an escaped name is left to the record.
+                None => assert!(args.keys().any(|k| k.contains('"')), "{text}"),
+            }
+        }
+        assert_eq!(text_entries("a", "s", b"{\"arguments\":1}"), None);
+        assert_eq!(text_entries("a", "s", b"{\"tool\":\"t\"}"), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use super::{Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolH
 // Keys come from journals; foldhash's per-process random seed keeps a
 // crafted journal from picking colliding keys (see `FastMap`).
 use super::FastMap as HashMap;
+use rayon::prelude::*;
 
 /// One record as a journal reader produces it.
 #[derive(Debug, Clone, PartialEq)]
@@ -245,25 +246,53 @@ impl ModelBuilder {
     /// list.
     pub fn finish(mut self) -> Model {
         self.held = None;
+        let before = self.executions.len();
         let (mut executions, aliases) = super::join::join(self.executions);
-        for e in &mut executions {
+        executions.par_iter_mut().for_each(|e| {
             e.events.sort_by_key(|ev| ev.at);
             // Pushing one by one leaves up to half of each list unused; a
             // model of a million events is kept for the whole session.
             e.events.shrink_to_fit();
-        }
-        executions.sort_by_key(|e| e.started_at());
-        let mut execution_index: HashMap<String, usize> = executions
+        });
+        // Executions by when they began, journal order breaking ties: a
+        // stable sort, done on (start, position) pairs so that each start
+        // is found once.
+        let mut order: Vec<(Option<chrono::DateTime<chrono::Utc>>, usize)> = executions
             .iter()
             .enumerate()
-            .map(|(i, e)| (e.id.clone(), i))
+            .map(|(i, e)| (e.started_at(), i))
             .collect();
-        // An execution joined into another is still found by its own id.
-        for (alias, id) in aliases {
-            if let Some(&i) = execution_index.get(&id) {
-                execution_index.entry(alias).or_insert(i);
+        order.par_sort_unstable();
+        let mut slots: Vec<Option<Execution>> = executions.into_iter().map(Some).collect();
+        let executions: Vec<Execution> =
+            order.iter().filter_map(|&(_, i)| slots[i].take()).collect();
+        drop(slots);
+        let execution_index = if aliases.is_empty() && executions.len() == before {
+            // Nothing was joined: the builder's index names every execution
+            // by its place as pushed; only the places moved.
+            let mut moved = vec![0; order.len()];
+            for (new, &(_, old)) in order.iter().enumerate() {
+                moved[old] = new;
             }
-        }
+            let mut index = self.index;
+            for at in index.values_mut() {
+                *at = moved[*at];
+            }
+            index
+        } else {
+            let mut execution_index: HashMap<String, usize> = executions
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.id.clone(), i))
+                .collect();
+            // An execution joined into another is still found by its own id.
+            for (alias, id) in aliases {
+                if let Some(&i) = execution_index.get(&id) {
+                    execution_index.entry(alias).or_insert(i);
+                }
+            }
+            execution_index
+        };
         let mut calls = Vec::new();
         for (xi, x) in executions.iter().enumerate() {
             calls_of(xi, x, &mut calls);

@@ -60,14 +60,11 @@ fn call_key(x: &Execution) -> Option<(u32, Layer, String, &str, chrono::DateTime
     let EventKind::Accepted { call, action, .. } = &e.kind else {
         return None;
     };
+    // The layer first: most journals name none, and then no id is
+    // written out.
+    let layer = e.facts().layer?;
     let id = call.jsonrpc_id.as_ref()?.to_string();
-    Some((
-        e.source.journal(),
-        e.facts().layer?,
-        id,
-        action.tool()?,
-        e.at,
-    ))
+    Some((e.source.journal(), layer, id, action.tool()?, e.at))
 }
 
 /// Joins the executions that are one call; the others are returned as
