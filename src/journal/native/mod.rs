@@ -255,7 +255,7 @@ impl Applier {
         };
         self.link(ctx, no, terminated, line.has_hash, link, &line.ambiguous);
         match line.records? {
-            Records::One(r) => ctx.emit(r),
+            Records::One(r) => ctx.emit(*r),
             Records::Many(rs) => rs.into_iter().for_each(|r| ctx.emit(r)),
         }
         Ok(())
@@ -289,19 +289,16 @@ struct ParsedLine {
 /// counted.
 const NAMED_AMBIGUOUS: u32 = 20;
 
-/// The records of one line: most lines stand for one (kept in place,
-/// without an allocation of its own), a snapshot for several.
-// The one record is in place on purpose: results are kept in a batch's
-// list, and a box would cost an allocation per line.
-#[allow(clippy::large_enum_variant)]
+/// The records of one line: most lines stand for one, a snapshot for
+/// several.
 enum Records {
-    One(Record),
+    One(Box<Record>),
     Many(Vec<Record>),
 }
 
 /// A line's chain fields with its recomputed hash.
-// Hashes are in place on purpose, as [`Records`]: almost every line is a
-// hashed one, and boxing would cost allocations per line.
+// Hashes are in place on purpose: almost every line is a hashed one, and
+// boxing would cost allocations per line.
 #[allow(clippy::large_enum_variant)]
 enum Link {
     Unchained,
@@ -370,7 +367,7 @@ fn read_canonical(bytes: &[u8], meta: LineMeta) -> Option<ParsedLine> {
             computed,
             seq: c.seq,
         },
-        records: Ok(Records::One(c.record)),
+        records: Ok(Records::One(Box::new(c.record))),
         ambiguous: Vec::new(),
     })
 }

@@ -54,7 +54,7 @@ fn seen(p: FieldResult<ParsedLine>) -> Result<Seen, crate::journal::BadLine> {
         ),
     };
     let records = p.records.map(|r| match r {
-        Records::One(r) => vec![r],
+        Records::One(r) => vec![*r],
         Records::Many(v) => v,
     });
     Ok((p.has_hash, link, unreadable, records, p.ambiguous.len()))
