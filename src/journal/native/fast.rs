@@ -541,7 +541,7 @@ fn apply_block(
 /// Lowercase hex of a digest, on the stack: nibbles first, then each
 /// turned into its digit without a branch or a table (a loop the compiler
 /// runs on vector registers).
-fn hex_digest(d: &[u8; 32]) -> [u8; 64] {
+pub(super) fn hex_digest(d: &[u8; 32]) -> [u8; 64] {
     let mut out = [0u8; 64];
     for (pair, &b) in out.chunks_exact_mut(2).zip(d) {
         pair[0] = b >> 4;
@@ -555,6 +555,6 @@ fn hex_digest(d: &[u8; 32]) -> [u8; 64] {
     out
 }
 
-mod record;
+pub(super) mod record;
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 //! `event` records (one per lifecycle transition) and `execution` snapshot records (docs/design.md §3.4), which are expanded into the events they
 //! imply.
 
+mod borrowed;
 mod chain;
 mod fast;
 mod rawhash;
@@ -246,15 +247,16 @@ impl Applier {
                 computed,
                 seq,
             } => LinkRef::Hashed {
-                prev,
-                stored,
-                computed,
+                prev: prev.as_str(),
+                stored: stored.as_str(),
+                computed: computed.as_ref().unwrap_or(stored).as_str(),
                 seq: *seq,
             },
         };
         self.link(ctx, no, terminated, line.has_hash, link, &line.ambiguous);
-        for r in line.records? {
-            ctx.emit(r);
+        match line.records? {
+            Records::One(r) => ctx.emit(*r),
+            Records::Many(rs) => rs.into_iter().for_each(|r| ctx.emit(r)),
         }
         Ok(())
     }
@@ -278,7 +280,7 @@ impl Applier {
 struct ParsedLine {
     has_hash: bool,
     link: Link,
-    records: FieldResult<Vec<Record>>,
+    records: FieldResult<Records>,
     /// What the line's hash does not pin down (docs/design.md §6.4).
     ambiguous: Vec<crate::journal::ambiguity::Ambiguity>,
 }
@@ -287,21 +289,100 @@ struct ParsedLine {
 /// counted.
 const NAMED_AMBIGUOUS: u32 = 20;
 
+/// The records of one line: most lines stand for one, a snapshot for
+/// several.
+enum Records {
+    One(Box<Record>),
+    Many(Vec<Record>),
+}
+
 /// A line's chain fields with its recomputed hash.
+// Hashes are in place on purpose: almost every line is a hashed one, and
+// boxing would cost allocations per line.
+#[allow(clippy::large_enum_variant)]
 enum Link {
     Unchained,
     Unreadable(String),
     Hashed {
-        prev: String,
-        stored: String,
-        computed: String,
+        prev: HashText,
+        stored: HashText,
+        /// The recomputed hash; `None` when it is the stored one.
+        computed: Option<HashText>,
         seq: Option<u64>,
     },
+}
+
+/// The text of a chain field, kept in place when it is as long as a
+/// sha256 in hex (as every hash a gateway writes is), so that a line's
+/// link needs no allocation.
+enum HashText {
+    Hex([u8; 64]),
+    Other(Box<str>),
+}
+
+impl HashText {
+    fn new(s: &str) -> HashText {
+        match <[u8; 64]>::try_from(s.as_bytes()) {
+            Ok(b) => HashText::Hex(b),
+            Err(_) => HashText::Other(s.into()),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Made from a `&str` (a hash in hex is ASCII).
+            HashText::Hex(b) => std::str::from_utf8(b).unwrap_or_default(),
+            HashText::Other(s) => s,
+        }
+    }
+}
+
+thread_local! {
+    /// Buffers of the line-by-line reading from bytes, one set per
+    /// parsing thread.
+    static SCRATCH: std::cell::RefCell<borrowed::Scratch> = Default::default();
+}
+
+/// Reads a line in RFC 8785 form from its bytes ([`borrowed`]): its record
+/// and its link, the hash compared as bytes and written out only when it
+/// differs from the stored one. `None` when the full parse must decide.
+fn read_canonical(bytes: &[u8], meta: LineMeta) -> Option<ParsedLine> {
+    let c = SCRATCH.with(|s| {
+        let mut s = s.try_borrow_mut().ok()?;
+        borrowed::read(bytes, meta.source, &mut s)
+    })?;
+    let text = |(a, z): (usize, usize)| std::str::from_utf8(bytes.get(a..z)?).ok();
+    let stored = text(c.raw.stored)?;
+    let hex = fast::hex_digest(&c.raw.digest);
+    let computed = if hex[..] == *stored.as_bytes() {
+        None
+    } else {
+        Some(HashText::new(std::str::from_utf8(&hex).ok()?))
+    };
+    Some(ParsedLine {
+        has_hash: true,
+        link: Link::Hashed {
+            prev: HashText::new(text(c.raw.prev)?),
+            stored: HashText::new(stored),
+            computed,
+            seq: c.seq,
+        },
+        records: Ok(Records::One(Box::new(c.record))),
+        ambiguous: Vec::new(),
+    })
 }
 
 /// Parses one line and recomputes its chain hash (the costly part, done in
 /// parallel by [`for_each_line_parallel`]).
 fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
+    if let Some(line) = read_canonical(bytes, meta) {
+        return Ok(line);
+    }
+    parse_line_fully(bytes, meta)
+}
+
+/// [`parse_line`] through the parsed fields, for any line.
+fn parse_line_fully(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
     // The action record is kept as its text until the line is known to be
     // in its canonical form: then that text is the record's RFC 8785 form
     // as it stands (`ActionRecord::from_canonical_json`), and no value tree
@@ -312,10 +393,10 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
     // beyond 2^53 (`raw_chain_hash`): it needs no scan for them.
     let mut canonical = false;
     let link = match (m.remove("prev_hash"), m.remove("hash")) {
-        (Some(Value::String(prev)), Some(Value::String(stored))) => Link::Hashed {
+        (Some(Value::String(prev)), Some(Value::String(stored))) => {
             // Most lines are written in their canonical form: hashed from
             // their bytes, without writing the record back out.
-            computed: match rawhash::raw_chain_hash(bytes) {
+            let computed = match rawhash::raw_chain_hash(bytes) {
                 Some(h) => {
                     canonical = true;
                     h
@@ -324,11 +405,14 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
                     m.materialize()?;
                     chain_hash_of(&prev, m.members())
                 }
-            },
-            prev,
-            stored,
-            seq: m.seq(),
-        },
+            };
+            Link::Hashed {
+                computed: (computed != stored).then(|| HashText::new(&computed)),
+                prev: HashText::new(&prev),
+                stored: HashText::new(&stored),
+                seq: m.seq(),
+            }
+        }
         (None, None) => Link::Unchained,
         _ => Link::Unreadable("prev_hash and hash must both be present and strings".into()),
     };
@@ -362,7 +446,7 @@ fn parse_line(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
     Ok(ParsedLine {
         has_hash,
         link,
-        records,
+        records: records.map(Records::Many),
         ambiguous,
     })
 }

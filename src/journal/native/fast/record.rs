@@ -8,7 +8,7 @@ use crate::model::{ObservedVia, OutcomeKind, Recovery};
 
 /// An integer the scan accepted (digits, maybe a minus sign; at most 16
 /// digits) as a `u64`; `None` when negative.
-pub(super) fn unsigned(n: &[u8]) -> Option<u64> {
+pub(in crate::journal::native) fn unsigned(n: &[u8]) -> Option<u64> {
     if n.first() == Some(&b'-') {
         return None;
     }
@@ -21,7 +21,7 @@ pub(super) fn unsigned(n: &[u8]) -> Option<u64> {
 /// `YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|±HH:MM)`, with a real date and no leap
 /// second: every such time is one chrono's `parse_from_rfc3339` (what the
 /// reader uses) takes. False for anything else, which chrono then judges.
-pub(super) fn plain_time(t: &[u8]) -> bool {
+pub(in crate::journal::native) fn plain_time(t: &[u8]) -> bool {
     let num = |r: std::ops::Range<usize>| -> Option<u32> {
         t.get(r)?.iter().try_fold(0u32, |v, &d| {
             d.is_ascii_digit().then(|| v * 10 + u32::from(d - b'0'))
