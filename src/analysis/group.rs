@@ -130,6 +130,14 @@ fn consider(
 /// with, most recent first (within the attach window).
 const PAIR_SCAN: usize = 64;
 
+/// What the pairs of a group read of each of its executions: what its
+/// journals show together, and when it began.
+#[derive(Clone, Copy)]
+struct Known {
+    caps: Capabilities,
+    start: Option<DateTime<Utc>>,
+}
+
 /// A verdict with what gave it: (verdict, earlier execution, later
 /// execution, pair answers, attached-call event).
 type Candidate = (
@@ -170,8 +178,18 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         }
     }
 
+    // What every pair reads of each execution, found once per execution
+    // (a group of 200,000 calls makes millions of pairs).
+    let known: Vec<Known> = xs
+        .iter()
+        .map(|&x| Known {
+            caps: ctx.caps_of(x),
+            start: model.execution(x).started_at(),
+        })
+        .collect();
+
     for (j, &x) in xs.iter().enumerate() {
-        let caps = ctx.caps_of(x);
+        let caps = known[j].caps;
         let v =
             verdict::status_verdict(&ctx.lc(x).status_answers(model.execution(x), caps.delivery));
         let later = &xs[j + 1..];
@@ -207,24 +225,27 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
     // recent first. The walk is bounded (PAIR_SCAN) so that a group of a
     // hundred thousand calls stays linear; it stops early once the worst
     // verdict is found.
+    // `earlier` holds (execution, its place in the group), sorted by
+    // execution as before.
+    let mut earlier: Vec<(ExecIdx, usize)> = Vec::with_capacity(PAIR_SCAN + 1);
     'outer: for (j, &f) in xs.iter().enumerate().skip(1) {
-        let f_start = model.execution(f).started_at();
-        let mut earlier: Vec<ExecIdx> = vec![xs[0]];
-        for &e in xs[..j].iter().rev().take(PAIR_SCAN) {
-            let e_start = model.execution(e).started_at();
-            let outside = match (e_start, f_start) {
+        let f_start = known[j].start;
+        earlier.clear();
+        earlier.push((xs[0], 0));
+        for (i, &e) in xs[..j].iter().enumerate().rev().take(PAIR_SCAN) {
+            let outside = match (known[i].start, f_start) {
                 (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default() > window,
                 _ => false,
             };
             if outside && e != xs[j - 1] {
                 break;
             }
-            earlier.push(e);
+            earlier.push((e, i));
         }
         earlier.sort_unstable();
         earlier.dedup();
-        for e in earlier {
-            let p = ctx.pair_answers(e, f, window);
+        for &(e, i) in &earlier {
+            let p = ctx.pair_answers_known(e, f, window, known[i], known[j]);
             if let Some(v) = verdict::pair_verdict(&p) {
                 consider(&mut best, v, e, f, Some(p), None);
             }
@@ -482,6 +503,23 @@ impl questions::Ctx<'_> {
     }
 
     fn pair_answers(&self, e: ExecIdx, f: ExecIdx, window: std::time::Duration) -> PairAnswers {
+        let known = |x: ExecIdx| Known {
+            caps: self.caps_of(x),
+            start: self.model.execution(x).started_at(),
+        };
+        self.pair_answers_known(e, f, window, known(e), known(f))
+    }
+
+    /// [`Self::pair_answers`] with what it reads of each execution's
+    /// journals and start already found.
+    fn pair_answers_known(
+        &self,
+        e: ExecIdx,
+        f: ExecIdx,
+        window: std::time::Duration,
+        ke: Known,
+        kf: Known,
+    ) -> PairAnswers {
         let (xe, xf) = (&self.model.execution(e), &self.model.execution(f));
         let (le, lf) = (self.lc(e), self.lc(f));
         let t = lf.dispatch_time(xf);
@@ -489,8 +527,7 @@ impl questions::Ctx<'_> {
             (Some(o), Some(t)) if o > t => Timing::AfterLater,
             _ => Timing::BeforeLater,
         };
-        let caps_e = self.caps_of(e);
-        let caps_f = self.caps_of(f);
+        let (caps_e, caps_f) = (ke.caps, kf.caps);
         let later = if !caps_f.execution_identity || !caps_e.execution_identity {
             LaterCall::Unknown
         } else {
@@ -500,7 +537,7 @@ impl questions::Ctx<'_> {
                 _ => LaterCall::NoKey,
             }
         };
-        let gap = match (xe.started_at(), xf.started_at()) {
+        let gap = match (ke.start, kf.start) {
             (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default(),
             _ => std::time::Duration::ZERO,
         };
