@@ -15,7 +15,7 @@
 //! before; so every record, note and bad-line message is the one the parse
 //! gives (a test compares both ways on generated lines).
 
-use super::fast::record::{plain_time, unsigned};
+use super::fast::record::{Slot, plain_time, slot, unsigned};
 use super::rawhash::{Member, RawLine, object_members, raw_scan};
 use crate::model::{
     ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
@@ -218,59 +218,10 @@ pub(super) fn time(t: &str) -> Option<DateTime<Utc>> {
     )
 }
 
-/// The top-level names the records take, each given a slot in [`Top`].
-macro_rules! top_names {
-    ($($slot:ident = $name:literal),* $(,)?) => {
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy)]
-        #[repr(u8)]
-        enum Slot { $($slot),* }
-        /// The slot of a top-level name, if a record takes it.
-        fn slot(name: &[u8]) -> Option<Slot> {
-            match name {
-                $($name => Some(Slot::$slot),)*
-                _ => None,
-            }
-        }
-    };
-}
-
-top_names! {
-    kind = b"kind",
-    seq = b"seq",
-    at = b"at",
-    execution_id = b"execution_id",
-    event = b"event",
-    call = b"call",
-    action = b"action",
-    fingerprint = b"fingerprint",
-    action_class = b"action_class",
-    idempotency_key = b"idempotency_key",
-    recovery = b"recovery",
-    decision = b"decision",
-    approver = b"approver",
-    reason = b"reason",
-    error = b"error",
-    outcome = b"outcome",
-    observed_via = b"observed_via",
-    target_status = b"target_status",
-    exit_status = b"exit_status",
-    result_reference = b"result_reference",
-    replayed = b"replayed",
-    by = b"by",
-    session_id = b"session_id",
-    process = b"process",
-    actor = b"actor",
-    mcp_session_id = b"mcp_session_id",
-    client = b"client",
-    authorization = b"authorization",
-    started_at = b"started_at",
-    ended_at = b"ended_at",
-    end_reason = b"end_reason",
-}
-
-/// How many slots there are (a bit each in [`Top`]'s masks).
-const SLOTS: usize = Slot::end_reason as usize + 1;
+/// How many slots there are (a bit each in [`Top`]'s masks): the
+/// top-level names a record takes are those `retrace verify`'s check looks
+/// at ([`slot`]).
+const SLOTS: usize = Slot::Count as usize;
 
 /// A line's top-level members by slot, with the ones taken so far.
 struct Top<'a> {

@@ -190,9 +190,9 @@ macro_rules! top_names {
         #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
         #[derive(Clone, Copy)]
         #[repr(usize)]
-        pub(super) enum Slot { $($slot),*, Count }
+        pub(in crate::journal::native) enum Slot { $($slot),*, Count }
         /// The slot of a top-level name, if [`readable`] looks at it.
-        fn slot(name: &[u8]) -> Option<Slot> {
+        pub(in crate::journal::native) fn slot(name: &[u8]) -> Option<Slot> {
             match name {
                 $($name => Some(Slot::$slot),)*
                 _ => None,
