@@ -163,6 +163,10 @@ pub struct Growth {
     pub touched: Vec<super::ExecIdx>,
 }
 
+/// Up to this many events, an execution's list grows by one event at a
+/// time ([`ModelBuilder::push_event`]); beyond it, by doubling.
+const EXACT_GROWTH: usize = 8;
+
 impl ModelBuilder {
     /// An empty builder.
     pub fn new() -> Self {
@@ -193,7 +197,15 @@ impl ModelBuilder {
                 let had = self.executions[i].events.len();
                 held.touched.entry(i).or_insert(had);
             }
-            self.executions[i].events.push(event);
+            let events = &mut self.executions[i].events;
+            // A lifecycle has a handful of events (docs/design.md §3: five
+            // for a complete one). Lists that short grow one at a time:
+            // doubling would leave most of each unused until `finish`,
+            // about a third more memory at the end of a load.
+            if events.len() == events.capacity() && events.len() < EXACT_GROWTH {
+                events.reserve_exact(1);
+            }
+            events.push(event);
         } else {
             self.index
                 .insert(execution_id.clone(), self.executions.len());
