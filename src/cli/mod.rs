@@ -211,6 +211,22 @@ pub(crate) fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Resu
     Ok(())
 }
 
+/// Writes `v` as pretty JSON and a newline as it is serialized, for a
+/// document too large to hold (`groups --json` of ten million events is
+/// hundreds of megabytes). Only for values whose serialization cannot fail
+/// (derived `Serialize` of strings, numbers, times, enums and lists, no map
+/// with non-string keys), so that only a write error, a closed pipe, can
+/// stop it part way: where [`write_json`] would have written nothing, the
+/// reader of a closed pipe reads nothing either.
+///
+/// # Errors
+/// Output errors.
+fn write_json_streamed(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), CliError> {
+    crate::sanitize::write_json_pretty(&mut *out, v)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
 /// A buffer kept in pieces of [`Pieces::SIZE`] bytes: a document of tens
 /// of megabytes (`groups --json` of a million events) grows without being
 /// copied into buffers of twice its size, which held three times its size
@@ -260,7 +276,7 @@ pub fn groups(
     let groups = inv.groups(&filter);
     if json {
         text::chain_header(inv, &mut io::stderr().lock())?;
-        return write_json(out, &Summaries(&groups));
+        return write_json_streamed(out, &Summaries(&groups));
     }
     text::chain_header(inv, out)?;
     text::groups(inv, &groups, all, out)?;
@@ -365,6 +381,18 @@ mod tests {
             m.serialize_entry("fine", "so far")?;
             Err(S::Error::custom("cannot go on"))
         }
+    }
+
+    #[test]
+    fn a_streamed_document_is_the_buffered_one() {
+        let v: Vec<serde_json::Value> = (0..2000)
+            .map(|i| serde_json::json!({"group_id": format!("g{i}"), "bidi": "a\u{202e}b", "n": i}))
+            .collect();
+        let (mut streamed, mut buffered) = (Vec::new(), Vec::new());
+        write_json_streamed(&mut streamed, &v).unwrap();
+        write_json(&mut buffered, &v).unwrap();
+        assert!(streamed == buffered);
+        assert!(streamed.ends_with(b"}\n]\n"));
     }
 
     #[test]
