@@ -121,10 +121,14 @@ impl FingerprintKey {
     }
 
     fn hmac(&self, data: &[u8]) -> Option<String> {
+        self.hmac_bytes(data).map(hex::encode)
+    }
+
+    fn hmac_bytes(&self, data: &[u8]) -> Option<[u8; 32]> {
         let key = self.0.as_ref()?;
         let mut mac = Hmac::<Sha256>::new_from_slice(key).ok()?;
         mac.update(data);
-        Some(hex::encode(mac.finalize().into_bytes()))
+        Some(mac.finalize().into_bytes().into())
     }
 }
 
@@ -210,14 +214,43 @@ pub fn fingerprint(canonical: &Value, key: &FingerprintKey) -> String {
 /// The fingerprint of a canonical record's RFC 8785 text with the key's
 /// scheme: what [`fingerprint`] gives for the record.
 pub fn fingerprint_of_text(canonical_json: &[u8], key: &FingerprintKey) -> String {
-    match key.hmac(canonical_json) {
-        Some(h) => format!("hmac-sha256:{h}"),
-        None => sha256_fp(canonical_json),
+    digest_of_text(canonical_json, key).text()
+}
+
+/// An intent fingerprint as its digest: the 32 bytes of HMAC-SHA256 under
+/// the key, or of SHA-256 without one, and which of the two. What analysis
+/// keeps per execution until a group needs the text
+/// ([`IntentDigest::text`]): 33 bytes in place of a 71- or 76-byte string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct IntentDigest {
+    hmac: bool,
+    bytes: [u8; 32],
+}
+
+impl IntentDigest {
+    /// The fingerprint's text: `hmac-sha256:<64 hex>` or `sha256:<64 hex>`,
+    /// as [`fingerprint_of_text`] gives it.
+    pub(crate) fn text(&self) -> String {
+        let prefix = if self.hmac { "hmac-sha256:" } else { "sha256:" };
+        prefixed_hex(prefix, &self.bytes)
     }
 }
 
-fn sha256_fp(c: &[u8]) -> String {
-    prefixed_hex("sha256:", &Sha256::digest(c))
+/// The digest of a canonical record's RFC 8785 text with the key's scheme
+/// ([`fingerprint_of_text`] is its text).
+pub(crate) fn digest_of_text(canonical_json: &[u8], key: &FingerprintKey) -> IntentDigest {
+    match key.hmac_bytes(canonical_json) {
+        Some(bytes) => IntentDigest { hmac: true, bytes },
+        None => IntentDigest {
+            hmac: false,
+            bytes: Sha256::digest(canonical_json).into(),
+        },
+    }
+}
+
+/// [`fingerprint`] as its digest.
+pub(crate) fn intent_digest(canonical: &Value, key: &FingerprintKey) -> IntentDigest {
+    digest_of_text(jcs(canonical).as_bytes(), key)
 }
 
 /// `prefix` and the lowercase hex of `bytes`, in one allocation (one per
@@ -237,7 +270,7 @@ fn prefixed_hex(prefix: &str, bytes: &[u8]) -> String {
 /// without a key.
 pub fn digest(canonical_json: &str, scheme: Scheme, key: &FingerprintKey) -> Option<String> {
     match scheme {
-        Scheme::Sha256 => Some(sha256_fp(canonical_json.as_bytes())),
+        Scheme::Sha256 => Some(prefixed_hex("sha256:", &Sha256::digest(canonical_json))),
         Scheme::HmacSha256 => key
             .hmac(canonical_json.as_bytes())
             .map(|h| format!("hmac-sha256:{h}")),

@@ -18,7 +18,7 @@ pub fn group_keys(model: &Model, config: &Config) -> Vec<GroupKey> {
         .into_iter()
         .zip(&model.executions)
         .map(|(i, x)| match i {
-            Some(i) => i.key,
+            Some(i) => i.key(),
             None => GroupKey::orphan(x),
         })
         .collect()

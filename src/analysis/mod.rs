@@ -32,6 +32,7 @@ pub use verdict::{Severity, Verdict};
 
 use crate::journal::Capabilities;
 use crate::model::{EventIdx, ExecIdx, Execution, FastMap, GroupIdx, JournalId, Model, SessionIdx};
+use fingerprint::IntentDigest;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -231,13 +232,45 @@ impl GroupKey {
 }
 
 /// What one execution asked for, computed in parallel before grouping.
+///
+/// Its key is borrowed from the model and its fingerprints kept as
+/// digests: one is made for every execution before any is grouped, and a
+/// journal of ten million events has two million executions.
 struct Intent<'a> {
-    key: GroupKey,
+    /// The intent fingerprint.
+    fingerprint: IntentDigest,
+    /// Actor, as [`GroupKey::actor`].
+    actor: &'a str,
+    /// Intent scope, as [`GroupKey::intent_scope`].
+    intent_scope: &'a str,
     tool: &'a str,
     contract: &'a ToolContract,
-    drift: String,
+    /// The drift key's fingerprint; `None`: the intent fingerprint itself.
+    drift: Option<IntentDigest>,
     mismatch: Option<String>,
     unkeyed: bool,
+}
+
+impl Intent<'_> {
+    /// The group key, borrowed: what executions are grouped by.
+    fn borrowed_key(&self) -> (IntentDigest, &str, &str) {
+        (self.fingerprint, self.actor, self.intent_scope)
+    }
+
+    /// The group key.
+    fn key(&self) -> GroupKey {
+        GroupKey {
+            fingerprint: self.fingerprint.text(),
+            actor: self.actor.to_string(),
+            intent_scope: self.intent_scope.to_string(),
+        }
+    }
+
+    /// The drift key: the fingerprint of the record with known equivalents
+    /// normalized.
+    fn drift_key(&self) -> String {
+        self.drift.unwrap_or(self.fingerprint).text()
+    }
 }
 
 /// A group before it is judged: its key, tool, contract and executions.
@@ -267,11 +300,11 @@ impl Draft {
     /// A new group, of the execution `xi` (`x`) and what it asked for.
     fn first(intent: Intent<'_>, x: &Execution, xi: ExecIdx) -> Draft {
         Draft {
-            key: intent.key,
+            key: intent.key(),
             tool: intent.tool.to_string(),
             target: x.action().and_then(|a| a.target()).map(str::to_string),
             contract: intent.contract.clone(),
-            drift: Some(intent.drift),
+            drift: Some(intent.drift_key()),
             executions: vec![xi],
         }
     }
@@ -467,7 +500,7 @@ fn intents<'a>(
                     (Cow::Owned(fingerprint::jcs(&c).into_bytes()), Some(c))
                 }
             };
-            let fp = fingerprint::fingerprint_of_text(&text, &config.key);
+            let fp = fingerprint::digest_of_text(&text, &config.key);
             let mismatch = written_fingerprint(x).and_then(|EvidenceWritten(w)| {
                 let text = std::str::from_utf8(&text).unwrap_or_default();
                 match fingerprint::check_journal_text_fingerprint(Some(w), text, &config.key) {
@@ -487,27 +520,20 @@ fn intents<'a>(
                 }
                 None => None,
             };
-            let drift = match normal {
-                Some(normal) => fingerprint::fingerprint(&normal, &config.key),
-                None => fp.clone(),
-            };
+            let drift = normal.map(|normal| fingerprint::intent_digest(&normal, &config.key));
             let actor = action
                 .actor()
-                .map(str::to_string)
                 .or_else(|| {
                     call.session_id
                         .as_deref()
                         .and_then(|s| model.session(s))
-                        .and_then(|s| s.actor.clone())
+                        .and_then(|s| s.actor.as_deref())
                 })
-                .unwrap_or_else(|| "unknown".into());
-            let scope = action.intent_scope().unwrap_or("unscoped").to_string();
+                .unwrap_or("unknown");
             Some(Intent {
-                key: GroupKey {
-                    fingerprint: fp,
-                    actor,
-                    intent_scope: scope,
-                },
+                fingerprint: fp,
+                actor,
+                intent_scope: action.intent_scope().unwrap_or("unscoped"),
                 tool,
                 contract,
                 drift,
@@ -534,11 +560,11 @@ fn draft_groups(
     let mut first_of: Vec<u32> = vec![NEW; intents.len()];
     let mut groups = 0u32;
     {
-        let mut by_key: FastMap<&GroupKey, u32> = FastMap::default();
+        let mut by_key: FastMap<(IntentDigest, &str, &str), u32> = FastMap::default();
         for (xi, intent) in intents.iter().enumerate() {
             match intent {
                 None => groups += 1,
-                Some(intent) => match by_key.entry(&intent.key) {
+                Some(intent) => match by_key.entry(intent.borrowed_key()) {
                     std::collections::hash_map::Entry::Occupied(o) => first_of[xi] = *o.get(),
                     std::collections::hash_map::Entry::Vacant(v) => {
                         v.insert(groups);

@@ -76,7 +76,8 @@ impl Carry {
                     if let Some(m) = intent.mismatch.take() {
                         self.mismatches.insert(xi.get(), m);
                     }
-                    match self.by_key.get(&intent.key) {
+                    let key = intent.key();
+                    match self.by_key.get(&key) {
                         Some(&d) if (d as usize) < d0 => {
                             gained.entry(d as usize).or_default().push(xi);
                             d as usize
@@ -91,7 +92,7 @@ impl Carry {
                         }
                         None => {
                             let d = d0 + fresh.len();
-                            self.by_key.insert(intent.key.clone(), d as u32);
+                            self.by_key.insert(key, d as u32);
                             fresh.push(Some(Draft::first(intent, x, xi)));
                             d
                         }
