@@ -28,18 +28,18 @@ pub struct Lifecycle {
     /// The first `dispatch_failed` event.
     pub dispatch_failed: Option<EventIdx>,
     /// Every `outcome` event, in time order.
-    pub outcomes: Vec<EventIdx>,
+    pub outcomes: Box<[EventIdx]>,
     /// The outcome event that settles what the target did (the last one that
     /// is not `unknown`).
     pub decisive_outcome: Option<EventIdx>,
     /// Every `delivered` / `delivery_failed` event, in time order.
-    pub deliveries: Vec<EventIdx>,
+    pub deliveries: Box<[EventIdx]>,
     /// The first `cancelled` event.
     pub cancelled: Option<EventIdx>,
     /// `attached` events.
-    pub attached: Vec<EventIdx>,
+    pub attached: Box<[EventIdx]>,
     /// The idempotency key sent to the target (from `dispatched`, else `accepted`).
-    pub idempotency_key: Option<String>,
+    pub idempotency_key: Option<Box<str>>,
     /// What the target answered, reduced for duplicate analysis.
     pub answer: TargetAnswer,
     /// The reviewer decision that resolved an unknown outcome, if any.
@@ -127,7 +127,10 @@ impl Lifecycle {
     /// received; the gateway only what it sent).
     pub fn of(x: &Execution) -> Lifecycle {
         let mut l = Lifecycle::default();
-        let mut accepted_key = None;
+        // A lifecycle is kept for every execution: its lists are gathered
+        // here and kept as slices of their exact length.
+        let (mut outcomes, mut deliveries, mut attached) = (Vec::new(), Vec::new(), Vec::new());
+        let mut accepted_key: Option<&str> = None;
         // Dispatches per layer and journal: two journals of one layer (a
         // gateway's database and its log) record the same dispatch.
         let mut dispatches: Vec<((usize, u32), usize)> = Vec::new();
@@ -140,10 +143,10 @@ impl Lifecycle {
                 } => {
                     l.accepted.get_or_insert(i);
                     if idempotency_key.is_some() || accepted_key.is_none() {
-                        accepted_key.clone_from(idempotency_key);
+                        accepted_key = idempotency_key.as_deref();
                     }
                 }
-                EventKind::Attached { .. } => l.attached.push(i),
+                EventKind::Attached { .. } => attached.push(i),
                 EventKind::Authorized { .. } => {
                     l.authorized.get_or_insert(i);
                 }
@@ -157,15 +160,15 @@ impl Lifecycle {
                         Some((_, n)) => *n += 1,
                         None => dispatches.push((by, 1)),
                     }
-                    if idempotency_key.is_some() {
-                        l.idempotency_key.clone_from(idempotency_key);
+                    if let Some(k) = idempotency_key.as_deref() {
+                        l.idempotency_key = Some(k.into());
                     }
                 }
                 EventKind::DispatchFailed { .. } => {
                     l.dispatch_failed.get_or_insert(i);
                 }
-                EventKind::Outcome { .. } => l.outcomes.push(i),
-                EventKind::Delivered | EventKind::DeliveryFailed { .. } => l.deliveries.push(i),
+                EventKind::Outcome { .. } => outcomes.push(i),
+                EventKind::Delivered | EventKind::DeliveryFailed { .. } => deliveries.push(i),
                 EventKind::Cancelled { .. } => {
                     l.cancelled.get_or_insert(i);
                 }
@@ -203,11 +206,14 @@ impl Lifecycle {
             l.dispatched = None;
             l.dispatches = 0;
         }
-        if let Some(outer) = l.deliveries.iter().map(|&i| rank(x.event(i))).min() {
-            l.deliveries.retain(|&i| rank(x.event(i)) == outer);
+        if let Some(outer) = deliveries.iter().map(|&i| rank(x.event(i))).min() {
+            deliveries.retain(|&i| rank(x.event(i)) == outer);
         }
+        l.outcomes = outcomes.into_boxed_slice();
+        l.deliveries = deliveries.into_boxed_slice();
+        l.attached = attached.into_boxed_slice();
         if l.idempotency_key.is_none() {
-            l.idempotency_key = accepted_key;
+            l.idempotency_key = accepted_key.map(Into::into);
         }
         l.uncertain_pairing = l
             .outcomes
@@ -219,7 +225,7 @@ impl Lifecycle {
         // decides, and when it was seen is when the gateway knew. A later
         // answer that contradicts it is kept as a finding; if either says
         // the target acted, retrace reads it as acted (the cautious side).
-        for &i in &l.outcomes {
+        for &i in &*l.outcomes {
             let a = target_answer(x.event(i), key_sent);
             if a == TargetAnswer::NoAnswer {
                 continue;
@@ -483,6 +489,13 @@ impl Lifecycle {
 mod tests {
     use super::*;
     use crate::model::{ActionRecord, Event, Layer, Pairing, ReaderFacts, SourceRef};
+
+    /// A lifecycle is kept for every execution: two million of them for
+    /// ten million events.
+    #[test]
+    fn a_lifecycle_is_small() {
+        assert!(std::mem::size_of::<Lifecycle>() <= 128);
+    }
 
     fn at(s: u32) -> DateTime<Utc> {
         DateTime::from_timestamp(1_800_000_000 + i64::from(s), 0).unwrap()

@@ -487,7 +487,7 @@ impl Investigation {
             outcome: l
                 .decisive_outcome
                 .map(|i| event_detail(x.event(i), secrets, &mut Plain)),
-            idempotency_key: l.idempotency_key.clone(),
+            idempotency_key: l.idempotency_key.as_deref().map(str::to_string),
             session_id: x.accepted().and_then(|(_, c, _)| c.session_id.clone()),
             attached,
             events: x.events.len(),
