@@ -5,6 +5,7 @@ use super::{Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolH
 // Keys come from journals; foldhash's per-process random seed keeps a
 // crafted journal from picking colliding keys (see `FastMap`).
 use super::FastMap as HashMap;
+use super::ids::IdIndex;
 use rayon::prelude::*;
 
 /// One record as a journal reader produces it.
@@ -36,7 +37,7 @@ pub struct Model {
     /// What servers declared about their tools, in time order.
     pub tool_hints: Vec<ToolHint>,
     session_index: HashMap<String, usize>,
-    execution_index: HashMap<String, usize>,
+    execution_index: IdIndex,
 }
 
 impl Model {
@@ -55,7 +56,7 @@ impl Model {
     }
     /// Looks an execution up by its id; returns its index.
     pub fn execution_index(&self, id: &str) -> Option<usize> {
-        self.execution_index.get(id).copied()
+        self.execution_index.get(id, &self.executions)
     }
     /// The protocol correlation of a call of this model: its `accepted` or
     /// `attached` event's (an empty one for a call that points at another
@@ -101,7 +102,7 @@ impl Model {
     /// back when it holds executions joined from several layers' records
     /// (docs/design.md §5.12): those cannot be taken apart again.
     pub fn into_builder(self) -> Result<ModelBuilder, Box<Model>> {
-        if self.execution_index.len() != self.executions.len() {
+        if self.execution_index.joined() {
             return Err(Box::new(self));
         }
         let held = Held {
@@ -129,7 +130,7 @@ impl Model {
 #[derive(Debug, Default)]
 pub struct ModelBuilder {
     executions: Vec<Execution>,
-    index: HashMap<String, usize>,
+    index: IdIndex,
     sessions: Vec<Session>,
     session_index: HashMap<String, usize>,
     tool_hints: Vec<ToolHint>,
@@ -191,7 +192,7 @@ impl ModelBuilder {
             let f = event.facts();
             held.unsure |= f.layer.is_some() || !f.links.is_empty();
         }
-        if let Some(&i) = self.index.get(&execution_id) {
+        if let Some(i) = self.index.get(&execution_id, &self.executions) {
             if let Some(held) = self.held.as_mut().filter(|h| i < h.executions) {
                 held.unsure |= matches!(event.kind, EventKind::Accepted { .. });
                 let had = self.executions[i].events.len();
@@ -207,12 +208,12 @@ impl ModelBuilder {
             }
             events.push(event);
         } else {
-            self.index
-                .insert(execution_id.clone(), self.executions.len());
             self.executions.push(Execution {
                 id: execution_id,
                 events: vec![event],
             });
+            self.index
+                .insert(self.executions.len() - 1, &self.executions);
         }
     }
 
@@ -287,23 +288,11 @@ impl ModelBuilder {
                 moved[old] = new;
             }
             let mut index = self.index;
-            for at in index.values_mut() {
-                *at = moved[*at];
-            }
+            index.remap(&moved);
             index
         } else {
-            let mut execution_index: HashMap<String, usize> = executions
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.id.clone(), i))
-                .collect();
             // An execution joined into another is still found by its own id.
-            for (alias, id) in aliases {
-                if let Some(&i) = execution_index.get(&id) {
-                    execution_index.entry(alias).or_insert(i);
-                }
-            }
-            execution_index
+            IdIndex::of(&executions, aliases)
         };
         let mut calls = Vec::new();
         for (xi, x) in executions.iter().enumerate() {
@@ -367,12 +356,11 @@ impl ModelBuilder {
             e.events.sort_by_key(|ev| ev.at);
             e.events.shrink_to_fit();
         }
+        self.index.forget_from(n);
         self.executions[n..].sort_by_key(|e| e.started_at());
-        for (i, x) in self.executions.iter_mut().enumerate().skip(n) {
-            x.events.shrink_to_fit();
-            if let Some(at) = self.index.get_mut(&x.id) {
-                *at = i;
-            }
+        for i in n..self.executions.len() {
+            self.executions[i].events.shrink_to_fit();
+            self.index.insert(i, &self.executions);
         }
         // New calls: the attached events the held executions gained (their
         // created call is held already), and every call of the new ones.

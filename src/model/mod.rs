@@ -10,6 +10,7 @@ mod action;
 mod builder;
 mod facts;
 mod hint;
+mod ids;
 mod index;
 mod join;
 mod source;
