@@ -1,7 +1,9 @@
 //! Folds a stream of records from any number of journals into executions,
 //! calls and sessions.
 
-use super::{Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolHint, ToolHints};
+use super::{
+    ActionPool, Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolHint, ToolHints,
+};
 // Keys come from journals; foldhash's per-process random seed keeps a
 // crafted journal from picking colliding keys (see `FastMap`).
 use super::FastMap as HashMap;
@@ -118,6 +120,7 @@ impl Model {
             session_index: self.session_index,
             tool_hints: self.tool_hints,
             held: Some(held),
+            actions: ActionPool::default(),
         })
     }
 }
@@ -137,6 +140,9 @@ pub struct ModelBuilder {
     /// What a builder made of a finished model ([`Model::into_builder`])
     /// knows of it.
     held: Option<Held>,
+    /// The action texts pushed so far, each once: the executions of one
+    /// intent share theirs.
+    actions: ActionPool,
 }
 
 /// A finished model's part of a builder: how many executions it had, its
@@ -187,7 +193,10 @@ impl ModelBuilder {
     }
 
     /// Adds one event of the named execution.
-    pub fn push_event(&mut self, execution_id: String, event: Event) {
+    pub fn push_event(&mut self, execution_id: String, mut event: Event) {
+        if let EventKind::Accepted { action, .. } = &mut event.kind {
+            self.actions.share(action);
+        }
         if let Some(held) = &mut self.held {
             let f = event.facts();
             held.unsure |= f.layer.is_some() || !f.links.is_empty();

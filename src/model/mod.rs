@@ -15,7 +15,7 @@ mod index;
 mod join;
 mod source;
 
-pub use action::{ActionRecord, NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
+pub use action::{ActionPool, ActionRecord, NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
 pub use builder::{Growth, Model, ModelBuilder, Record};
 pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
 pub use hint::{ToolHint, ToolHints};
