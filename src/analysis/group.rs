@@ -91,7 +91,8 @@ pub struct Group {
     /// queue reads it.
     pub statuses: Vec<Option<Verdict>>,
     /// The tool contract applied.
-    pub contract: ToolContract,
+    /// Shared by the groups that apply the same contract.
+    pub contract: std::sync::Arc<ToolContract>,
 }
 
 impl Group {

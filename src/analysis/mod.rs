@@ -39,6 +39,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// Inputs that change how journals are read into intents.
 #[derive(Debug, Clone, Default)]
@@ -278,32 +279,55 @@ pub(crate) struct Draft {
     key: GroupKey,
     tool: String,
     target: Option<String>,
-    contract: ToolContract,
+    contract: Arc<ToolContract>,
     drift: Option<String>,
     executions: Vec<ExecIdx>,
+}
+
+/// One shared copy of each contract that drafts apply, found by the
+/// identity of the contract the intents borrow (the configuration's, a
+/// server hint's, or the one for tools without any), which outlives it:
+/// a journal's hundreds of thousands of groups mostly apply a handful.
+#[derive(Default)]
+pub(crate) struct SharedContracts(FastMap<usize, Arc<ToolContract>>);
+
+impl SharedContracts {
+    /// The shared copy of `c`.
+    fn of(&mut self, c: &ToolContract) -> Arc<ToolContract> {
+        let copy = self
+            .0
+            .entry(std::ptr::from_ref(c) as usize)
+            .or_insert_with(|| Arc::new(c.clone()));
+        Arc::clone(copy)
+    }
 }
 
 impl Draft {
     /// The group of its own of an execution with no accepted record
     /// ([`GroupKey::orphan`]).
-    fn orphan(x: &Execution, xi: ExecIdx, unconfigured: &ToolContract) -> Draft {
+    fn orphan(x: &Execution, xi: ExecIdx, unconfigured: Arc<ToolContract>) -> Draft {
         Draft {
             key: GroupKey::orphan(x),
             tool: "?".into(),
             target: None,
-            contract: unconfigured.clone(),
+            contract: unconfigured,
             drift: None,
             executions: vec![xi],
         }
     }
 
     /// A new group, of the execution `xi` (`x`) and what it asked for.
-    fn first(intent: Intent<'_>, x: &Execution, xi: ExecIdx) -> Draft {
+    fn first(
+        intent: Intent<'_>,
+        x: &Execution,
+        xi: ExecIdx,
+        contracts: &mut SharedContracts,
+    ) -> Draft {
         Draft {
             key: intent.key(),
             tool: intent.tool.to_string(),
             target: x.action().and_then(|a| a.target()).map(str::to_string),
-            contract: intent.contract.clone(),
+            contract: contracts.of(intent.contract),
             drift: Some(intent.drift_key()),
             executions: vec![xi],
         }
@@ -575,6 +599,7 @@ fn draft_groups(
         }
     }
     let mut drafts: Vec<Draft> = Vec::with_capacity(groups as usize);
+    let mut contracts = SharedContracts::default();
     let mut mismatches = Vec::new();
     let mut secrets_unkeyed = false;
     for (xi, intent) in intents.into_iter().enumerate() {
@@ -582,7 +607,7 @@ fn draft_groups(
         let xi = ExecIdx::new(xi);
         let x = model.execution(xi);
         let Some(mut intent) = intent else {
-            drafts.push(Draft::orphan(x, xi, unconfigured));
+            drafts.push(Draft::orphan(x, xi, contracts.of(unconfigured)));
             continue;
         };
         secrets_unkeyed |= intent.unkeyed;
@@ -590,7 +615,7 @@ fn draft_groups(
             mismatches.push((xi, m));
         }
         match g {
-            NEW => drafts.push(Draft::first(intent, x, xi)),
+            NEW => drafts.push(Draft::first(intent, x, xi, &mut contracts)),
             g => drafts[g as usize].executions.push(xi),
         }
     }

@@ -253,7 +253,7 @@ impl GroupRef<'_> {
                 .executions()
                 .map(|x| self.inv.execution_summary(x))
                 .collect(),
-            contract: self.g.contract.clone(),
+            contract: (*self.g.contract).clone(),
             canonical_action: self.canonical_action(),
             action_items: self.action_items(),
             effects: self.effects(),

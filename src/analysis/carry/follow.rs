@@ -6,7 +6,8 @@ use super::{Carried, Carry, Drafts, crossing};
 use crate::analysis::near::{self, Digest16};
 use crate::analysis::{
     Analysis, Config, Draft, Finding, FindingKind, Group, GroupKey, JournalCaps, Lifecycle,
-    ToolContract, accepted_ref, findings, hinted_contracts, intents, judge, questions,
+    SharedContracts, ToolContract, accepted_ref, findings, hinted_contracts, intents, judge,
+    questions,
 };
 use crate::model::{ExecIdx, GroupIdx, Growth, Model};
 use rayon::prelude::*;
@@ -61,6 +62,7 @@ impl Carry {
         let unconfigured = ToolContract::unconfigured();
         let hinted = hinted_contracts(model, config);
         let new_intents = intents(model, config, (&hinted, &unconfigured), n);
+        let mut contracts = SharedContracts::default();
         let mut fresh: Vec<Option<Draft>> = Vec::new();
         let mut gained: BTreeMap<usize, Vec<ExecIdx>> = BTreeMap::new();
         for (k, intent) in new_intents.into_iter().enumerate() {
@@ -68,7 +70,7 @@ impl Carry {
             let x = model.execution(xi);
             let d = match intent {
                 None => {
-                    fresh.push(Some(Draft::orphan(x, xi, &unconfigured)));
+                    fresh.push(Some(Draft::orphan(x, xi, contracts.of(&unconfigured))));
                     d0 + fresh.len() - 1
                 }
                 Some(mut intent) => {
@@ -93,7 +95,7 @@ impl Carry {
                         None => {
                             let d = d0 + fresh.len();
                             self.by_key.insert(key, d as u32);
-                            fresh.push(Some(Draft::first(intent, x, xi)));
+                            fresh.push(Some(Draft::first(intent, x, xi, &mut contracts)));
                             d
                         }
                     }
