@@ -182,7 +182,7 @@ impl<N: Namer> Builder<'_, N> {
                 }
                 _ => None,
             };
-            timeline.push(Entry::Row(TimelineRow {
+            timeline.push(Entry::Row(Box::new(TimelineRow {
                 at,
                 offset_ms: (at - t0).num_milliseconds(),
                 execution_id: Some(executions[k].clone()),
@@ -190,7 +190,7 @@ impl<N: Namer> Builder<'_, N> {
                 stage: e.kind.name().to_string(),
                 detail: event_detail(e, &[], &mut self.namer),
                 source: self.cite(&v.evidence),
-            }));
+            })));
         }
         drop(views);
         let ids: BTreeSet<&str> = g.execution_ids().collect();
@@ -245,7 +245,7 @@ impl<N: Namer> Builder<'_, N> {
                     at: d.at,
                     execution: k,
                 }),
-                _ => timeline.push(Entry::Row(TimelineRow {
+                _ => timeline.push(Entry::Row(Box::new(TimelineRow {
                     at: d.at,
                     offset_ms: (d.at - t0).num_milliseconds(),
                     execution_id: Some(execution_id.clone()),
@@ -257,7 +257,7 @@ impl<N: Namer> Builder<'_, N> {
                         self.namer.id(Class::Text, &d.payload.note)
                     ),
                     source: format!("{case_file} entry {}", d.seq),
-                })),
+                }))),
             }
             decision_reports.push(DecisionReport {
                 at: d.at,
@@ -408,8 +408,13 @@ impl<N: Namer> Builder<'_, N> {
 /// A timeline row of a group's report while it is built: worded, or
 /// left out of a document (only counted).
 enum Entry {
-    Row(TimelineRow),
-    Hidden { at: DateTime<Utc>, execution: usize },
+    /// Boxed: a timeline of a million events, most of them left out of an
+    /// abridged document, is a million entries the size of the largest.
+    Row(Box<TimelineRow>),
+    Hidden {
+        at: DateTime<Utc>,
+        execution: usize,
+    },
 }
 
 impl Entry {
@@ -448,7 +453,7 @@ fn rows_shown(
         match e {
             Entry::Row(r) => {
                 close(&mut run, &rows, &mut left_out);
-                rows.push(r);
+                rows.push(*r);
             }
             Entry::Hidden { execution, .. } => {
                 let (events, xs) = run.get_or_insert_with(Default::default);
