@@ -137,6 +137,33 @@ const PAIR_SCAN: usize = 64;
 struct Known {
     caps: Capabilities,
     start: Option<DateTime<Utc>>,
+    /// The end of the attach window opened at `start`; `None` when there
+    /// is no start or the end is beyond what a time can hold. A later
+    /// start after it is outside the window: what comparing the gap with
+    /// the window says, without a subtraction for each of the millions of
+    /// pairs of a large group.
+    until: Option<DateTime<Utc>>,
+}
+
+impl Known {
+    /// What the pairs read of execution `x`, for an attach window of
+    /// `window`.
+    fn of(ctx: &questions::Ctx<'_>, x: ExecIdx, window: std::time::Duration) -> Known {
+        let start = ctx.model.execution(x).started_at();
+        let until =
+            start.and_then(|s| s.checked_add_signed(chrono::Duration::from_std(window).ok()?));
+        Known {
+            caps: ctx.caps_of(x),
+            start,
+            until,
+        }
+    }
+
+    /// Whether a later execution that began at `later` began outside the
+    /// attach window of this one (never when either start is unknown).
+    fn outside(self, later: Option<DateTime<Utc>>) -> bool {
+        matches!((self.until, later), (Some(u), Some(b)) if b > u)
+    }
 }
 
 /// A verdict with what gave it: (verdict, earlier execution, later
@@ -181,13 +208,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
 
     // What every pair reads of each execution, found once per execution
     // (a group of 200,000 calls makes millions of pairs).
-    let known: Vec<Known> = xs
-        .iter()
-        .map(|&x| Known {
-            caps: ctx.caps_of(x),
-            start: model.execution(x).started_at(),
-        })
-        .collect();
+    let known: Vec<Known> = xs.iter().map(|&x| Known::of(ctx, x, window)).collect();
 
     for (j, &x) in xs.iter().enumerate() {
         let caps = known[j].caps;
@@ -234,10 +255,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         earlier.clear();
         earlier.push((xs[0], 0));
         for (i, &e) in xs[..j].iter().enumerate().rev().take(PAIR_SCAN) {
-            let outside = match (known[i].start, f_start) {
-                (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default() > window,
-                _ => false,
-            };
+            let outside = known[i].outside(f_start);
             if outside && e != xs[j - 1] {
                 break;
             }
@@ -504,11 +522,8 @@ impl questions::Ctx<'_> {
     }
 
     fn pair_answers(&self, e: ExecIdx, f: ExecIdx, window: std::time::Duration) -> PairAnswers {
-        let known = |x: ExecIdx| Known {
-            caps: self.caps_of(x),
-            start: self.model.execution(x).started_at(),
-        };
-        self.pair_answers_known(e, f, window, known(e), known(f))
+        let (ke, kf) = (Known::of(self, e, window), Known::of(self, f, window));
+        self.pair_answers_known(e, f, window, ke, kf)
     }
 
     /// [`Self::pair_answers`] with what it reads of each execution's
@@ -538,11 +553,7 @@ impl questions::Ctx<'_> {
                 _ => LaterCall::NoKey,
             }
         };
-        let gap = match (ke.start, kf.start) {
-            (Some(a), Some(b)) => (b - a).to_std().unwrap_or_default(),
-            _ => std::time::Duration::ZERO,
-        };
-        let window = if window.is_zero() || gap > window {
+        let window = if window.is_zero() || ke.outside(kf.start) {
             Window::Outside
         } else {
             Window::Within
@@ -561,5 +572,49 @@ impl questions::Ctx<'_> {
             window,
             fate,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The window's end says what comparing the gap with the window said:
+    /// later starts before, at, just after and long after the end, before
+    /// the earlier start, and windows of zero, a millisecond, fifteen
+    /// minutes and beyond what a time can hold.
+    #[test]
+    fn outside_the_window_is_the_gap_beyond_it() {
+        let t = |ms: i64| {
+            DateTime::<Utc>::from_timestamp_millis(1_784_000_000_000 + ms).unwrap_or_default()
+        };
+        let windows = [0, 1, 900_000, u64::MAX / 2].map(std::time::Duration::from_millis);
+        let gaps = [-5_000, -1, 0, 1, 899_999, 900_000, 900_001, 10_000_000];
+        for window in windows {
+            for gap in gaps {
+                let (a, b) = (t(0), t(gap));
+                let until = chrono::Duration::from_std(window)
+                    .ok()
+                    .and_then(|w| a.checked_add_signed(w));
+                let k = Known {
+                    caps: crate::journal::Format::Native.capabilities(),
+                    start: Some(a),
+                    until,
+                };
+                let by_gap = (b - a).to_std().unwrap_or_default() > window;
+                assert_eq!(
+                    k.outside(Some(b)),
+                    by_gap,
+                    "gap {gap} ms, window {window:?}"
+                );
+                assert!(!k.outside(None));
+            }
+        }
+        let none = Known {
+            caps: crate::journal::Format::Native.capabilities(),
+            start: None,
+            until: None,
+        };
+        assert!(!none.outside(Some(t(0))));
     }
 }
