@@ -20,7 +20,7 @@ pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
 pub use hint::{ToolHint, ToolHints};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
 pub use join::JOIN_WINDOW;
-pub use source::SourceRef;
+pub use source::{SourceRef, Table};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
