@@ -329,8 +329,10 @@ pub struct Event {
     /// and shown as written (docs/design.md §3): every unknown field of a native
     /// journal, and what other readers pass through for display. Never read
     /// by analysis, so a journal line cannot choose a verdict through it.
-    #[serde(skip_serializing_if = "Map::is_empty")]
-    pub extra: Map<String, Value>,
+    /// Out of line, and nothing at all when empty (most events have none);
+    /// read it with [`Event::extra`].
+    #[serde(skip_serializing_if = "no_extra")]
+    extra: Option<Box<Map<String, Value>>>,
     /// What the reader established about the event ([`ReaderFacts`]), out
     /// of line because most events have none; read it with
     /// [`Event::facts`].
@@ -347,16 +349,35 @@ impl Event {
             seq: None,
             at,
             kind,
-            extra: Map::new(),
+            extra: None,
             facts: None,
             source,
         }
     }
 
+    /// The event with this journal sequence number.
+    pub fn with_seq(mut self, seq: Option<u64>) -> Event {
+        self.seq = seq;
+        self
+    }
+
     /// The event with these fields kept for display ([`Event::extra`]).
     pub fn with_extra(mut self, extra: Map<String, Value>) -> Event {
-        self.extra = extra;
+        self.set_extra(extra);
         self
+    }
+
+    /// Keeps these fields for display ([`Event::extra`]), in place of
+    /// those kept before.
+    pub fn set_extra(&mut self, extra: Map<String, Value>) {
+        self.extra = (!extra.is_empty()).then(|| Box::new(extra));
+    }
+
+    /// The fields of the journal record that retrace does not interpret,
+    /// kept for display (empty when there were none).
+    pub fn extra(&self) -> &Map<String, Value> {
+        static NONE: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+        self.extra.as_deref().unwrap_or(&NONE)
     }
 
     /// The event with these reader facts.
@@ -370,6 +391,12 @@ impl Event {
     pub fn facts(&self) -> &ReaderFacts {
         self.facts.as_deref().unwrap_or(&facts::NO_FACTS)
     }
+}
+
+/// Whether an event keeps no unknown fields, so that its JSON has no
+/// `extra` member.
+fn no_extra(extra: &Option<Box<Map<String, Value>>>) -> bool {
+    extra.as_ref().is_none_or(|m| m.is_empty())
 }
 
 /// Process identity of an agent run.

@@ -517,7 +517,7 @@ impl Investigation {
                 event: e.kind.name(),
                 summary: self.secrets.text(&event_detail(e, secrets, &mut Plain)),
                 extra: {
-                    let mut extra = Value::Object(e.extra.clone());
+                    let mut extra = Value::Object(e.extra().clone());
                     self.scrub(&mut extra);
                     match extra {
                         Value::Object(m) => m,

@@ -55,7 +55,7 @@ pub(super) fn read(line: &[u8], source: SourceRef, scratch: &mut Scratch) -> Opt
     let record = match top.take(Slot::kind)?.text()? {
         "event" => {
             let (execution_id, mut event) = event(&mut top, &mut scratch.nested, source)?;
-            event.extra = top.extra(&scratch.members)?;
+            event.set_extra(top.extra(&scratch.members)?);
             Record::Event {
                 execution_id,
                 event,
@@ -418,17 +418,7 @@ fn event(
         },
         _ => return None,
     };
-    Some((
-        execution_id,
-        Event {
-            seq,
-            at,
-            kind,
-            extra: Map::new(),
-            facts: None,
-            source,
-        },
-    ))
+    Some((execution_id, Event::new(at, kind, source).with_seq(seq)))
 }
 
 /// `parse_outcome`.

@@ -168,14 +168,9 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
     };
     Ok((
         execution_id,
-        Event {
-            seq,
-            at,
-            kind,
-            extra: m.into_extra(),
-            facts: None,
-            source,
-        },
+        Event::new(at, kind, source)
+            .with_seq(seq)
+            .with_extra(m.into_extra()),
     ))
 }
 
@@ -397,7 +392,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
     }
     // Unknown snapshot fields stay visible on the accepted event.
     if let Some(Record::Event { event, .. }) = out.first_mut() {
-        event.extra = m.into_extra();
+        event.set_extra(m.into_extra());
     }
     Ok(out)
 }

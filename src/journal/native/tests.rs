@@ -36,7 +36,7 @@ fn accepted_event_keeps_unknown_fields() {
     assert_eq!(execution_id, "act_1");
     assert_eq!(event.seq, Some(1));
     assert_eq!(
-        event.extra.keys().collect::<Vec<_>>(),
+        event.extra().keys().collect::<Vec<_>>(),
         vec!["gateway_build"]
     );
     let EventKind::Accepted { call, action, .. } = &event.kind else {
