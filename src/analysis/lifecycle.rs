@@ -135,12 +135,10 @@ impl Lifecycle {
         for (i, e) in x.events.iter().enumerate() {
             let i = EventIdx::new(i);
             match &e.kind {
-                EventKind::Accepted {
-                    idempotency_key, ..
-                } => {
+                EventKind::Accepted(a) => {
                     l.accepted.get_or_insert(i);
-                    if idempotency_key.is_some() || accepted_key.is_none() {
-                        accepted_key.clone_from(idempotency_key);
+                    if a.idempotency_key.is_some() || accepted_key.is_none() {
+                        accepted_key.clone_from(&a.idempotency_key);
                     }
                 }
                 EventKind::Attached { .. } => l.attached.push(i),
@@ -482,7 +480,7 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ActionRecord, Event, Layer, Pairing, ReaderFacts, SourceRef};
+    use crate::model::{Event, Layer, Pairing, ReaderFacts, SourceRef};
 
     fn at(s: u32) -> DateTime<Utc> {
         DateTime::from_timestamp(1_800_000_000 + i64::from(s), 0).unwrap()
@@ -496,17 +494,7 @@ mod tests {
     }
 
     fn accepted(t: u32, layer: Layer) -> Event {
-        ev(
-            t,
-            EventKind::Accepted {
-                call: Box::default(),
-                action: ActionRecord::default(),
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            layer,
-        )
+        ev(t, EventKind::Accepted(Box::default()), layer)
     }
 
     fn dispatched(t: u32, layer: Layer) -> Event {

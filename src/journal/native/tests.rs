@@ -39,9 +39,10 @@ fn accepted_event_keeps_unknown_fields() {
         event.extra().keys().collect::<Vec<_>>(),
         vec!["gateway_build"]
     );
-    let EventKind::Accepted { call, action, .. } = &event.kind else {
+    let EventKind::Accepted(a) = &event.kind else {
         panic!()
     };
+    let (call, action) = (&a.call, &a.action);
     assert_eq!(call.jsonrpc_id, Some(JsonRpcId::Num(41)));
     assert_eq!(action.tool(), Some("deploy_release"));
 }
