@@ -609,6 +609,17 @@ mod tests {
             })),
             SourceRef::default(),
         );
+        let text = serde_json::to_string(&e).unwrap();
+        assert!(
+            text.contains(r#","event":"accepted","call":{"call_id":"c-1","#),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#","fingerprint":"sha256:ab","action_class":null,"idempotency_key":null,"source":{"#
+            ),
+            "{text}"
+        );
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["event"], "accepted");
         assert_eq!(v["call"]["call_id"], "c-1");
