@@ -59,7 +59,7 @@ fn tool_calls_and_policy_decisions() {
     assert!(matches!(
         &x.events[2].kind,
         EventKind::Outcome { outcome: OutcomeKind::Failure, error: Some(e), .. }
-            if e == "context deadline exceeded"
+            if &**e == "context deadline exceeded"
     ));
     assert!(
         j[0].notes

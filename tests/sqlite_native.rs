@@ -122,7 +122,10 @@ fn reads_sessions_and_events_with_their_fields() {
         other => panic!("{other:?}"),
     }
     // The unknown field went through `extra` and is kept.
-    assert_eq!(x.events[0].extra.get("gateway_build"), Some(&json!("7.1")));
+    assert_eq!(
+        x.events[0].extra().get("gateway_build"),
+        Some(&json!("7.1"))
+    );
     // Positions are row ids; the sessions table is outside the chain.
     assert_eq!(x.events[3].source.position(), 4);
     assert_eq!(

@@ -409,7 +409,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         let accepted = || {
             ex.events
                 .iter()
-                .filter(|e| matches!(e.kind, crate::model::EventKind::Accepted { .. }))
+                .filter(|e| matches!(e.kind, crate::model::EventKind::Accepted(_)))
         };
         if accepted().any(|e| e.facts().arguments == Arguments::Full) {
             return None;

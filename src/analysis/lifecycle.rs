@@ -138,12 +138,10 @@ impl Lifecycle {
         for (i, e) in x.events.iter().enumerate() {
             let i = EventIdx::new(i);
             match &e.kind {
-                EventKind::Accepted {
-                    idempotency_key, ..
-                } => {
+                EventKind::Accepted(a) => {
                     l.accepted.get_or_insert(i);
-                    if idempotency_key.is_some() || accepted_key.is_none() {
-                        accepted_key = idempotency_key.as_deref();
+                    if a.idempotency_key.is_some() || accepted_key.is_none() {
+                        accepted_key = a.idempotency_key.as_deref();
                     }
                 }
                 EventKind::Attached { .. } => attached.push(i),
@@ -488,7 +486,7 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ActionRecord, Event, Layer, Pairing, ReaderFacts, SourceRef};
+    use crate::model::{Event, Layer, Pairing, ReaderFacts, SourceRef};
 
     /// A lifecycle is kept for every execution: two million of them for
     /// ten million events.
@@ -509,17 +507,7 @@ mod tests {
     }
 
     fn accepted(t: u32, layer: Layer) -> Event {
-        ev(
-            t,
-            EventKind::Accepted {
-                call: Box::default(),
-                action: ActionRecord::default(),
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
-            layer,
-        )
+        ev(t, EventKind::Accepted(Box::default()), layer)
     }
 
     fn dispatched(t: u32, layer: Layer) -> Event {

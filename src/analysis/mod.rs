@@ -748,10 +748,7 @@ pub(crate) struct EvidenceWritten<'a>(pub(crate) &'a str);
 
 pub(crate) fn written_fingerprint(x: &Execution) -> Option<EvidenceWritten<'_>> {
     x.events.iter().find_map(|e| match &e.kind {
-        crate::model::EventKind::Accepted {
-            fingerprint: Some(f),
-            ..
-        } => Some(EvidenceWritten(f.as_str())),
+        crate::model::EventKind::Accepted(a) => a.fingerprint.as_deref().map(EvidenceWritten),
         _ => None,
     })
 }

@@ -28,7 +28,7 @@ pub use report::{
     Impact, JournalInfo, NearDuplicateReport, QuestionReport, Report, TimelineRow,
 };
 
-use crate::model::{EventKind, JournalId, SourceRef};
+use crate::model::{JournalId, SourceRef};
 use crate::query::words::event_detail;
 use crate::query::{
     Decision, EventView, EvidenceView, ExecIdx, GroupRef, Investigation, Settles, Verdict,
@@ -176,12 +176,7 @@ impl<N: Namer> Builder<'_, N> {
             }
             let v = &views[k][i];
             let e = &v.record;
-            let call_id = match &e.kind {
-                EventKind::Accepted { call, .. } | EventKind::Attached { call, .. } => {
-                    call.call_id.clone()
-                }
-                _ => None,
-            };
+            let call_id = e.kind.call().and_then(|c| c.call_id.clone());
             timeline.push(Entry::Row(Box::new(TimelineRow {
                 at,
                 offset_ms: (at - t0).num_milliseconds(),

@@ -2,7 +2,7 @@
 //! `--anonymize` numbers pseudonyms the same way on every run.
 
 use super::anonymize::{Class, Pseudonyms};
-use crate::model::{CallRef, EventKind, JsonRpcId};
+use crate::model::{Acceptance, CallRef, EventKind, JsonRpcId};
 use crate::query::words::is_vocabulary;
 use crate::query::{ExecIdx, GroupRef, Investigation};
 use crate::review::CaseContext;
@@ -116,13 +116,14 @@ fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: ExecIdx) {
     p.register(Class::Execution, inv.execution_id(x));
     for v in inv.events(x) {
         match &v.record.kind {
-            EventKind::Accepted {
-                call,
-                action,
-                fingerprint,
-                idempotency_key,
-                ..
-            } => {
+            EventKind::Accepted(a) => {
+                let Acceptance {
+                    call,
+                    action,
+                    fingerprint,
+                    idempotency_key,
+                    ..
+                } = &**a;
                 collect_call(p, inv, call);
                 for (k, class) in [
                     ("actor", Class::Actor),

@@ -15,8 +15,8 @@
 
 use super::ReadCtx;
 use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, Layer, Link, ObservedVia, OutcomeKind, Pairing,
-    ReaderFacts, SourceRef,
+    Acceptance, ActionRecord, CallRef, Event, EventKind, Layer, Link, ObservedVia, OutcomeKind,
+    Pairing, ReaderFacts, SourceRef,
 };
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -252,13 +252,13 @@ pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
         &id,
         Event::new(
             c.at,
-            EventKind::Accepted {
-                call: Box::new(c.call),
+            EventKind::Accepted(Box::new(Acceptance {
+                call: c.call,
                 action: c.action,
                 fingerprint: None,
                 action_class: None,
                 idempotency_key: c.idempotency_key.clone(),
-            },
+            })),
             c.source,
         )
         .with_extra(c.extra)
@@ -372,8 +372,8 @@ impl Pending {
                 outcome,
                 target_status: status,
                 exit_status: None,
-                error,
-                result_reference,
+                error: error.map(String::into_boxed_str),
+                result_reference: result_reference.map(String::into_boxed_str),
                 replayed: false,
                 observed_via: ObservedVia::Response,
             },

@@ -252,7 +252,10 @@ impl LoadedJournal {
     /// chain could not be checked), [`ChainMark::NoChain`] when nothing
     /// chains it.
     pub fn chain_mark(&self, at: SourceRef) -> ChainMark {
-        if at.table().is_some_and(|t| t != sqlite::EVENTS_TABLE) {
+        if at
+            .table()
+            .is_some_and(|t| t != sqlite::EVENTS_TABLE.as_str())
+        {
             // Of a SQLite journal, only the events table is chained.
             return ChainMark::NoChain;
         }
@@ -277,7 +280,7 @@ impl LoadedJournal {
         }
         match (at, &self.source.data) {
             (SourceRef::Row { table, row, .. }, SourceData::File(p)) => {
-                sqlite::read_row(p, table, row).map_err(|e| JournalError::Invalid {
+                sqlite::read_row(p, table.as_str(), row).map_err(|e| JournalError::Invalid {
                     journal: self.name.clone(),
                     message: e.to_string(),
                 })

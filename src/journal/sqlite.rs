@@ -28,7 +28,7 @@
 use super::chain::{ChainTracker, RuleParams};
 use super::native::{check_link, parse_record};
 use super::{BadLine, FormatFacts, JournalError, JournalReader, ReadCtx, SourceData};
-use crate::model::SourceRef;
+use crate::model::{SourceRef, Table};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Value};
@@ -49,9 +49,9 @@ pub(super) static FACTS: FormatFacts = FormatFacts {
 };
 
 /// The table of lifecycle events; its rows are chained.
-pub const EVENTS_TABLE: &str = "events";
+pub const EVENTS_TABLE: Table = Table::Events;
 /// The table of agent runs; not chained.
-pub const SESSIONS_TABLE: &str = "sessions";
+pub const SESSIONS_TABLE: Table = Table::Sessions;
 
 /// Columns whose TEXT is JSON whatever their declared type.
 const JSON_COLUMNS: [&str; 5] = ["call", "action", "process", "arguments", "extra"];
@@ -209,7 +209,7 @@ fn row_object(row: &rusqlite::Row<'_>, cols: &[Col]) -> Result<Map<String, Value
 fn read_table(
     ctx: &mut ReadCtx<'_>,
     conn: &Connection,
-    table: &'static str,
+    table: Table,
     cols: &[Col],
     chain: &mut Option<ChainTracker>,
 ) -> rusqlite::Result<()> {
@@ -419,7 +419,7 @@ impl SqliteTail {
     fn tail_table(
         &self,
         conn: &Connection,
-        table: &'static str,
+        table: Table,
         cols: &[Col],
         after: i64,
         out: &mut TailRead,
@@ -435,7 +435,7 @@ impl SqliteTail {
             .map_err(fail)?;
         let max = max.unwrap_or(0);
         if max < after {
-            out.shrunk = Some((table, after, max));
+            out.shrunk = Some((table.as_str(), after, max));
             return Ok(max);
         }
         let kind = if table == SESSIONS_TABLE {

@@ -71,15 +71,11 @@ impl Model {
             mcp_session_id: None,
             transport: None,
         };
-        match self
-            .executions
+        self.executions
             .get(c.execution)
             .and_then(|x| x.events.get(c.event))
-            .map(|e| &e.kind)
-        {
-            Some(EventKind::Accepted { call, .. } | EventKind::Attached { call, .. }) => call,
-            _ => &NONE,
-        }
+            .and_then(|e| e.kind.call())
+            .unwrap_or(&NONE)
     }
     /// Number of lifecycle events over all executions.
     pub fn event_count(&self) -> usize {
@@ -194,8 +190,8 @@ impl ModelBuilder {
 
     /// Adds one event of the named execution.
     pub fn push_event(&mut self, execution_id: String, mut event: Event) {
-        if let EventKind::Accepted { action, .. } = &mut event.kind {
-            self.actions.share(action);
+        if let EventKind::Accepted(a) = &mut event.kind {
+            self.actions.share(&mut a.action);
         }
         if let Some(held) = &mut self.held {
             let f = event.facts();
@@ -203,7 +199,7 @@ impl ModelBuilder {
         }
         if let Some(i) = self.index.get(&execution_id, &self.executions) {
             if let Some(held) = self.held.as_mut().filter(|h| i < h.executions) {
-                held.unsure |= matches!(event.kind, EventKind::Accepted { .. });
+                held.unsure |= matches!(event.kind, EventKind::Accepted(_));
                 let had = self.executions[i].events.len();
                 held.touched.entry(i).or_insert(had);
             }
@@ -430,8 +426,8 @@ fn calls_of(xi: usize, x: &Execution, calls: &mut Vec<Call>) {
         let role = match &ev.kind {
             // One call created the execution: another layer's record of
             // the same call is not a second call.
-            EventKind::Accepted { .. } if created => continue,
-            EventKind::Accepted { .. } => {
+            EventKind::Accepted(_) if created => continue,
+            EventKind::Accepted(_) => {
                 created = true;
                 CallRole::Created
             }

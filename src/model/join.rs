@@ -56,10 +56,11 @@ fn call_key(x: &Execution) -> Option<(u32, Layer, String, &str, chrono::DateTime
     let e = x
         .events
         .iter()
-        .find(|e| matches!(e.kind, EventKind::Accepted { .. }))?;
-    let EventKind::Accepted { call, action, .. } = &e.kind else {
+        .find(|e| matches!(e.kind, EventKind::Accepted(_)))?;
+    let EventKind::Accepted(a) = &e.kind else {
         return None;
     };
+    let (call, action) = (&a.call, &a.action);
     // The layer first: most journals name none, and then no id is
     // written out.
     let layer = e.facts().layer?;
@@ -162,7 +163,9 @@ pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ActionRecord, CallRef, Event, JsonRpcId, Link, ReaderFacts, SourceRef};
+    use crate::model::{
+        Acceptance, ActionRecord, CallRef, Event, JsonRpcId, Link, ReaderFacts, SourceRef,
+    };
     use chrono::{DateTime, Utc};
 
     fn at(s: &str) -> DateTime<Utc> {
@@ -183,16 +186,14 @@ mod tests {
         action.insert("tool".into(), tool.into());
         Event::new(
             at(t),
-            EventKind::Accepted {
-                call: Box::new(CallRef {
+            EventKind::Accepted(Box::new(Acceptance {
+                call: CallRef {
                     jsonrpc_id: Some(JsonRpcId::Num(id)),
                     ..CallRef::default()
-                }),
+                },
                 action: ActionRecord::from_map(action),
-                fingerprint: None,
-                action_class: None,
-                idempotency_key: None,
-            },
+                ..Acceptance::default()
+            })),
             SourceRef::Line {
                 journal,
                 line: 1,

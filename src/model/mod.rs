@@ -21,7 +21,7 @@ pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
 pub use hint::{ToolHint, ToolHints};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
 pub use join::JOIN_WINDOW;
-pub use source::SourceRef;
+pub use source::{SourceRef, Table};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -200,27 +200,39 @@ impl ObservedVia {
     }
 }
 
+/// What an `accepted` event records (docs/design.md §3 table): the call
+/// that created the execution, the action it asked for, and what the
+/// gateway stamped on it. Kept out of line by [`EventKind::Accepted`]:
+/// an execution has one accepted event among several others, and every
+/// event is as large as its largest kind.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Acceptance {
+    /// The call that created the execution.
+    pub call: CallRef,
+    /// Canonical action record.
+    pub action: ActionRecord,
+    /// Fingerprint as the gateway wrote it (`hmac-sha256:<hex>` or `sha256:<hex>`).
+    pub fingerprint: Option<String>,
+    /// Action class the gateway applied (`irreversible`, ...).
+    pub action_class: Option<String>,
+    /// Idempotency key the gateway assigned, if any.
+    pub idempotency_key: Option<String>,
+}
+
 /// One lifecycle transition with its kind-specific fields (docs/design.md §3 table).
+///
+/// At most 56 bytes (a test holds it to that): what a kind records beyond
+/// a few words is boxed, so that the events of every other kind stay small.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
-    /// The gateway validated the request and created the execution.
-    Accepted {
-        /// The call that created the execution (boxed: most events are of
-        /// other kinds, and every event is as large as the largest kind).
-        call: Box<CallRef>,
-        /// Canonical action record.
-        action: ActionRecord,
-        /// Fingerprint as the gateway wrote it (`hmac-sha256:<hex>` or `sha256:<hex>`).
-        fingerprint: Option<String>,
-        /// Action class the gateway applied (`irreversible`, ...).
-        action_class: Option<String>,
-        /// Idempotency key the gateway assigned, if any.
-        idempotency_key: Option<String>,
-    },
+    /// The gateway validated the request and created the execution: the
+    /// call, its action and the gateway's stamps, boxed ([`Acceptance`]).
+    Accepted(Box<Acceptance>),
     /// A later call attached to this execution instead of creating a new one.
     Attached {
-        /// The later call (boxed, as for `Accepted`).
+        /// The later call (boxed: most events are of other kinds, and
+        /// every event is as large as the largest kind).
         call: Box<CallRef>,
         /// How the gateway recovered.
         recovery: Recovery,
@@ -255,10 +267,11 @@ pub enum EventKind {
         target_status: Option<u16>,
         /// SSH exit status.
         exit_status: Option<i64>,
-        /// Error text.
-        error: Option<String>,
+        /// Error text (a boxed `str`, as `result_reference`: they keep the
+        /// largest kind small).
+        error: Option<Box<str>>,
         /// Reference to the stored result.
-        result_reference: Option<String>,
+        result_reference: Option<Box<str>>,
         /// The target said it replayed a stored result for a repeated key.
         replayed: bool,
         /// How the outcome was learned.
@@ -292,17 +305,36 @@ impl EventKind {
             outcome,
             target_status: None,
             exit_status: None,
-            error,
-            result_reference,
+            error: error.map(String::into_boxed_str),
+            result_reference: result_reference.map(String::into_boxed_str),
             replayed: false,
             observed_via: ObservedVia::Response,
+        }
+    }
+
+    /// The call of an `accepted` or `attached` event.
+    pub fn call(&self) -> Option<&CallRef> {
+        match self {
+            EventKind::Accepted(a) => Some(&a.call),
+            EventKind::Attached { call, .. } => Some(call),
+            _ => None,
+        }
+    }
+
+    /// The idempotency key of an `accepted` or `dispatched` event, if it
+    /// names one.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        match self {
+            EventKind::Accepted(a) => a.idempotency_key.as_deref(),
+            EventKind::Dispatched { idempotency_key } => idempotency_key.as_deref(),
+            _ => None,
         }
     }
 
     /// The journal spelling of the event name.
     pub fn name(&self) -> &'static str {
         match self {
-            EventKind::Accepted { .. } => "accepted",
+            EventKind::Accepted(_) => "accepted",
             EventKind::Attached { .. } => "attached",
             EventKind::Authorized { .. } => "authorized",
             EventKind::Rejected { .. } => "rejected",
@@ -330,8 +362,10 @@ pub struct Event {
     /// and shown as written (docs/design.md §3): every unknown field of a native
     /// journal, and what other readers pass through for display. Never read
     /// by analysis, so a journal line cannot choose a verdict through it.
-    #[serde(skip_serializing_if = "Map::is_empty")]
-    pub extra: Map<String, Value>,
+    /// Out of line, and nothing at all when empty (most events have none);
+    /// read it with [`Event::extra`].
+    #[serde(skip_serializing_if = "no_extra")]
+    extra: Option<Box<Map<String, Value>>>,
     /// What the reader established about the event ([`ReaderFacts`]), out
     /// of line because most events have none; read it with
     /// [`Event::facts`].
@@ -348,16 +382,35 @@ impl Event {
             seq: None,
             at,
             kind,
-            extra: Map::new(),
+            extra: None,
             facts: None,
             source,
         }
     }
 
+    /// The event with this journal sequence number.
+    pub fn with_seq(mut self, seq: Option<u64>) -> Event {
+        self.seq = seq;
+        self
+    }
+
     /// The event with these fields kept for display ([`Event::extra`]).
     pub fn with_extra(mut self, extra: Map<String, Value>) -> Event {
-        self.extra = extra;
+        self.set_extra(extra);
         self
+    }
+
+    /// Keeps these fields for display ([`Event::extra`]), in place of
+    /// those kept before.
+    pub fn set_extra(&mut self, extra: Map<String, Value>) {
+        self.extra = (!extra.is_empty()).then(|| Box::new(extra));
+    }
+
+    /// The fields of the journal record that retrace does not interpret,
+    /// kept for display (empty when there were none).
+    pub fn extra(&self) -> &Map<String, Value> {
+        static NONE: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+        self.extra.as_deref().unwrap_or(&NONE)
     }
 
     /// The event with these reader facts.
@@ -371,6 +424,12 @@ impl Event {
     pub fn facts(&self) -> &ReaderFacts {
         self.facts.as_deref().unwrap_or(&facts::NO_FACTS)
     }
+}
+
+/// Whether an event keeps no unknown fields, so that its JSON has no
+/// `extra` member.
+fn no_extra(extra: &Option<Box<Map<String, Value>>>) -> bool {
+    extra.as_ref().is_none_or(|m| m.is_empty())
 }
 
 /// Process identity of an agent run.
@@ -484,7 +543,7 @@ impl Execution {
     /// outermost's, which comes first).
     pub fn accepted(&self) -> Option<(&Event, &CallRef, &ActionRecord)> {
         self.events.iter().find_map(|e| match &e.kind {
-            EventKind::Accepted { call, action, .. } => Some((e, &**call, action)),
+            EventKind::Accepted(a) => Some((e, &a.call, &a.action)),
             _ => None,
         })
     }
@@ -495,7 +554,7 @@ impl Execution {
     pub fn action(&self) -> Option<&ActionRecord> {
         let all = || {
             self.events.iter().filter_map(|e| match &e.kind {
-                EventKind::Accepted { action, .. } => Some((e, action)),
+                EventKind::Accepted(a) => Some((e, &a.action)),
                 _ => None,
             })
         };
@@ -520,5 +579,55 @@ impl Execution {
     /// Time of the last event.
     pub fn last_at(&self) -> Option<DateTime<Utc>> {
         self.events.last().map(|e| e.at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    #[test]
+    fn events_stay_small() {
+        // Every event of a journal is held at once: a million events are
+        // 128 MB at this size.
+        assert_eq!(size_of::<SourceRef>(), 24);
+        assert!(size_of::<EventKind>() <= 56, "{}", size_of::<EventKind>());
+        assert!(size_of::<Event>() <= 128, "{}", size_of::<Event>());
+    }
+
+    #[test]
+    fn an_accepted_event_serializes_its_fields_in_place() {
+        let e = Event::new(
+            DateTime::from_timestamp(1_780_000_000, 0).unwrap_or_default(),
+            EventKind::Accepted(Box::new(Acceptance {
+                call: CallRef {
+                    call_id: Some("c-1".into()),
+                    ..CallRef::default()
+                },
+                fingerprint: Some("sha256:ab".into()),
+                ..Acceptance::default()
+            })),
+            SourceRef::default(),
+        );
+        let text = serde_json::to_string(&e).unwrap();
+        assert!(
+            text.contains(r#","event":"accepted","call":{"call_id":"c-1","#),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#","fingerprint":"sha256:ab","action_class":null,"idempotency_key":null,"source":{"#
+            ),
+            "{text}"
+        );
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["event"], "accepted");
+        assert_eq!(v["call"]["call_id"], "c-1");
+        assert_eq!(v["fingerprint"], "sha256:ab");
+        assert!(v["idempotency_key"].is_null());
+        assert!(v.get("extra").is_none());
+        let e = e.with_extra(Map::new());
+        assert!(serde_json::to_value(&e).unwrap().get("extra").is_none());
     }
 }

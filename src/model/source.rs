@@ -1,13 +1,76 @@
 //! Where a record sits in its journal: a line of a file or a row of a table.
 
 use super::JournalId;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A table retrace reads rows from, named by one byte in every
+/// [`SourceRef::Row`] instead of a string. Serialized, shown and ordered
+/// as its name ([`Table::as_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Table {
+    /// `events` (native SQLite journals).
+    Events,
+    /// `sessions` (native SQLite journals).
+    Sessions,
+    /// `observability_spans` (ContextForge databases).
+    ObservabilitySpans,
+    /// `observability_traces` (ContextForge databases).
+    ObservabilityTraces,
+    /// `structured_log_entries` (ContextForge databases).
+    StructuredLogEntries,
+    /// `tool_metrics` (ContextForge databases).
+    ToolMetrics,
+    /// `tools` (ContextForge databases).
+    Tools,
+}
+
+impl Table {
+    /// The table's name in its database, e.g. `events`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Table::Events => "events",
+            Table::Sessions => "sessions",
+            Table::ObservabilitySpans => "observability_spans",
+            Table::ObservabilityTraces => "observability_traces",
+            Table::StructuredLogEntries => "structured_log_entries",
+            Table::ToolMetrics => "tool_metrics",
+            Table::Tools => "tools",
+        }
+    }
+}
+
+impl fmt::Display for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Table {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl PartialOrd for Table {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Table {
+    /// By name, as rows were ordered when they named their table by it.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
 
 /// Where a record sits in its journal, so that its raw text can be read
 /// back on demand instead of being kept in memory for every event, and so
 /// that evidence can cite it.
 ///
-/// `Copy` and 32 bytes: every event carries one.
+/// `Copy` and 24 bytes: every event carries one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SourceRef {
@@ -28,7 +91,7 @@ pub enum SourceRef {
         /// Journal index in the loaded set.
         journal: JournalId,
         /// The table, e.g. `events`.
-        table: &'static str,
+        table: Table,
         /// The row's id (SQLite `rowid`), 1 to 2^32-1.
         row: u32,
     },
@@ -68,7 +131,7 @@ impl SourceRef {
     pub fn table(self) -> Option<&'static str> {
         match self {
             SourceRef::Line { .. } => None,
-            SourceRef::Row { table, .. } => Some(table),
+            SourceRef::Row { table, .. } => Some(table.as_str()),
         }
     }
 
@@ -112,7 +175,7 @@ mod tests {
         };
         let r = SourceRef::Row {
             journal: 3,
-            table: "events",
+            table: Table::Events,
             row: 12,
         };
         assert_eq!((l.journal(), r.journal()), (2, 3));
@@ -127,6 +190,34 @@ mod tests {
 
     #[test]
     fn stays_small() {
-        assert!(std::mem::size_of::<SourceRef>() <= 32);
+        assert_eq!(std::mem::size_of::<SourceRef>(), 24);
+        assert_eq!(std::mem::size_of::<Table>(), 1);
+    }
+
+    #[test]
+    fn tables_serialize_and_order_by_name() {
+        let r = SourceRef::Row {
+            journal: 1,
+            table: Table::ToolMetrics,
+            row: 7,
+        };
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"kind":"row","journal":1,"table":"tool_metrics","row":7}"#
+        );
+        let all = [
+            Table::Events,
+            Table::Sessions,
+            Table::ObservabilitySpans,
+            Table::ObservabilityTraces,
+            Table::StructuredLogEntries,
+            Table::ToolMetrics,
+            Table::Tools,
+        ];
+        for a in all {
+            for b in all {
+                assert_eq!(a.cmp(&b), a.as_str().cmp(b.as_str()));
+            }
+        }
     }
 }

@@ -580,8 +580,8 @@ impl Investigation {
             }
             let x = self.model.execution(xi);
             for e in &x.events {
-                if let crate::model::EventKind::Accepted { action, .. } = &e.kind
-                    && let Some(args) = action.get("arguments")
+                if let crate::model::EventKind::Accepted(a) = &e.kind
+                    && let Some(args) = a.action.get("arguments")
                 {
                     found.collect(&args, fields);
                 }

@@ -517,7 +517,7 @@ impl Investigation {
                 event: e.kind.name(),
                 summary: self.secrets.text(&event_detail(e, secrets, &mut Plain)),
                 extra: {
-                    let mut extra = Value::Object(e.extra.clone());
+                    let mut extra = Value::Object(e.extra().clone());
                     self.scrub(&mut extra);
                     match extra {
                         Value::Object(m) => m,
@@ -533,11 +533,11 @@ impl Investigation {
                 },
                 record: {
                     let mut r = redacted(e, secrets);
-                    if let EventKind::Accepted { action, .. } = &mut r.kind {
-                        let mut v = Value::Object(std::mem::take(action).into_map());
+                    if let EventKind::Accepted(a) = &mut r.kind {
+                        let mut v = Value::Object(std::mem::take(&mut a.action).into_map());
                         self.scrub(&mut v);
                         if let Value::Object(m) = v {
-                            *action = ActionRecord::from_map(m);
+                            a.action = ActionRecord::from_map(m);
                         }
                     }
                     r
@@ -551,12 +551,12 @@ impl Investigation {
 fn redacted(e: &Event, secret_fields: &[String]) -> Event {
     let mut e = e.clone();
     // With no secret field, the action is not taken apart at all.
-    if let (EventKind::Accepted { action, .. }, false) = (&mut e.kind, secret_fields.is_empty()) {
-        let mut m = std::mem::take(action).into_map();
+    if let (EventKind::Accepted(a), false) = (&mut e.kind, secret_fields.is_empty()) {
+        let mut m = std::mem::take(&mut a.action).into_map();
         if let Some(args) = m.get_mut("arguments") {
             *args = super::words::redact_secrets(args, secret_fields);
         }
-        *action = ActionRecord::from_map(m);
+        a.action = ActionRecord::from_map(m);
     }
     e
 }

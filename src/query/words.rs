@@ -6,7 +6,7 @@
 //! Strings come out as the journal wrote them; front ends escape them
 //! ([`crate::sanitize::escape`]) before display.
 
-use crate::model::{CallRef, Event, EventKind, JsonRpcId};
+use crate::model::{Acceptance, CallRef, Event, EventKind, JsonRpcId};
 use serde_json::Value;
 
 /// What kind of original a value is; decides the pseudonym's prefix.
@@ -204,12 +204,13 @@ fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
         }
     };
     match &e.kind {
-        EventKind::Accepted {
-            call,
-            action,
-            idempotency_key,
-            ..
-        } => {
+        EventKind::Accepted(a) => {
+            let Acceptance {
+                call,
+                action,
+                idempotency_key,
+                ..
+            } = &**a;
             let args = action
                 .get("arguments")
                 .map(|a| redact_secrets(&a, secret_fields))

@@ -39,7 +39,7 @@
 use super::findings::Seen;
 use super::near::Digest16;
 use super::{Analysis, Config, FindingKind, Group, GroupKey, JournalCaps};
-use crate::model::{EventKind, ExecIdx, FastMap, Growth, Model};
+use crate::model::{ExecIdx, FastMap, Growth, Model};
 use owners::{Owners, bucket_digest, id_digest, key_digest, own};
 use std::collections::HashSet;
 
@@ -289,8 +289,7 @@ impl Carry {
     ) {
         for x in xs {
             for e in &x.events {
-                let (EventKind::Accepted { call, .. } | EventKind::Attached { call, .. }) = &e.kind
-                else {
+                let Some(call) = e.kind.call() else {
                     continue;
                 };
                 if let Some(s) = call.session_id.as_deref()

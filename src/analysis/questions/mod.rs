@@ -372,7 +372,7 @@ impl Ctx<'_> {
                             Some(crate::model::Layer::Client) => "the client",
                             Some(crate::model::Layer::Gateway) => "the gateway",
                             Some(crate::model::Layer::Server) => "the server",
-                            None => return Some((false, err.clone())),
+                            None => return Some((false, err.to_string())),
                         };
                         Some((true, format!("{who}: {err}")))
                     })

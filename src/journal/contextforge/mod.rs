@@ -38,8 +38,8 @@ mod pg;
 
 use super::{Capabilities, FormatFacts, JournalError, JournalReader, JournalSource, ReadCtx};
 use crate::model::{
-    ActionRecord, Arguments, CallRef, Event, EventKind, JsonRpcId, Layer, Link, OutcomeKind,
-    ReaderFacts, SourceRef,
+    Acceptance, ActionRecord, Arguments, CallRef, Event, EventKind, JsonRpcId, Layer, Link,
+    OutcomeKind, ReaderFacts, SourceRef,
 };
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Map, Value, json};
@@ -483,13 +483,13 @@ pub(crate) fn emit(
         &id,
         Event::new(
             accepted_at.at,
-            EventKind::Accepted {
-                call: Box::new(call),
+            EventKind::Accepted(Box::new(Acceptance {
+                call,
                 action: ActionRecord::from_map(action),
                 fingerprint: None,
                 action_class: None,
                 idempotency_key: None,
-            },
+            })),
             accepted_at.source,
         )
         .with_extra(extra)

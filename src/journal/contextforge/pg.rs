@@ -18,6 +18,7 @@
 
 use super::db::{self, Backend, BackendError, Query, Row};
 use crate::journal::{JournalError, JournalSource, ReadCtx, SourceData, TimeWindow};
+use crate::model::Table;
 use chrono::{DateTime, Utc};
 use postgres::config::SslMode;
 use postgres::{Client, NoTls};
@@ -248,7 +249,7 @@ impl Backend for Pg {
 ///
 /// # Errors
 /// A message when the server cannot be reached or the row is gone.
-pub(crate) fn read_row(url: &str, table: &str, row: u32) -> Result<String, String> {
+pub(crate) fn read_row(url: &str, table: Table, row: u32) -> Result<String, String> {
     let mut client = connect(url).map_err(|e| e.to_string())?;
     let known = [db::LOGS, db::TRACES, db::SPANS, db::METRICS, db::TOOLS];
     let Some(&table) = known.iter().find(|t| **t == table) else {

@@ -92,7 +92,10 @@ fn the_database_shows_a_drop_a_connect_failure_and_a_gateway_timeout() {
         ["accepted", "dispatched", "outcome", "delivered"]
     );
     // The trace that never ended is where the request arrived.
-    assert_eq!(deploy[0].events[0].source.table(), Some(db::TRACES));
+    assert_eq!(
+        deploy[0].events[0].source.table(),
+        Some(db::TRACES.as_str())
+    );
 
     // target_down_then_retry: nothing reached the upstream, by the text the
     // database keeps (inferred, and saying so).

@@ -168,7 +168,7 @@ fn ok_is_an_outcome_with_no_delivery() {
     assert_eq!(names(x), ["accepted", "dispatched", "outcome"]);
     assert_eq!(rfc(x, 0), "2026-12-01T11:00:03.500000Z");
     assert_eq!(rfc(x, 2), "2026-12-01T11:00:05.000000Z");
-    assert_eq!(x.events[2].extra.get("outcome"), Some(&"ok".into()));
+    assert_eq!(x.events[2].extra().get("outcome"), Some(&"ok".into()));
     assert!(
         j.notes
             .iter()
@@ -178,7 +178,7 @@ fn ok_is_an_outcome_with_no_delivery() {
     );
     let f = x.events[0].facts();
     assert_eq!(f.notes, vec![("tenant", Value::from("acme"))]);
-    assert_eq!(x.events[0].extra.get("role"), Some(&"agent".into()));
+    assert_eq!(x.events[0].extra().get("role"), Some(&"agent".into()));
 }
 
 #[test]
@@ -228,7 +228,7 @@ fn a_refused_authentication_has_no_actor_and_no_tool() {
     assert_eq!(action.tool(), Some(UNNAMED_TOOL));
     assert_eq!(action.intent_scope(), None);
     assert_eq!(
-        x.events[0].extra.get("principal_id"),
+        x.events[0].extra().get("principal_id"),
         Some(&"mallory".into())
     );
     assert!(j.notes.iter().any(|n| n.contains("name no tool")));
@@ -343,7 +343,7 @@ fn redacted_arguments_are_partly_logged() {
     ));
     // redaction_counts counts the result's redactions: shown on the outcome.
     assert_eq!(
-        x.events[2].extra.get("redaction_counts"),
+        x.events[2].extra().get("redaction_counts"),
         Some(&serde_json::json!({"email": 1}))
     );
     let (_, model) = one(serde_json::json!({"arguments": ["amount_cents", "customer"]}));

@@ -18,8 +18,8 @@
 use super::fast::record::{Slot, plain_time, slot, unsigned};
 use super::rawhash::{Member, RawLine, object_members, raw_scan};
 use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
-    Record, Recovery, Session, SourceRef,
+    Acceptance, ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind,
+    ProcessInfo, Record, Recovery, Session, SourceRef,
 };
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use serde_json::{Map, Value};
@@ -55,7 +55,7 @@ pub(super) fn read(line: &[u8], source: SourceRef, scratch: &mut Scratch) -> Opt
     let record = match top.take(Slot::kind)?.text()? {
         "event" => {
             let (execution_id, mut event) = event(&mut top, &mut scratch.nested, source)?;
-            event.extra = top.extra(&scratch.members)?;
+            event.set_extra(top.extra(&scratch.members)?);
             Record::Event {
                 execution_id,
                 event,
@@ -383,13 +383,13 @@ fn event(
             let Val::Object((a, z)) = top.take(Slot::action)? else {
                 return None;
             };
-            EventKind::Accepted {
-                call: Box::new(call),
+            EventKind::Accepted(Box::new(Acceptance {
+                call,
                 action: ActionRecord::from_canonical_json(top.line.get(a..z)?)?,
                 fingerprint: opt_str(top.take(Slot::fingerprint))?,
                 action_class: opt_str(top.take(Slot::action_class))?,
                 idempotency_key: opt_str(top.take(Slot::idempotency_key))?,
-            }
+            }))
         }
         "attached" => EventKind::Attached {
             call: Box::new(call(top, nested)?),
@@ -418,17 +418,7 @@ fn event(
         },
         _ => return None,
     };
-    Some((
-        execution_id,
-        Event {
-            seq,
-            at,
-            kind,
-            extra: Map::new(),
-            facts: None,
-            source,
-        },
-    ))
+    Some((execution_id, Event::new(at, kind, source).with_seq(seq)))
 }
 
 /// `parse_outcome`.
@@ -446,8 +436,8 @@ fn outcome(top: &mut Top<'_>) -> Option<EventKind> {
         outcome,
         target_status,
         exit_status: opt_i64(top.take(Slot::exit_status))?,
-        error: opt_str(top.take(Slot::error))?,
-        result_reference: opt_str(top.take(Slot::result_reference))?,
+        error: opt_str(top.take(Slot::error))?.map(String::into_boxed_str),
+        result_reference: opt_str(top.take(Slot::result_reference))?.map(String::into_boxed_str),
         replayed: opt_bool(top.take(Slot::replayed))?,
         observed_via,
     })

@@ -8,8 +8,8 @@ use crate::journal::fields::{
     opt_time, opt_u64, req_str, req_time,
 };
 use crate::model::{
-    ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind, ProcessInfo,
-    Record, Recovery, Session, SourceRef,
+    Acceptance, ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind,
+    ProcessInfo, Record, Recovery, Session, SourceRef,
 };
 use serde_json::{Map, Value};
 
@@ -113,13 +113,13 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
                     opt_object(&mut m, "action")?.ok_or_else(|| missing("action"))?,
                 ),
             };
-            EventKind::Accepted {
-                call: Box::new(call),
+            EventKind::Accepted(Box::new(Acceptance {
+                call,
                 action,
                 fingerprint: opt_str(&mut m, "fingerprint")?,
                 action_class: opt_str(&mut m, "action_class")?,
                 idempotency_key: opt_str(&mut m, "idempotency_key")?,
-            }
+            }))
         }
         "attached" => {
             let call = parse_call(&mut m)?;
@@ -168,14 +168,9 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
     };
     Ok((
         execution_id,
-        Event {
-            seq,
-            at,
-            kind,
-            extra: m.into_extra(),
-            facts: None,
-            source,
-        },
+        Event::new(at, kind, source)
+            .with_seq(seq)
+            .with_extra(m.into_extra()),
     ))
 }
 
@@ -218,8 +213,8 @@ fn parse_outcome(m: &mut impl FieldMap) -> FieldResult<EventKind> {
         outcome,
         target_status: parse_status(m)?,
         exit_status: opt_i64(m, "exit_status")?,
-        error: opt_str(m, "error")?,
-        result_reference: opt_str(m, "result_reference")?,
+        error: opt_str(m, "error")?.map(String::into_boxed_str),
+        result_reference: opt_str(m, "result_reference")?.map(String::into_boxed_str),
         replayed: opt_bool(m, "replayed")?,
         observed_via,
     })
@@ -329,13 +324,13 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
     };
     push(
         accepted_at,
-        EventKind::Accepted {
-            call: Box::new(call),
+        EventKind::Accepted(Box::new(Acceptance {
+            call,
             action: ActionRecord::from_map(action),
             fingerprint,
             action_class,
             idempotency_key: idempotency_key.clone(),
-        },
+        })),
     );
     if state == "rejected" {
         push(
@@ -376,8 +371,8 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
                 outcome,
                 target_status,
                 exit_status: None,
-                error: error.clone(),
-                result_reference,
+                error: error.as_deref().map(Box::from),
+                result_reference: result_reference.map(String::into_boxed_str),
                 replayed: false,
                 observed_via: ObservedVia::Response,
             },
@@ -397,7 +392,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
     }
     // Unknown snapshot fields stay visible on the accepted event.
     if let Some(Record::Event { event, .. }) = out.first_mut() {
-        event.extra = m.into_extra();
+        event.set_extra(m.into_extra());
     }
     Ok(out)
 }

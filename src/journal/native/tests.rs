@@ -36,12 +36,13 @@ fn accepted_event_keeps_unknown_fields() {
     assert_eq!(execution_id, "act_1");
     assert_eq!(event.seq, Some(1));
     assert_eq!(
-        event.extra.keys().collect::<Vec<_>>(),
+        event.extra().keys().collect::<Vec<_>>(),
         vec!["gateway_build"]
     );
-    let EventKind::Accepted { call, action, .. } = &event.kind else {
+    let EventKind::Accepted(a) = &event.kind else {
         panic!()
     };
+    let (call, action) = (&a.call, &a.action);
     assert_eq!(call.jsonrpc_id, Some(JsonRpcId::Num(41)));
     assert_eq!(action.tool(), Some("deploy_release"));
 }

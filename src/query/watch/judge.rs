@@ -18,8 +18,7 @@ impl Watch {
                 continue;
             };
             for e in &x.events {
-                if let crate::model::EventKind::Accepted { call, .. }
-                | crate::model::EventKind::Attached { call, .. } = &e.kind
+                if let Some(call) = e.kind.call()
                     && let Some(s) = call.session_id.as_deref()
                     && sessions.insert(s.to_string())
                     && let Some(session) = self.sessions.get(s)

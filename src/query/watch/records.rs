@@ -76,7 +76,7 @@ impl Watch {
             if keep(&e, g) {
                 x.events.push(e);
                 gens.push(g);
-            } else if matches!(e.kind, crate::model::EventKind::Accepted { .. }) {
+            } else if matches!(e.kind, crate::model::EventKind::Accepted(_)) {
                 lost_accepted = true;
             }
         }
@@ -111,23 +111,17 @@ impl Watch {
             return;
         };
         for e in &x.events {
-            if let crate::model::EventKind::Accepted {
-                idempotency_key: Some(k),
-                ..
-            }
-            | crate::model::EventKind::Dispatched {
-                idempotency_key: Some(k),
-            } = &e.kind
+            if let Some(k) = e.kind.idempotency_key()
                 && self
                     .carried
-                    .entry(k.clone())
+                    .entry(k.to_string())
                     .or_default()
                     .insert(id.to_string())
             {
                 self.keys_of
                     .entry(id.to_string())
                     .or_default()
-                    .push(k.clone());
+                    .push(k.to_string());
             }
         }
     }
@@ -252,23 +246,17 @@ impl Watch {
                         }
                     }
                 }
-                if let crate::model::EventKind::Accepted {
-                    idempotency_key: Some(k),
-                    ..
-                }
-                | crate::model::EventKind::Dispatched {
-                    idempotency_key: Some(k),
-                } = &event.kind
+                if let Some(k) = event.kind.idempotency_key()
                     && self
                         .carried
-                        .entry(k.clone())
+                        .entry(k.to_string())
                         .or_default()
                         .insert(execution_id.clone())
                 {
                     self.keys_of
                         .entry(execution_id.clone())
                         .or_default()
-                        .push(k.clone());
+                        .push(k.to_string());
                 }
                 // Most events are of an execution already held: its id is
                 // not copied for them.

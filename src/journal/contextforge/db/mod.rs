@@ -30,7 +30,7 @@ mod structured_log;
 
 use super::{Mark, Request, emit};
 use crate::journal::{BadLine, JournalError, ReadCtx};
-use crate::model::{Record, SourceRef, ToolHint};
+use crate::model::{Record, SourceRef, Table, ToolHint};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -39,11 +39,11 @@ use structured_log::{log_row, take_row};
 pub(super) use sqlite::{read_sqlite, sniff_sqlite};
 
 /// The tables read, as [`SourceRef::Row`] cites them.
-pub(crate) const LOGS: &str = "structured_log_entries";
-pub(crate) const TRACES: &str = "observability_traces";
-pub(crate) const SPANS: &str = "observability_spans";
-pub(crate) const METRICS: &str = "tool_metrics";
-pub(crate) const TOOLS: &str = "tools";
+pub(crate) const LOGS: Table = Table::StructuredLogEntries;
+pub(crate) const TRACES: Table = Table::ObservabilityTraces;
+pub(crate) const SPANS: Table = Table::ObservabilitySpans;
+pub(crate) const METRICS: Table = Table::ToolMetrics;
+pub(crate) const TOOLS: Table = Table::Tools;
 
 /// What is read, and the columns each query returns, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +56,7 @@ pub(crate) enum Query {
 }
 
 impl Query {
-    pub fn table(self) -> &'static str {
+    pub fn table(self) -> Table {
         match self {
             Query::Tools => TOOLS,
             Query::Traces => TRACES,
@@ -263,24 +263,22 @@ const METRIC_SLACK: TimeDelta = TimeDelta::seconds(1);
 /// The backend's message when a query fails.
 pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<(), BackendError> {
     let j = ctx.journal;
-    let cite = |table: &'static str, row: u32| SourceRef::Row {
+    let cite = |table: Table, row: u32| SourceRef::Row {
         journal: j,
         table,
         row,
     };
     let mut bad: Vec<(u32, BadLine)> = Vec::new();
-    let mut counts: Vec<(&'static str, u64)> = Vec::new();
-    let count = |t: &'static str, counts: &mut Vec<(&'static str, u64)>| match counts
-        .iter_mut()
-        .find(|(x, _)| *x == t)
-    {
-        Some((_, n)) => *n += 1,
-        None => counts.push((t, 1)),
-    };
+    let mut counts: Vec<(Table, u64)> = Vec::new();
+    let count =
+        |t: Table, counts: &mut Vec<(Table, u64)>| match counts.iter_mut().find(|(x, _)| *x == t) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((t, 1)),
+        };
 
     // tools
     let mut tools: HashMap<String, Tool> = HashMap::new();
-    if b.has_table(TOOLS)? {
+    if b.has_table(TOOLS.as_str())? {
         b.rows(Query::Tools, &mut |(row, v)| {
             count(TOOLS, &mut counts);
             let c = Cols {
@@ -328,7 +326,7 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
 
     // traces
     let mut traces: HashMap<String, Trace> = HashMap::new();
-    if b.has_table(TRACES)? {
+    if b.has_table(TRACES.as_str())? {
         b.rows(Query::Traces, &mut |(row, v)| {
             count(TRACES, &mut counts);
             let c = Cols {
@@ -364,7 +362,7 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
 
     // tool.invoke spans, by tool
     let mut spans: HashMap<String, Vec<Span>> = HashMap::new();
-    if b.has_table(SPANS)? {
+    if b.has_table(SPANS.as_str())? {
         b.rows(Query::Spans, &mut |(row, v)| {
             count(SPANS, &mut counts);
             let c = Cols {
@@ -394,7 +392,7 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
 
     // tool_metrics, by tool
     let mut metrics: HashMap<String, Vec<Metric>> = HashMap::new();
-    if b.has_table(METRICS)? {
+    if b.has_table(METRICS.as_str())? {
         b.rows(Query::Metrics, &mut |(row, v)| {
             count(METRICS, &mut counts);
             let c = Cols {
@@ -425,7 +423,7 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
         })?;
     }
 
-    let has_logs = b.has_table(LOGS)?;
+    let has_logs = b.has_table(LOGS.as_str())?;
     let end = if has_logs {
         b.last_time()?
             .and_then(|t| parse_db_time("timestamp", &t).ok())

@@ -20,7 +20,7 @@ pub(in crate::journal::contextforge) fn sniff_sqlite(source: &JournalSource) -> 
         return false;
     };
     let mut b = Sqlite(conn);
-    b.has_table(TOOLS).unwrap_or(false) && b.has_table(METRICS).unwrap_or(false)
+    b.has_table(TOOLS.as_str()).unwrap_or(false) && b.has_table(METRICS.as_str()).unwrap_or(false)
 }
 
 fn open(p: &std::path::Path) -> rusqlite::Result<Connection> {
