@@ -252,9 +252,10 @@ struct Intent<'a> {
     unkeyed: bool,
 }
 
-impl Intent<'_> {
-    /// The group key, borrowed: what executions are grouped by.
-    fn borrowed_key(&self) -> (IntentDigest, &str, &str) {
+impl<'a> Intent<'a> {
+    /// The group key, borrowed from the model: what executions are
+    /// grouped by.
+    fn borrowed_key(&self) -> (IntentDigest, &'a str, &'a str) {
         (self.fingerprint, self.actor, self.intent_scope)
     }
 
@@ -359,8 +360,8 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
     let lifecycles = lifecycles(model, &config.resolutions, &mut notes);
     let unconfigured = ToolContract::unconfigured();
     let hinted = hinted_contracts(model, config);
-    let intents = intents(model, config, (&hinted, &unconfigured), 0);
-    let (mut drafts, mismatches, secrets_unkeyed) = draft_groups(model, intents, &unconfigured);
+    let (mut drafts, mismatches, secrets_unkeyed) =
+        draft_groups(model, config, (&hinted, &unconfigured));
     if secrets_unkeyed {
         notes.push(UNKEYED_NOTE.into());
     }
@@ -502,7 +503,23 @@ fn intents<'a>(
     (hinted, unconfigured): (&'a HashMap<String, ToolContract>, &'a ToolContract),
     from: usize,
 ) -> Vec<Option<Intent<'a>>> {
-    model.executions[from.min(model.executions.len())..]
+    intents_of(
+        model,
+        config,
+        (hinted, unconfigured),
+        from..model.executions.len(),
+    )
+}
+
+/// What the executions of `range` asked for ([`intents`]).
+fn intents_of<'a>(
+    model: &'a Model,
+    config: &'a Config,
+    (hinted, unconfigured): (&'a HashMap<String, ToolContract>, &'a ToolContract),
+    range: std::ops::Range<usize>,
+) -> Vec<Option<Intent<'a>>> {
+    let n = model.executions.len();
+    model.executions[range.start.min(n)..range.end.min(n)]
         .par_iter()
         .map(|x| {
             let (_, call, _) = x.accepted()?;
@@ -572,51 +589,44 @@ fn intents<'a>(
 /// also the fingerprint mismatches seen and whether a secret was redacted
 /// without a key.
 #[allow(clippy::type_complexity)]
-fn draft_groups(
-    model: &Model,
-    intents: Vec<Option<Intent<'_>>>,
-    unconfigured: &ToolContract,
+fn draft_groups<'a>(
+    model: &'a Model,
+    config: &'a Config,
+    contracts_in: (&'a HashMap<String, ToolContract>, &'a ToolContract),
 ) -> (Vec<Draft>, Vec<(ExecIdx, String)>, bool) {
-    // First the group of every execution, by keys borrowed from the
-    // intents (no key is copied); then the drafts, each taking its first
-    // execution's intent whole.
-    const NEW: u32 = u32::MAX;
-    let mut first_of: Vec<u32> = vec![NEW; intents.len()];
-    let mut groups = 0u32;
-    {
-        let mut by_key: FastMap<(IntentDigest, &str, &str), u32> = FastMap::default();
-        for (xi, intent) in intents.iter().enumerate() {
-            match intent {
-                None => groups += 1,
-                Some(intent) => match by_key.entry(intent.borrowed_key()) {
-                    std::collections::hash_map::Entry::Occupied(o) => first_of[xi] = *o.get(),
-                    std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert(groups);
-                        groups += 1;
-                    }
-                },
-            }
-        }
-    }
-    let mut drafts: Vec<Draft> = Vec::with_capacity(groups as usize);
+    // The intents are found on every core a slice of executions at a
+    // time and gathered in execution order; their keys borrow from the
+    // model, so no slice's intents outlive it.
+    const SLICE: usize = 1 << 16;
+    let unconfigured = contracts_in.1;
+    let mut by_key: FastMap<(IntentDigest, &str, &str), u32> = FastMap::default();
+    let mut drafts: Vec<Draft> = Vec::new();
     let mut contracts = SharedContracts::default();
     let mut mismatches = Vec::new();
     let mut secrets_unkeyed = false;
-    for (xi, intent) in intents.into_iter().enumerate() {
-        let g = first_of[xi];
-        let xi = ExecIdx::new(xi);
-        let x = model.execution(xi);
-        let Some(mut intent) = intent else {
-            drafts.push(Draft::orphan(x, xi, contracts.of(unconfigured)));
-            continue;
-        };
-        secrets_unkeyed |= intent.unkeyed;
-        if let Some(m) = intent.mismatch.take() {
-            mismatches.push((xi, m));
-        }
-        match g {
-            NEW => drafts.push(Draft::first(intent, x, xi, &mut contracts)),
-            g => drafts[g as usize].executions.push(xi),
+    let n = model.executions.len();
+    for from in (0..n).step_by(SLICE) {
+        let intents = intents_of(model, config, contracts_in, from..(from + SLICE).min(n));
+        for (k, intent) in intents.into_iter().enumerate() {
+            let xi = ExecIdx::new(from + k);
+            let x = model.execution(xi);
+            let Some(mut intent) = intent else {
+                drafts.push(Draft::orphan(x, xi, contracts.of(unconfigured)));
+                continue;
+            };
+            secrets_unkeyed |= intent.unkeyed;
+            if let Some(m) = intent.mismatch.take() {
+                mismatches.push((xi, m));
+            }
+            match by_key.entry(intent.borrowed_key()) {
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    drafts[*o.get() as usize].executions.push(xi);
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(u32::try_from(drafts.len()).unwrap_or(u32::MAX));
+                    drafts.push(Draft::first(intent, x, xi, &mut contracts));
+                }
+            }
         }
     }
     (drafts, mismatches, secrets_unkeyed)
