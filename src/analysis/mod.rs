@@ -676,12 +676,13 @@ fn key_conflicts(
 }
 
 /// The groups one key (an idempotency key, a JSON-RPC id) was seen in,
-/// without a set for the many keys seen in one group only.
+/// without a set for the many keys seen in one group only: 16 bytes for a
+/// `GroupIdx`, for each of the millions of keys a journal can hold.
 pub(crate) enum Spread<T> {
     /// One group.
     One(T),
     /// Two or more.
-    Many(BTreeSet<T>),
+    Many(Box<BTreeSet<T>>),
 }
 
 impl<T: Ord + Copy> Spread<T> {
@@ -696,7 +697,7 @@ impl<T: Ord + Copy> Spread<T> {
                 Spread::One(f) if *f == g => {}
                 Spread::One(f) => {
                     let set = BTreeSet::from([*f, g]);
-                    *o.get_mut() = Spread::Many(set);
+                    *o.get_mut() = Spread::Many(Box::new(set));
                 }
                 Spread::Many(set) => {
                     set.insert(g);
@@ -709,7 +710,7 @@ impl<T: Ord + Copy> Spread<T> {
     pub(crate) fn many(self) -> Option<BTreeSet<T>> {
         match self {
             Spread::One(_) => None,
-            Spread::Many(set) => Some(set),
+            Spread::Many(set) => Some(*set),
         }
     }
 }

@@ -1053,3 +1053,10 @@ fn a_large_bucket_links_only_its_retries() {
         "{links:?}"
     );
 }
+
+/// A key's spread is kept for every idempotency key and JSON-RPC id of a
+/// journal, millions of them, nearly all in one group.
+#[test]
+fn a_spread_of_one_group_is_small() {
+    assert_eq!(std::mem::size_of::<super::Spread<GroupIdx>>(), 16);
+}
