@@ -237,11 +237,11 @@ impl State {
                 .get("session_id")
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
-                .map(str::to_string),
+                .map(Into::into),
             transport: m
                 .get("source")
                 .and_then(Value::as_str)
-                .map(|s| format!("mcpproxy:{s}")),
+                .map(|s| format!("mcpproxy:{s}").into()),
         };
         let mut c = Call::new(
             execution_id,

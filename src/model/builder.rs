@@ -9,6 +9,7 @@ use super::{
 use super::FastMap as HashMap;
 use super::ids::IdIndex;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// One record as a journal reader produces it.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +118,7 @@ impl Model {
             tool_hints: self.tool_hints,
             held: Some(held),
             actions: ActionPool::default(),
+            texts: TextPool::default(),
         })
     }
 }
@@ -139,6 +141,9 @@ pub struct ModelBuilder {
     /// The action texts pushed so far, each once: the executions of one
     /// intent share theirs.
     actions: ActionPool,
+    /// The sessions, MCP sessions, transports and action classes of the
+    /// calls pushed so far, each once.
+    texts: TextPool,
 }
 
 /// A finished model's part of a builder: how many executions it had, its
@@ -166,6 +171,34 @@ pub struct Growth {
     pub touched: Vec<super::ExecIdx>,
 }
 
+/// Texts that many calls repeat (a run's session id, its MCP session, the
+/// transport, the gateway's action class), each held once: a journal of
+/// two million calls from a few runs held two million copies of each.
+#[derive(Debug, Default)]
+struct TextPool(hashbrown::HashSet<Arc<str>, foldhash::fast::RandomState>);
+
+impl TextPool {
+    /// `text`, holding the pool's copy when the pool has one; else the
+    /// pool keeps a reference to it.
+    fn share(&mut self, text: &mut Option<Arc<str>>) {
+        if let Some(t) = text {
+            match self.0.get(&**t) {
+                Some(held) => *t = Arc::clone(held),
+                None => {
+                    self.0.insert(Arc::clone(t));
+                }
+            }
+        }
+    }
+
+    /// The shared texts of a call.
+    fn share_call(&mut self, call: &mut CallRef) {
+        self.share(&mut call.session_id);
+        self.share(&mut call.mcp_session_id);
+        self.share(&mut call.transport);
+    }
+}
+
 /// Up to this many events, an execution's list grows by one event at a
 /// time ([`ModelBuilder::push_event`]); beyond it, by doubling.
 const EXACT_GROWTH: usize = 8;
@@ -190,8 +223,14 @@ impl ModelBuilder {
 
     /// Adds one event of the named execution.
     pub fn push_event(&mut self, execution_id: String, mut event: Event) {
-        if let EventKind::Accepted(a) = &mut event.kind {
-            self.actions.share(&mut a.action);
+        match &mut event.kind {
+            EventKind::Accepted(a) => {
+                self.actions.share(&mut a.action);
+                self.texts.share_call(&mut a.call);
+                self.texts.share(&mut a.action_class);
+            }
+            EventKind::Attached { call, .. } => self.texts.share_call(call),
+            _ => {}
         }
         if let Some(held) = &mut self.held {
             let f = event.facts();

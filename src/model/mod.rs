@@ -27,6 +27,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
+use std::sync::Arc;
 
 /// The hash map of the hot paths (model building, grouping): foldhash
 /// instead of SipHash. Its keys come from journals, but foldhash's
@@ -76,14 +77,15 @@ impl fmt::Display for JsonRpcId {
 pub struct CallRef {
     /// Gateway-assigned id of this call, unique per call.
     pub call_id: Option<String>,
-    /// The agent run (session record) the call belongs to.
-    pub session_id: Option<String>,
+    /// The agent run (session record) the call belongs to. Shared: the
+    /// calls of one run hold one copy ([`ModelBuilder`] shares it).
+    pub session_id: Option<Arc<str>>,
     /// JSON-RPC request id as the client sent it.
     pub jsonrpc_id: Option<JsonRpcId>,
-    /// MCP session id (`Mcp-Session-Id`), if the transport had one.
-    pub mcp_session_id: Option<String>,
-    /// Transport name, e.g. `streamable-http` or `stdio`.
-    pub transport: Option<String>,
+    /// MCP session id (`Mcp-Session-Id`), if the transport had one; shared.
+    pub mcp_session_id: Option<Arc<str>>,
+    /// Transport name, e.g. `streamable-http` or `stdio`; shared.
+    pub transport: Option<Arc<str>>,
 }
 
 /// How a later call was handled when it attached to an existing execution
@@ -213,8 +215,9 @@ pub struct Acceptance {
     pub action: ActionRecord,
     /// Fingerprint as the gateway wrote it (`hmac-sha256:<hex>` or `sha256:<hex>`).
     pub fingerprint: Option<String>,
-    /// Action class the gateway applied (`irreversible`, ...).
-    pub action_class: Option<String>,
+    /// Action class the gateway applied (`irreversible`, ...); shared, as
+    /// the call's session and transport are.
+    pub action_class: Option<Arc<str>>,
     /// Idempotency key the gateway assigned, if any.
     pub idempotency_key: Option<String>,
 }
@@ -629,5 +632,53 @@ mod tests {
         assert!(v.get("extra").is_none());
         let e = e.with_extra(Map::new());
         assert!(serde_json::to_value(&e).unwrap().get("extra").is_none());
+    }
+
+    /// The executions of one run hold one copy of its session, transport
+    /// and action class, and of an action they all asked for; what differs
+    /// stays apart.
+    #[test]
+    fn the_builder_shares_repeated_texts() {
+        let accepted = |n: u32, session: &str| {
+            let action: Map<String, Value> =
+                serde_json::from_str(r#"{"tool": "deploy", "actor": "a"}"#).unwrap_or_default();
+            Event::new(
+                DateTime::from_timestamp(1_780_000_000 + i64::from(n), 0).unwrap_or_default(),
+                EventKind::Accepted(Box::new(Acceptance {
+                    call: CallRef {
+                        call_id: Some(format!("c-{n}")),
+                        session_id: Some(session.into()),
+                        transport: Some("streamable-http".into()),
+                        ..CallRef::default()
+                    },
+                    action: ActionRecord::from_map(action),
+                    action_class: Some("irreversible".into()),
+                    ..Acceptance::default()
+                })),
+                SourceRef::default(),
+            )
+        };
+        let mut b = ModelBuilder::new();
+        for (n, s) in [(1, "ses_1"), (2, "ses_1"), (3, "ses_2")] {
+            b.push_event(format!("act_{n}"), accepted(n, s));
+        }
+        let m = b.finish();
+        let acc = |i: usize| match &m.executions[i].events[0].kind {
+            EventKind::Accepted(a) => a,
+            _ => unreachable!("every execution starts with its accepted event"),
+        };
+        let (a, b, c) = (acc(0), acc(1), acc(2));
+        let same = |x: &Option<Arc<str>>, y: &Option<Arc<str>>| match (x, y) {
+            (Some(x), Some(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        };
+        assert!(same(&a.call.session_id, &b.call.session_id));
+        assert!(!same(&a.call.session_id, &c.call.session_id));
+        assert_eq!(c.call.session_id.as_deref(), Some("ses_2"));
+        assert!(same(&a.call.transport, &c.call.transport));
+        assert!(same(&a.action_class, &c.action_class));
+        assert_eq!(a.call.call_id.as_deref(), Some("c-1"));
+        assert_eq!(b.call.call_id.as_deref(), Some("c-2"));
+        assert_eq!(a.action, c.action);
     }
 }

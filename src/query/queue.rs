@@ -139,9 +139,9 @@ impl QueueCall {
             role,
             call: c.clone(),
             call_id: c.call_id.clone(),
-            session_id: c.session_id.clone(),
+            session_id: c.session_id.as_deref().map(str::to_string),
             jsonrpc_id: c.jsonrpc_id.as_ref().map(ToString::to_string),
-            mcp_session_id: c.mcp_session_id.clone(),
+            mcp_session_id: c.mcp_session_id.as_deref().map(str::to_string),
         }
     }
 }

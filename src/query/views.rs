@@ -473,7 +473,7 @@ impl Investigation {
                     at: x.event(i).at,
                     recovery: recovery.as_str(),
                     call_id: call.call_id.clone(),
-                    session_id: call.session_id.clone(),
+                    session_id: call.session_id.as_deref().map(str::to_string),
                 }),
                 _ => None,
             })
@@ -488,7 +488,9 @@ impl Investigation {
                 .decisive_outcome
                 .map(|i| event_detail(x.event(i), secrets, &mut Plain)),
             idempotency_key: l.idempotency_key.as_deref().map(str::to_string),
-            session_id: x.accepted().and_then(|(_, c, _)| c.session_id.clone()),
+            session_id: x
+                .accepted()
+                .and_then(|(_, c, _)| c.session_id.as_deref().map(str::to_string)),
             attached,
             events: x.events.len(),
             first_event: (!x.events.is_empty()).then(|| {

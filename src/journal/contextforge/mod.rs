@@ -473,9 +473,9 @@ pub(crate) fn emit(
         mcp_session_id: None,
         transport: r.path.as_ref().map(|p| {
             if p.ends_with("/mcp") {
-                "streamable-http".to_string()
+                "streamable-http".into()
             } else {
-                "http".to_string()
+                "http".into()
             }
         }),
     };

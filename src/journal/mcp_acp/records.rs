@@ -88,8 +88,8 @@ impl State {
             call_id: Some(format!("request {request}")),
             session_id: None,
             jsonrpc_id: jsonrpc_id(m.get("request_id")),
-            mcp_session_id: Some(session),
-            transport: text(m.get("transport")),
+            mcp_session_id: Some(session.into()),
+            transport: text(m.get("transport")).map(Into::into),
         };
         let mut c = Call::new(
             id,
@@ -274,8 +274,8 @@ impl State {
                     call_id: Some(format!("line {}", source.position())),
                     session_id: None,
                     jsonrpc_id: jsonrpc_id(m.get("request_id")),
-                    mcp_session_id: text(m.get("session_id")),
-                    transport: text(m.get("transport")),
+                    mcp_session_id: text(m.get("session_id")).map(Into::into),
+                    transport: text(m.get("transport")).map(Into::into),
                 };
                 let pending = exchange::request(
                     ctx,

@@ -206,7 +206,7 @@ fn emit_call(
         mcp_session_id: ai
             .and_then(|a| a.get("sessionId"))
             .and_then(Value::as_str)
-            .map(str::to_string),
+            .map(Into::into),
         transport: None,
     };
     let mut c = Call::new(

@@ -360,10 +360,10 @@ fn call(top: &mut Top<'_>, nested: &mut Vec<Member>) -> Option<CallRef> {
     };
     Some(CallRef {
         call_id: opt_str(c.get("call_id"))?,
-        session_id: opt_str(c.get("session_id"))?,
+        session_id: opt_str(c.get("session_id"))?.map(Into::into),
         jsonrpc_id,
-        mcp_session_id: opt_str(c.get("mcp_session_id"))?,
-        transport: opt_str(c.get("transport"))?,
+        mcp_session_id: opt_str(c.get("mcp_session_id"))?.map(Into::into),
+        transport: opt_str(c.get("transport"))?.map(Into::into),
     })
 }
 
@@ -387,7 +387,7 @@ fn event(
                 call,
                 action: ActionRecord::from_canonical_json(top.line.get(a..z)?)?,
                 fingerprint: opt_str(top.take(Slot::fingerprint))?,
-                action_class: opt_str(top.take(Slot::action_class))?,
+                action_class: opt_str(top.take(Slot::action_class))?.map(Into::into),
                 idempotency_key: opt_str(top.take(Slot::idempotency_key))?,
             }))
         }

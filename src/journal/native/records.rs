@@ -84,10 +84,12 @@ fn parse_call(m: &mut impl FieldMap) -> FieldResult<CallRef> {
     let f = |e: BadLine| e.within("call");
     Ok(CallRef {
         call_id: opt_str(&mut c, "call_id").map_err(f)?,
-        session_id: opt_str(&mut c, "session_id").map_err(f)?,
+        session_id: opt_str(&mut c, "session_id").map_err(f)?.map(Into::into),
         jsonrpc_id,
-        mcp_session_id: opt_str(&mut c, "mcp_session_id").map_err(f)?,
-        transport: opt_str(&mut c, "transport").map_err(f)?,
+        mcp_session_id: opt_str(&mut c, "mcp_session_id")
+            .map_err(f)?
+            .map(Into::into),
+        transport: opt_str(&mut c, "transport").map_err(f)?.map(Into::into),
     })
 }
 
@@ -117,7 +119,7 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
                 call,
                 action,
                 fingerprint: opt_str(&mut m, "fingerprint")?,
-                action_class: opt_str(&mut m, "action_class")?,
+                action_class: opt_str(&mut m, "action_class")?.map(Into::into),
                 idempotency_key: opt_str(&mut m, "idempotency_key")?,
             }))
         }
@@ -328,7 +330,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
             call,
             action: ActionRecord::from_map(action),
             fingerprint,
-            action_class,
+            action_class: action_class.map(Into::into),
             idempotency_key: idempotency_key.clone(),
         })),
     );

@@ -221,10 +221,10 @@ impl Events {
         });
         let call = CallRef {
             call_id: m.get("seq").map(|s| format!("row seq {s}")),
-            session_id: (!session.is_empty()).then_some(session),
+            session_id: (!session.is_empty()).then(|| session.into()),
             jsonrpc_id: None,
             mcp_session_id: None,
-            transport: Some(format!("sallyport:{}", st(m, "channel"))),
+            transport: Some(format!("sallyport:{}", st(m, "channel")).into()),
         };
         let mut c = Call::new(
             id,

@@ -158,7 +158,7 @@ pub(super) fn gateway(
             mcp_session_id: None,
             transport: call_span
                 .and_then(|c| c.str_attr("contextforge.transport"))
-                .map(str::to_string),
+                .map(Into::into),
         },
         action(
             unknown_caller(s),

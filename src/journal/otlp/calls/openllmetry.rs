@@ -113,9 +113,9 @@ pub(super) fn llm_tool(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &
         s.start,
         CallRef {
             call_id: None,
-            session_id: session_id(s),
+            session_id: session_id(s).map(Into::into),
             jsonrpc_id: jsonrpc_id(write.and_then(|w| w.text_attr("mcp.request.id"))),
-            mcp_session_id: s.str_attr("mcp.session.id").map(str::to_string),
+            mcp_session_id: s.str_attr("mcp.session.id").map(Into::into),
             transport: None,
         },
         action(service_actor(s), tool, arguments, None),
