@@ -78,8 +78,9 @@ pub const NON_SEMANTIC_ARGUMENTS: &[&str] = &[
 ];
 /// The action texts a model holds, each once. A journal repeats an action
 /// in every execution that asks for it (every retry, every duplicate), and
-/// a text is a few hundred bytes: two million executions of 97,000 intents
-/// held 560 MB of texts, 27 MB of them distinct. Records that are trees
+/// a text is a few hundred bytes (326 in the benchmark journals, with its
+/// 49-byte header): two million executions of 97,000 intents held 650 MB of
+/// texts, 32 MB of them distinct. Records that are trees
 /// ([`ActionRecord::from_map`] keeps some so) are not shared.
 #[derive(Debug, Default)]
 pub struct ActionPool(hashbrown::HashSet<Arc<[u8]>, foldhash::fast::RandomState>);
