@@ -10,8 +10,15 @@ use std::num::NonZeroU32;
 macro_rules! index {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(NonZeroU32);
+
+        impl std::fmt::Debug for $name {
+            /// The position, as `ExecIdx(7)`: not the stored position plus one.
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_tuple(stringify!($name)).field(&self.get()).finish()
+            }
+        }
 
         impl $name {
             /// The index of position `i` (saturating at `u32::MAX - 1`).
@@ -80,6 +87,7 @@ mod tests {
         assert_eq!(serde_json::to_string(&EventIdx::new(3)).unwrap(), "3");
         assert_eq!(serde_json::to_string(&EventIdx::new(0)).unwrap(), "0");
         assert_eq!(EventIdx::new(12).to_string(), "12");
+        assert_eq!(format!("{:?}", ExecIdx::new(7)), "ExecIdx(7)");
         assert!(EventIdx::new(1) < EventIdx::new(2));
     }
 
