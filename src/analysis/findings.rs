@@ -4,7 +4,7 @@
 //! that look across groups.
 
 use super::{
-    Config, EvidenceRef, Group, Lifecycle, Scheme, Spread, canonical_action, fingerprint,
+    Config, EvidenceRef, Group, Lifecycle, Scheme, canonical_action, fingerprint, shared_keys,
     written_fingerprint,
 };
 use crate::model::GroupIdx;
@@ -383,16 +383,17 @@ pub(super) fn jsonrpc_findings(
 ) {
     // By the id itself: its text (a number, a quoted string) names no two
     // ids alike, so the same ids meet as when keyed by text.
-    let mut by_id: crate::model::FastMap<(&str, &crate::model::JsonRpcId), Spread<GroupIdx>> =
-        crate::model::FastMap::default();
-    for (x, ex) in model.executions.iter().enumerate() {
-        if let Some((Some(mcp), id)) = lc[x].correlation(ex) {
-            Spread::add(by_id.entry((mcp, id)), execution_group[x]);
-        }
-    }
-    let mut ids: Vec<((String, String), BTreeSet<GroupIdx>)> = by_id
+    let pairs = model
+        .executions
+        .iter()
+        .enumerate()
+        .map(|(x, ex)| match lc[x].correlation(ex) {
+            Some((Some(mcp), id)) => Some(((mcp, id), execution_group[x])),
+            _ => None,
+        });
+    let mut ids: Vec<((String, String), BTreeSet<GroupIdx>)> = shared_keys(pairs)
         .into_iter()
-        .filter_map(|((mcp, id), s)| Some(((mcp.to_string(), id.to_string()), s.many()?)))
+        .map(|((mcp, id), gs)| ((mcp.to_string(), id.to_string()), gs))
         .collect();
     ids.sort();
     for ((mcp, id), gs) in ids {

@@ -640,16 +640,11 @@ fn key_conflicts(
     execution_group: &[GroupIdx],
     drafts: &[Draft],
 ) -> Vec<Vec<KeyConflict>> {
-    let mut by_key: FastMap<&str, Spread<GroupIdx>> = FastMap::default();
-    for (x, l) in lc.iter().enumerate() {
-        if let Some(k) = l.idempotency_key.as_deref() {
-            Spread::add(by_key.entry(k), execution_group[x]);
-        }
-    }
-    let mut keys: Vec<_> = by_key
-        .into_iter()
-        .filter_map(|(k, s)| Some((k, s.many()?)))
-        .collect();
+    let mut keys = shared_keys(lc.iter().enumerate().map(|(x, l)| {
+        l.idempotency_key
+            .as_deref()
+            .map(|k| (k, execution_group[x]))
+    }));
     keys.sort();
     let mut out: Vec<Vec<KeyConflict>> = drafts.iter().map(|_| Vec::new()).collect();
     for (key, gs) in keys {
@@ -675,48 +670,44 @@ fn key_conflicts(
     out
 }
 
-/// The groups one key (an idempotency key, a JSON-RPC id) was seen in,
-/// without a set for the many keys seen in one group only: 16 bytes for a
-/// `GroupIdx`, for each of the millions of keys a journal can hold.
-pub(crate) enum Spread<T> {
-    /// One group.
-    One(T),
-    /// Two or more.
-    #[expect(
-        clippy::box_collection,
-        reason = "a boxed set keeps the common `One` entry at 16 bytes instead of 32"
-    )]
-    Many(Box<BTreeSet<T>>),
-}
-
-impl<T: Ord + Copy> Spread<T> {
-    /// Adds group `g` to the key's entry.
-    pub(crate) fn add<K>(entry: std::collections::hash_map::Entry<'_, K, Spread<T>>, g: T) {
-        use std::collections::hash_map::Entry;
-        match entry {
-            Entry::Vacant(v) => {
-                v.insert(Spread::One(g));
-            }
-            Entry::Occupied(mut o) => match o.get_mut() {
-                Spread::One(f) if *f == g => {}
-                Spread::One(f) => {
-                    let set = BTreeSet::from([*f, g]);
-                    *o.get_mut() = Spread::Many(Box::new(set));
-                }
-                Spread::Many(set) => {
+/// The keys (idempotency keys, JSON-RPC ids) seen in two or more groups,
+/// each with those groups, in no particular order, from the (key, group)
+/// pair of each item that has a key. The pairs' hashes are sorted instead of a map of every key being
+/// built: a journal of two million executions holds two million keys of
+/// each kind, nearly all in one group, and a map held 40 to 56 bytes a key
+/// (twice that while it grew) where a hashed pair is 32 to 40 bytes for a
+/// moment. Pairs whose hashes are equal are told apart by their keys.
+pub(crate) fn shared_keys<K>(
+    pairs: impl ExactSizeIterator<Item = Option<(K, GroupIdx)>>,
+) -> Vec<(K, BTreeSet<GroupIdx>)>
+where
+    K: std::hash::Hash + Eq + Copy + Send,
+{
+    use std::hash::BuildHasher;
+    let hasher = foldhash::fast::RandomState::default();
+    // Room for every item, most of it never touched when few have a key;
+    // filled on one thread, as a parallel collect of an unknown number of
+    // items holds them twice.
+    let mut hashed: Vec<(u64, K, GroupIdx)> = Vec::with_capacity(pairs.len());
+    hashed.extend(pairs.flatten().map(|(k, g)| (hasher.hash_one(k), k, g)));
+    hashed.par_sort_unstable_by_key(|e| e.0);
+    let mut out = Vec::new();
+    for run in hashed.chunk_by(|a, b| a.0 == b.0) {
+        if run.iter().all(|e| e.2 == run[0].2) {
+            continue;
+        }
+        let mut keys: Vec<(K, BTreeSet<GroupIdx>)> = Vec::new();
+        for &(_, k, g) in run {
+            match keys.iter_mut().find(|(q, _)| *q == k) {
+                Some((_, set)) => {
                     set.insert(g);
                 }
-            },
+                None => keys.push((k, BTreeSet::from([g]))),
+            }
         }
+        out.extend(keys.into_iter().filter(|(_, set)| set.len() > 1));
     }
-
-    /// The groups, when there are two or more.
-    pub(crate) fn many(self) -> Option<BTreeSet<T>> {
-        match self {
-            Spread::One(_) => None,
-            Spread::Many(set) => Some(*set),
-        }
-    }
+    out
 }
 
 /// Groups worst first, then oldest first, then by id; `execution_group`
