@@ -1,15 +1,13 @@
 //! Folds a stream of records from any number of journals into executions,
 //! calls and sessions.
 
-use super::{
-    ActionPool, Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolHint, ToolHints,
-};
+use super::pool::Pool;
+use super::{Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolHint, ToolHints};
 // Keys come from journals; foldhash's per-process random seed keeps a
 // crafted journal from picking colliding keys (see `FastMap`).
 use super::FastMap as HashMap;
 use super::ids::IdIndex;
 use rayon::prelude::*;
-use std::sync::Arc;
 
 /// One record as a journal reader produces it.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,8 +115,8 @@ impl Model {
             session_index: self.session_index,
             tool_hints: self.tool_hints,
             held: Some(held),
-            actions: ActionPool::default(),
-            texts: TextPool::default(),
+            actions: Pool::default(),
+            texts: Pool::default(),
         })
     }
 }
@@ -140,10 +138,11 @@ pub struct ModelBuilder {
     held: Option<Held>,
     /// The action texts pushed so far, each once: the executions of one
     /// intent share theirs.
-    actions: ActionPool,
+    actions: Pool<[u8]>,
     /// The sessions, MCP sessions, transports and action classes of the
-    /// calls pushed so far, each once.
-    texts: TextPool,
+    /// calls pushed so far, each once: a journal of two million calls from
+    /// a few runs held two million copies of each.
+    texts: Pool<str>,
 }
 
 /// A finished model's part of a builder: how many executions it had, its
@@ -171,32 +170,11 @@ pub struct Growth {
     pub touched: Vec<super::ExecIdx>,
 }
 
-/// Texts that many calls repeat (a run's session id, its MCP session, the
-/// transport, the gateway's action class), each held once: a journal of
-/// two million calls from a few runs held two million copies of each.
-#[derive(Debug, Default)]
-struct TextPool(hashbrown::HashSet<Arc<str>, foldhash::fast::RandomState>);
-
-impl TextPool {
-    /// `text`, holding the pool's copy when the pool has one; else the
-    /// pool keeps a reference to it.
-    fn share(&mut self, text: &mut Option<Arc<str>>) {
-        if let Some(t) = text {
-            match self.0.get(&**t) {
-                Some(held) => *t = Arc::clone(held),
-                None => {
-                    self.0.insert(Arc::clone(t));
-                }
-            }
-        }
-    }
-
-    /// The shared texts of a call.
-    fn share_call(&mut self, call: &mut CallRef) {
-        self.share(&mut call.session_id);
-        self.share(&mut call.mcp_session_id);
-        self.share(&mut call.transport);
-    }
+/// Shares the texts of a call that many calls repeat.
+fn share_call(texts: &mut Pool<str>, call: &mut CallRef) {
+    texts.share_opt(&mut call.session_id);
+    texts.share_opt(&mut call.mcp_session_id);
+    texts.share_opt(&mut call.transport);
 }
 
 /// Up to this many events, an execution's list grows by one event at a
@@ -225,11 +203,11 @@ impl ModelBuilder {
     pub fn push_event(&mut self, execution_id: String, mut event: Event) {
         match &mut event.kind {
             EventKind::Accepted(a) => {
-                self.actions.share(&mut a.action);
-                self.texts.share_call(&mut a.call);
-                self.texts.share(&mut a.action_class);
+                a.action.share_text(&mut self.actions);
+                share_call(&mut self.texts, &mut a.call);
+                self.texts.share_opt(&mut a.action_class);
             }
-            EventKind::Attached { call, .. } => self.texts.share_call(call),
+            EventKind::Attached { call, .. } => share_call(&mut self.texts, call),
             _ => {}
         }
         if let Some(held) = &mut self.held {

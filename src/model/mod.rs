@@ -13,9 +13,10 @@ mod hint;
 mod ids;
 mod index;
 mod join;
+mod pool;
 mod source;
 
-pub use action::{ActionPool, ActionRecord, NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
+pub use action::{ActionRecord, NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
 pub use builder::{Growth, Model, ModelBuilder, Record};
 pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
 pub use hint::{ToolHint, ToolHints};
@@ -367,7 +368,7 @@ pub struct Event {
     /// by analysis, so a journal line cannot choose a verdict through it.
     /// Out of line, and nothing at all when empty (most events have none);
     /// read it with [`Event::extra`].
-    #[serde(skip_serializing_if = "no_extra")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     extra: Option<Box<Map<String, Value>>>,
     /// What the reader established about the event ([`ReaderFacts`]), out
     /// of line because most events have none; read it with
@@ -427,12 +428,6 @@ impl Event {
     pub fn facts(&self) -> &ReaderFacts {
         self.facts.as_deref().unwrap_or(&facts::NO_FACTS)
     }
-}
-
-/// Whether an event keeps no unknown fields, so that its JSON has no
-/// `extra` member.
-fn no_extra(extra: &Option<Box<Map<String, Value>>>) -> bool {
-    extra.as_ref().is_none_or(|m| m.is_empty())
 }
 
 /// Process identity of an agent run.

@@ -76,40 +76,6 @@ pub const NON_SEMANTIC_ARGUMENTS: &[&str] = &[
     "span_id",
     "spanId",
 ];
-/// The action texts a model holds, each once. A journal repeats an action
-/// in every execution that asks for it (every retry, every duplicate), and
-/// a text is a few hundred bytes (326 in the benchmark journals, with its
-/// 49-byte header): two million executions of 97,000 intents held 650 MB of
-/// texts, 32 MB of them distinct. Records that are trees
-/// ([`ActionRecord::from_map`] keeps some so) are not shared.
-#[derive(Debug, Default)]
-pub struct ActionPool(hashbrown::HashSet<Arc<[u8]>, foldhash::fast::RandomState>);
-
-impl ActionPool {
-    /// `record`, holding the pool's copy of its text when the pool has
-    /// one; else the pool keeps a reference to its text.
-    pub fn share(&mut self, record: &mut ActionRecord) {
-        if let Repr::Text(t) = &mut record.0 {
-            match self.0.get(&**t) {
-                Some(held) => *t = Arc::clone(held),
-                None => {
-                    self.0.insert(Arc::clone(t));
-                }
-            }
-        }
-    }
-
-    /// Distinct texts held.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether the pool holds no text.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
 /// A slot's start when the field is absent (or not of the indexed type).
 const ABSENT: u32 = u32::MAX;
 
@@ -151,6 +117,19 @@ impl From<Map<String, Value>> for ActionRecord {
 }
 
 impl ActionRecord {
+    /// Holds the pool's copy of this record's text when the pool has one
+    /// (else the pool keeps a reference to it). A journal repeats an action
+    /// in every execution that asks for it, and a text is a few hundred
+    /// bytes (326 in the benchmark journals, with its 49-byte header): two
+    /// million executions of 97,000 intents held 650 MB of texts, 32 MB of
+    /// them distinct. Records that are trees ([`ActionRecord::from_map`]
+    /// keeps some so) are not shared.
+    pub(in crate::model) fn share_text(&mut self, pool: &mut super::pool::Pool<[u8]>) {
+        if let Repr::Text(t) = &mut self.0 {
+            pool.share(t);
+        }
+    }
+
     /// The record of a journal's action object, as recorded.
     pub fn from_map(m: Map<String, Value>) -> ActionRecord {
         match encode(&m) {

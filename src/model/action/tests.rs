@@ -234,9 +234,9 @@ fn a_pool_shares_the_texts_of_equal_records_only() {
     let (mut t1, mut t2) = (rec(tree.clone()), rec(tree));
     assert!(text(&t1).is_none());
     let before = [a.clone(), b.clone(), c.clone(), t1.clone()];
-    let mut pool = ActionPool::default();
+    let mut pool = crate::model::pool::Pool::default();
     for r in [&mut a, &mut b, &mut c, &mut t1, &mut t2] {
-        pool.share(r);
+        r.share_text(&mut pool);
     }
     assert_eq!(pool.len(), 2);
     let (ta, tb, tc) = (text(&a).unwrap(), text(&b).unwrap(), text(&c).unwrap());
