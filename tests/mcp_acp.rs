@@ -31,7 +31,7 @@ fn decisions_join_the_operations_they_authorized() {
     );
     assert!(matches!(
         &first.events[1].kind,
-        EventKind::Authorized { decision, .. } if decision == "policy_allow"
+        EventKind::Authorized { decision, .. } if &**decision == "policy_allow"
     ));
     // The human approval came 30 s after the request; the dispatch after it.
     let second = x("acp:s-1:2");
@@ -42,7 +42,7 @@ fn decisions_join_the_operations_they_authorized() {
     assert!(matches!(
         &second.events[1].kind,
         EventKind::Authorized { decision, approver: Some(a) }
-            if decision == "per_use_approval" && a == "auth0|user-1"
+            if &**decision == "per_use_approval" && &**a == "auth0|user-1"
     ));
     let accepted = second.accepted().unwrap().2;
     assert_eq!(accepted.tool(), Some("update_file"));

@@ -58,8 +58,8 @@ fn tool_calls_and_policy_decisions() {
     assert_eq!(x.events[0].at.to_rfc3339(), "2026-03-02T09:03:00+00:00");
     assert!(matches!(
         &x.events[2].kind,
-        EventKind::Outcome { outcome: OutcomeKind::Failure, error: Some(e), .. }
-            if &**e == "context deadline exceeded"
+        EventKind::Outcome { outcome: OutcomeKind::Failure, texts, .. }
+            if texts.error() == Some("context deadline exceeded")
     ));
     assert!(
         j[0].notes

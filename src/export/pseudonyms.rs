@@ -160,15 +160,11 @@ fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: ExecIdx) {
             } => {
                 p.register(Class::Key, k);
             }
-            EventKind::Outcome {
-                result_reference,
-                error,
-                ..
-            } => {
-                if let Some(r) = result_reference {
+            EventKind::Outcome { texts, .. } => {
+                if let Some(r) = texts.result_reference() {
                     p.register(Class::Result, r);
                 }
-                if let Some(er) = error {
+                if let Some(er) = texts.error() {
                     collect_error(p, er);
                 }
             }

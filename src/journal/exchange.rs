@@ -16,7 +16,7 @@
 use super::ReadCtx;
 use crate::model::{
     Acceptance, ActionRecord, CallRef, Event, EventKind, Layer, Link, ObservedVia, OutcomeKind,
-    Pairing, ReaderFacts, SourceRef,
+    OutcomeTexts, Pairing, ReaderFacts, SourceRef,
 };
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -270,8 +270,8 @@ pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
             Event::new(
                 c.at,
                 EventKind::Authorized {
-                    decision: a.decision,
-                    approver: a.approver,
+                    decision: a.decision.into(),
+                    approver: a.approver.map(Box::new),
                 },
                 c.source,
             )
@@ -372,8 +372,7 @@ impl Pending {
                 outcome,
                 target_status: status,
                 exit_status: None,
-                error: error.map(String::into_boxed_str),
-                result_reference: result_reference.map(String::into_boxed_str),
+                texts: OutcomeTexts::new(error, result_reference),
                 replayed: false,
                 observed_via: ObservedVia::Response,
             },
@@ -570,9 +569,9 @@ mod tests {
             &kinds[2],
             EventKind::Outcome {
                 outcome: OutcomeKind::Unknown,
-                error: Some(_),
+                texts,
                 ..
-            }
+            } if texts.error().is_some()
         ));
         assert_eq!(
             kinds[3],

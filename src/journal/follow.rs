@@ -515,7 +515,7 @@ impl ChunkReader {
                 Record::ToolHint(h) => rebase(&mut h.source),
                 Record::Event { event, .. } => {
                     rebase(&mut event.source);
-                    if let Some(f) = event.facts.as_mut()
+                    if let Some(f) = event.facts_mut()
                         && let Some(req) = f.request.as_mut()
                     {
                         rebase(req);

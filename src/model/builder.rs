@@ -140,8 +140,9 @@ pub struct ModelBuilder {
     /// intent share theirs.
     actions: Pool<[u8]>,
     /// The sessions, MCP sessions, transports and action classes of the
-    /// calls pushed so far, each once: a journal of two million calls from
-    /// a few runs held two million copies of each.
+    /// calls pushed so far, and the authorization decisions, each once: a
+    /// journal of two million calls from a few runs held two million
+    /// copies of each.
     texts: Pool<str>,
 }
 
@@ -208,6 +209,7 @@ impl ModelBuilder {
                 self.texts.share_opt(&mut a.action_class);
             }
             EventKind::Attached { call, .. } => share_call(&mut self.texts, call),
+            EventKind::Authorized { decision, .. } => self.texts.share(decision),
             _ => {}
         }
         if let Some(held) = &mut self.held {

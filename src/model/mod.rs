@@ -223,10 +223,65 @@ pub struct Acceptance {
     pub idempotency_key: Option<String>,
 }
 
+/// The error text and the result reference of an `outcome`
+/// ([`EventKind::Outcome`]), in one box, and nothing at all when the
+/// outcome has neither: two boxed strings inline would make every event of
+/// every kind 16 bytes larger (docs/design.md §9.8).
+///
+/// Serialized as two fields, `error` and `result_reference`, `null` when
+/// absent, in the place of the outcome's fields where it stands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OutcomeTexts(Option<Box<OutcomeText>>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OutcomeText {
+    error: Option<Box<str>>,
+    result_reference: Option<Box<str>>,
+}
+
+impl OutcomeTexts {
+    /// The texts of an outcome with this error text and result reference.
+    pub fn new(error: Option<String>, result_reference: Option<String>) -> OutcomeTexts {
+        if error.is_none() && result_reference.is_none() {
+            return OutcomeTexts(None);
+        }
+        OutcomeTexts(Some(Box::new(OutcomeText {
+            error: error.map(String::into_boxed_str),
+            result_reference: result_reference.map(String::into_boxed_str),
+        })))
+    }
+
+    /// The error text, if the outcome has one.
+    pub fn error(&self) -> Option<&str> {
+        self.0.as_ref().and_then(|t| t.error.as_deref())
+    }
+
+    /// The reference to the stored result, if the outcome has one.
+    pub fn result_reference(&self) -> Option<&str> {
+        self.0.as_ref().and_then(|t| t.result_reference.as_deref())
+    }
+
+    /// The texts with each one passed through `f` (pseudonymization).
+    pub fn map(&self, mut f: impl FnMut(&str) -> String) -> OutcomeTexts {
+        OutcomeTexts::new(self.error().map(&mut f), self.result_reference().map(f))
+    }
+}
+
+impl Serialize for OutcomeTexts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("error", &self.error())?;
+        m.serialize_entry("result_reference", &self.result_reference())?;
+        m.end()
+    }
+}
+
 /// One lifecycle transition with its kind-specific fields (docs/design.md §3 table).
 ///
-/// At most 56 bytes (a test holds it to that): what a kind records beyond
-/// a few words is boxed, so that the events of every other kind stay small.
+/// At most 32 bytes (a test holds it to that): what a kind records beyond
+/// a few words is boxed or shared, so that the events of every other kind
+/// stay small.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
@@ -243,10 +298,12 @@ pub enum EventKind {
     },
     /// Authorization allowed the action.
     Authorized {
-        /// `session_grant`, `per_use_approval` or `policy_allow`.
-        decision: String,
-        /// Who approved, for per-use approvals.
-        approver: Option<String>,
+        /// `session_grant`, `per_use_approval` or `policy_allow`; shared
+        /// by the events that name the same decision (the builder pools it).
+        decision: Arc<str>,
+        /// Who approved, for per-use approvals. A thin box, one word: a
+        /// boxed `str` is two and would make every event 8 bytes larger.
+        approver: Option<Box<String>>,
     },
     /// Authorization refused the action.
     Rejected {
@@ -271,11 +328,11 @@ pub enum EventKind {
         target_status: Option<u16>,
         /// SSH exit status.
         exit_status: Option<i64>,
-        /// Error text (a boxed `str`, as `result_reference`: they keep the
-        /// largest kind small).
-        error: Option<Box<str>>,
-        /// Reference to the stored result.
-        result_reference: Option<Box<str>>,
+        /// Error text and reference to the stored result, in one box
+        /// ([`OutcomeTexts`]); serialized in place as `error` and
+        /// `result_reference`.
+        #[serde(flatten)]
+        texts: OutcomeTexts,
         /// The target said it replayed a stored result for a repeated key.
         replayed: bool,
         /// How the outcome was learned.
@@ -309,8 +366,7 @@ impl EventKind {
             outcome,
             target_status: None,
             exit_status: None,
-            error: error.map(String::into_boxed_str),
-            result_reference: result_reference.map(String::into_boxed_str),
+            texts: OutcomeTexts::new(error, result_reference),
             replayed: false,
             observed_via: ObservedVia::Response,
         }
@@ -352,29 +408,107 @@ impl EventKind {
     }
 }
 
+/// A journal sequence number that may be absent: an `Option<u64>` in 12
+/// bytes of 4-byte alignment instead of 16 of 8, so that it packs with
+/// [`Event::at`] (docs/design.md §9.8). Serialized as the option.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Seq {
+    known: bool,
+    low: u32,
+    high: u32,
+}
+
+impl Seq {
+    fn new(seq: Option<u64>) -> Seq {
+        match seq {
+            // Halves of the number: the casts keep 32 bits each, on purpose.
+            Some(n) => Seq {
+                known: true,
+                low: n as u32,
+                high: (n >> 32) as u32,
+            },
+            None => Seq::default(),
+        }
+    }
+
+    fn get(self) -> Option<u64> {
+        self.known
+            .then(|| u64::from(self.high) << 32 | u64::from(self.low))
+    }
+}
+
+impl Serialize for Seq {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
+
+/// What few events carry beyond their kind: the journal record's unknown
+/// fields and the reader's facts, in one box, and nothing at all when an
+/// event has neither. Serialized in place as `extra` and `facts`, each only
+/// when there is something in it.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Aux(Option<Box<AuxData>>);
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct AuxData {
+    extra: Map<String, Value>,
+    facts: ReaderFacts,
+}
+
+impl Aux {
+    /// The box, made when missing, to be written into; [`Aux::settle`]
+    /// drops it again if it was left empty.
+    fn data(&mut self) -> &mut AuxData {
+        self.0.get_or_insert_with(Box::default)
+    }
+
+    fn settle(&mut self) {
+        if self
+            .0
+            .as_ref()
+            .is_some_and(|d| d.extra.is_empty() && d.facts.is_empty())
+        {
+            self.0 = None;
+        }
+    }
+}
+
+impl Serialize for Aux {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        if let Some(d) = &self.0 {
+            if !d.extra.is_empty() {
+                m.serialize_entry("extra", &d.extra)?;
+            }
+            if !d.facts.is_empty() {
+                m.serialize_entry("facts", &d.facts)?;
+            }
+        }
+        m.end()
+    }
+}
+
 /// One lifecycle event of one execution, with where it came from.
+///
+/// 88 bytes (a test holds it to that): a journal's events are all held at
+/// once, so what only some events carry is kept out of line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
-    /// Journal sequence number (`seq`), contiguous from 1 in native journals.
-    pub seq: Option<u64>,
+    /// Journal sequence number (`seq`), contiguous from 1 in native
+    /// journals; read it with [`Event::seq`].
+    seq: Seq,
     /// When the transition happened (UTC).
     pub at: DateTime<Utc>,
     /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,
-    /// Fields of the journal record that retrace does not interpret, kept
-    /// and shown as written (docs/design.md §3): every unknown field of a native
-    /// journal, and what other readers pass through for display. Never read
-    /// by analysis, so a journal line cannot choose a verdict through it.
-    /// Out of line, and nothing at all when empty (most events have none);
-    /// read it with [`Event::extra`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    extra: Option<Box<Map<String, Value>>>,
-    /// What the reader established about the event ([`ReaderFacts`]), out
-    /// of line because most events have none; read it with
-    /// [`Event::facts`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub facts: Option<Box<ReaderFacts>>,
+    /// The fields of the journal record that retrace does not interpret
+    /// ([`Event::extra`]) and what the reader established about the event
+    /// ([`Event::facts`]).
+    #[serde(flatten)]
+    aux: Aux,
     /// Where the event was read: a line of a file, or a row of a table.
     pub source: SourceRef,
 }
@@ -383,18 +517,22 @@ impl Event {
     /// An event with no journal `seq`, no unknown fields and no reader facts.
     pub fn new(at: DateTime<Utc>, kind: EventKind, source: SourceRef) -> Event {
         Event {
-            seq: None,
+            seq: Seq::default(),
             at,
             kind,
-            extra: None,
-            facts: None,
+            aux: Aux::default(),
             source,
         }
     }
 
+    /// The journal sequence number (`seq`), if the record had one.
+    pub fn seq(&self) -> Option<u64> {
+        self.seq.get()
+    }
+
     /// The event with this journal sequence number.
     pub fn with_seq(mut self, seq: Option<u64>) -> Event {
-        self.seq = seq;
+        self.seq = Seq::new(seq);
         self
     }
 
@@ -407,26 +545,47 @@ impl Event {
     /// Keeps these fields for display ([`Event::extra`]), in place of
     /// those kept before.
     pub fn set_extra(&mut self, extra: Map<String, Value>) {
-        self.extra = (!extra.is_empty()).then(|| Box::new(extra));
+        self.aux.data().extra = extra;
+        self.aux.settle();
     }
 
-    /// The fields of the journal record that retrace does not interpret,
-    /// kept for display (empty when there were none).
+    /// Fields of the journal record that retrace does not interpret, kept
+    /// and shown as written (docs/design.md §3): every unknown field of a
+    /// native journal, and what other readers pass through for display.
+    /// Never read by analysis, so a journal line cannot choose a verdict
+    /// through it. Empty when there were none.
     pub fn extra(&self) -> &Map<String, Value> {
         static NONE: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
-        self.extra.as_deref().unwrap_or(&NONE)
+        self.aux.0.as_ref().map_or(&NONE, |d| &d.extra)
     }
 
     /// The event with these reader facts.
     pub fn with_facts(mut self, facts: ReaderFacts) -> Event {
-        self.facts = facts.boxed();
+        self.set_facts(facts);
         self
     }
 
-    /// What the reader established about the event (the default facts
-    /// when it established nothing).
+    /// Keeps these reader facts ([`Event::facts`]), in place of those
+    /// kept before.
+    pub fn set_facts(&mut self, facts: ReaderFacts) {
+        self.aux.data().facts = facts;
+        self.aux.settle();
+    }
+
+    /// What the reader established about the event ([`ReaderFacts`]); the
+    /// default facts when it established nothing.
     pub fn facts(&self) -> &ReaderFacts {
-        self.facts.as_deref().unwrap_or(&facts::NO_FACTS)
+        self.aux.0.as_ref().map_or(&facts::NO_FACTS, |d| &d.facts)
+    }
+
+    /// The reader facts to be amended in place, when the event has any
+    /// (an event with none has nothing to amend).
+    pub fn facts_mut(&mut self) -> Option<&mut ReaderFacts> {
+        self.aux
+            .0
+            .as_mut()
+            .map(|d| &mut d.facts)
+            .filter(|f| !f.is_empty())
     }
 }
 
@@ -588,10 +747,10 @@ mod tests {
     #[test]
     fn events_stay_small() {
         // Every event of a journal is held at once: a million events are
-        // 128 MB at this size.
+        // 88 MB at this size.
         assert_eq!(size_of::<SourceRef>(), 24);
-        assert!(size_of::<EventKind>() <= 56, "{}", size_of::<EventKind>());
-        assert!(size_of::<Event>() <= 128, "{}", size_of::<Event>());
+        assert!(size_of::<EventKind>() <= 32, "{}", size_of::<EventKind>());
+        assert!(size_of::<Event>() <= 88, "{}", size_of::<Event>());
     }
 
     #[test]

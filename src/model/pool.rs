@@ -1,6 +1,7 @@
 //! Values that many records repeat, held once and shared
 //! (docs/design.md §9.8): action texts, and the session ids, MCP session
-//! ids, transports and action classes of calls.
+//! ids, transports and action classes of calls, and authorization
+//! decisions.
 
 use std::hash::Hash;
 use std::sync::Arc;

@@ -593,7 +593,7 @@ impl Investigation {
         if !found.is_empty() {
             for x in &mut self.model.executions {
                 for e in &mut x.events {
-                    if let Some(f) = e.facts.as_mut() {
+                    if let Some(f) = e.facts_mut() {
                         for (_, v) in &mut f.notes {
                             found.value(v);
                         }

@@ -367,7 +367,7 @@ impl Investigation {
                 EvidenceView {
                     journal: self.journal_name(e.source.journal()),
                     line: e.source.position(),
-                    seq: e.seq,
+                    seq: e.seq(),
                     record: e.kind.name(),
                     execution_id: Some(x.id.clone()),
                     at: Some(e.at),

@@ -231,7 +231,7 @@ fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
         }
         EventKind::Authorized { decision, approver } => match approver {
             Some(a) => format!("{decision} by {}", n.id(Class::Person, a)),
-            None => decision.clone(),
+            None => decision.to_string(),
         },
         EventKind::Rejected { reason } if is_vocabulary(reason) => reason.clone(),
         EventKind::Rejected { reason } => n.id(Class::Text, reason),
@@ -246,8 +246,7 @@ fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
             outcome,
             target_status,
             exit_status,
-            error,
-            result_reference,
+            texts,
             replayed,
             observed_via,
         } => {
@@ -265,10 +264,10 @@ fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
             if let Some(words) = e.facts().pairing.words() {
                 s.push_str(&format!(" · {words}"));
             }
-            if let Some(r) = result_reference {
+            if let Some(r) = texts.result_reference() {
                 s.push_str(&format!(" · result {}", n.id(Class::Result, r)));
             }
-            if let Some(er) = error {
+            if let Some(er) = texts.error() {
                 s.push_str(&format!(" · {}", n.id(Class::Text, er)));
             }
             s

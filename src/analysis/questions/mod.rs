@@ -61,11 +61,12 @@ fn outcome_words(e: &Event) -> String {
             outcome,
             target_status,
             exit_status,
-            error,
+            texts,
             replayed,
             observed_via,
             ..
         } => {
+            let error = texts.error();
             let mut s = match (target_status, exit_status) {
                 (Some(st), _) => format!("HTTP {st}"),
                 (None, Some(x)) => format!("exit status {x}"),
@@ -84,7 +85,7 @@ fn outcome_words(e: &Event) -> String {
                 hms(e.at),
                 observed_via.as_str().replace('_', " ")
             ));
-            if let Some(err) = error.as_deref().filter(|e| !e.is_empty()) {
+            if let Some(err) = error.filter(|e| !e.is_empty()) {
                 let short: String = err.chars().take(200).collect();
                 let more = if err.chars().count() > 200 { "…" } else { "" };
                 s.push_str(&format!(" — {short}{more}"));
@@ -362,12 +363,10 @@ impl Ctx<'_> {
                     .iter()
                     .filter_map(|&i| {
                         let ev = x.event(i);
-                        let EventKind::Outcome {
-                            error: Some(err), ..
-                        } = &ev.kind
-                        else {
+                        let EventKind::Outcome { texts, .. } = &ev.kind else {
                             return None;
                         };
+                        let err = texts.error()?;
                         let who = match ev.facts().layer {
                             Some(crate::model::Layer::Client) => "the client",
                             Some(crate::model::Layer::Gateway) => "the gateway",

@@ -198,15 +198,11 @@ fn the_log_shows_error_types_json_rpc_ids_and_arguments() {
         "the log says so"
     );
     let migration = of(&m, "lab-tools-run-migration");
-    let EventKind::Outcome { outcome, error, .. } = &migration[0].events[2].kind else {
+    let EventKind::Outcome { outcome, texts, .. } = &migration[0].events[2].kind else {
         panic!("{:?}", names(migration[0]));
     };
     assert_eq!(*outcome, OutcomeKind::Unknown);
-    assert!(
-        error
-            .as_deref()
-            .is_some_and(|e| e.starts_with("TimeoutError"))
-    );
+    assert!(texts.error().is_some_and(|e| e.starts_with("TimeoutError")));
     let deploy = of(&m, "lab-tools-deploy-release");
     assert_eq!(
         names(deploy[0]),

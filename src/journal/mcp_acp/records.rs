@@ -182,7 +182,9 @@ impl State {
                 } else {
                     "per_use_approval".into()
                 },
-                approver: approver.or_else(|| cached.then(|| "cached approval".into())),
+                approver: approver
+                    .or_else(|| cached.then(|| "cached approval".into()))
+                    .map(Box::new),
             },
             ("hitl", Some("user_denied")) => EventKind::Rejected {
                 reason: "user_denied".into(),

@@ -152,8 +152,8 @@ fn the_lab_log_reads_one_execution_per_tool_call() {
     assert_eq!(action.target(), None);
     assert!(matches!(
         &timeout.events[2].kind,
-        EventKind::Outcome { outcome: OutcomeKind::Unknown, error: Some(e), .. }
-            if e.starts_with("TimeoutError('timed out')")
+        EventKind::Outcome { outcome: OutcomeKind::Unknown, texts, .. }
+            if texts.error().is_some_and(|e| e.starts_with("TimeoutError('timed out')"))
     ));
     assert!(matches!(
         &timeout.events[0].facts().arguments,

@@ -19,7 +19,7 @@ use super::fast::record::{Slot, plain_time, slot, unsigned};
 use super::rawhash::{Member, RawLine, object_members, raw_scan};
 use crate::model::{
     Acceptance, ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind,
-    ProcessInfo, Record, Recovery, Session, SourceRef,
+    OutcomeTexts, ProcessInfo, Record, Recovery, Session, SourceRef,
 };
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use serde_json::{Map, Value};
@@ -396,8 +396,8 @@ fn event(
             recovery: Recovery::parse(&req_str(top.take(Slot::recovery))?)?,
         },
         "authorized" => EventKind::Authorized {
-            decision: req_str(top.take(Slot::decision))?,
-            approver: opt_str(top.take(Slot::approver))?,
+            decision: req_str(top.take(Slot::decision))?.into(),
+            approver: opt_str(top.take(Slot::approver))?.map(Box::new),
         },
         "rejected" => EventKind::Rejected {
             reason: req_str(top.take(Slot::reason))?,
@@ -436,8 +436,10 @@ fn outcome(top: &mut Top<'_>) -> Option<EventKind> {
         outcome,
         target_status,
         exit_status: opt_i64(top.take(Slot::exit_status))?,
-        error: opt_str(top.take(Slot::error))?.map(String::into_boxed_str),
-        result_reference: opt_str(top.take(Slot::result_reference))?.map(String::into_boxed_str),
+        texts: OutcomeTexts::new(
+            opt_str(top.take(Slot::error))?,
+            opt_str(top.take(Slot::result_reference))?,
+        ),
         replayed: opt_bool(top.take(Slot::replayed))?,
         observed_via,
     })

@@ -439,7 +439,7 @@ fn parse_line_fully(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
                 let mut f = event.facts().clone();
                 f.notes
                     .push(("ambiguous", serde_json::Value::String(words.clone())));
-                event.facts = f.boxed();
+                event.set_facts(f);
             }
         }
     }

@@ -9,7 +9,7 @@ use crate::journal::fields::{
 };
 use crate::model::{
     Acceptance, ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind,
-    ProcessInfo, Record, Recovery, Session, SourceRef,
+    OutcomeTexts, ProcessInfo, Record, Recovery, Session, SourceRef,
 };
 use serde_json::{Map, Value};
 
@@ -138,8 +138,8 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
             }
         }
         "authorized" => EventKind::Authorized {
-            decision: req_str(&mut m, "decision")?,
-            approver: opt_str(&mut m, "approver")?,
+            decision: req_str(&mut m, "decision")?.into(),
+            approver: opt_str(&mut m, "approver")?.map(Box::new),
         },
         "rejected" => EventKind::Rejected {
             reason: req_str(&mut m, "reason")?,
@@ -215,8 +215,7 @@ fn parse_outcome(m: &mut impl FieldMap) -> FieldResult<EventKind> {
         outcome,
         target_status: parse_status(m)?,
         exit_status: opt_i64(m, "exit_status")?,
-        error: opt_str(m, "error")?.map(String::into_boxed_str),
-        result_reference: opt_str(m, "result_reference")?.map(String::into_boxed_str),
+        texts: OutcomeTexts::new(opt_str(m, "error")?, opt_str(m, "result_reference")?),
         replayed: opt_bool(m, "replayed")?,
         observed_via,
     })
@@ -373,8 +372,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
                 outcome,
                 target_status,
                 exit_status: None,
-                error: error.as_deref().map(Box::from),
-                result_reference: result_reference.map(String::into_boxed_str),
+                texts: OutcomeTexts::new(error.clone(), result_reference),
                 replayed: false,
                 observed_via: ObservedVia::Response,
             },

@@ -34,7 +34,7 @@ fn accepted_event_keeps_unknown_fields() {
         panic!()
     };
     assert_eq!(execution_id, "act_1");
-    assert_eq!(event.seq, Some(1));
+    assert_eq!(event.seq(), Some(1));
     assert_eq!(
         event.extra().keys().collect::<Vec<_>>(),
         vec!["gateway_build"]
