@@ -753,6 +753,101 @@ mod tests {
         assert!(size_of::<Event>() <= 88, "{}", size_of::<Event>());
     }
 
+    /// A journal `seq` survives its packing in halves at every edge, and
+    /// is serialized as the number (or `null`) it was.
+    #[test]
+    fn a_seq_keeps_its_value_at_every_edge() {
+        let at = DateTime::from_timestamp(1_780_000_000, 0).unwrap_or_default();
+        for seq in [
+            None,
+            Some(0),
+            Some(1),
+            Some(u64::from(u32::MAX)),
+            Some(u64::from(u32::MAX) + 1),
+            Some(u64::MAX - 1),
+            Some(u64::MAX),
+        ] {
+            let e = Event::new(at, EventKind::Delivered, SourceRef::default()).with_seq(seq);
+            assert_eq!(e.seq(), seq);
+            let v = serde_json::to_value(&e).unwrap();
+            assert_eq!(v["seq"], serde_json::json!(seq));
+        }
+        let none = Event::new(at, EventKind::Delivered, SourceRef::default());
+        assert_eq!(none, none.clone().with_seq(None));
+        assert_ne!(none, none.clone().with_seq(Some(0)));
+    }
+
+    /// Unknown fields and reader facts share one box: each is serialized
+    /// only when it holds something, and the box goes when both are empty.
+    #[test]
+    fn extra_fields_and_facts_are_kept_apart_in_one_box() {
+        let at = DateTime::from_timestamp(1_780_000_000, 0).unwrap_or_default();
+        let extra: Map<String, Value> =
+            serde_json::from_str(r#"{"note": "kept"}"#).unwrap_or_default();
+        let facts = ReaderFacts {
+            inferred: Some("from the response".into()),
+            ..ReaderFacts::default()
+        };
+        let e = Event::new(at, EventKind::Delivered, SourceRef::default());
+        let only_extra = e.clone().with_extra(extra.clone());
+        let v = serde_json::to_value(&only_extra).unwrap();
+        assert_eq!(v["extra"]["note"], "kept");
+        assert!(v.get("facts").is_none());
+        assert!(only_extra.facts().is_empty());
+        let both = only_extra.clone().with_facts(facts.clone());
+        let v = serde_json::to_value(&both).unwrap();
+        assert_eq!(v["extra"]["note"], "kept");
+        assert!(v.get("facts").is_some());
+        assert_eq!(both.facts(), &facts);
+        let only_facts = both.clone().with_extra(Map::new());
+        assert!(only_facts.extra().is_empty());
+        assert_eq!(only_facts.facts(), &facts);
+        assert!(
+            serde_json::to_value(&only_facts)
+                .unwrap()
+                .get("extra")
+                .is_none()
+        );
+        let neither = only_facts.with_facts(ReaderFacts::default());
+        assert_eq!(neither, e);
+        let mut m = e.clone().with_facts(facts);
+        m.facts_mut().unwrap().inferred = None;
+        assert!(m.facts().is_empty());
+    }
+
+    /// An outcome's error text and result reference are serialized in
+    /// place, `null` when absent, in the order they always had.
+    #[test]
+    fn an_outcome_serializes_its_texts_in_place() {
+        let at = DateTime::from_timestamp(1_780_000_000, 0).unwrap_or_default();
+        let outcome = |error: Option<&str>, reference: Option<&str>| {
+            let kind = EventKind::Outcome {
+                outcome: OutcomeKind::Failure,
+                target_status: Some(500),
+                exit_status: None,
+                texts: OutcomeTexts::new(error.map(Into::into), reference.map(Into::into)),
+                replayed: false,
+                observed_via: ObservedVia::Response,
+            };
+            serde_json::to_string(&Event::new(at, kind, SourceRef::default())).unwrap()
+        };
+        let text = outcome(Some("boom"), Some("r-1"));
+        assert!(
+            text.contains(
+                r#""exit_status":null,"error":"boom","result_reference":"r-1","replayed":false"#
+            ),
+            "{text}"
+        );
+        let text = outcome(None, None);
+        assert!(
+            text.contains(r#""error":null,"result_reference":null,"replayed""#),
+            "{text}"
+        );
+        let texts = OutcomeTexts::new(None, Some("r".into()));
+        assert_eq!((texts.error(), texts.result_reference()), (None, Some("r")));
+        assert_eq!(OutcomeTexts::new(None, None), OutcomeTexts::default());
+    }
+
     #[test]
     fn an_accepted_event_serializes_its_fields_in_place() {
         let e = Event::new(
