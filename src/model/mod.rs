@@ -260,11 +260,6 @@ impl OutcomeTexts {
     pub fn result_reference(&self) -> Option<&str> {
         self.0.as_ref().and_then(|t| t.result_reference.as_deref())
     }
-
-    /// The texts with each one passed through `f` (pseudonymization).
-    pub fn map(&self, mut f: impl FnMut(&str) -> String) -> OutcomeTexts {
-        OutcomeTexts::new(self.error().map(&mut f), self.result_reference().map(f))
-    }
 }
 
 impl Serialize for OutcomeTexts {
@@ -410,8 +405,9 @@ impl EventKind {
 
 /// A journal sequence number that may be absent: an `Option<u64>` in 12
 /// bytes of 4-byte alignment instead of 16 of 8, so that it packs with
-/// [`Event::at`] (docs/design.md §9.8). Serialized as the option.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// [`Event::at`] (docs/design.md §9.8). Serialized and debug-printed as
+/// the option.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 struct Seq {
     known: bool,
     low: u32,
@@ -434,6 +430,12 @@ impl Seq {
     fn get(self) -> Option<u64> {
         self.known
             .then(|| u64::from(self.high) << 32 | u64::from(self.low))
+    }
+}
+
+impl fmt::Debug for Seq {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
     }
 }
 
@@ -769,6 +771,7 @@ mod tests {
         ] {
             let e = Event::new(at, EventKind::Delivered, SourceRef::default()).with_seq(seq);
             assert_eq!(e.seq(), seq);
+            assert!(format!("{e:?}").contains(&format!("seq: {seq:?}")));
             let v = serde_json::to_value(&e).unwrap();
             assert_eq!(v["seq"], serde_json::json!(seq));
         }
