@@ -131,10 +131,11 @@ fn consider(
 /// with, most recent first (within the attach window).
 const PAIR_SCAN: usize = 64;
 
-/// What the pairs of a group read of each of its executions: what its
-/// journals show together, and when it began.
-#[derive(Clone, Copy)]
-struct Known {
+/// What the pairs of a group read of each of its executions, found once
+/// per execution: what its journals show together, when it began, when it
+/// was dispatched and its outcome known, and who called it. A group of
+/// 200,000 calls makes millions of pairs; each then compares what is here.
+pub(super) struct Known<'m> {
     caps: Capabilities,
     start: Option<DateTime<Utc>>,
     /// The end of the attach window opened at `start`; `None` when there
@@ -143,26 +144,66 @@ struct Known {
     /// the window says, without a subtraction for each of the millions of
     /// pairs of a large group.
     until: Option<DateTime<Utc>>,
+    /// [`Lifecycle::dispatch_time`](super::Lifecycle::dispatch_time).
+    dispatched_at: Option<DateTime<Utc>>,
+    /// [`Lifecycle::outcome_time`](super::Lifecycle::outcome_time).
+    outcome_at: Option<DateTime<Utc>>,
+    /// The session id its accepted call names; `None` when there is no
+    /// accepted record or it names no session (Q1 is then unknown).
+    session: Option<&'m str>,
+    /// That session's process identity
+    /// ([`Session::process_key`](crate::model::Session::process_key)),
+    /// when the model has the session and it names a process.
+    process: Option<String>,
 }
 
-impl Known {
+impl<'m> Known<'m> {
     /// What the pairs read of execution `x`, for an attach window of
     /// `window`.
-    fn of(ctx: &questions::Ctx<'_>, x: ExecIdx, window: std::time::Duration) -> Known {
-        let start = ctx.model.execution(x).started_at();
+    pub(super) fn of(
+        ctx: &questions::Ctx<'m>,
+        x: ExecIdx,
+        window: std::time::Duration,
+    ) -> Known<'m> {
+        let model: &'m crate::model::Model = ctx.model;
+        let xe = model.execution(x);
+        let lc = ctx.lc(x);
+        let start = xe.started_at();
         let until =
             start.and_then(|s| s.checked_add_signed(chrono::Duration::from_std(window).ok()?));
+        let session = xe.accepted().and_then(|(_, c, _)| c.session_id.as_deref());
+        let process = session
+            .and_then(|id| model.session(id))
+            .and_then(|s| s.process_key());
         Known {
             caps: ctx.caps_of(x),
             start,
             until,
+            dispatched_at: lc.dispatch_time(xe),
+            outcome_at: lc.outcome_time(xe),
+            session,
+            process,
         }
     }
 
     /// Whether a later execution that began at `later` began outside the
     /// attach window of this one (never when either start is unknown).
-    fn outside(self, later: Option<DateTime<Utc>>) -> bool {
+    fn outside(&self, later: Option<DateTime<Utc>>) -> bool {
         matches!((self.until, later), (Some(u), Some(b)) if b > u)
+    }
+
+    /// Q1 for this execution and a later one: what
+    /// [`questions::Ctx::processes_value`] answers, from what both hold.
+    pub(super) fn processes(&self, later: &Known<'_>) -> Processes {
+        match (self.session, later.session) {
+            (Some(a), Some(b)) if a == b => Processes::One,
+            (Some(_), Some(_)) => match (&self.process, &later.process) {
+                (Some(ka), Some(kb)) if ka == kb => Processes::One,
+                (Some(_), Some(_)) => Processes::Distinct,
+                _ => Processes::Unknown,
+            },
+            _ => Processes::Unknown,
+        }
     }
 }
 
@@ -208,7 +249,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
 
     // What every pair reads of each execution, found once per execution
     // (a group of 200,000 calls makes millions of pairs).
-    let known: Vec<Known> = xs.iter().map(|&x| Known::of(ctx, x, window)).collect();
+    let known: Vec<Known<'_>> = xs.iter().map(|&x| Known::of(ctx, x, window)).collect();
 
     for (j, &x) in xs.iter().enumerate() {
         let caps = known[j].caps;
@@ -264,7 +305,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         earlier.sort_unstable();
         earlier.dedup();
         for &(e, i) in &earlier {
-            let p = ctx.pair_answers_known(e, f, window, known[i], known[j]);
+            let p = ctx.pair_answers_known(e, f, window, &known[i], &known[j]);
             if let Some(v) = verdict::pair_verdict(&p) {
                 consider(&mut best, v, e, f, Some(p), None);
             }
@@ -523,7 +564,7 @@ impl questions::Ctx<'_> {
 
     fn pair_answers(&self, e: ExecIdx, f: ExecIdx, window: std::time::Duration) -> PairAnswers {
         let (ke, kf) = (Known::of(self, e, window), Known::of(self, f, window));
-        self.pair_answers_known(e, f, window, ke, kf)
+        self.pair_answers_known(e, f, window, &ke, &kf)
     }
 
     /// [`Self::pair_answers`] with what it reads of each execution's
@@ -533,13 +574,13 @@ impl questions::Ctx<'_> {
         e: ExecIdx,
         f: ExecIdx,
         window: std::time::Duration,
-        ke: Known,
-        kf: Known,
+        ke: &Known<'_>,
+        kf: &Known<'_>,
     ) -> PairAnswers {
-        let (xe, xf) = (&self.model.execution(e), &self.model.execution(f));
+        let xe = self.model.execution(e);
         let (le, lf) = (self.lc(e), self.lc(f));
-        let t = lf.dispatch_time(xf);
-        let timing = match (le.outcome_time(xe), t) {
+        let t = kf.dispatched_at;
+        let timing = match (ke.outcome_at, t) {
             (Some(o), Some(t)) if o > t => Timing::AfterLater,
             _ => Timing::BeforeLater,
         };
@@ -563,7 +604,7 @@ impl questions::Ctx<'_> {
             Dispatch::Dispatched | Dispatch::Unknown => LaterFate::Answered(lf.answer),
         };
         PairAnswers {
-            processes: self.processes_value(e, f),
+            processes: ke.processes(kf),
             dispatch: le.dispatch(),
             answer: le.answer,
             timing,
@@ -578,6 +619,20 @@ impl questions::Ctx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `Known` with nothing known but the native journal's
+    /// capabilities.
+    fn unknown() -> Known<'static> {
+        Known {
+            caps: crate::journal::Format::Native.capabilities(),
+            start: None,
+            until: None,
+            dispatched_at: None,
+            outcome_at: None,
+            session: None,
+            process: None,
+        }
+    }
 
     /// The window's end says what comparing the gap with the window said:
     /// later starts before, at, just after and long after the end, before
@@ -600,6 +655,7 @@ mod tests {
                     caps: crate::journal::Format::Native.capabilities(),
                     start: Some(a),
                     until,
+                    ..unknown()
                 };
                 let by_gap = (b - a).to_std().unwrap_or_default() > window;
                 assert_eq!(
@@ -610,11 +666,7 @@ mod tests {
                 assert!(!k.outside(None));
             }
         }
-        let none = Known {
-            caps: crate::journal::Format::Native.capabilities(),
-            start: None,
-            until: None,
-        };
+        let none = unknown();
         assert!(!none.outside(Some(t(0))));
     }
 }

@@ -316,6 +316,59 @@ fn two_sessions_of_one_process_are_one_process() {
     assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
 }
 
+/// What a group's pairs find of Q1 from each execution's known facts is
+/// what the question itself finds, for every pair: one session, two
+/// sessions of one process, two processes, a session with no process, a
+/// session with no record, a call with no session, and no accepted record.
+#[test]
+fn pairs_find_the_processes_the_question_finds() {
+    let call = |seq: u32, x: &str, call: &str| {
+        ev(
+            seq,
+            &format!("10:00:{seq:02}"),
+            x,
+            "accepted",
+            &format!(
+                r#","call":{{"call_id":"c{seq}"{call}}},"action":{{"actor":"a","tool":"deploy","arguments":{{"v":1}},"intent_scope":"run:1"}}"#
+            ),
+        )
+    };
+    let mut lines = vec![
+        session("s1", 1),
+        session("s2", 1),
+        session("s3", 2),
+        r#"{"kind":"session","session_id":"s4","actor":"a"}"#.to_string(),
+    ];
+    for (i, s) in ["s1", "s1", "s2", "s3", "s4", "s5"].iter().enumerate() {
+        lines.push(call(
+            i as u32 + 1,
+            &format!("x{i}"),
+            &format!(r#","session_id":"{s}""#),
+        ));
+    }
+    lines.push(call(7, "x6", ""));
+    lines.push(ev(8, "10:00:08", "x7", "dispatched", ""));
+    let inv = investigate(&lines, vec![]);
+    let ctx = questions::Ctx {
+        model: &inv.model,
+        lifecycles: &inv.analysis.lifecycles,
+        journals: &inv.journals,
+    };
+    let w = std::time::Duration::from_secs(600);
+    let n = inv.model.executions.len();
+    assert_eq!(n, 8);
+    let mut seen = std::collections::BTreeSet::new();
+    for e in (0..n).map(ExecIdx::new) {
+        for f in (0..n).map(ExecIdx::new) {
+            let (ke, kf) = (group::Known::of(&ctx, e, w), group::Known::of(&ctx, f, w));
+            let v = ctx.processes_value(e, f);
+            assert_eq!(ke.processes(&kf), v, "{e:?} and {f:?}");
+            seen.insert(format!("{v:?}"));
+        }
+    }
+    assert_eq!(seen.len(), 3, "{seen:?}");
+}
+
 #[test]
 fn read_only_repeats_cannot_duplicate_an_effect() {
     let inv = investigate(&completed_then_retry("read", "10:00:30", "s1"), vec![]);
