@@ -428,8 +428,14 @@ struct Batch {
 
 impl Batch {
     /// Parses the batch's lines, in order (on rayon's pool when the batch
-    /// is large enough).
-    fn parse<T: Send>(&self, parse: &(impl Fn(&[u8], LineMeta) -> T + Sync)) -> Vec<Option<T>> {
+    /// is large enough), into `out` (cleared first; its room is reused
+    /// from batch to batch, so that no batch's results need memory fresh
+    /// from the system).
+    fn parse<T: Send>(
+        &self,
+        parse: &(impl Fn(&[u8], LineMeta) -> T + Sync),
+        out: &mut Vec<Option<T>>,
+    ) {
         let one = |slot: &Slot| match *slot {
             Slot::Line(a, b, meta) => Some(parse(&self.arena[a..b], meta)),
             Slot::TooLong(..) => None,
@@ -438,13 +444,14 @@ impl Batch {
         // `slots`. Small batches (a short journal, the tail) are not worth
         // handing to the pool.
         if self.slots.len() < PARALLEL_MIN_LINES {
-            self.slots.iter().map(one).collect()
+            out.clear();
+            out.extend(self.slots.iter().map(one));
         } else {
             self.slots
                 .par_iter()
                 .with_min_len(PARALLEL_MIN_LINES / 4)
                 .map(one)
-                .collect()
+                .collect_into_vec(out);
         }
     }
 }
@@ -504,8 +511,9 @@ pub(crate) fn for_each_line_parallel<T: Send>(
         }
         Ok(!batch.slots.is_empty())
     };
-    let mut apply_batch = |ctx: &mut ReadCtx<'_>, slots: &[Slot], results: Vec<Option<T>>| {
-        for (slot, r) in slots.iter().zip(results) {
+    // Drains `results`, which keeps its room for a later batch.
+    let mut apply_batch = |ctx: &mut ReadCtx<'_>, slots: &[Slot], results: &mut Vec<Option<T>>| {
+        for (slot, r) in slots.iter().zip(results.drain(..)) {
             match (slot, r) {
                 (&Slot::Line(_, _, meta), Some(r)) => {
                     if let Err(e) = apply(ctx, meta, r) {
@@ -527,33 +535,46 @@ pub(crate) fn for_each_line_parallel<T: Send>(
     };
     // The batch parsed last round, applied this round.
     let mut parsed: Option<(Vec<Slot>, Vec<Option<T>>)> = None;
+    // The results of the batch applied last round, emptied, for the next
+    // parse.
+    let mut spare: Vec<Option<T>> = Vec::new();
     let mut more = fill(ctx, &mut current)?;
     while more {
         // The pool parses `current` while this thread applies the batch
         // before it and reads the one after.
-        let (results, read, applied) = std::thread::scope(|s| {
-            let parsing = s.spawn(|| current.parse(&parse));
-            let applied = parsed.take().map(|(slots, results)| {
-                apply_batch(ctx, &slots, results);
-                slots
+        let mut results = std::mem::take(&mut spare);
+        let (done, read, applied) = std::thread::scope(|s| {
+            let parsing = s.spawn(|| {
+                current.parse(&parse, &mut results);
+                results
+            });
+            let applied = parsed.take().map(|(slots, mut results)| {
+                apply_batch(ctx, &slots, &mut results);
+                (slots, results)
             });
             let read = fill(ctx, &mut next);
             (parsing.join(), read, applied)
         });
-        let results = match results {
+        let results = match done {
             Ok(r) => r,
             Err(panic) => std::panic::resume_unwind(panic),
         };
         // `current`'s places go with its results; its buffer is reused
         // (with the slot list of the batch just applied) for the next read.
-        let mut slots = applied.unwrap_or_default();
+        let mut slots = match applied {
+            Some((slots, emptied)) => {
+                spare = emptied;
+                slots
+            }
+            None => Vec::new(),
+        };
         std::mem::swap(&mut slots, &mut current.slots);
         parsed = Some((slots, results));
         more = read?;
         std::mem::swap(&mut current, &mut next);
     }
-    if let Some((slots, results)) = parsed {
-        apply_batch(ctx, &slots, results);
+    if let Some((slots, mut results)) = parsed {
+        apply_batch(ctx, &slots, &mut results);
     }
     Ok(())
 }
