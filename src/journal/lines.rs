@@ -34,14 +34,19 @@ impl Line<'_> {
     }
 }
 
-/// Reads lines from a buffered reader, reusing one buffer, and tracks byte
-/// offsets so that a line can later be re-read from the file.
+/// Reads lines from a buffered reader and tracks byte offsets so that a
+/// line can later be re-read from the file. A line that lies whole in the
+/// reader's buffer is lent from there; only one that crosses the buffer's
+/// end is copied (into one buffer, reused).
 pub struct LineReader<R> {
     inner: R,
     journal: JournalId,
     buf: Vec<u8>,
     line: u32,
     offset: u64,
+    /// Bytes of the reader's buffer lent as the last line, consumed when
+    /// the next is asked for.
+    lent: usize,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -53,6 +58,7 @@ impl<R: BufRead> LineReader<R> {
             buf: Vec::with_capacity(4096),
             line: 0,
             offset: 0,
+            lent: 0,
         }
     }
 
@@ -67,7 +73,34 @@ impl<R: BufRead> LineReader<R> {
     /// # Errors
     /// I/O errors from the underlying reader.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.inner.consume(std::mem::take(&mut self.lent));
         self.buf.clear();
+        // Most lines lie whole in the reader's buffer: they are lent from
+        // it, not copied. (The buffer is asked for again to be lent: what
+        // it holds is not read twice.)
+        let whole = loop {
+            match self.inner.fill_buf() {
+                Ok(c) => break memchr::memchr(b'\n', c).filter(|&i| i <= MAX_LINE),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if let Some(i) = whole {
+            let chunk = self.inner.fill_buf()?;
+            let chunk = chunk.get(..=i).ok_or_else(|| {
+                io::Error::other("the reader's buffer changed between two looks at it")
+            })?;
+            self.lent = i + 1;
+            self.line += 1;
+            let start = self.offset;
+            self.offset += (i + 1) as u64;
+            return Ok(Some(line_at(
+                (self.journal, self.line, start),
+                &chunk[..i],
+                true,
+                None,
+            )));
+        }
         let mut n: u64 = 0;
         let mut terminated = false;
         // Read up to the newline, keeping at most MAX_LINE bytes.
@@ -109,26 +142,44 @@ impl<R: BufRead> LineReader<R> {
         let mut end = self.buf.len();
         if terminated && too_long.is_none() {
             end -= 1;
-            if end > 0 && self.buf[end - 1] == b'\r' {
-                end -= 1;
-            }
         }
-        // A UTF-8 byte order mark before the first line is not part of it.
-        let mut begin = 0;
-        if self.line == 1 && self.buf[..end].starts_with(b"\xEF\xBB\xBF") {
-            begin = 3;
-        }
-        Ok(Some(Line {
-            source: SourceRef::Line {
-                journal: self.journal,
-                line: self.line,
-                offset: start + begin as u64,
-                len: u32::try_from(end - begin).unwrap_or(u32::MAX),
-            },
-            bytes: &self.buf[begin..end],
+        Ok(Some(line_at(
+            (self.journal, self.line, start),
+            &self.buf[..end],
             terminated,
             too_long,
-        }))
+        )))
+    }
+}
+
+/// The line numbered `line` of `journal`, starting at byte `start`, whose
+/// bytes up to its newline (not included) are `raw`: a `\r` before the
+/// newline is not part of it, nor is a UTF-8 byte order mark before the
+/// first line.
+fn line_at(
+    (journal, line, start): (JournalId, u32, u64),
+    raw: &[u8],
+    terminated: bool,
+    too_long: Option<u64>,
+) -> Line<'_> {
+    let mut end = raw.len();
+    if terminated && too_long.is_none() && end > 0 && raw[end - 1] == b'\r' {
+        end -= 1;
+    }
+    let mut begin = 0;
+    if line == 1 && raw[..end].starts_with(b"\xEF\xBB\xBF") {
+        begin = 3;
+    }
+    Line {
+        source: SourceRef::Line {
+            journal,
+            line,
+            offset: start + begin as u64,
+            len: u32::try_from(end - begin).unwrap_or(u32::MAX),
+        },
+        bytes: &raw[begin..end],
+        terminated,
+        too_long,
     }
 }
 
@@ -161,6 +212,31 @@ mod tests {
             l3.bytes
         );
         assert!(r.next_line().unwrap().is_none());
+    }
+
+    /// Lines lent from the reader's buffer and lines copied because they
+    /// cross its end read alike: buffers of 1 to 24 bytes against one that
+    /// holds the whole journal, on lines with `\r\n`, a `\r` alone, blank
+    /// lines, a byte order mark and no final newline.
+    #[test]
+    fn lines_across_the_buffer_read_as_lines_within_it() {
+        let data = b"\xEF\xBB\xBF{\"a\":1}\r\n\n\r\n{\"bb\":22}\rx\n{\"c\":[1,2,3]}\n\n{\"d\":4}";
+        let all = |cap: usize| {
+            let mut r = LineReader::new(std::io::BufReader::with_capacity(cap, &data[..]), 7);
+            let mut v = Vec::new();
+            while let Some(l) = r.next_line().unwrap() {
+                v.push((l.bytes.to_vec(), l.source, l.terminated, l.too_long));
+            }
+            (v, r.offset())
+        };
+        let whole = all(1 << 10);
+        assert_eq!(whole.0.len(), 7);
+        assert_eq!(whole.0[0].0, b"{\"a\":1}");
+        assert_eq!(whole.0[3].0, b"{\"bb\":22}\rx");
+        assert_eq!(whole.1, data.len() as u64);
+        for cap in 1..=24 {
+            assert_eq!(all(cap), whole, "buffer of {cap} bytes");
+        }
     }
 
     #[test]
