@@ -102,6 +102,7 @@ impl Model {
         if self.execution_index.joined() {
             return Err(Box::new(self));
         }
+        let events_pushed = self.event_count();
         let held = Held {
             executions: self.executions.len(),
             calls: self.calls,
@@ -117,6 +118,7 @@ impl Model {
             held: Some(held),
             actions: Pool::default(),
             texts: Pool::default(),
+            events_pushed,
         })
     }
 }
@@ -144,6 +146,9 @@ pub struct ModelBuilder {
     /// journal of two million calls from a few runs held two million
     /// copies of each.
     texts: Pool<str>,
+    /// Events pushed to this builder so far; with the executions, what
+    /// a new execution's list is given room for.
+    events_pushed: usize,
 }
 
 /// A finished model's part of a builder: how many executions it had, its
@@ -202,6 +207,7 @@ impl ModelBuilder {
 
     /// Adds one event of the named execution.
     pub fn push_event(&mut self, execution_id: String, mut event: Event) {
+        self.events_pushed += 1;
         match &mut event.kind {
             EventKind::Accepted(a) => {
                 a.action.share_text(&mut self.actions);
@@ -232,9 +238,16 @@ impl ModelBuilder {
             }
             events.push(event);
         } else {
+            // Room for as many events as the executions so far have on
+            // average, rounded down: most lifecycles' lists then never
+            // grow, rather than once per event, each time copied to a new
+            // block; rounding up would leave room unused in most of them.
+            let room = (self.events_pushed / self.executions.len().max(1)).clamp(1, EXACT_GROWTH);
+            let mut events = Vec::with_capacity(room);
+            events.push(event);
             self.executions.push(Execution {
                 id: execution_id,
-                events: vec![event],
+                events,
             });
             self.index
                 .insert(self.executions.len() - 1, &self.executions);
