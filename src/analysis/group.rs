@@ -151,6 +151,9 @@ pub(super) struct Known<'m> {
     /// The session id its accepted call names; `None` when there is no
     /// accepted record or it names no session (Q1 is then unknown).
     session: Option<&'m str>,
+    /// Its lifecycle's idempotency key, with a hash of it that two keys
+    /// are compared by first (the texts only when the hashes agree).
+    key: Option<(u64, &'m str)>,
     /// That session's process identity
     /// ([`Session::process_key`](crate::model::Session::process_key)),
     /// when the model has the session and it names a process.
@@ -167,7 +170,8 @@ impl<'m> Known<'m> {
     ) -> Known<'m> {
         let model: &'m crate::model::Model = ctx.model;
         let xe = model.execution(x);
-        let lc = ctx.lc(x);
+        let lifecycles: &'m [super::Lifecycle] = ctx.lifecycles;
+        let lc = &lifecycles[x.get()];
         let start = xe.started_at();
         let until =
             start.and_then(|s| s.checked_add_signed(chrono::Duration::from_std(window).ok()?));
@@ -175,10 +179,15 @@ impl<'m> Known<'m> {
         let process = session
             .and_then(|id| model.session(id))
             .and_then(|s| s.process_key());
+        let key = lc.idempotency_key.as_deref().map(|k| {
+            use std::hash::BuildHasher;
+            (foldhash::fast::FixedState::default().hash_one(k), k)
+        });
         Known {
             caps: ctx.caps_of(x),
             start,
             until,
+            key,
             dispatched_at: lc.dispatch_time(xe),
             outcome_at: lc.outcome_time(xe),
             session,
@@ -190,6 +199,15 @@ impl<'m> Known<'m> {
     /// attach window of this one (never when either start is unknown).
     fn outside(&self, later: Option<DateTime<Utc>>) -> bool {
         matches!((self.until, later), (Some(u), Some(b)) if b > u)
+    }
+
+    /// The later call's relation to this execution's idempotency key.
+    fn later_call(&self, later: &Known<'_>) -> LaterCall {
+        match (self.key, later.key) {
+            (Some((ha, a)), Some((hb, b))) if ha == hb && a == b => LaterCall::SameKey,
+            (Some(_), Some(_)) => LaterCall::NewKey,
+            _ => LaterCall::NoKey,
+        }
     }
 
     /// Q1 for this execution and a later one: what
@@ -291,6 +309,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
     // `earlier` holds (execution, its place in the group), sorted by
     // execution as before.
     let mut earlier: Vec<(ExecIdx, usize)> = Vec::with_capacity(PAIR_SCAN + 1);
+    let ascending = xs.windows(2).all(|w| w[0] < w[1]);
     'outer: for (j, &f) in xs.iter().enumerate().skip(1) {
         let f_start = known[j].start;
         earlier.clear();
@@ -302,7 +321,14 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
             }
             earlier.push((e, i));
         }
-        earlier.sort_unstable();
+        // The walk went backwards: in a group whose executions are in
+        // index order (as the model orders them, by start), turning it
+        // round sorts it.
+        if ascending {
+            earlier[1..].reverse();
+        } else {
+            earlier.sort_unstable();
+        }
         earlier.dedup();
         for &(e, i) in &earlier {
             let p = ctx.pair_answers_known(e, f, window, &known[i], &known[j]);
@@ -588,11 +614,7 @@ impl questions::Ctx<'_> {
         let later = if !caps_f.execution_identity || !caps_e.execution_identity {
             LaterCall::Unknown
         } else {
-            match (&le.idempotency_key, &lf.idempotency_key) {
-                (Some(a), Some(b)) if a == b => LaterCall::SameKey,
-                (Some(_), Some(_)) => LaterCall::NewKey,
-                _ => LaterCall::NoKey,
-            }
+            ke.later_call(kf)
         };
         let window = if window.is_zero() || ke.outside(kf.start) {
             Window::Outside
@@ -630,6 +652,7 @@ mod tests {
             dispatched_at: None,
             outcome_at: None,
             session: None,
+            key: None,
             process: None,
         }
     }
