@@ -210,18 +210,12 @@ impl<'m> Known<'m> {
         }
     }
 
-    /// Q1 for this execution and a later one: what
-    /// [`questions::Ctx::processes_value`] answers, from what both hold.
+    /// Q1 for this execution and a later one, by the rule
+    /// [`questions::processes_of`], from what both hold.
     pub(super) fn processes(&self, later: &Known<'_>) -> Processes {
-        match (self.session, later.session) {
-            (Some(a), Some(b)) if a == b => Processes::One,
-            (Some(_), Some(_)) => match (&self.process, &later.process) {
-                (Some(ka), Some(kb)) if ka == kb => Processes::One,
-                (Some(_), Some(_)) => Processes::Distinct,
-                _ => Processes::Unknown,
-            },
-            _ => Processes::Unknown,
-        }
+        questions::processes_of(self.session, later.session, |_, _| {
+            (self.process.as_deref(), later.process.as_deref())
+        })
     }
 }
 

@@ -111,31 +111,18 @@ impl Ctx<'_> {
         self.journals.name(j).to_string()
     }
 
-    /// Q1 for two executions: the value and the answer text.
-    /// Q1's value alone, without words (cheap: used for every pair).
-    ///
-    /// One process: the same session, or sessions whose records name the
-    /// same process instance (pid and start time). Two distinct processes
-    /// only when both session records name a process and they differ:
-    /// different session ids alone are not enough, since a reconnecting
-    /// process can start a new run.
+    /// Q1's value alone, without words, by [`processes_of`].
     pub fn processes_value(&self, e: ExecIdx, f: ExecIdx) -> Processes {
         let (Some((_, ce, _)), Some((_, cf, _))) = (self.x(e).accepted(), self.x(f).accepted())
         else {
             return Processes::Unknown;
         };
-        match (ce.session_id.as_deref(), cf.session_id.as_deref()) {
-            (Some(a), Some(b)) if a == b => Processes::One,
-            (Some(a), Some(b)) => {
-                let key = |id| self.model.session(id).and_then(|s| s.process_key());
-                match (key(a), key(b)) {
-                    (Some(ka), Some(kb)) if ka == kb => Processes::One,
-                    (Some(_), Some(_)) => Processes::Distinct,
-                    _ => Processes::Unknown,
-                }
-            }
-            _ => Processes::Unknown,
-        }
+        let key = |id: &str| self.model.session(id).and_then(|s| s.process_key());
+        processes_of(
+            ce.session_id.as_deref(),
+            cf.session_id.as_deref(),
+            |a, b| (key(a), key(b)),
+        )
     }
 
     /// Q1 for two executions: the value, the answer text and the evidence.
@@ -619,5 +606,30 @@ impl Ctx<'_> {
             self.q4(e, None),
             only(5),
         ]
+    }
+}
+
+/// Q1's rule for the sessions `a` and `b` that two calls name (`None`:
+/// the call names none, or there is no accepted record): one process when
+/// the sessions are the same, or when their records name the same process
+/// instance (pid and start time, or instance id). Two distinct processes
+/// only when both records name a process and they differ: different
+/// session ids alone are not enough, since a reconnecting process can start
+/// a new run. `keys` gives the two sessions' process identities
+/// ([`crate::model::Session::process_key`]); it is asked only when the
+/// sessions differ.
+pub(crate) fn processes_of<K: PartialEq>(
+    a: Option<&str>,
+    b: Option<&str>,
+    keys: impl FnOnce(&str, &str) -> (Option<K>, Option<K>),
+) -> Processes {
+    match (a, b) {
+        (Some(a), Some(b)) if a == b => Processes::One,
+        (Some(a), Some(b)) => match keys(a, b) {
+            (Some(ka), Some(kb)) if ka == kb => Processes::One,
+            (Some(_), Some(_)) => Processes::Distinct,
+            _ => Processes::Unknown,
+        },
+        _ => Processes::Unknown,
     }
 }
