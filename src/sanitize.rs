@@ -74,6 +74,32 @@ pub fn write_json_pretty<W: std::io::Write, T: serde::Serialize + ?Sized>(
     value.serialize(&mut ser).map_err(std::io::Error::from)
 }
 
+/// [`write_json_pretty`] of a value that stands `depth` arrays deep in a
+/// pretty document: its inner lines are indented as they are there (two
+/// spaces a level), its first line not at all. The elements of a list
+/// written this way, each after `,\n` and the indent of `depth`, make
+/// the bytes [`write_json_pretty`] gives the list, so that a long list can
+/// be written piece by piece, and its pieces made on every core.
+///
+/// # Errors
+/// Write errors.
+pub fn write_json_pretty_nested<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    w: W,
+    value: &T,
+    depth: usize,
+) -> std::io::Result<()> {
+    use serde_json::ser::Formatter;
+    let mut f = SafeFormatter(serde_json::ser::PrettyFormatter::default());
+    // The formatter knows how deep it is only from the arrays it began.
+    let mut none = std::io::sink();
+    for _ in 0..depth {
+        f.begin_array(&mut none)?;
+        f.begin_array_value(&mut none, true)?;
+    }
+    let mut ser = serde_json::Serializer::with_formatter(w, f);
+    value.serialize(&mut ser).map_err(std::io::Error::from)
+}
+
 /// Writes `value` as compact JSON (one line, as JSONL wants it), escaped
 /// like [`write_json_pretty`]: the same JSON, safe to print.
 ///
@@ -150,6 +176,12 @@ impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for SafeFormatter
         w: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        // Printable ASCII, most of what is written, needs no look at its
+        // characters: every character `is_unsafe` flags is below 0x20,
+        // 0x7f, or beyond ASCII.
+        if fragment.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            return w.write_all(fragment.as_bytes());
+        }
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if is_unsafe(c) {

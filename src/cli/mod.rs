@@ -211,21 +211,63 @@ pub(crate) fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Resu
     Ok(())
 }
 
-/// Writes `v` as pretty JSON and a newline as it is serialized, for a
-/// document too large to hold (`groups --json` of ten million events is
-/// hundreds of megabytes). Only for values whose serialization cannot fail
-/// (derived `Serialize` of strings, numbers, times, enums and lists, no map
-/// with non-string keys), so that only a write error, a closed pipe, can
-/// stop it part way: where [`write_json`] would have written nothing, the
-/// reader of a closed pipe reads nothing either.
+/// Writes a list as pretty JSON and a newline, each element as `each`
+/// makes it from an item: the bytes [`write_json`] gives the `Vec` of the
+/// elements, written as they are made, for a document too large to hold
+/// (`groups --json` of ten million events is hundreds of megabytes). The
+/// elements of a few stretches of [`STRETCH`] items at a time are made and
+/// formatted on every core (rayon), then written out in order.
+///
+/// Only for elements whose serialization cannot fail (derived `Serialize`
+/// of strings, numbers, times, enums and lists, no map with non-string
+/// keys), so that only a write error, a closed pipe, can stop it part way:
+/// where [`write_json`] would have written nothing, the reader of a closed
+/// pipe reads nothing either.
 ///
 /// # Errors
 /// Output errors.
-fn write_json_streamed(out: &mut dyn Write, v: &impl serde::Serialize) -> Result<(), CliError> {
-    crate::sanitize::write_json_pretty(&mut *out, v)?;
-    out.write_all(b"\n")?;
+fn write_json_list_streamed<I: Sync, S: serde::Serialize>(
+    out: &mut dyn Write,
+    items: &[I],
+    each: impl Fn(&I) -> S + Sync,
+) -> Result<(), CliError> {
+    use rayon::prelude::*;
+    if items.is_empty() {
+        out.write_all(b"[]\n")?;
+        return Ok(());
+    }
+    let at_once = STRETCH * 2 * rayon::current_num_threads().max(1);
+    // One buffer a stretch, kept from batch to batch.
+    let mut bufs: Vec<Vec<u8>> = Vec::new();
+    let mut first = true;
+    out.write_all(b"[")?;
+    for batch in items.chunks(at_once) {
+        bufs.resize_with(batch.len().div_ceil(STRETCH), Vec::new);
+        bufs.par_iter_mut()
+            .zip(batch.par_chunks(STRETCH))
+            .try_for_each(|(buf, stretch)| -> io::Result<()> {
+                buf.clear();
+                for item in stretch {
+                    // Every element after `,`: the list's first drops it.
+                    buf.extend_from_slice(b",\n  ");
+                    crate::sanitize::write_json_pretty_nested(&mut *buf, &each(item), 1)?;
+                }
+                Ok(())
+            })?;
+        for buf in &bufs[..batch.len().div_ceil(STRETCH)] {
+            let skip = usize::from(std::mem::take(&mut first));
+            out.write_all(&buf[skip..])?;
+        }
+    }
+    out.write_all(b"\n]\n")?;
     Ok(())
 }
+
+/// Items of one stretch of [`write_json_list_streamed`]: enough that a
+/// task's overhead does not show, few enough that a batch of them for
+/// every core stays a few megabytes (small in tests, so that short lists
+/// make many).
+const STRETCH: usize = if cfg!(test) { 3 } else { 2048 };
 
 /// A buffer kept in pieces of [`Pieces::SIZE`] bytes: a document of tens
 /// of megabytes (`groups --json` of a million events) grows without being
@@ -276,22 +318,11 @@ pub fn groups(
     let groups = inv.groups(&filter);
     if json {
         text::chain_header(inv, &mut io::stderr().lock())?;
-        return write_json_streamed(out, &Summaries(&groups));
+        return write_json_list_streamed(out, &groups, |g| g.summary());
     }
     text::chain_header(inv, out)?;
     text::groups(inv, &groups, all, out)?;
     Ok(())
-}
-
-/// The groups as `retrace groups --json` prints them: each summary is made
-/// as it is written, so a journal's hundreds of thousands of summaries are
-/// never all held at once (the JSON is that of a `Vec` of them).
-struct Summaries<'a, 'i>(&'a [crate::query::GroupRef<'i>]);
-
-impl serde::Serialize for Summaries<'_, '_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|g| g.summary()))
-    }
 }
 
 /// `retrace investigate --group ID`.
@@ -384,15 +415,32 @@ mod tests {
     }
 
     #[test]
-    fn a_streamed_document_is_the_buffered_one() {
-        let v: Vec<serde_json::Value> = (0..2000)
-            .map(|i| serde_json::json!({"group_id": format!("g{i}"), "bidi": "a\u{202e}b", "n": i}))
-            .collect();
-        let (mut streamed, mut buffered) = (Vec::new(), Vec::new());
-        write_json_streamed(&mut streamed, &v).unwrap();
-        write_json(&mut buffered, &v).unwrap();
-        assert!(streamed == buffered);
-        assert!(streamed.ends_with(b"}\n]\n"));
+    fn a_streamed_list_is_the_buffered_one() {
+        // Lengths around a stretch's and a batch's, unsafe text included.
+        let batch = STRETCH * 2 * rayon::current_num_threads().max(1);
+        for n in [
+            0,
+            1,
+            2,
+            STRETCH,
+            STRETCH + 1,
+            batch - 1,
+            batch,
+            batch + 1,
+            3 * batch + 2,
+        ] {
+            let v: Vec<serde_json::Value> = (0..n)
+                .map(|i| serde_json::json!({"group_id": format!("g{i}"), "bidi": "a\u{202e}b", "n": i, "ids": [i, {"x": []}]}))
+                .collect();
+            let (mut streamed, mut buffered) = (Vec::new(), Vec::new());
+            write_json_list_streamed(&mut streamed, &v, |x| x.clone()).unwrap();
+            write_json(&mut buffered, &v).unwrap();
+            assert!(
+                streamed == buffered,
+                "{n}: {}",
+                String::from_utf8_lossy(&streamed)
+            );
+        }
     }
 
     #[test]
