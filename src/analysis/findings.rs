@@ -75,10 +75,40 @@ impl FindingKind {
 pub struct Finding {
     /// What kind.
     pub kind: FindingKind,
-    /// What was seen, in words.
-    pub detail: String,
+    /// What was seen, in words. Shared by the findings that say the same
+    /// ([`Texts`]): most of a journal's groups say one of a few things.
+    pub detail: std::sync::Arc<str>,
     /// Supporting journal lines.
     pub evidence: Vec<EvidenceRef>,
+}
+
+/// One shared copy of each finding text made through it: judging a
+/// journal's groups writes "no replay contract for deploy_release: …" or
+/// "a new idempotency key on each of 3 attempts …" for most of them, and a
+/// hundred thousand copies of a few texts were a quarter of the analysis's
+/// memory (docs/design.md §9.8). The text is written into a reused buffer;
+/// only a text not seen before is copied out. Kept for one judging pass
+/// (on every core, one per piece of work), then dropped.
+#[derive(Default)]
+pub(crate) struct Texts {
+    buf: String,
+    known: std::collections::HashSet<std::sync::Arc<str>, foldhash::fast::RandomState>,
+}
+
+impl Texts {
+    /// The shared text that `args` writes.
+    pub(crate) fn of(&mut self, args: std::fmt::Arguments<'_>) -> std::sync::Arc<str> {
+        use std::fmt::Write;
+        self.buf.clear();
+        // Writing into a String cannot fail.
+        let _ = self.buf.write_fmt(args);
+        if let Some(t) = self.known.get(self.buf.as_str()) {
+            return std::sync::Arc::clone(t);
+        }
+        let t: std::sync::Arc<str> = std::sync::Arc::from(self.buf.as_str());
+        self.known.insert(std::sync::Arc::clone(&t));
+        t
+    }
 }
 
 /// The `fingerprint_drift` finding of a group whose drift key (its record
@@ -89,7 +119,8 @@ pub(super) fn drift_finding(others: &[&str]) -> Finding {
         detail: format!(
             "same intent as {} once numeric strings and numbers are normalized; the fingerprints differ",
             others.join(", ")
-        ),
+        )
+        .into(),
         evidence: vec![],
     }
 }
@@ -102,7 +133,8 @@ pub(super) fn jsonrpc_finding(mcp: &str, id: &str, others: &[&str]) -> Finding {
         detail: format!(
             "JSON-RPC id {id} on MCP session {mcp} also carried a different intent ({})",
             others.join(", ")
-        ),
+        )
+        .into(),
         evidence: vec![],
     }
 }
@@ -268,7 +300,7 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
     for (g, detail) in found {
         groups[g].findings.push(Finding {
             kind: FindingKind::FingerprintDrift,
-            detail,
+            detail: detail.into(),
             evidence: vec![],
         });
     }
@@ -412,6 +444,22 @@ pub(super) fn jsonrpc_findings(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text written again is the first one's copy, not a new one; a
+    /// different text is its own, and neither changes what is written.
+    #[test]
+    fn texts_share_what_they_say_twice() {
+        let mut texts = Texts::default();
+        let a = texts.of(format_args!("no replay contract for {}", "deploy"));
+        let b = texts.of(format_args!("no replay contract for {}", "deploy"));
+        let c = texts.of(format_args!("no replay contract for {}", "rotate"));
+        assert_eq!(&*a, "no replay contract for deploy");
+        assert!(std::sync::Arc::ptr_eq(&a, &b));
+        assert_eq!(&*c, "no replay contract for rotate");
+        assert!(!std::sync::Arc::ptr_eq(&a, &c));
+        // The buffer is reused: a shorter text after a longer one is whole.
+        assert_eq!(&*texts.of(format_args!("x{}", 1)), "x1");
+    }
 
     /// Counted from the text, the arguments are as many as the record
     /// parsed holds, whatever they are (none, not an object, nested).

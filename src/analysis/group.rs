@@ -1,6 +1,7 @@
 //! Judging a group: every execution's own status, every later call against
 //! the earlier executions it may repeat, the most severe verdict deciding.
 
+use super::findings::Texts;
 use super::verdict::{
     self, Delivery, Dispatch, LaterCall, LaterFate, PairAnswers, Processes, Timing, Window,
 };
@@ -233,7 +234,12 @@ type Candidate = (
 /// the execution it repeats, and the idempotency keys it shares with other
 /// groups (`conflicts`); the most severe of them decides. The verdict is
 /// decided here and nowhere else.
-pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict]) -> Group {
+pub(super) fn judge(
+    ctx: &questions::Ctx<'_>,
+    d: Draft,
+    conflicts: &[KeyConflict],
+    texts: &mut Texts,
+) -> Group {
     let model = ctx.model;
     let xs = &d.executions;
     let window = d.contract.attach_window;
@@ -386,7 +392,8 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
                 "idempotency key \"{}\" also carried a different intent in {}",
                 c.key,
                 c.others.join(", ")
-            ),
+            )
+            .into(),
             evidence: c
                 .executions
                 .iter()
@@ -397,22 +404,22 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
     if !d.contract.configured && !d.key.is_orphan() {
         let (detail, evidence) = match &d.contract.hint {
             Some(h) => (
-                format!(
+                texts.of(format_args!(
                     "no replay contract for {}: treated as {} because {} declares it so ({}, an untrusted hint), with a {} attach window",
                     d.tool,
                     d.contract.class,
                     h.server.as_deref().unwrap_or("its server"),
                     h.annotation,
                     humantime::format_duration(d.contract.attach_window)
-                ),
+                )),
                 vec![EvidenceRef::Hint { source: h.source }],
             ),
             None => (
-                format!(
+                texts.of(format_args!(
                     "no replay contract for {}: treated as irreversible with a {} attach window",
                     d.tool,
                     humantime::format_duration(d.contract.attach_window)
-                ),
+                )),
                 vec![],
             ),
         };
@@ -427,7 +434,7 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
         if let Some(i) = ctx.lc(x).late_response(ex) {
             findings.push(Finding {
                 kind: FindingKind::LateResponse,
-                detail: format!("{}: the outcome arrived by a late response", ex.id),
+                detail: format!("{}: the outcome arrived by a late response", ex.id).into(),
                 evidence: vec![EvidenceRef::Event {
                     execution: x,
                     event: i,
@@ -442,7 +449,8 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
                     ex.id,
                     ex.event(a).at.format("%H:%M:%S%.3f"),
                     ex.event(b).at.format("%H:%M:%S%.3f"),
-                ),
+                )
+                .into(),
                 evidence: vec![
                     EvidenceRef::Event { execution: x, event: a },
                     EvidenceRef::Event { execution: x, event: b },
@@ -455,7 +463,8 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
                 detail: format!(
                     "{}: cancelled after the target had completed it; the effect stands",
                     ex.id
-                ),
+                )
+                .into(),
                 evidence: vec![EvidenceRef::Event {
                     execution: x,
                     event: i,
@@ -485,9 +494,9 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
     }) {
         findings.push(Finding {
             kind: FindingKind::ArgumentsNotLogged,
-            detail: format!(
+            detail: texts.of(format_args!(
                 "{what}: calls are grouped by what the journal does record, so distinct intents may look alike"
-            ),
+            )),
             evidence: accepted_ref(ctx.lifecycles, x).into_iter().collect(),
         });
     }
@@ -499,10 +508,10 @@ pub(super) fn judge(ctx: &questions::Ctx<'_>, d: Draft, conflicts: &[KeyConflict
     if keys.len() >= 2 && distinct.len() == keys.len() {
         findings.push(Finding {
             kind: FindingKind::KeyPerAttempt,
-            detail: format!(
+            detail: texts.of(format_args!(
                 "one intent, a new idempotency key on each of {} attempts: the target cannot deduplicate them",
                 keys.len()
-            ),
+            )),
             evidence: keys.iter().filter_map(|&(x, _)| accepted_ref(ctx.lifecycles, x)).collect(),
         });
     }

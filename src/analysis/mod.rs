@@ -22,7 +22,7 @@ pub use contracts::{
     ActionClass, ClassHint, ContractBasis, ContractError, Contracts, ToolContract, for_each_secret,
 };
 pub use findings::{Finding, FindingKind};
-use findings::{default_drift_findings, drift_findings, jsonrpc_findings, setup_notes};
+use findings::{Texts, default_drift_findings, drift_findings, jsonrpc_findings, setup_notes};
 pub use fingerprint::{FingerprintKey, JournalFingerprint, KeyError, Scheme};
 use group::judge;
 pub use group::{Basis, Cause, Group};
@@ -384,7 +384,7 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
     let mut groups: Vec<Group> = drafts
         .into_par_iter()
         .zip(conflicts)
-        .map(|(d, c)| judge(&ctx, d, &c))
+        .map_init(Texts::default, |texts, (d, c)| judge(&ctx, d, &c, texts))
         .collect();
 
     // Findings that look across groups; they never change a verdict.
@@ -393,7 +393,7 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
         let g = execution_group[xi.get()].get();
         groups[g].findings.push(Finding {
             kind: FindingKind::FingerprintMismatch,
-            detail: format!("{}: {detail}", model.execution(xi).id),
+            detail: format!("{}: {detail}", model.execution(xi).id).into(),
             evidence: accepted_ref(&lifecycles, xi).into_iter().collect(),
         });
     }

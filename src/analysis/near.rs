@@ -377,7 +377,7 @@ pub(super) fn link_finding(o: &Group, field: &str) -> (NearDuplicate, Finding) {
     };
     let finding = Finding {
         kind: FindingKind::NearDuplicate,
-        detail,
+        detail: detail.into(),
         evidence: vec![],
     };
     (link, finding)

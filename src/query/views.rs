@@ -423,7 +423,7 @@ impl Investigation {
     pub(super) fn finding_view(&self, f: &Finding) -> FindingView {
         FindingView {
             kind: f.kind.as_str(),
-            detail: f.detail.clone(),
+            detail: f.detail.to_string(),
             evidence: f.evidence.iter().map(|&r| self.evidence(r)).collect(),
         }
     }

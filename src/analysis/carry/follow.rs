@@ -3,6 +3,7 @@
 
 use super::owners::{bucket_digest, disown, id_digest, key_digest, own};
 use super::{Carried, Carry, Drafts, crossing};
+use crate::analysis::findings::Texts;
 use crate::analysis::near::{self, Digest16};
 use crate::analysis::{
     Analysis, Config, Draft, Finding, FindingKind, Group, GroupKey, JournalCaps, Lifecycle,
@@ -188,7 +189,9 @@ impl Carry {
         };
         let judged: Vec<(usize, Group)> = drafts
             .into_par_iter()
-            .map(|(d, draft, c)| (d, judge(&ctx, draft, &c)))
+            .map_init(Texts::default, |texts, (d, draft, c)| {
+                (d, judge(&ctx, draft, &c, texts))
+            })
             .collect();
         for (d, mut g) in judged {
             if !self.mismatches.is_empty() {
@@ -196,7 +199,7 @@ impl Carry {
                     if let Some(m) = self.mismatches.get(&x.get()) {
                         g.findings.push(Finding {
                             kind: FindingKind::FingerprintMismatch,
-                            detail: format!("{}: {m}", model.execution(x).id),
+                            detail: format!("{}: {m}", model.execution(x).id).into(),
                             evidence: accepted_ref(&lifecycles, x).into_iter().collect(),
                         });
                     }
@@ -316,7 +319,7 @@ impl Carry {
         for (d, detail) in drifted {
             groups.get_mut(d).findings.push(Finding {
                 kind: FindingKind::FingerprintDrift,
-                detail,
+                detail: detail.into(),
                 evidence: vec![],
             });
         }
