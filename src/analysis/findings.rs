@@ -139,15 +139,18 @@ pub(super) fn jsonrpc_finding(mcp: &str, id: &str, others: &[&str]) -> Finding {
     }
 }
 
-pub(super) fn drift_findings(drift: &[Option<String>], groups: &mut [Group]) {
+pub(super) fn drift_findings(
+    drift: &[Option<super::fingerprint::IntentDigest>],
+    groups: &mut [Group],
+) {
     // The first group of each drift key, and the others (most keys have
     // none: no list is made for them).
-    let mut by_drift: crate::model::FastMap<&str, (usize, Vec<usize>)> =
+    let mut by_drift: crate::model::FastMap<_, (usize, Vec<usize>)> =
         crate::model::FastMap::default();
     for (i, d) in drift.iter().enumerate() {
         if let Some(k) = d {
             by_drift
-                .entry(k.as_str())
+                .entry(*k)
                 .and_modify(|(_, more)| more.push(i))
                 .or_insert((i, Vec::new()));
         }

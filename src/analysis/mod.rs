@@ -270,8 +270,8 @@ impl<'a> Intent<'a> {
 
     /// The drift key: the fingerprint of the record with known equivalents
     /// normalized.
-    fn drift_key(&self) -> String {
-        self.drift.unwrap_or(self.fingerprint).text()
+    fn drift_key(&self) -> IntentDigest {
+        self.drift.unwrap_or(self.fingerprint)
     }
 }
 
@@ -281,7 +281,8 @@ pub(crate) struct Draft {
     tool: String,
     target: Option<String>,
     contract: Arc<ToolContract>,
-    drift: Option<String>,
+    /// The drift key, as a digest: compared, never written.
+    drift: Option<IntentDigest>,
     executions: Vec<ExecIdx>,
 }
 
@@ -380,7 +381,7 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
         journals,
     };
     // Judging does not read the drift keys: taken, not copied.
-    let drift: Vec<Option<String>> = drafts.iter_mut().map(|d| d.drift.take()).collect();
+    let drift: Vec<Option<IntentDigest>> = drafts.iter_mut().map(|d| d.drift.take()).collect();
     let mut groups: Vec<Group> = drafts
         .into_par_iter()
         .zip(conflicts)

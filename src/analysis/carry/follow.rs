@@ -144,7 +144,7 @@ impl Carry {
             }
         }
         for d in fresh.iter().flatten() {
-            self.drift.push(d.drift.clone());
+            self.drift.push(d.drift);
         }
         let fresh_ids: Vec<String> = fresh.iter().flatten().map(|d| d.key.id()).collect();
         if fresh_ids.len() != total - d0 {
@@ -173,7 +173,7 @@ impl Carry {
                     tool: g.tool.clone(),
                     target: g.target.clone(),
                     contract: g.contract.clone(),
-                    drift: self.drift[d].clone(),
+                    drift: self.drift[d],
                     executions,
                 }
             } else {

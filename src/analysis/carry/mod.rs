@@ -37,6 +37,7 @@
 //! a model that could not keep its executions in place ([`Growth`] absent).
 
 use super::findings::Seen;
+use super::fingerprint::IntentDigest;
 use super::near::Digest16;
 use super::{Analysis, Config, FindingKind, Group, GroupKey, JournalCaps};
 use crate::model::{ExecIdx, FastMap, Growth, Model};
@@ -83,7 +84,7 @@ impl std::fmt::Debug for Carried {
 /// mismatches, whether a secret was redacted without a key, and the draft
 /// at each rank.
 pub(super) struct Parts {
-    pub(super) drift: Vec<Option<String>>,
+    pub(super) drift: Vec<Option<IntentDigest>>,
     pub(super) mismatches: Vec<(ExecIdx, String)>,
     pub(super) unkeyed: bool,
     pub(super) near: Vec<Vec<(Digest16, Digest16)>>,
@@ -97,9 +98,9 @@ pub(super) struct Carry {
     /// The draft of every group key (orphans have none: each is its own).
     by_key: FastMap<GroupKey, u32>,
     /// Each draft's drift key.
-    drift: Vec<Option<String>>,
+    drift: Vec<Option<IntentDigest>>,
     /// Drafts by drift key, in draft order.
-    drift_classes: FastMap<String, Vec<u32>>,
+    drift_classes: FastMap<IntentDigest, Vec<u32>>,
     /// Drafts by default-drift bucket (tool, actor, scope, target), in
     /// draft order.
     buckets: FastMap<Digest16, Vec<u32>>,
@@ -263,7 +264,7 @@ impl Carry {
                 d,
             );
         }
-        if let Some(k) = self.drift.get(d as usize).cloned().flatten() {
+        if let Some(k) = self.drift.get(d as usize).copied().flatten() {
             self.drift_classes.entry(k).or_default().push(d);
         }
         let bucket = bucket_digest(g);
