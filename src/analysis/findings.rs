@@ -205,7 +205,7 @@ impl Seen {
     }
 
     fn add(&mut self, config: &Config, x: &crate::model::Execution, sha: bool, fields: bool) {
-        if sha && written_fingerprint(x).is_some_and(|w| w.0.starts_with("hmac-sha256:")) {
+        if sha && written_fingerprint(x).is_some_and(|w| w.is_hmac()) {
             self.hmac += 1;
         }
         if !fields {

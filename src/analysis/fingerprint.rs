@@ -7,7 +7,7 @@
 //! written `hmac-sha256:<hex>`; without a key, `sha256:<hex>`.
 
 use super::contracts::ToolContract;
-use crate::model::ActionRecord;
+use crate::model::{ActionRecord, WrittenFingerprint};
 use hmac::{Hmac, KeyInit, Mac};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -343,6 +343,32 @@ pub fn check_journal_text_fingerprint(
     }
 }
 
+/// [`check_journal_text_fingerprint`] of a fingerprint as the journal
+/// wrote it, where `recomputed` is the digest of `canonical_json` under
+/// the key's scheme ([`digest_of_text`]). A written digest of that same
+/// scheme is compared byte for byte, without hashing the record again or
+/// writing either as text; anything else is checked as text.
+pub(crate) fn check_written_fingerprint(
+    written: &WrittenFingerprint,
+    recomputed: &IntentDigest,
+    canonical_json: &str,
+    key: &FingerprintKey,
+) -> JournalFingerprint {
+    match written.digest() {
+        Some((hmac, bytes)) if hmac == recomputed.hmac => {
+            if *bytes == recomputed.bytes {
+                JournalFingerprint::Matches
+            } else {
+                JournalFingerprint::Mismatch {
+                    journal: written.text().into_owned(),
+                    recomputed: recomputed.text(),
+                }
+            }
+        }
+        _ => check_journal_text_fingerprint(Some(&written.text()), canonical_json, key),
+    }
+}
+
 /// The record with known equivalents normalized, for `fingerprint_drift`:
 /// strings of decimal digits become numbers (a real gh-aw log names one
 /// pull request as `"38281"` and as `38281`), recursively. `None` when
@@ -380,6 +406,42 @@ pub fn drift_form(v: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Checking a fingerprint held as written gives what checking its
+    /// text gives: either scheme, with a key or none, matching or not, in
+    /// the usual form or any other.
+    #[test]
+    fn a_written_digest_is_checked_as_its_text_would_be() {
+        let canonical = r#"{"arguments":{"env":"prod"},"tool":"deploy"}"#;
+        let other = r#"{"arguments":{"env":"dev"},"tool":"deploy"}"#;
+        for key in [FingerprintKey::none(), FingerprintKey::from_bytes(b"k")] {
+            let recomputed = digest_of_text(canonical.as_bytes(), &key);
+            let mut written = Vec::new();
+            for scheme in [Scheme::Sha256, Scheme::HmacSha256] {
+                for text in [canonical, other] {
+                    for k in [&key, &FingerprintKey::from_bytes(b"k")] {
+                        if let Some(w) = digest(text, scheme, k) {
+                            written.push(w.to_uppercase().replacen("SHA256:", "sha256:", 1));
+                            written.push(w);
+                        }
+                    }
+                }
+            }
+            written.extend(["sha256:abc".into(), "md5:00".into(), String::new()]);
+            for w in &written {
+                assert_eq!(
+                    check_written_fingerprint(
+                        &WrittenFingerprint::new(w),
+                        &recomputed,
+                        canonical,
+                        &key
+                    ),
+                    check_journal_text_fingerprint(Some(w), canonical, &key),
+                    "{w}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn prefixed_hex_is_the_prefix_and_hex_encode() {

@@ -543,12 +543,13 @@ fn intents_of<'a>(
                 }
             };
             let fp = fingerprint::digest_of_text(&text, &config.key);
-            let mismatch = written_fingerprint(x).and_then(|EvidenceWritten(w)| {
+            let mismatch = written_fingerprint(x).and_then(|w| {
                 let text = std::str::from_utf8(&text).unwrap_or_default();
-                match fingerprint::check_journal_text_fingerprint(Some(w), text, &config.key) {
-                    JournalFingerprint::Mismatch { recomputed, .. } => {
-                        Some(format!("journal wrote {w}, recomputed {recomputed}"))
-                    }
+                match fingerprint::check_written_fingerprint(w, &fp, text, &config.key) {
+                    JournalFingerprint::Mismatch {
+                        journal,
+                        recomputed,
+                    } => Some(format!("journal wrote {journal}, recomputed {recomputed}")),
                     _ => None,
                 }
             });
@@ -751,11 +752,10 @@ fn rank(groups: Vec<Group>, execution_group: &mut [GroupIdx]) -> (Vec<Group>, Ve
     (groups, order)
 }
 
-pub(crate) struct EvidenceWritten<'a>(pub(crate) &'a str);
-
-pub(crate) fn written_fingerprint(x: &Execution) -> Option<EvidenceWritten<'_>> {
+/// The fingerprint the first accepted record of `x` wrote, if any.
+pub(crate) fn written_fingerprint(x: &Execution) -> Option<&crate::model::WrittenFingerprint> {
     x.events.iter().find_map(|e| match &e.kind {
-        crate::model::EventKind::Accepted(a) => a.fingerprint.as_deref().map(EvidenceWritten),
+        crate::model::EventKind::Accepted(a) => a.fingerprint.as_ref(),
         _ => None,
     })
 }

@@ -143,7 +143,7 @@ fn collect_execution(p: &mut Pseudonyms, inv: &Investigation, x: ExecIdx) {
                     p.register_value(&a);
                 }
                 if let Some(f) = fingerprint {
-                    p.register(Class::Fingerprint, f);
+                    p.register(Class::Fingerprint, &f.text());
                 }
                 if let Some(k) = idempotency_key {
                     p.register(Class::Key, k);

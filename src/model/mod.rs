@@ -15,6 +15,7 @@ mod index;
 mod join;
 mod pool;
 mod source;
+mod written;
 
 pub use action::{ActionRecord, NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
 pub use builder::{Growth, Model, ModelBuilder, Record};
@@ -23,6 +24,7 @@ pub use hint::{ToolHint, ToolHints};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
 pub use join::JOIN_WINDOW;
 pub use source::{SourceRef, Table};
+pub use written::WrittenFingerprint;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -214,8 +216,9 @@ pub struct Acceptance {
     pub call: CallRef,
     /// Canonical action record.
     pub action: ActionRecord,
-    /// Fingerprint as the gateway wrote it (`hmac-sha256:<hex>` or `sha256:<hex>`).
-    pub fingerprint: Option<String>,
+    /// Fingerprint as the gateway wrote it (`hmac-sha256:<hex>` or
+    /// `sha256:<hex>`), held as its digest when it has that form.
+    pub fingerprint: Option<WrittenFingerprint>,
     /// Action class the gateway applied (`irreversible`, ...); shared, as
     /// the call's session and transport are.
     pub action_class: Option<Arc<str>>,
@@ -753,6 +756,12 @@ mod tests {
         assert_eq!(size_of::<SourceRef>(), 24);
         assert!(size_of::<EventKind>() <= 32, "{}", size_of::<EventKind>());
         assert!(size_of::<Event>() <= 88, "{}", size_of::<Event>());
+        // One per execution; its written fingerprint is one pointer.
+        assert!(
+            size_of::<Acceptance>() <= 160,
+            "{}",
+            size_of::<Acceptance>()
+        );
     }
 
     /// A journal `seq` survives its packing in halves at every edge, and

@@ -19,7 +19,7 @@ use super::fast::record::{Slot, plain_time, slot, unsigned};
 use super::rawhash::{Member, RawLine, object_members, raw_scan};
 use crate::model::{
     Acceptance, ActionRecord, CallRef, Event, EventKind, JsonRpcId, ObservedVia, OutcomeKind,
-    OutcomeTexts, ProcessInfo, Record, Recovery, Session, SourceRef,
+    OutcomeTexts, ProcessInfo, Record, Recovery, Session, SourceRef, WrittenFingerprint,
 };
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use serde_json::{Map, Value};
@@ -121,6 +121,18 @@ impl<'a> Val<'a> {
             Val::Num(n) => Some(n.to_owned()),
             _ => None,
         }
+    }
+}
+
+/// `opt_str` of an accepted record's `fingerprint`, held as
+/// [`WrittenFingerprint`] (a plain string read without a copy).
+fn written_fingerprint(v: Option<Val<'_>>) -> Option<Option<WrittenFingerprint>> {
+    match v {
+        None | Some(Val::Null) => Some(None),
+        Some(v) => match v.text() {
+            Some(t) => Some(Some(WrittenFingerprint::new(t))),
+            None => v.string().map(|s| Some(WrittenFingerprint::new(&s))),
+        },
     }
 }
 
@@ -386,7 +398,7 @@ fn event(
             EventKind::Accepted(Box::new(Acceptance {
                 call,
                 action: ActionRecord::from_canonical_json(top.line.get(a..z)?)?,
-                fingerprint: opt_str(top.take(Slot::fingerprint))?,
+                fingerprint: written_fingerprint(top.take(Slot::fingerprint))?,
                 action_class: opt_str(top.take(Slot::action_class))?.map(Into::into),
                 idempotency_key: opt_str(top.take(Slot::idempotency_key))?,
             }))

@@ -118,7 +118,7 @@ fn parse_event(mut m: Fields, source: SourceRef) -> FieldResult<(String, Event)>
             EventKind::Accepted(Box::new(Acceptance {
                 call,
                 action,
-                fingerprint: opt_str(&mut m, "fingerprint")?,
+                fingerprint: opt_str(&mut m, "fingerprint")?.as_deref().map(Into::into),
                 action_class: opt_str(&mut m, "action_class")?.map(Into::into),
                 idempotency_key: opt_str(&mut m, "idempotency_key")?,
             }))
@@ -328,7 +328,7 @@ fn parse_snapshot(mut m: Fields, source: SourceRef) -> FieldResult<Vec<Record>> 
         EventKind::Accepted(Box::new(Acceptance {
             call,
             action: ActionRecord::from_map(action),
-            fingerprint,
+            fingerprint: fingerprint.as_deref().map(Into::into),
             action_class: action_class.map(Into::into),
             idempotency_key: idempotency_key.clone(),
         })),
