@@ -71,7 +71,14 @@ impl WrittenFingerprint {
         match &*self.0 {
             Held::Digest { hmac, bytes } => {
                 let prefix = if *hmac { "hmac-sha256:" } else { "sha256:" };
-                Cow::Owned(format!("{prefix}{}", hex::encode(bytes)))
+                // One allocation: the digits are written on the stack first.
+                let mut digits = [0u8; 64];
+                let mut text = String::with_capacity(prefix.len() + digits.len());
+                text.push_str(prefix);
+                if hex::encode_to_slice(bytes, &mut digits).is_ok() {
+                    text.push_str(std::str::from_utf8(&digits).unwrap_or_default());
+                }
+                Cow::Owned(text)
             }
             Held::Text(t) => Cow::Borrowed(t),
         }
