@@ -69,7 +69,7 @@ pub fn action_items(
             out.push(ActionItem { kind, text });
         }
     };
-    let tool = g.tool.as_str();
+    let tool: &str = &g.tool;
     let target = g.target.as_deref().unwrap_or("the target");
     let id = |x: crate::model::ExecIdx| model.execution(x).id.as_str();
 

@@ -107,7 +107,7 @@ fn seen(model: &Model, analysis: &Analysis) -> BTreeMap<String, Seen> {
         if g.fingerprint.starts_with("orphan:") {
             continue;
         }
-        let s = tools.entry(g.tool.clone()).or_default();
+        let s = tools.entry(g.tool.to_string()).or_default();
         s.calls += g.calls;
         if g.executions.len() > 1 {
             s.repeated_intents += 1;

@@ -96,6 +96,17 @@ pub(crate) struct Texts {
 }
 
 impl Texts {
+    /// The shared copy of `name` (a tool, a target: a journal's groups
+    /// name a few of each).
+    pub(crate) fn name(&mut self, name: &str) -> std::sync::Arc<str> {
+        if let Some(t) = self.known.get(name) {
+            return std::sync::Arc::clone(t);
+        }
+        let t: std::sync::Arc<str> = std::sync::Arc::from(name);
+        self.known.insert(std::sync::Arc::clone(&t));
+        t
+    }
+
     /// The shared text that `args` writes.
     pub(crate) fn of(&mut self, args: std::fmt::Arguments<'_>) -> std::sync::Arc<str> {
         use std::fmt::Write;
@@ -277,7 +288,7 @@ pub(super) fn default_drift_findings(model: &Model, config: &Config, groups: &mu
     let mut buckets: crate::model::FastMap<(&str, &str, &str, Option<&str>), Vec<usize>> =
         crate::model::FastMap::default();
     for (i, g) in groups.iter().enumerate() {
-        if g.tool != "?" {
+        if &*g.tool != "?" {
             buckets
                 .entry((&g.tool, &g.actor, &g.intent_scope, g.target.as_deref()))
                 .or_default()

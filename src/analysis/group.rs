@@ -57,9 +57,9 @@ pub struct Group {
     /// Intent scope.
     pub intent_scope: String,
     /// Tool name.
-    pub tool: String,
+    pub tool: std::sync::Arc<str>,
     /// Target, when the action record names one.
-    pub target: Option<String>,
+    pub target: Option<std::sync::Arc<str>>,
     /// The executions, in time order.
     pub executions: Vec<ExecIdx>,
     /// Calls: executions created plus calls attached.

@@ -278,8 +278,8 @@ impl<'a> Intent<'a> {
 /// A group before it is judged: its key, tool, contract and executions.
 pub(crate) struct Draft {
     key: GroupKey,
-    tool: String,
-    target: Option<String>,
+    tool: Arc<str>,
+    target: Option<Arc<str>>,
     contract: Arc<ToolContract>,
     /// The drift key, as a digest: compared, never written.
     drift: Option<IntentDigest>,
@@ -310,7 +310,7 @@ impl Draft {
     fn orphan(x: &Execution, xi: ExecIdx, unconfigured: Arc<ToolContract>) -> Draft {
         Draft {
             key: GroupKey::orphan(x),
-            tool: "?".into(),
+            tool: Arc::from("?"),
             target: None,
             contract: unconfigured,
             drift: None,
@@ -323,12 +323,12 @@ impl Draft {
         intent: Intent<'_>,
         x: &Execution,
         xi: ExecIdx,
-        contracts: &mut SharedContracts,
+        (contracts, names): (&mut SharedContracts, &mut Texts),
     ) -> Draft {
         Draft {
             key: intent.key(),
-            tool: intent.tool.to_string(),
-            target: x.action().and_then(|a| a.target()).map(str::to_string),
+            tool: names.name(intent.tool),
+            target: x.action().and_then(|a| a.target()).map(|t| names.name(t)),
             contract: contracts.of(intent.contract),
             drift: Some(intent.drift_key()),
             executions: vec![xi],
@@ -604,6 +604,7 @@ fn draft_groups<'a>(
     let mut by_key: FastMap<(IntentDigest, &str, &str), u32> = FastMap::default();
     let mut drafts: Vec<Draft> = Vec::new();
     let mut contracts = SharedContracts::default();
+    let mut names = Texts::default();
     let mut mismatches = Vec::new();
     let mut secrets_unkeyed = false;
     let n = model.executions.len();
@@ -626,7 +627,7 @@ fn draft_groups<'a>(
                 }
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert(u32::try_from(drafts.len()).unwrap_or(u32::MAX));
-                    drafts.push(Draft::first(intent, x, xi, &mut contracts));
+                    drafts.push(Draft::first(intent, x, xi, (&mut contracts, &mut names)));
                 }
             }
         }

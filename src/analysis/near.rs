@@ -245,7 +245,7 @@ pub(super) fn near_duplicate_findings(
 /// top-level argument of its canonical record ([`projections`]); none for
 /// a group of no known tool or of a tool with no attach window.
 pub(super) fn entries_of(model: &Model, config: &Config, g: &Group) -> Vec<(Digest16, Digest16)> {
-    if g.tool == "?" || g.contract.attach_window.is_zero() {
+    if &*g.tool == "?" || g.contract.attach_window.is_zero() {
         return Vec::new();
     }
     if let Some(entries) = plain_entries(model, g) {

@@ -389,7 +389,7 @@ fn events_without_an_accepted_record_still_form_a_group() {
         .analysis
         .groups
         .iter()
-        .find(|g| g.tool == "?")
+        .find(|g| &*g.tool == "?")
         .expect("orphan group");
     assert_eq!(ghost.calls, 0);
     assert!(!ghost.has(FindingKind::NoReplayContract));

@@ -166,7 +166,7 @@ impl GroupRef<'_> {
             group_id: g.id.clone(),
             verdict: g.verdict,
             severity: g.severity(),
-            tool: g.tool.clone(),
+            tool: g.tool.to_string(),
             actor: g.actor.clone(),
             intent_scope: g.intent_scope.clone(),
             fingerprint: g.fingerprint.clone(),
@@ -244,7 +244,7 @@ impl GroupRef<'_> {
         let (reason, questions) = self.explanation();
         GroupDetail {
             summary: self.summary(),
-            target: self.g.target.clone(),
+            target: self.g.target.as_deref().map(str::to_string),
             reason,
             questions,
             findings: self.findings(),

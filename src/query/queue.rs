@@ -432,8 +432,8 @@ fn item(
         asks,
         question: asks.words(),
         severity: g.severity(),
-        tool: g.tool.clone(),
-        target: g.target.clone(),
+        tool: g.tool.to_string(),
+        target: g.target.as_deref().map(str::to_string),
         actor: g.actor.clone(),
         intent_scope: g.intent_scope.clone(),
         arguments: action

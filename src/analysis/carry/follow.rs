@@ -64,6 +64,7 @@ impl Carry {
         let hinted = hinted_contracts(model, config);
         let new_intents = intents(model, config, (&hinted, &unconfigured), n);
         let mut contracts = SharedContracts::default();
+        let mut names = Texts::default();
         let mut fresh: Vec<Option<Draft>> = Vec::new();
         let mut gained: BTreeMap<usize, Vec<ExecIdx>> = BTreeMap::new();
         for (k, intent) in new_intents.into_iter().enumerate() {
@@ -96,7 +97,12 @@ impl Carry {
                         None => {
                             let d = d0 + fresh.len();
                             self.by_key.insert(key, d as u32);
-                            fresh.push(Some(Draft::first(intent, x, xi, &mut contracts)));
+                            fresh.push(Some(Draft::first(
+                                intent,
+                                x,
+                                xi,
+                                (&mut contracts, &mut names),
+                            )));
                             d
                         }
                     }

@@ -109,7 +109,7 @@ pub(super) fn id_digest(mcp: &str, id: &str) -> Digest16 {
 /// The digest of a group's default-drift bucket (tool, actor, scope,
 /// target); none for a group of no known tool.
 pub(super) fn bucket_digest(g: &Group) -> Option<Digest16> {
-    (g.tool != "?").then(|| {
+    (&*g.tool != "?").then(|| {
         let target = g.target.as_deref();
         near::digest(&[
             &g.tool,

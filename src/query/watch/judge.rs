@@ -173,7 +173,7 @@ impl Watch {
                 verdict: g.verdict,
                 previous_verdict: live.reported,
                 severity: g.verdict.severity(),
-                tool: g.tool.clone(),
+                tool: g.tool.to_string(),
                 actor: g.actor.clone(),
                 intent_scope: g.intent_scope.clone(),
                 executions: g.executions.len(),
