@@ -92,33 +92,17 @@ pub struct Finding {
 #[derive(Default)]
 pub(crate) struct Texts {
     buf: String,
-    known: std::collections::HashSet<std::sync::Arc<str>, foldhash::fast::RandomState>,
+    pool: crate::model::Pool<str>,
 }
 
 impl Texts {
-    /// The shared copy of `name` (a tool, a target: a journal's groups
-    /// name a few of each).
-    pub(crate) fn name(&mut self, name: &str) -> std::sync::Arc<str> {
-        if let Some(t) = self.known.get(name) {
-            return std::sync::Arc::clone(t);
-        }
-        let t: std::sync::Arc<str> = std::sync::Arc::from(name);
-        self.known.insert(std::sync::Arc::clone(&t));
-        t
-    }
-
     /// The shared text that `args` writes.
     pub(crate) fn of(&mut self, args: std::fmt::Arguments<'_>) -> std::sync::Arc<str> {
         use std::fmt::Write;
         self.buf.clear();
         // Writing into a String cannot fail.
         let _ = self.buf.write_fmt(args);
-        if let Some(t) = self.known.get(self.buf.as_str()) {
-            return std::sync::Arc::clone(t);
-        }
-        let t: std::sync::Arc<str> = std::sync::Arc::from(self.buf.as_str());
-        self.known.insert(std::sync::Arc::clone(&t));
-        t
+        self.pool.of(&self.buf)
     }
 }
 

@@ -31,7 +31,9 @@ pub use resolution::{Decision, Resolution, Settles};
 pub use verdict::{Severity, Verdict};
 
 use crate::journal::Capabilities;
-use crate::model::{EventIdx, ExecIdx, Execution, FastMap, GroupIdx, JournalId, Model, SessionIdx};
+use crate::model::{
+    EventIdx, ExecIdx, Execution, FastMap, GroupIdx, JournalId, Model, Pool, SessionIdx,
+};
 use fingerprint::IntentDigest;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -323,12 +325,12 @@ impl Draft {
         intent: Intent<'_>,
         x: &Execution,
         xi: ExecIdx,
-        (contracts, names): (&mut SharedContracts, &mut Texts),
+        (contracts, names): (&mut SharedContracts, &mut Pool<str>),
     ) -> Draft {
         Draft {
             key: intent.key(),
-            tool: names.name(intent.tool),
-            target: x.action().and_then(|a| a.target()).map(|t| names.name(t)),
+            tool: names.of(intent.tool),
+            target: x.action().and_then(|a| a.target()).map(|t| names.of(t)),
             contract: contracts.of(intent.contract),
             drift: Some(intent.drift_key()),
             executions: vec![xi],
@@ -604,7 +606,9 @@ fn draft_groups<'a>(
     let mut by_key: FastMap<(IntentDigest, &str, &str), u32> = FastMap::default();
     let mut drafts: Vec<Draft> = Vec::new();
     let mut contracts = SharedContracts::default();
-    let mut names = Texts::default();
+    // One copy of each tool name and target: a journal's groups name a
+    // few of each.
+    let mut names = Pool::default();
     let mut mismatches = Vec::new();
     let mut secrets_unkeyed = false;
     let n = model.executions.len();

@@ -23,6 +23,7 @@ pub use facts::{Arguments, Layer, Link, Pairing, ReaderFacts};
 pub use hint::{ToolHint, ToolHints};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
 pub use join::JOIN_WINDOW;
+pub(crate) use pool::Pool;
 pub use source::{SourceRef, Table};
 pub use written::WrittenFingerprint;
 

@@ -64,7 +64,7 @@ impl Carry {
         let hinted = hinted_contracts(model, config);
         let new_intents = intents(model, config, (&hinted, &unconfigured), n);
         let mut contracts = SharedContracts::default();
-        let mut names = Texts::default();
+        let mut names = crate::model::Pool::default();
         let mut fresh: Vec<Option<Draft>> = Vec::new();
         let mut gained: BTreeMap<usize, Vec<ExecIdx>> = BTreeMap::new();
         for (k, intent) in new_intents.into_iter().enumerate() {
