@@ -134,7 +134,7 @@ fn seen(model: &Model, analysis: &Analysis) -> BTreeMap<String, Seen> {
             let Some(&next) = g.executions.get(i + 1) else {
                 continue;
             };
-            let settled = l.answer == TargetAnswer::Performed && !l.deliveries.is_empty();
+            let settled = l.answer == TargetAnswer::Performed && !l.deliveries().is_empty();
             if !settled
                 && let (Some(a), Some(b)) = (ex.started_at(), model.execution(next).started_at())
                 && let Ok(gap) = (b - a).to_std()

@@ -276,7 +276,7 @@ pub(super) fn judge(
         let later = &xs[j + 1..];
         // "undelivered_result: ... no retry yet": once a later call came,
         // the pairs judge what it did.
-        let retried = !ctx.lc(x).attached.is_empty() || !later.is_empty();
+        let retried = !ctx.lc(x).attached().is_empty() || !later.is_empty();
         // A later attempt with the same key that the target answered with a
         // replay shows this one was performed: it is no longer pending.
         let replayed_later = replayed_after[j];
@@ -294,7 +294,7 @@ pub(super) fn judge(
             consider(&mut best, v, x, x, None, None);
         }
         statuses.push((!superseded).then_some(v));
-        for &a in &ctx.lc(x).attached {
+        for &a in ctx.lc(x).attached() {
             let p = ctx.pair_answers_attached(x, a);
             if let Some(v) = verdict::pair_verdict(&p) {
                 consider(&mut best, v, x, x, Some(p), Some(a));
@@ -346,9 +346,9 @@ pub(super) fn judge(
 
     let calls: usize = xs
         .iter()
-        .map(|&x| usize::from(ctx.lc(x).accepted.is_some()) + ctx.lc(x).attached.len())
+        .map(|&x| usize::from(ctx.lc(x).accepted.is_some()) + ctx.lc(x).attached().len())
         .sum();
-    let dispatches = xs.iter().map(|&x| ctx.lc(x).dispatches).sum();
+    let dispatches = xs.iter().map(|&x| ctx.lc(x).dispatches as usize).sum();
     let first_at = xs
         .iter()
         .filter_map(|&x| model.execution(x).first_at())
@@ -555,7 +555,7 @@ fn first_pair(
     window: std::time::Duration,
 ) -> Option<Basis> {
     let first = xs[0];
-    if let Some(&a) = ctx.lc(first).attached.first() {
+    if let Some(&a) = ctx.lc(first).attached().first() {
         return Some(Basis {
             earlier: first,
             later: first,

@@ -6,14 +6,13 @@ use super::resolution::{Decision, Resolution};
 use super::verdict::{Delivery, Dispatch, ExecutionAnswers, TargetAnswer};
 use crate::model::{EventIdx, EventKind, Execution, JsonRpcId, ObservedVia, OutcomeKind};
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 
 /// HTTP statuses that do not tell whether the target acted (docs/design.md §10.6: 408, 502, 504 and 503 on a POST are ambiguous; a 500 may follow
 /// partial work).
 pub const AMBIGUOUS_STATUSES: [u16; 5] = [408, 500, 502, 503, 504];
 
 /// Lifecycle facts of one execution, as indexes into its event list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lifecycle {
     /// The `accepted` event.
     pub accepted: Option<EventIdx>,
@@ -23,21 +22,26 @@ pub struct Lifecycle {
     pub rejected: Option<EventIdx>,
     /// The first `dispatched` event.
     pub dispatched: Option<EventIdx>,
-    /// Number of `dispatched` events (a continued execution may dispatch again).
-    pub dispatches: usize,
+    /// Number of `dispatched` events (a continued execution may dispatch
+    /// again), saturating at `u32::MAX`.
+    pub dispatches: u32,
     /// The first `dispatch_failed` event.
     pub dispatch_failed: Option<EventIdx>,
-    /// Every `outcome` event, in time order.
-    pub outcomes: Box<[EventIdx]>,
     /// The outcome event that settles what the target did (the last one that
     /// is not `unknown`).
     pub decisive_outcome: Option<EventIdx>,
-    /// Every `delivered` / `delivery_failed` event, in time order.
-    pub deliveries: Box<[EventIdx]>,
     /// The first `cancelled` event.
     pub cancelled: Option<EventIdx>,
-    /// `attached` events.
-    pub attached: Box<[EventIdx]>,
+    /// The `outcome` events, then the `delivered` / `delivery_failed`
+    /// events, then the `attached` events, each in time order, in one
+    /// slice of its exact length: a lifecycle is kept for every execution,
+    /// and one allocation holds what three did. Read them with
+    /// [`Lifecycle::outcomes`], [`Lifecycle::deliveries`] and
+    /// [`Lifecycle::attached`].
+    lists: Box<[EventIdx]>,
+    /// Where the deliveries start in `lists`, and where the attached
+    /// events start.
+    ends: [u32; 2],
     /// The idempotency key sent to the target (from `dispatched`, else `accepted`).
     pub idempotency_key: Option<Box<str>>,
     /// What the target answered, reduced for duplicate analysis.
@@ -117,6 +121,40 @@ pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
 }
 
 impl Lifecycle {
+    /// Every `outcome` event, in time order.
+    pub fn outcomes(&self) -> &[EventIdx] {
+        &self.lists[..self.end(0)]
+    }
+
+    /// Every `delivered` / `delivery_failed` event, in time order (those of
+    /// the outermost layer that recorded any, docs/design.md §5.12).
+    pub fn deliveries(&self) -> &[EventIdx] {
+        &self.lists[self.end(0)..self.end(1)]
+    }
+
+    /// The `attached` events, in time order.
+    pub fn attached(&self) -> &[EventIdx] {
+        &self.lists[self.end(1)..]
+    }
+
+    /// Where list `k` of [`Lifecycle::lists`] ends.
+    fn end(&self, k: usize) -> usize {
+        self.ends[k] as usize
+    }
+
+    /// Keeps the three lists in one slice.
+    fn set_lists(&mut self, outcomes: &[EventIdx], deliveries: &[EventIdx], attached: &[EventIdx]) {
+        let mut all = Vec::with_capacity(outcomes.len() + deliveries.len() + attached.len());
+        all.extend_from_slice(outcomes);
+        all.extend_from_slice(deliveries);
+        all.extend_from_slice(attached);
+        // An execution's events are numbered by `EventIdx`, a `u32`: so
+        // are the ends of its lists.
+        let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        self.ends = [at(outcomes.len()), at(outcomes.len() + deliveries.len())];
+        self.lists = all.into_boxed_slice();
+    }
+
     /// Reads the lifecycle of an execution.
     ///
     /// A call recorded by several layers (docs/design.md §5.12: client,
@@ -172,7 +210,11 @@ impl Lifecycle {
                 }
             }
         }
-        l.dispatches = dispatches.into_iter().map(|(_, n)| n).max().unwrap_or(0);
+        l.dispatches = dispatches
+            .into_iter()
+            .map(|(_, n)| u32::try_from(n).unwrap_or(u32::MAX))
+            .max()
+            .unwrap_or(0);
         // docs/design.md §5.12: whether the call reached the target is the
         // word of the innermost layer that says anything about it.
         let depth = |e: &crate::model::Event| match e.facts().layer {
@@ -207,14 +249,12 @@ impl Lifecycle {
         if let Some(outer) = deliveries.iter().map(|&i| rank(x.event(i))).min() {
             deliveries.retain(|&i| rank(x.event(i)) == outer);
         }
-        l.outcomes = outcomes.into_boxed_slice();
-        l.deliveries = deliveries.into_boxed_slice();
-        l.attached = attached.into_boxed_slice();
+        l.set_lists(&outcomes, &deliveries, &attached);
         if l.idempotency_key.is_none() {
             l.idempotency_key = accepted_key.map(Into::into);
         }
         l.uncertain_pairing = l
-            .outcomes
+            .outcomes()
             .iter()
             .any(|&i| x.event(i).facts().pairing.is_uncertain());
         let key_sent = l.idempotency_key.is_some();
@@ -223,7 +263,8 @@ impl Lifecycle {
         // decides, and when it was seen is when the gateway knew. A later
         // answer that contradicts it is kept as a finding; if either says
         // the target acted, retrace reads it as acted (the cautious side).
-        for &i in &*l.outcomes {
+        for k in 0..l.end(0) {
+            let i = l.lists[k];
             let a = target_answer(x.event(i), key_sent);
             if a == TargetAnswer::NoAnswer {
                 continue;
@@ -255,7 +296,7 @@ impl Lifecycle {
         if self.stopped_inside {
             return Dispatch::NotDispatched;
         }
-        if self.dispatched.is_some() || !self.outcomes.is_empty() {
+        if self.dispatched.is_some() || !self.outcomes().is_empty() {
             return Dispatch::Dispatched;
         }
         if self.rejected.is_some() {
@@ -299,7 +340,7 @@ impl Lifecycle {
         matches!(
             self.answer,
             TargetAnswer::Performed | TargetAnswer::Replayed
-        ) && self.deliveries.is_empty()
+        ) && self.deliveries().is_empty()
     }
 
     /// Applies a reviewer decision (docs/design.md §5.8). An outcome
@@ -366,7 +407,7 @@ impl Lifecycle {
             return (Delivery::NotRecorded, None);
         }
         let last = self
-            .deliveries
+            .deliveries()
             .iter()
             .rev()
             .find(|&&i| t.is_none_or(|t| x.event(i).at <= t))
@@ -426,7 +467,7 @@ impl Lifecycle {
     pub fn redispatch(&self, x: &Execution) -> super::verdict::Redispatch {
         let key_sent = self.idempotency_key.is_some();
         let answers: Vec<(EventIdx, TargetAnswer)> = self
-            .outcomes
+            .outcomes()
             .iter()
             .map(|&i| (i, target_answer(x.event(i), key_sent)))
             .collect();
@@ -442,7 +483,7 @@ impl Lifecycle {
             .filter(|a| *a != TargetAnswer::NoAnswer)
             .collect();
         super::verdict::Redispatch {
-            dispatches: self.dispatches,
+            dispatches: self.dispatches as usize,
             performed: answers
                 .iter()
                 .filter(|(_, a)| *a == TargetAnswer::Performed)
@@ -458,7 +499,7 @@ impl Lifecycle {
 
     /// Whether any outcome came by a late response.
     pub fn late_response(&self, x: &Execution) -> Option<EventIdx> {
-        self.outcomes.iter().copied().find(|&i| {
+        self.outcomes().iter().copied().find(|&i| {
             matches!(
                 x.event(i).kind,
                 EventKind::Outcome {

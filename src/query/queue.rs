@@ -499,7 +499,7 @@ fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) 
             })
             .unwrap_or_else(|| "completed".into());
         let delivery = l
-            .deliveries
+            .deliveries()
             .last()
             .map(|&i| {
                 format!(
@@ -511,7 +511,7 @@ fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) 
             .unwrap_or_else(|| "; no delivery to the agent is recorded".into());
         return format!("completed: {done}{delivery}");
     }
-    match (l.decisive_outcome, l.outcomes.last()) {
+    match (l.decisive_outcome, l.outcomes().last()) {
         // docs/design.md §2.5: an answer that may be another call's.
         (Some(i), _) if x.event(i).facts().pairing.is_uncertain() => format!(
             "ambiguous: {} at {}; {}",

@@ -462,11 +462,11 @@ impl Investigation {
             accepted: mark(l.accepted),
             authorized: mark(l.authorized.or(l.rejected)),
             dispatched: mark(l.dispatched.or(l.dispatch_failed)),
-            outcome: mark(l.decisive_outcome.or(l.outcomes.first().copied())),
-            delivered: mark(l.deliveries.last().copied()),
+            outcome: mark(l.decisive_outcome.or(l.outcomes().first().copied())),
+            delivered: mark(l.deliveries().last().copied()),
         };
         let attached = l
-            .attached
+            .attached()
             .iter()
             .filter_map(|&i| match &x.event(i).kind {
                 EventKind::Attached { call, recovery } => Some(AttachedCall {

@@ -316,8 +316,8 @@ impl Ctx<'_> {
     fn q3(&self, e: ExecIdx, later_at: Option<DateTime<Utc>>) -> Answer {
         let x = self.x(e);
         let l = self.lc(e);
-        let evidence: Vec<EvidenceRef> = l.outcomes.iter().map(|&i| ev(e, i)).collect();
-        if l.dispatch() != Dispatch::Dispatched && l.outcomes.is_empty() {
+        let evidence: Vec<EvidenceRef> = l.outcomes().iter().map(|&i| ev(e, i)).collect();
+        if l.dispatch() != Dispatch::Dispatched && l.outcomes().is_empty() {
             return answer(3, "No: nothing was sent to the target.".into(), evidence);
         }
         let reviewed = l.resolution.as_ref().map(|r| {
@@ -332,7 +332,7 @@ impl Ctx<'_> {
         });
         let text = match (l.decisive_outcome, l.answer) {
             (None, a) if reviewed.is_some() && !a.is_unknown() => {
-                let journal = if l.outcomes.is_empty() {
+                let journal = if l.outcomes().is_empty() {
                     "the journal records no response or exit status"
                 } else {
                     "the gateway recorded the outcome as unknown"
@@ -346,7 +346,7 @@ impl Ctx<'_> {
                 // What each layer said of the outcome it could not tell
                 // (docs/design.md §5.12), in its words.
                 let said: Vec<(bool, String)> = l
-                    .outcomes
+                    .outcomes()
                     .iter()
                     .filter_map(|&i| {
                         let ev = x.event(i);
@@ -365,7 +365,7 @@ impl Ctx<'_> {
                     .collect();
                 let layered = said.iter().any(|(l, _)| *l);
                 let said: Vec<String> = said.into_iter().map(|(_, w)| w).collect();
-                let base = match (l.outcomes.is_empty(), said.is_empty()) {
+                let base = match (l.outcomes().is_empty(), said.is_empty()) {
                     (true, _) => {
                         "No: no response or exit status is recorded; the outcome is unknown.".into()
                     }

@@ -166,7 +166,7 @@ impl Ctx<'_> {
                 xf.id, xe.id
             ),
             (Verdict::AttachedRetry, _) => {
-                let n = self.lc(e).attached.len();
+                let n = self.lc(e).attached().len();
                 format!(
                     "{n} later call(s) attached to {}; it was dispatched {} time(s)",
                     xe.id, le.dispatches
