@@ -71,7 +71,7 @@ fn the_database_and_the_log_join_into_one_execution_per_request() {
     );
     assert_eq!(both.executions.len(), alone.executions.len());
     for x in &both.executions {
-        let journals: std::collections::HashSet<u32> =
+        let journals: std::collections::HashSet<retrace::model::JournalId> =
             x.events.iter().map(|e| e.source.journal()).collect();
         assert_eq!(journals.len(), 2, "{} is in both journals", x.id);
     }

@@ -171,7 +171,7 @@ impl Lifecycle {
         let mut accepted_key: Option<&str> = None;
         // Dispatches per layer and journal: two journals of one layer (a
         // gateway's database and its log) record the same dispatch.
-        let mut dispatches: Vec<((usize, u32), usize)> = Vec::new();
+        let mut dispatches: Vec<((usize, crate::model::JournalId), usize)> = Vec::new();
         let rank = |e: &crate::model::Event| e.facts().layer.map_or(3, |l| l as usize);
         for (i, e) in x.events.iter().enumerate() {
             let i = EventIdx::new(i);
@@ -674,7 +674,7 @@ mod tests {
             SourceRef::Line {
                 journal: 0,
                 line: 3,
-                offset: 0,
+                offset: crate::model::LineOffset::new(0),
                 len: 0,
             },
         )

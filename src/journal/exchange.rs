@@ -421,7 +421,7 @@ mod tests {
         SourceRef::Line {
             journal: 0,
             line: n,
-            offset: 0,
+            offset: crate::model::LineOffset::new(0),
             len: 0,
         }
     }

@@ -12,7 +12,7 @@ use super::{
     ChainKeys, Format, JournalError, JournalSource, LineError,
     read::{Read, ReadCtx},
 };
-use crate::model::{JournalId, Record, SourceRef};
+use crate::model::{JournalId, LineOffset, Record, SourceRef};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read as _, Seek, SeekFrom};
@@ -506,7 +506,7 @@ impl ChunkReader {
         let rebase = |s: &mut SourceRef| {
             if let SourceRef::Line { line, offset, .. } = s {
                 *line = line.saturating_add(lines);
-                *offset += chunk.first_offset;
+                *offset = LineOffset::new(offset.get().saturating_add(chunk.first_offset));
             }
         };
         for r in &mut records {

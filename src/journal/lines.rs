@@ -1,6 +1,6 @@
 //! Line splitting with positions, shared by every JSONL reader.
 
-use crate::model::{JournalId, SourceRef};
+use crate::model::{JournalId, LineOffset, SourceRef};
 use std::io::{self, BufRead};
 
 /// The longest line kept, in bytes. A longer line is reported as a bad
@@ -174,7 +174,7 @@ fn line_at(
         source: SourceRef::Line {
             journal,
             line,
-            offset: start + begin as u64,
+            offset: LineOffset::new(start + begin as u64),
             len: u32::try_from(end - begin).unwrap_or(u32::MAX),
         },
         bytes: &raw[begin..end],

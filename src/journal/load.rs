@@ -195,15 +195,36 @@ pub fn load(
     load_with(sources, &opts, progress)
 }
 
+/// Refuses a set of more journals than a [`JournalId`] numbers (65,536):
+/// every event names its journal in two bytes (docs/design.md §9.8).
+///
+/// # Errors
+/// [`JournalError::Invalid`], naming the first journal beyond the limit.
+pub fn check_journal_count(sources: &[JournalSource]) -> Result<(), JournalError> {
+    let most = usize::from(JournalId::MAX) + 1;
+    match sources.get(most) {
+        Some(s) => Err(JournalError::Invalid {
+            journal: s.name.clone(),
+            message: format!(
+                "{} journals given; retrace reads at most {most} at once",
+                sources.len()
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Loads journals into one model, with keys for chain checks and decryption.
 ///
 /// # Errors
-/// The first journal that cannot be opened, detected, or read at all.
+/// More journals than [`check_journal_count`] allows; the first journal
+/// that cannot be opened, detected, or read at all.
 pub fn load_with(
     mut sources: Vec<JournalSource>,
     opts: &LoadOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<LoadedJournal>, Model), JournalError> {
+    check_journal_count(&sources)?;
     // Pipes are read once, in full, before detection looks at them.
     for s in &mut sources {
         s.materialize()?;

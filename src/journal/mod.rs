@@ -57,7 +57,7 @@ use chain::{ChainMark, ChainStatus};
 pub use error::{BadLine, JournalError, LineError};
 pub use format::{Capabilities, Format, FormatFacts, UnknownFormat};
 pub use keys::{ChainKeys, KeyFile, KeyFileError, LoadOptions};
-pub use load::{detect, load, load_with, verify};
+pub use load::{check_journal_count, detect, load, load_with, verify};
 pub use native::{NativeChainWriter, native_chain_hash};
 pub use otlp::CANCEL_MARGIN;
 #[cfg(test)]
@@ -293,6 +293,25 @@ impl LoadedJournal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every event names its journal in two bytes: one more journal than
+    /// that numbers is refused by name, before anything is read.
+    #[test]
+    fn a_set_of_more_journals_than_are_numbered_is_refused() {
+        let most = usize::from(crate::model::JournalId::MAX) + 1;
+        let mut sources: Vec<JournalSource> = (0..most)
+            .map(|i| JournalSource::file(format!("j{i}.jsonl")))
+            .collect();
+        assert!(check_journal_count(&sources).is_ok());
+        sources.push(JournalSource::file("one-too-many.jsonl"));
+        let e = check_journal_count(&sources).unwrap_err().to_string();
+        assert!(
+            e.starts_with("one-too-many.jsonl: 65537 journals given"),
+            "{e}"
+        );
+        let e = load_with(sources, &LoadOptions::default(), &mut |_| {}).unwrap_err();
+        assert!(e.to_string().contains("at most 65536"), "{e}");
+    }
 
     #[test]
     fn format_names_round_trip() {

@@ -283,8 +283,10 @@ impl JournalSource {
     /// Reads the raw text of one line back (for the raw JSON view).
     ///
     /// # Errors
-    /// [`JournalError::Io`] when the file changed or cannot be read, or
-    /// `at` is a row of a table rather than a line.
+    /// [`JournalError::Io`] when the file changed or cannot be read, `at`
+    /// is a row of a table rather than a line, or the line starts where
+    /// a [`crate::model::LineOffset`] no longer says exactly (1 TiB into
+    /// the file or further).
     pub fn read_raw(&self, at: SourceRef) -> Result<String, JournalError> {
         let Some((offset, len)) = at.byte_range() else {
             return Err(self.io_error(io::Error::new(
@@ -292,6 +294,15 @@ impl JournalSource {
                 format!("{} is not a line of a file", at.place()),
             )));
         };
+        if offset >= crate::model::LineOffset::MAX {
+            return Err(self.io_error(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "{} starts 1 TiB or more into the journal: its text cannot be read back",
+                    at.place()
+                ),
+            )));
+        }
         let in_memory = |b: &[u8]| {
             let start = usize::try_from(offset).unwrap_or(usize::MAX);
             b.get(start..start.saturating_add(len as usize))
@@ -376,7 +387,7 @@ mod tests {
             let at = SourceRef::Line {
                 journal: 0,
                 line: 2,
-                offset: 8,
+                offset: crate::model::LineOffset::new(8),
                 len: 7,
             };
             assert_eq!(s.read_raw(at).unwrap(), "{\"b\":2}", "{name}: streamed");

@@ -347,7 +347,7 @@ mod tests {
             request: Some(SourceRef::Line {
                 journal: 0,
                 line: 7,
-                offset: 0,
+                offset: crate::model::LineOffset::new(0),
                 len: 0,
             }),
             ..ReaderFacts::default()

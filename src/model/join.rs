@@ -18,7 +18,7 @@
 //! gateway, then server).
 
 use super::FastMap as HashMap;
-use super::{EventKind, Execution, Layer};
+use super::{EventKind, Execution, JournalId, Layer};
 
 /// How far apart two layers' records of one call may be accepted for a
 /// join by JSON-RPC id and tool name: two seconds, far more than a hop
@@ -52,7 +52,15 @@ fn layer(x: &Execution) -> Option<Layer> {
 
 /// What the fallback join compares: (journal, layer, JSON-RPC id, tool,
 /// time of acceptance).
-fn call_key(x: &Execution) -> Option<(u32, Layer, String, &str, chrono::DateTime<chrono::Utc>)> {
+fn call_key(
+    x: &Execution,
+) -> Option<(
+    JournalId,
+    Layer,
+    String,
+    &str,
+    chrono::DateTime<chrono::Utc>,
+)> {
     let e = x
         .events
         .iter()
@@ -175,7 +183,7 @@ mod tests {
     }
 
     fn accepted(
-        journal: u32,
+        journal: JournalId,
         layer: Layer,
         id: i64,
         tool: &str,
@@ -197,7 +205,7 @@ mod tests {
             SourceRef::Line {
                 journal,
                 line: 1,
-                offset: 0,
+                offset: crate::model::LineOffset::new(0),
                 len: 0,
             },
         )

@@ -24,7 +24,7 @@ pub use hint::{ToolHint, ToolHints};
 pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
 pub use join::JOIN_WINDOW;
 pub(crate) use pool::Pool;
-pub use source::{SourceRef, Table};
+pub use source::{LineOffset, SourceRef, Table};
 pub use written::WrittenFingerprint;
 
 use chrono::{DateTime, Utc};
@@ -41,8 +41,10 @@ use std::sync::Arc;
 /// do anyway is to be large.
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
-/// Index of a journal in the loaded set (see [`crate::journal::LoadedJournal`]).
-pub type JournalId = u32;
+/// Index of a journal in the loaded set (see [`crate::journal::LoadedJournal`]):
+/// two bytes, as every event's [`SourceRef`] holds one, so a set is at most
+/// 65,536 journals (a load of more is refused).
+pub type JournalId = u16;
 
 /// A JSON-RPC request id: a string or an integer (MCP forbids `null`,
 /// `schema/2025-11-25` `RequestId`). Used only for protocol correlation, never
@@ -753,10 +755,10 @@ mod tests {
     #[test]
     fn events_stay_small() {
         // Every event of a journal is held at once: a million events are
-        // 88 MB at this size.
-        assert_eq!(size_of::<SourceRef>(), 24);
+        // 80 MB at this size.
+        assert_eq!(size_of::<SourceRef>(), 16);
         assert!(size_of::<EventKind>() <= 32, "{}", size_of::<EventKind>());
-        assert!(size_of::<Event>() <= 88, "{}", size_of::<Event>());
+        assert!(size_of::<Event>() <= 80, "{}", size_of::<Event>());
         // One per execution; its written fingerprint is one pointer.
         assert!(
             size_of::<Acceptance>() <= 160,

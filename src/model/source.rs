@@ -66,11 +66,49 @@ impl Ord for Table {
     }
 }
 
+/// The byte offset of a line in its journal file, in five bytes: up to
+/// [`LineOffset::MAX`] (2^40 - 1, one byte short of 1 TiB). Kept
+/// big-endian, so that the derived order is the numbers'. Serialized and
+/// debug-printed as the number.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LineOffset([u8; 5]);
+
+impl LineOffset {
+    /// The largest offset held: a line that starts further into its file
+    /// is placed here (docs/design.md §9.8).
+    pub const MAX: u64 = (1 << 40) - 1;
+
+    /// The offset `n`, or [`LineOffset::MAX`] when `n` is larger.
+    pub fn new(n: u64) -> LineOffset {
+        let b = n.min(Self::MAX).to_be_bytes();
+        LineOffset([b[3], b[4], b[5], b[6], b[7]])
+    }
+
+    /// The offset in bytes.
+    pub fn get(self) -> u64 {
+        let [a, b, c, d, e] = self.0;
+        u64::from_be_bytes([0, 0, 0, a, b, c, d, e])
+    }
+}
+
+impl fmt::Debug for LineOffset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.get(), f)
+    }
+}
+
+impl Serialize for LineOffset {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.get())
+    }
+}
+
 /// Where a record sits in its journal, so that its raw text can be read
 /// back on demand instead of being kept in memory for every event, and so
 /// that evidence can cite it.
 ///
-/// `Copy` and 24 bytes: every event carries one.
+/// `Copy` and 16 bytes: every event carries one (a two-byte journal index,
+/// a five-byte offset).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SourceRef {
@@ -82,7 +120,7 @@ pub enum SourceRef {
         line: u32,
         /// Byte offset of the line's first byte in the journal file (after
         /// a byte order mark on the first line).
-        offset: u64,
+        offset: LineOffset,
         /// Length of the line in bytes, without its line terminator.
         len: u32,
     },
@@ -104,7 +142,7 @@ impl Default for SourceRef {
         SourceRef::Line {
             journal: 0,
             line: 0,
-            offset: 0,
+            offset: LineOffset::default(),
             len: 0,
         }
     }
@@ -138,7 +176,7 @@ impl SourceRef {
     /// The byte offset and length of a line; `None` for a row.
     pub fn byte_range(self) -> Option<(u64, u32)> {
         match self {
-            SourceRef::Line { offset, len, .. } => Some((offset, len)),
+            SourceRef::Line { offset, len, .. } => Some((offset.get(), len)),
             SourceRef::Row { .. } => None,
         }
     }
@@ -170,7 +208,7 @@ mod tests {
         let l = SourceRef::Line {
             journal: 2,
             line: 12,
-            offset: 340,
+            offset: crate::model::LineOffset::new(340),
             len: 80,
         };
         let r = SourceRef::Row {
@@ -190,8 +228,53 @@ mod tests {
 
     #[test]
     fn stays_small() {
-        assert_eq!(std::mem::size_of::<SourceRef>(), 24);
+        assert_eq!(std::mem::size_of::<SourceRef>(), 16);
+        assert_eq!(std::mem::size_of::<LineOffset>(), 5);
         assert_eq!(std::mem::size_of::<Table>(), 1);
+    }
+
+    /// Five bytes hold every offset below 1 TiB exactly, order as the
+    /// numbers do, and serialize as them; a larger one is the largest held.
+    #[test]
+    fn line_offsets_keep_their_value_and_order() {
+        let values = [
+            0,
+            1,
+            255,
+            256,
+            65_535,
+            1 << 32,
+            (1 << 32) + 7,
+            LineOffset::MAX,
+        ];
+        for &n in &values {
+            assert_eq!(LineOffset::new(n).get(), n);
+            assert_eq!(
+                serde_json::to_string(&LineOffset::new(n)).unwrap(),
+                n.to_string()
+            );
+            assert_eq!(format!("{:?}", LineOffset::new(n)), n.to_string());
+        }
+        for w in values.windows(2) {
+            assert!(LineOffset::new(w[0]) < LineOffset::new(w[1]), "{w:?}");
+        }
+        assert_eq!(LineOffset::new(u64::MAX).get(), LineOffset::MAX);
+        assert_eq!(LineOffset::new(LineOffset::MAX + 1).get(), LineOffset::MAX);
+        // A line keeps the offset and length it was given.
+        let l = SourceRef::Line {
+            journal: JournalId::MAX,
+            line: u32::MAX,
+            offset: LineOffset::new((1 << 40) - 2),
+            len: u32::MAX,
+        };
+        assert_eq!(l.byte_range(), Some(((1 << 40) - 2, u32::MAX)));
+        assert_eq!(l.journal(), JournalId::MAX);
+        assert_eq!(l.position(), u32::MAX);
+        assert_eq!(
+            serde_json::to_value(l).unwrap(),
+            serde_json::json!({"kind": "line", "journal": 65535, "line": 4294967295u32,
+                "offset": 1099511627774u64, "len": 4294967295u32})
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The records a model was read from, in the order read (sessions once,
 /// with what all their records said).
 fn records_of(model: &Model) -> Vec<Record> {
-    let mut all: Vec<((u32, u64), Record)> = Vec::new();
+    let mut all: Vec<((crate::model::JournalId, u64), Record)> = Vec::new();
     for s in &model.sessions {
         let at = (s.source.journal(), u64::from(s.source.position()));
         all.push((at, Record::Session(s.clone())));

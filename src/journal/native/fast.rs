@@ -421,7 +421,7 @@ fn check_line(
         source: SourceRef::Line {
             journal,
             line: 0,
-            offset: 0,
+            offset: crate::model::LineOffset::default(),
             len: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
         },
         terminated,

@@ -8,7 +8,7 @@ fn src() -> SourceRef {
     SourceRef::Line {
         journal: 0,
         line: 7,
-        offset: 0,
+        offset: crate::model::LineOffset::new(0),
         len: 0,
     }
 }

@@ -315,7 +315,7 @@ pub fn parse_batch(
                 let source = SourceRef::Line {
                     journal,
                     line: line_of(at),
-                    offset: base + at as u64,
+                    offset: crate::model::LineOffset::new(base + at as u64),
                     len: u32::try_from(json.len()).unwrap_or(u32::MAX),
                 };
                 match span(json, &resource, scope.as_deref(), source) {

@@ -51,7 +51,7 @@ pub(super) fn chunk_line_hash(chunk: &crate::journal::follow::Chunk, r: &Record)
     let crate::model::SourceRef::Line { offset, len, .. } = event.source else {
         return None;
     };
-    let from = usize::try_from(offset.checked_sub(chunk.first_offset)?).ok()?;
+    let from = usize::try_from(offset.get().checked_sub(chunk.first_offset)?).ok()?;
     let bytes = chunk.bytes.get(from..from.checked_add(len as usize)?)?;
     Some(line_hash(bytes))
 }
@@ -351,9 +351,9 @@ impl Watch {
                 .as_ref()
                 .is_some_and(|r| r.format() == Format::Native);
         readable.then_some(LinePos {
-            journal,
+            journal: u32::from(journal),
             generation,
-            offset,
+            offset: offset.get(),
             line,
             len,
             hash,

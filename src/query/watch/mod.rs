@@ -306,6 +306,7 @@ impl Watch {
     }
 
     fn from_prepared(p: Prepared, options: WatchOptions) -> Result<Watch, QueryError> {
+        crate::journal::check_journal_count(&p.sources)?;
         let mut files = Vec::new();
         for (j, s) in p.sources.iter().enumerate() {
             let path = plain_file(s)?;

@@ -22,7 +22,7 @@ impl Watch {
         seen: &mut HashMap<String, Seen>,
     ) {
         let journal = JournalId::try_from(j).unwrap_or(JournalId::MAX);
-        let from = move |jj: JournalId, g: u32| jj == journal && g == generation;
+        let from = move |jj: u32, g: u32| jj == u32::from(journal) && g == generation;
         if let Some(f) = self.files.get_mut(j) {
             f.generations.retain(|h| h.generation != generation);
             f.window_executions.clear();
@@ -35,13 +35,13 @@ impl Watch {
                     x.events
                         .iter()
                         .zip(gens.iter())
-                        .any(|(e, &g)| from(e.source.journal(), g))
+                        .any(|(e, &g)| from(e.source.journal().into(), g))
                 })
             })
             .map(|(id, _)| id.clone())
             .collect();
         for id in hit {
-            let lost_accepted = self.retain_events(&id, |e, g| !from(e.source.journal(), g));
+            let lost_accepted = self.retain_events(&id, |e, g| !from(e.source.journal().into(), g));
             if let Some(p) = self.positions.get_mut(&id) {
                 p.retain(|l| !from(l.journal, l.generation));
             }
@@ -59,7 +59,7 @@ impl Watch {
         let mut changed = Vec::new();
         for (sid, parts) in &mut self.session_parts {
             let before = parts.len();
-            parts.retain(|(jj, g, _)| !from(*jj, *g));
+            parts.retain(|(jj, g, _)| !from((*jj).into(), *g));
             if parts.len() != before {
                 changed.push(sid.clone());
             }
@@ -83,13 +83,13 @@ impl Watch {
             let gens = std::mem::take(&mut self.hint_generations);
             let hints = std::mem::take(&mut self.hints);
             for (h, g) in hints.into_iter().zip(gens) {
-                if !from(h.source.journal(), g) {
+                if !from(h.source.journal().into(), g) {
                     self.hints.push(h);
                     self.hint_generations.push(g);
                 }
             }
         }
-        self.drop_evicted_lines(journal, generation);
+        self.drop_evicted_lines(journal.into(), generation);
     }
 
     /// Takes the files whose lines read back were found changed as

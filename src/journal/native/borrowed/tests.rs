@@ -17,7 +17,7 @@ fn meta() -> LineMeta {
         source: SourceRef::Line {
             journal: 0,
             line: 3,
-            offset: 120,
+            offset: crate::model::LineOffset::new(120),
             len: 77,
         },
         terminated: true,
