@@ -74,7 +74,7 @@ ROWS=(
   "investigate-10m-groups;investigate --group vs groups, 10M events;i10;g10;ratio:1.5;1"
   "export-10m-groups;export --group vs groups, 10M events;e10;g10;ratio:1.5;1"
   "export-200k;export one group of 200k calls vs groups, same file;e200;g200;abs:2;0"
-  "tui-verdicts;TUI verdicts on screen, 1M (DuckDB GROUP BY);tui:data;duck1;none;0"
+  "tui-verdicts;TUI verdicts on screen, 1M (DuckDB GROUP BY);tui:data;duck1;ratio:1.0;0"
   "tui-first-frame;TUI first frame (empty frame);tui:first;tui:empty;abs:0.050;0"
   "tui-key-p99;TUI key to frame p99 (empty frame);tui:p99;tui:empty;abs:0.016;0"
 )
