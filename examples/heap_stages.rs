@@ -44,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "load:     live {:8.1} MB, peak {:8.1} MB ({} executions, {} events)",
         mb(loaded),
         mb(HEAP.peak_usage()),
-        model.executions.len(),
+        model.execution_count(),
         model.event_count()
     );
     HEAP.reset_peak_usage();

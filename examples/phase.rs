@@ -36,7 +36,7 @@ fn main() -> anyhow::Result<()> {
         "load     {:>8.3} s  {} events, {} executions  rss {:?} MiB (now, peak)",
         t.elapsed().as_secs_f64(),
         model.event_count(),
-        model.executions.len(),
+        model.execution_count(),
         rss()
     );
     let t = Instant::now();

@@ -69,8 +69,8 @@ fn the_database_and_the_log_join_into_one_execution_per_request() {
         "{:?}",
         j[0].bad_lines
     );
-    assert_eq!(both.executions.len(), alone.executions.len());
-    for x in &both.executions {
+    assert_eq!(both.execution_count(), alone.execution_count());
+    for x in &both.to_executions() {
         let journals: std::collections::HashSet<retrace::model::JournalId> =
             x.events.iter().map(|e| e.source.journal()).collect();
         assert_eq!(journals.len(), 2, "{} is in both journals", x.id);
@@ -88,8 +88,8 @@ fn the_joined_run_links_each_call_to_the_clients_span() {
     };
     let traces = std::fs::read_to_string(traces).unwrap();
     let (_, m) = load(vec![JournalSource::file(&log)], None, &mut |_| {}).unwrap();
-    assert!(!m.executions.is_empty());
-    for x in &m.executions {
+    assert!(m.execution_count() != 0);
+    for x in &m.to_executions() {
         let (acc, _, _) = x.accepted().unwrap();
         let from = acc
             .facts()

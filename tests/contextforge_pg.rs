@@ -294,7 +294,7 @@ fn a_live_postgresql_database_gets_the_same_verdicts_and_the_window_narrows_its_
         &mut |_| {},
     )
     .expect("the database loads");
-    for x in m.executions.iter().take(3) {
+    for x in m.to_executions().iter().take(3) {
         for e in &x.events {
             let raw = j[0]
                 .read_raw(e.source)

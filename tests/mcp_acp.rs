@@ -22,7 +22,8 @@ fn decisions_join_the_operations_they_authorized() {
     )
     .unwrap();
     assert!(journals.iter().all(|j| j.chain.is_intact()), "{journals:?}");
-    let x = |id: &str| &model.executions[model.execution_index(id).unwrap()];
+    let all = model.to_executions();
+    let x = |id: &str| &all[model.execution_index(id).unwrap()];
 
     let first = x("acp:s-1:1");
     assert_eq!(
@@ -89,7 +90,7 @@ fn a_decisions_log_alone_holds_no_call() {
     )
     .unwrap();
     assert!(journals[0].chain.is_intact());
-    assert!(model.executions.is_empty());
+    assert_eq!(model.execution_count(), 0);
     assert!(
         journals[0]
             .notes

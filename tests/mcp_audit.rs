@@ -65,7 +65,7 @@ fn checkpoint_chain_links_by_line_hash() {
     assert_eq!(j.chain.failure().unwrap().kind, FailureKind::BadSignature);
     let (_, model) = load(vec![src()], None, &mut |_| {}).unwrap();
     assert_eq!(model.calls.len(), 2, "the checkpoint is not a call");
-    let x = &model.executions[0];
+    let x = &model.to_executions()[0];
     assert_eq!(x.action().unwrap().tool(), Some("read_file"));
     assert_eq!(x.action().unwrap().actor(), Some("user:bob@example.com"));
 }

@@ -19,15 +19,15 @@ fn tool_calls_and_policy_decisions() {
     // Five tool calls plus the decision that blocked a call of its own.
     assert_eq!(model.calls.len(), 6);
     let names = |id: &str| -> Vec<&'static str> {
-        let x = &model.executions[model.execution_index(id).unwrap()];
+        let x = &model.to_executions()[model.execution_index(id).unwrap()];
         x.events.iter().map(|e| e.kind.name()).collect()
     };
     // The export's ids, in the journal's content namespace (not its name).
     let id = |n: u32| {
         let want = format!(":01JQ000000000000000000000{n}");
         model
-            .executions
-            .iter()
+            .to_executions()
+            .into_iter()
             .map(|x| x.id.clone())
             .find(|x| x.starts_with("mcpproxy:") && x.ends_with(&want))
             .unwrap_or_else(|| panic!("no execution {want}"))
@@ -35,7 +35,7 @@ fn tool_calls_and_policy_decisions() {
     assert_eq!(names(&id(2)), ["accepted", "dispatched", "outcome"]);
     // The blocked call and its policy decision are one refused execution.
     assert_eq!(names(&id(7)), ["accepted", "rejected"]);
-    let x = &model.executions[model.execution_index(&id(7)).unwrap()];
+    let x = &model.to_executions()[model.execution_index(&id(7)).unwrap()];
     assert!(matches!(
         &x.events[1].kind,
         EventKind::Rejected { reason } if reason == "blocked: destructive tools are not allowed"
@@ -46,7 +46,7 @@ fn tool_calls_and_policy_decisions() {
         "the evidence is the decision line"
     );
     // A blocked call with no decision: the record says why.
-    let x = &model.executions[model.execution_index(&id(9)).unwrap()];
+    let x = &model.to_executions()[model.execution_index(&id(9)).unwrap()];
     assert!(matches!(
         &x.events[1].kind,
         EventKind::Rejected { reason } if reason == "blocked: server is quarantined"
@@ -54,7 +54,7 @@ fn tool_calls_and_policy_decisions() {
     // A decision without a call record stands for its own refused call.
     assert_eq!(names(&id(3)), ["accepted", "rejected"]);
     // The timed-out attempt: accepted 30 s before its record.
-    let x = &model.executions[model.execution_index(&id(5)).unwrap()];
+    let x = &model.to_executions()[model.execution_index(&id(5)).unwrap()];
     assert_eq!(x.events[0].at.to_rfc3339(), "2026-03-02T09:03:00+00:00");
     assert!(matches!(
         &x.events[2].kind,

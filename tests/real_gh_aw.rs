@@ -19,8 +19,8 @@ type Paired = (u32, OutcomeKind, &'static str);
 /// Per request line: its tool and the answer paired with it, in line order.
 fn pairings(model: &Model) -> Vec<(u32, String, Option<Paired>)> {
     let mut out: Vec<_> = model
-        .executions
-        .iter()
+        .to_executions()
+        .into_iter()
         .map(|x| {
             let request = x.events[0].source.position();
             let tool = x.action().and_then(|a| a.tool()).unwrap_or("?").to_string();
@@ -97,8 +97,8 @@ fn the_403_of_daily_repo_status_is_get_me_s() {
     );
     // The content pairing says what matched.
     let x = model
-        .executions
-        .iter()
+        .to_executions()
+        .into_iter()
         .find(|x| x.events[0].source.position() == 8)
         .unwrap();
     let why = x

@@ -76,8 +76,8 @@ fn nexus_operations_read_into_calls() {
     // README: 22 tools/call records, 5 failures (4 refused by policy or user).
     assert_eq!(model.calls.len(), 22);
     let rejected = model
-        .executions
-        .iter()
+        .to_executions()
+        .into_iter()
         .filter(|x| {
             x.events
                 .iter()
@@ -86,8 +86,8 @@ fn nexus_operations_read_into_calls() {
         .count();
     assert_eq!(rejected, 4);
     let failed = model
-        .executions
-        .iter()
+        .to_executions()
+        .into_iter()
         .filter(|x| {
             x.events.iter().any(|e| {
                 matches!(
@@ -117,9 +117,9 @@ fn core_wire_log_pairs_requests_with_answers() {
     assert_eq!(model.calls.len(), 33);
     let count = |f: &dyn Fn(&EventKind) -> bool| {
         model
-            .executions
-            .iter()
-            .flat_map(|x| &x.events)
+            .to_executions()
+            .into_iter()
+            .flat_map(|x| x.events)
             .filter(|e| f(&e.kind))
             .count()
     };

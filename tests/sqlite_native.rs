@@ -110,8 +110,8 @@ fn reads_sessions_and_events_with_their_fields() {
     assert_eq!(journals[0].format, Format::NativeSqlite);
     assert_eq!(model.sessions.len(), 1);
     assert_eq!(model.sessions[0].process.as_ref().unwrap().pid, Some(42));
-    assert_eq!(model.executions.len(), 2);
-    let x = &model.executions[0];
+    assert_eq!(model.execution_count(), 2);
+    let x = &model.to_executions()[0];
     assert_eq!(x.events.len(), 5);
     match &x.events[3].kind {
         EventKind::Outcome {

@@ -71,7 +71,7 @@ pub fn action_items(
     };
     let tool: &str = &g.tool;
     let target = g.target.as_deref().unwrap_or("the target");
-    let id = |x: crate::model::ExecIdx| model.execution(x).id.as_str();
+    let id = |x: crate::model::ExecIdx| model.execution(x).id();
 
     // Unknown outcomes first: they may hide a second effect right now.
     for (&x, status) in g.executions.iter().zip(&g.statuses) {

@@ -123,7 +123,7 @@ fn seen(model: &Model, analysis: &Analysis) -> BTreeMap<String, Seen> {
                 s.with_key += 1;
             }
             match ex.accepted() {
-                Some((e, _, _)) if e.facts().arguments == Arguments::Full => {
+                Some((e, _)) if e.facts().arguments == Arguments::Full => {
                     if let Some(a) = ex.action().and_then(|a| a.arguments()) {
                         s.arguments.push(a);
                     }

@@ -169,7 +169,7 @@ pub(super) fn drift_findings(
 /// contracts or a key: without them the same journal groups differently.
 pub(super) fn setup_notes(model: &Model, config: &Config, notes: &mut Vec<String>) {
     let mut seen = Seen::default();
-    seen.add_all(config, &model.executions);
+    seen.add_all(config, model.executions());
     seen.notes(model, config, notes);
 }
 
@@ -185,7 +185,11 @@ pub(super) struct Seen {
 
 impl Seen {
     /// Counts executions `xs`.
-    pub(super) fn add_all(&mut self, config: &Config, xs: &[crate::model::Execution]) {
+    pub(super) fn add_all<'m>(
+        &mut self,
+        config: &Config,
+        xs: impl IntoIterator<Item = crate::model::ExecutionRef<'m>>,
+    ) {
         let sha = config.key.scheme() == Scheme::Sha256;
         let fields = config
             .contracts
@@ -199,7 +203,7 @@ impl Seen {
         }
     }
 
-    fn add(&mut self, config: &Config, x: &crate::model::Execution, sha: bool, fields: bool) {
+    fn add(&mut self, config: &Config, x: crate::model::ExecutionRef<'_>, sha: bool, fields: bool) {
         if sha && written_fingerprint(x).is_some_and(|w| w.is_hmac()) {
             self.hmac += 1;
         }
@@ -224,7 +228,7 @@ impl Seen {
 
     /// The notes on how the inputs shape the result (see [`setup_notes`]).
     pub(super) fn notes(&self, model: &Model, config: &Config, notes: &mut Vec<String>) {
-        if config.contracts.is_empty() && !model.executions.is_empty() {
+        if config.contracts.is_empty() && model.execution_count() > 0 {
             notes.push(
                 "no tool contracts (--contracts): every tool is treated as irreversible with a 15m attach window, and argument defaults are not filled in, so a retry that leaves one out lands in another group"
                     .into(),
@@ -414,8 +418,7 @@ pub(super) fn jsonrpc_findings(
     // By the id itself: its text (a number, a quoted string) names no two
     // ids alike, so the same ids meet as when keyed by text.
     let pairs = model
-        .executions
-        .iter()
+        .executions()
         .enumerate()
         .map(|(x, ex)| match lc[x].correlation(ex) {
             Some((Some(mcp), id)) => Some(((mcp, id), execution_group[x])),

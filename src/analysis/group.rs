@@ -176,7 +176,7 @@ impl<'m> Known<'m> {
         let start = xe.started_at();
         let until =
             start.and_then(|s| s.checked_add_signed(chrono::Duration::from_std(window).ok()?));
-        let session = xe.accepted().and_then(|(_, c, _)| c.session_id.as_deref());
+        let session = xe.accepted().and_then(|(_, a)| a.call.session_id);
         let process = session
             .and_then(|id| model.session(id))
             .and_then(|s| s.process_key());
@@ -430,11 +430,11 @@ pub(super) fn judge(
         });
     }
     for &x in xs {
-        let ex = &model.execution(x);
+        let ex = model.execution(x);
         if let Some(i) = ctx.lc(x).late_response(ex) {
             findings.push(Finding {
                 kind: FindingKind::LateResponse,
-                detail: format!("{}: the outcome arrived by a late response", ex.id).into(),
+                detail: format!("{}: the outcome arrived by a late response", ex.id()).into(),
                 evidence: vec![EvidenceRef::Event {
                     execution: x,
                     event: i,
@@ -446,9 +446,9 @@ pub(super) fn judge(
                 kind: FindingKind::OutcomeContradiction,
                 detail: format!(
                     "{}: the outcome at {} and the one at {} disagree on whether the target acted; retrace reads it as acted",
-                    ex.id,
-                    ex.event(a).at.format("%H:%M:%S%.3f"),
-                    ex.event(b).at.format("%H:%M:%S%.3f"),
+                    ex.id(),
+                    ex.event(a).at().format("%H:%M:%S%.3f"),
+                    ex.event(b).at().format("%H:%M:%S%.3f"),
                 )
                 .into(),
                 evidence: vec![
@@ -462,7 +462,7 @@ pub(super) fn judge(
                 kind: FindingKind::CancelAfterCompletion,
                 detail: format!(
                     "{}: cancelled after the target had completed it; the effect stands",
-                    ex.id
+                    ex.id()
                 )
                 .into(),
                 evidence: vec![EvidenceRef::Event {
@@ -477,9 +477,8 @@ pub(super) fn judge(
         let ex = model.execution(x);
         // Another layer's record of the call may hold what this one lacks.
         let accepted = || {
-            ex.events
-                .iter()
-                .filter(|e| matches!(e.kind, crate::model::EventKind::Accepted(_)))
+            ex.events()
+                .filter(|e| matches!(e.kind(), crate::model::KindRef::Accepted(_)))
         };
         if accepted().any(|e| e.facts().arguments == Arguments::Full) {
             return None;

@@ -16,7 +16,7 @@ pub fn group_keys(model: &Model, config: &Config) -> Vec<GroupKey> {
     let hinted = hinted_contracts(model, config);
     intents(model, config, (&hinted, &unconfigured), 0)
         .into_iter()
-        .zip(&model.executions)
+        .zip(model.executions())
         .map(|(i, x)| match i {
             Some(i) => i.key(),
             None => GroupKey::orphan(x),

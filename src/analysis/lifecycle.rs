@@ -4,7 +4,9 @@
 
 use super::resolution::{Decision, Resolution};
 use super::verdict::{Delivery, Dispatch, ExecutionAnswers, TargetAnswer};
-use crate::model::{EventIdx, EventKind, Execution, JsonRpcId, ObservedVia, OutcomeKind};
+use crate::model::{
+    EventIdx, EventRef, ExecutionRef, JsonRpcIdRef, KindRef, ObservedVia, OutcomeKind,
+};
 use chrono::{DateTime, Utc};
 
 /// HTTP statuses that do not tell whether the target acted (docs/design.md §10.6: 408, 502, 504 and 503 on a POST are ambiguous; a 500 may follow
@@ -88,14 +90,14 @@ fn contradicts(a: TargetAnswer, b: TargetAnswer) -> bool {
 ///   SSH exit status (the command ran) → ambiguous; other failures → not
 ///   performed
 /// * unknown → no answer
-pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
-    let EventKind::Outcome {
+pub fn target_answer(e: EventRef<'_>, key_sent: bool) -> TargetAnswer {
+    let KindRef::Outcome {
         outcome,
         target_status,
         exit_status,
         replayed,
         ..
-    } = &e.kind
+    } = e.kind()
     else {
         return TargetAnswer::NoAnswer;
     };
@@ -104,13 +106,13 @@ pub fn target_answer(e: &crate::model::Event, key_sent: bool) -> TargetAnswer {
         // docs/design.md §2.5: an answer that may be another call's says
         // nothing about this call.
         _ if e.facts().pairing.is_uncertain() => TargetAnswer::Ambiguous,
-        (OutcomeKind::Success, _) if *replayed => TargetAnswer::Replayed,
+        (OutcomeKind::Success, _) if replayed => TargetAnswer::Replayed,
         (_, Some(409)) => TargetAnswer::Conflict,
         (_, Some(422)) => TargetAnswer::KeyRefused,
         (_, Some(400)) if key_sent => TargetAnswer::KeyRefused,
         (OutcomeKind::Success, _) => TargetAnswer::Performed,
         (OutcomeKind::NotExecuted, _) => TargetAnswer::NotPerformed,
-        (OutcomeKind::Failure, Some(s)) if AMBIGUOUS_STATUSES.contains(s) => {
+        (OutcomeKind::Failure, Some(s)) if AMBIGUOUS_STATUSES.contains(&s) => {
             TargetAnswer::Ambiguous
         }
         (OutcomeKind::Failure, None) if exit_status.is_some_and(|x| x != 0) => {
@@ -163,7 +165,7 @@ impl Lifecycle {
     /// the dispatches are those of the one that counted most; whether the result reached the
     /// agent is the outermost layer's word (the client knows what it
     /// received; the gateway only what it sent).
-    pub fn of(x: &Execution) -> Lifecycle {
+    pub fn of(x: ExecutionRef<'_>) -> Lifecycle {
         let mut l = Lifecycle::default();
         // A lifecycle is kept for every execution: its lists are gathered
         // here and kept as slices of their exact length.
@@ -172,40 +174,40 @@ impl Lifecycle {
         // Dispatches per layer and journal: two journals of one layer (a
         // gateway's database and its log) record the same dispatch.
         let mut dispatches: Vec<((usize, crate::model::JournalId), usize)> = Vec::new();
-        let rank = |e: &crate::model::Event| e.facts().layer.map_or(3, |l| l as usize);
-        for (i, e) in x.events.iter().enumerate() {
+        let rank = |e: EventRef<'_>| e.facts().layer.map_or(3, |l| l as usize);
+        for (i, e) in x.events().enumerate() {
             let i = EventIdx::new(i);
-            match &e.kind {
-                EventKind::Accepted(a) => {
+            match e.kind() {
+                KindRef::Accepted(a) => {
                     l.accepted.get_or_insert(i);
                     if a.idempotency_key.is_some() || accepted_key.is_none() {
-                        accepted_key = a.idempotency_key.as_deref();
+                        accepted_key = a.idempotency_key;
                     }
                 }
-                EventKind::Attached { .. } => attached.push(i),
-                EventKind::Authorized { .. } => {
+                KindRef::Attached { .. } => attached.push(i),
+                KindRef::Authorized { .. } => {
                     l.authorized.get_or_insert(i);
                 }
-                EventKind::Rejected { .. } => {
+                KindRef::Rejected { .. } => {
                     l.rejected.get_or_insert(i);
                 }
-                EventKind::Dispatched { idempotency_key } => {
+                KindRef::Dispatched { idempotency_key } => {
                     l.dispatched.get_or_insert(i);
-                    let by = (rank(e), e.source.journal());
+                    let by = (rank(e), e.source().journal());
                     match dispatches.iter_mut().find(|(k, _)| *k == by) {
                         Some((_, n)) => *n += 1,
                         None => dispatches.push((by, 1)),
                     }
-                    if let Some(k) = idempotency_key.as_deref() {
+                    if let Some(k) = idempotency_key {
                         l.idempotency_key = Some(k.into());
                     }
                 }
-                EventKind::DispatchFailed { .. } => {
+                KindRef::DispatchFailed { .. } => {
                     l.dispatch_failed.get_or_insert(i);
                 }
-                EventKind::Outcome { .. } => outcomes.push(i),
-                EventKind::Delivered | EventKind::DeliveryFailed { .. } => deliveries.push(i),
-                EventKind::Cancelled { .. } => {
+                KindRef::Outcome { .. } => outcomes.push(i),
+                KindRef::Delivered | KindRef::DeliveryFailed { .. } => deliveries.push(i),
+                KindRef::Cancelled { .. } => {
                     l.cancelled.get_or_insert(i);
                 }
             }
@@ -217,25 +219,23 @@ impl Lifecycle {
             .unwrap_or(0);
         // docs/design.md §5.12: whether the call reached the target is the
         // word of the innermost layer that says anything about it.
-        let depth = |e: &crate::model::Event| match e.facts().layer {
+        let depth = |e: EventRef<'_>| match e.facts().layer {
             Some(crate::model::Layer::Client) => 0,
             None | Some(crate::model::Layer::Gateway) => 1,
             Some(crate::model::Layer::Server) => 2,
         };
         let reached = x
-            .events
-            .iter()
-            .filter(|e| match &e.kind {
-                EventKind::Dispatched { .. } => true,
-                EventKind::Outcome { outcome, .. } => *outcome != OutcomeKind::Unknown,
+            .events()
+            .filter(|e| match e.kind() {
+                KindRef::Dispatched { .. } => true,
+                KindRef::Outcome { outcome, .. } => outcome != OutcomeKind::Unknown,
                 _ => false,
             })
             .map(depth)
             .max();
         let failed = x
-            .events
-            .iter()
-            .filter(|e| matches!(e.kind, EventKind::DispatchFailed { .. }))
+            .events()
+            .filter(|e| matches!(e.kind(), KindRef::DispatchFailed { .. }))
             .map(depth)
             .max();
         if let Some(f) = failed
@@ -311,18 +311,18 @@ impl Lifecycle {
     }
 
     /// Time of the dispatch (or of acceptance when there was none).
-    pub fn dispatch_time(&self, x: &Execution) -> Option<DateTime<Utc>> {
+    pub fn dispatch_time(&self, x: ExecutionRef<'_>) -> Option<DateTime<Utc>> {
         self.dispatched
             .or(self.accepted)
-            .map(|i| x.event(i).at)
+            .map(|i| x.event(i).at())
             .or_else(|| x.first_at())
     }
 
     /// Time the decisive outcome was observed (for a reviewer resolution,
     /// the time of the decision).
-    pub fn outcome_time(&self, x: &Execution) -> Option<DateTime<Utc>> {
+    pub fn outcome_time(&self, x: ExecutionRef<'_>) -> Option<DateTime<Utc>> {
         match (&self.resolution, self.decisive_outcome) {
-            (_, Some(i)) => Some(x.event(i).at),
+            (_, Some(i)) => Some(x.event(i).at()),
             (Some(r), None) if r.decision != Decision::Escalated => Some(r.at),
             _ => None,
         }
@@ -387,7 +387,7 @@ impl Lifecycle {
     /// `recorded` is false when the format cannot show delivery.
     pub fn delivery_at(
         &self,
-        x: &Execution,
+        x: ExecutionRef<'_>,
         t: Option<DateTime<Utc>>,
         recorded: bool,
     ) -> (Delivery, Option<EventIdx>) {
@@ -410,10 +410,10 @@ impl Lifecycle {
             .deliveries()
             .iter()
             .rev()
-            .find(|&&i| t.is_none_or(|t| x.event(i).at <= t))
+            .find(|&&i| t.is_none_or(|t| x.event(i).at() <= t))
             .copied();
-        match last.map(|i| (&x.event(i).kind, i)) {
-            Some((EventKind::Delivered, i)) => (Delivery::Delivered, Some(i)),
+        match last.map(|i| (x.event(i).kind(), i)) {
+            Some((KindRef::Delivered, i)) => (Delivery::Delivered, Some(i)),
             Some((_, i)) => (Delivery::Failed, Some(i)),
             None if known => (Delivery::NotYet, None),
             None => (Delivery::NotApplicable, None),
@@ -421,7 +421,7 @@ impl Lifecycle {
     }
 
     /// The status answers (Q2–Q4 at the end of the journal).
-    pub fn status_answers(&self, x: &Execution, delivery_recorded: bool) -> ExecutionAnswers {
+    pub fn status_answers(&self, x: ExecutionRef<'_>, delivery_recorded: bool) -> ExecutionAnswers {
         ExecutionAnswers {
             dispatch: self.dispatch(),
             answer: self.answer,
@@ -431,7 +431,7 @@ impl Lifecycle {
 
     /// The state name (docs/design.md §2.4) of the execution at the end of the journal
     /// (`completed_result_not_delivered`, `dispatched`, ...), for display.
-    pub fn state_name(&self, x: &Execution, delivery_recorded: bool) -> &'static str {
+    pub fn state_name(&self, x: ExecutionRef<'_>, delivery_recorded: bool) -> &'static str {
         match self.dispatch() {
             Dispatch::Rejected => return "rejected",
             Dispatch::NotDispatched if self.dispatch_failed.is_some() => return "dispatch_failed",
@@ -443,8 +443,8 @@ impl Lifecycle {
         match self.answer {
             TargetAnswer::NoAnswer => "dispatched_outcome_unknown",
             TargetAnswer::Ambiguous => "outcome_ambiguous",
-            TargetAnswer::NotPerformed => match self.decisive_outcome.map(|i| &x.event(i).kind) {
-                Some(EventKind::Outcome {
+            TargetAnswer::NotPerformed => match self.decisive_outcome.map(|i| x.event(i).kind()) {
+                Some(KindRef::Outcome {
                     outcome: OutcomeKind::NotExecuted,
                     ..
                 }) => "not_executed",
@@ -464,7 +464,7 @@ impl Lifecycle {
 
     /// What matters when the gateway dispatched this execution more than
     /// once.
-    pub fn redispatch(&self, x: &Execution) -> super::verdict::Redispatch {
+    pub fn redispatch(&self, x: ExecutionRef<'_>) -> super::verdict::Redispatch {
         let key_sent = self.idempotency_key.is_some();
         let answers: Vec<(EventIdx, TargetAnswer)> = self
             .outcomes()
@@ -472,9 +472,8 @@ impl Lifecycle {
             .map(|&i| (i, target_answer(x.event(i), key_sent)))
             .collect();
         let last_dispatch = x
-            .events
-            .iter()
-            .rposition(|e| matches!(e.kind, EventKind::Dispatched { .. }))
+            .events()
+            .rposition(|e| matches!(e.kind(), KindRef::Dispatched { .. }))
             .map(EventIdx::new);
         let before_last: Vec<TargetAnswer> = answers
             .iter()
@@ -498,11 +497,11 @@ impl Lifecycle {
     }
 
     /// Whether any outcome came by a late response.
-    pub fn late_response(&self, x: &Execution) -> Option<EventIdx> {
+    pub fn late_response(&self, x: ExecutionRef<'_>) -> Option<EventIdx> {
         self.outcomes().iter().copied().find(|&i| {
             matches!(
-                x.event(i).kind,
-                EventKind::Outcome {
+                x.event(i).kind(),
+                KindRef::Outcome {
                     observed_via: ObservedVia::LateResponse,
                     ..
                 }
@@ -511,23 +510,27 @@ impl Lifecycle {
     }
 
     /// A cancel recorded after the target had completed the action.
-    pub fn cancel_after_completion(&self, x: &Execution) -> Option<EventIdx> {
+    pub fn cancel_after_completion(&self, x: ExecutionRef<'_>) -> Option<EventIdx> {
         let c = self.cancelled?;
         let done = self.decisive_outcome?;
-        (self.answer == TargetAnswer::Performed && x.event(done).at <= x.event(c).at).then_some(c)
+        (self.answer == TargetAnswer::Performed && x.event(done).at() <= x.event(c).at())
+            .then_some(c)
     }
 
     /// Protocol correlation of the creating call: (MCP session, JSON-RPC id).
-    pub fn correlation<'a>(&self, x: &'a Execution) -> Option<(Option<&'a str>, &'a JsonRpcId)> {
-        let (_, call, _) = x.accepted()?;
-        Some((call.mcp_session_id.as_deref(), call.jsonrpc_id.as_ref()?))
+    pub fn correlation<'a>(
+        &self,
+        x: ExecutionRef<'a>,
+    ) -> Option<(Option<&'a str>, JsonRpcIdRef<'a>)> {
+        let (_, a) = x.accepted()?;
+        Some((a.call.mcp_session_id, a.call.jsonrpc_id?))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Event, Layer, Pairing, ReaderFacts, SourceRef};
+    use crate::model::{Event, EventKind, Execution, Layer, Pairing, ReaderFacts, SourceRef};
 
     /// A lifecycle is kept for every execution: two million of them for
     /// ten million events.
@@ -586,6 +589,10 @@ mod tests {
         }
     }
 
+    fn lc(x: Execution) -> Lifecycle {
+        Lifecycle::of(x.view())
+    }
+
     /// The three lists share one slice: each must give back its own
     /// events, in time order, whatever the others hold.
     #[test]
@@ -601,7 +608,7 @@ mod tests {
                 g,
             )
         };
-        let l = Lifecycle::of(&x(vec![
+        let l = lc(x(vec![
             accepted(0, g),
             attached(1),
             dispatched(2, g),
@@ -616,17 +623,17 @@ mod tests {
         assert_eq!(at(l.deliveries()), [6]);
         assert_eq!(at(l.attached()), [1, 4, 7]);
         // None of one kind: the others keep theirs.
-        let l = Lifecycle::of(&x(vec![accepted(0, g), attached(1)]));
+        let l = lc(x(vec![accepted(0, g), attached(1)]));
         assert!(l.outcomes().is_empty() && l.deliveries().is_empty());
         assert_eq!(at(l.attached()), [1]);
-        let l = Lifecycle::of(&x(vec![accepted(0, g), ev(1, EventKind::Delivered, g)]));
+        let l = lc(x(vec![accepted(0, g), ev(1, EventKind::Delivered, g)]));
         assert!(l.outcomes().is_empty() && l.attached().is_empty());
         assert_eq!(at(l.deliveries()), [1]);
     }
 
     #[test]
     fn a_gateway_that_could_not_connect_overrules_the_clients_send() {
-        let l = Lifecycle::of(&x(vec![
+        let l = lc(x(vec![
             accepted(0, Layer::Client),
             dispatched(0, Layer::Client),
             accepted(0, Layer::Gateway),
@@ -640,7 +647,7 @@ mod tests {
 
     #[test]
     fn a_server_that_saw_the_call_overrules_a_gateways_failure() {
-        let l = Lifecycle::of(&x(vec![
+        let l = lc(x(vec![
             accepted(0, Layer::Client),
             dispatched(0, Layer::Client),
             failed(1, Layer::Gateway),
@@ -654,7 +661,7 @@ mod tests {
     fn an_outer_failure_says_nothing_of_an_inner_dispatch() {
         // The client could not hand the call on (its failure), yet the
         // gateway's record shows it dispatched: the inner word stands.
-        let l = Lifecycle::of(&x(vec![
+        let l = lc(x(vec![
             accepted(0, Layer::Client),
             failed(1, Layer::Client),
             dispatched(1, Layer::Gateway),
@@ -708,17 +715,23 @@ mod tests {
             (OutcomeKind::Failure, Some(503), TargetAnswer::Ambiguous),
         ] {
             assert_eq!(
-                target_answer(&outcome(o, status, uncertain()), false),
+                target_answer(EventRef::from(&outcome(o, status, uncertain())), false),
                 TargetAnswer::Ambiguous,
                 "{o:?} {status:?}"
             );
             for p in [Pairing::ById, position(), content()] {
-                assert_eq!(target_answer(&outcome(o, status, p), false), plain);
+                assert_eq!(
+                    target_answer(EventRef::from(&outcome(o, status, p)), false),
+                    plain
+                );
             }
         }
         // No answer stays no answer.
         assert_eq!(
-            target_answer(&outcome(OutcomeKind::Unknown, None, uncertain()), false),
+            target_answer(
+                EventRef::from(&outcome(OutcomeKind::Unknown, None, uncertain())),
+                false
+            ),
             TargetAnswer::NoAnswer
         );
     }

@@ -32,7 +32,7 @@ pub use verdict::{Severity, Verdict};
 
 use crate::journal::Capabilities;
 use crate::model::{
-    EventIdx, ExecIdx, Execution, FastMap, GroupIdx, JournalId, Model, Pool, SessionIdx,
+    EventIdx, ExecIdx, ExecutionRef, FastMap, GroupIdx, JournalId, Model, Pool, SessionIdx,
 };
 use fingerprint::IntentDigest;
 use rayon::prelude::*;
@@ -162,20 +162,19 @@ pub trait JournalCaps: Sync {
     /// A journal shows delivery for the execution only through the layer
     /// that knows it ([`JournalCaps::delivery_layer`]): a server's span
     /// cannot tell whether the answer reached the agent.
-    fn caps_of(&self, x: &Execution) -> Capabilities {
+    fn caps_of(&self, x: ExecutionRef<'_>) -> Capabilities {
         let of = |j: JournalId| {
             let mut c = self.caps(j);
             if c.delivery
                 && let Some(layer) = self.delivery_layer(j)
             {
                 c.delivery = x
-                    .events
-                    .iter()
-                    .any(|e| e.source.journal() == j && e.facts().layer == Some(layer));
+                    .events()
+                    .any(|e| e.source().journal() == j && e.facts().layer == Some(layer));
             }
             c
         };
-        let mut journals = x.events.iter().map(|e| e.source.journal());
+        let mut journals = x.events().map(|e| e.source().journal());
         let Some(first) = journals.next() else {
             return self.caps(0);
         };
@@ -207,9 +206,9 @@ pub struct GroupKey {
 impl GroupKey {
     /// The key of an execution whose journal holds no accepted record: a
     /// group of its own, so that nothing the journal holds is dropped.
-    fn orphan(x: &Execution) -> GroupKey {
+    fn orphan(x: ExecutionRef<'_>) -> GroupKey {
         GroupKey {
-            fingerprint: format!("orphan:{}", x.id),
+            fingerprint: format!("orphan:{}", x.id()),
             actor: "unknown".into(),
             intent_scope: "unscoped".into(),
         }
@@ -309,7 +308,7 @@ impl SharedContracts {
 impl Draft {
     /// The group of its own of an execution with no accepted record
     /// ([`GroupKey::orphan`]).
-    fn orphan(x: &Execution, xi: ExecIdx, unconfigured: Arc<ToolContract>) -> Draft {
+    fn orphan(x: ExecutionRef<'_>, xi: ExecIdx, unconfigured: Arc<ToolContract>) -> Draft {
         Draft {
             key: GroupKey::orphan(x),
             tool: Arc::from("?"),
@@ -323,7 +322,7 @@ impl Draft {
     /// A new group, of the execution `xi` (`x`) and what it asked for.
     fn first(
         intent: Intent<'_>,
-        x: &Execution,
+        x: ExecutionRef<'_>,
         xi: ExecIdx,
         (contracts, names): (&mut SharedContracts, &mut Pool<str>),
     ) -> Draft {
@@ -370,7 +369,7 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
     }
     setup_notes(model, config, &mut notes);
 
-    let mut execution_group = vec![GroupIdx::default(); model.executions.len()];
+    let mut execution_group = vec![GroupIdx::default(); model.execution_count()];
     for (gi, d) in drafts.iter().enumerate() {
         for &x in &d.executions {
             execution_group[x.get()] = GroupIdx::new(gi);
@@ -396,7 +395,7 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
         let g = execution_group[xi.get()].get();
         groups[g].findings.push(Finding {
             kind: FindingKind::FingerprintMismatch,
-            detail: format!("{}: {detail}", model.execution(xi).id).into(),
+            detail: format!("{}: {detail}", model.execution(xi).id()).into(),
             evidence: accepted_ref(&lifecycles, xi).into_iter().collect(),
         });
     }
@@ -440,7 +439,7 @@ fn lifecycles(
     resolutions: &[Resolution],
     notes: &mut Vec<String>,
 ) -> Vec<Lifecycle> {
-    let mut lifecycles: Vec<Lifecycle> = model.executions.par_iter().map(Lifecycle::of).collect();
+    let mut lifecycles: Vec<Lifecycle> = model.par_executions().map(Lifecycle::of).collect();
     let mut foreign = Vec::new();
     for r in resolutions {
         match model.execution_index(&r.execution_id) {
@@ -510,7 +509,7 @@ fn intents<'a>(
         model,
         config,
         (hinted, unconfigured),
-        from..model.executions.len(),
+        from..model.execution_count(),
     )
 }
 
@@ -521,11 +520,13 @@ fn intents_of<'a>(
     (hinted, unconfigured): (&'a HashMap<String, ToolContract>, &'a ToolContract),
     range: std::ops::Range<usize>,
 ) -> Vec<Option<Intent<'a>>> {
-    let n = model.executions.len();
-    model.executions[range.start.min(n)..range.end.min(n)]
-        .par_iter()
-        .map(|x| {
-            let (_, call, _) = x.accepted()?;
+    let n = model.execution_count();
+    (range.start.min(n)..range.end.min(n))
+        .into_par_iter()
+        .map(|i| {
+            let x = model.execution(ExecIdx::new(i));
+            let (_, accepted) = x.accepted()?;
+            let call = accepted.call;
             let action = x.action()?;
             let tool = action.tool().unwrap_or("?");
             let contract = config
@@ -570,7 +571,6 @@ fn intents_of<'a>(
                 .actor()
                 .or_else(|| {
                     call.session_id
-                        .as_deref()
                         .and_then(|s| model.session(s))
                         .and_then(|s| s.actor.as_deref())
                 })
@@ -611,7 +611,7 @@ fn draft_groups<'a>(
     let mut names = Pool::default();
     let mut mismatches = Vec::new();
     let mut secrets_unkeyed = false;
-    let n = model.executions.len();
+    let n = model.execution_count();
     for from in (0..n).step_by(SLICE) {
         let intents = intents_of(model, config, contracts_in, from..(from + SLICE).min(n));
         for (k, intent) in intents.into_iter().enumerate() {
@@ -758,9 +758,11 @@ fn rank(groups: Vec<Group>, execution_group: &mut [GroupIdx]) -> (Vec<Group>, Ve
 }
 
 /// The fingerprint the first accepted record of `x` wrote, if any.
-pub(crate) fn written_fingerprint(x: &Execution) -> Option<&crate::model::WrittenFingerprint> {
-    x.events.iter().find_map(|e| match &e.kind {
-        crate::model::EventKind::Accepted(a) => a.fingerprint.as_ref(),
+pub(crate) fn written_fingerprint(
+    x: ExecutionRef<'_>,
+) -> Option<&crate::model::WrittenFingerprint> {
+    x.events().find_map(|e| match e.kind() {
+        crate::model::KindRef::Accepted(a) => a.fingerprint,
         _ => None,
     })
 }

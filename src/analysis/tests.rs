@@ -355,7 +355,7 @@ fn pairs_find_the_processes_the_question_finds() {
         journals: &inv.journals,
     };
     let w = std::time::Duration::from_secs(600);
-    let n = inv.model.executions.len();
+    let n = inv.model.execution_count();
     assert_eq!(n, 8);
     let mut seen = std::collections::BTreeSet::new();
     for e in (0..n).map(ExecIdx::new) {

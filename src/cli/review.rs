@@ -77,7 +77,7 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
     writeln!(out, "  state           {}", it.state)?;
     writeln!(out, "  known outcome   {}", e(&it.known_outcome))?;
     for (i, c) in it.calls.iter().enumerate() {
-        let bits = e(&call_words(&c.call, &mut Plain));
+        let bits = e(&call_words((&c.call).into(), &mut Plain));
         writeln!(
             out,
             "  {}{} {} call {}{}",

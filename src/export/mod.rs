@@ -183,7 +183,7 @@ impl<N: Namer> Builder<'_, N> {
                 execution_id: Some(executions[k].clone()),
                 call_id: call_id.map(|c| self.namer.id(Class::Call, &c)),
                 stage: e.kind.name().to_string(),
-                detail: event_detail(e, &[], &mut self.namer),
+                detail: event_detail(e.into(), &[], &mut self.namer),
                 source: self.cite(&v.evidence),
             })));
         }

@@ -372,12 +372,14 @@ mod tests {
         };
         let (all_j, all) = load(crate::sample::sources(), None, &mut |_| {}).unwrap();
         let (j, m) = load_with(crate::sample::sources(), &opts, &mut |_| {}).unwrap();
-        assert!(m.executions.len() < all.executions.len());
-        for x in &m.executions {
+        assert!(m.execution_count() < all.execution_count());
+        for x in m.executions() {
             // Every execution kept began in the window, with all its events.
             assert!(x.started_at().unwrap() >= opts.window.since.unwrap());
-            let whole = &all.executions[all.execution_index(&x.id).unwrap()];
-            assert_eq!(x.events.len(), whole.events.len(), "{}", x.id);
+            let whole = all
+                .execution_at(all.execution_index(x.id()).unwrap())
+                .unwrap();
+            assert_eq!(x.len(), whole.len(), "{}", x.id());
         }
         let activity = &j[1];
         let left = all_j[1].records - activity.records;
@@ -403,15 +405,14 @@ mod tests {
             .collect();
         let (_, m) = load(sources, None, &mut |_| {}).unwrap();
         let mut ids: Vec<(String, String)> = m
-            .executions
-            .iter()
+            .executions()
             .map(|x| {
                 let scope = x
                     .action()
                     .and_then(|a| a.intent_scope())
                     .unwrap_or_default()
                     .to_string();
-                (x.id.clone(), scope)
+                (x.id().to_string(), scope)
             })
             .collect();
         ids.sort();

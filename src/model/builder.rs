@@ -2,7 +2,10 @@
 //! calls and sessions.
 
 use super::pool::Pool;
-use super::{Call, CallRef, CallRole, Event, EventKind, Execution, Session, ToolHint, ToolHints};
+use super::{
+    Call, CallRef, CallRole, CallView, Event, EventKind, Execution, ExecutionRef, Session,
+    ToolHint, ToolHints,
+};
 // Keys come from journals; foldhash's per-process random seed keeps a
 // crafted journal from picking colliding keys (see `FastMap`).
 use super::FastMap as HashMap;
@@ -29,8 +32,9 @@ pub enum Record {
 /// Everything the journals say, folded by execution. Plain data.
 #[derive(Debug, Clone, Default)]
 pub struct Model {
-    /// Executions in order of when they began (`accepted`, else first event).
-    pub executions: Vec<Execution>,
+    /// Executions in order of when they began (`accepted`, else first
+    /// event); read through [`Model::execution`] and [`Model::executions`].
+    pub(super) executions: Vec<Execution>,
     /// Calls (created and attached) in time order.
     pub calls: Vec<Call>,
     /// Agent runs in order of appearance.
@@ -47,8 +51,50 @@ impl Model {
     /// # Panics
     /// When `x` is not a position of this model (indexes come from the
     /// analysis of this very model).
-    pub fn execution(&self, x: super::ExecIdx) -> &Execution {
-        &self.executions[x.get()]
+    pub fn execution(&self, x: super::ExecIdx) -> ExecutionRef<'_> {
+        ExecutionRef::from(&self.executions[x.get()])
+    }
+
+    /// The execution at position `i` of [`Model::executions`], if there is one.
+    pub fn execution_at(&self, i: usize) -> Option<ExecutionRef<'_>> {
+        self.executions.get(i).map(ExecutionRef::from)
+    }
+
+    /// Every execution, in order of when they began.
+    pub fn executions(
+        &self,
+    ) -> impl ExactSizeIterator<Item = ExecutionRef<'_>> + DoubleEndedIterator + Clone {
+        self.executions.iter().map(ExecutionRef::from)
+    }
+
+    /// Every execution, in order, on every core.
+    pub fn par_executions(&self) -> impl IndexedParallelIterator<Item = ExecutionRef<'_>> {
+        self.executions.par_iter().map(ExecutionRef::from)
+    }
+
+    /// Amends, in place, the reader facts of every event that has any
+    /// (display-only notes a front end must not show as written, such as
+    /// secret values; docs/design.md §4.1).
+    pub fn amend_facts(&mut self, mut amend: impl FnMut(&mut super::ReaderFacts)) {
+        for x in &mut self.executions {
+            for e in &mut x.events {
+                if let Some(f) = e.facts_mut() {
+                    amend(f);
+                }
+            }
+        }
+    }
+
+    /// Owned copies of every execution, in order: for tests and tools
+    /// that take executions apart (a journal of millions of events takes
+    /// far more room this way than the model holds it in).
+    pub fn to_executions(&self) -> Vec<Execution> {
+        self.executions().map(ExecutionRef::to_execution).collect()
+    }
+
+    /// How many executions the model holds.
+    pub fn execution_count(&self) -> usize {
+        self.executions.len()
     }
 
     /// Looks a session up by its id.
@@ -62,19 +108,11 @@ impl Model {
     /// The protocol correlation of a call of this model: its `accepted` or
     /// `attached` event's (an empty one for a call that points at another
     /// kind of event, which [`ModelBuilder::finish`] never makes).
-    pub fn call_ref(&self, c: &Call) -> &CallRef {
-        static NONE: CallRef = CallRef {
-            call_id: None,
-            session_id: None,
-            jsonrpc_id: None,
-            mcp_session_id: None,
-            transport: None,
-        };
-        self.executions
-            .get(c.execution)
-            .and_then(|x| x.events.get(c.event))
-            .and_then(|e| e.kind.call())
-            .unwrap_or(&NONE)
+    pub fn call_ref(&self, c: &Call) -> CallView<'_> {
+        self.execution_at(c.execution)
+            .and_then(|x| x.get(c.event))
+            .and_then(|e| e.kind().call())
+            .unwrap_or_default()
     }
     /// Number of lifecycle events over all executions.
     pub fn event_count(&self) -> usize {

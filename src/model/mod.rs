@@ -15,6 +15,7 @@ mod index;
 mod join;
 mod pool;
 mod source;
+mod view;
 mod written;
 
 pub use action::{ActionRecord, NON_SEMANTIC_ARGUMENTS, NON_SEMANTIC_FIELDS};
@@ -25,6 +26,7 @@ pub use index::{EventIdx, ExecIdx, GroupIdx, SessionIdx};
 pub use join::JOIN_WINDOW;
 pub(crate) use pool::Pool;
 pub use source::{LineOffset, SourceRef, Table};
+pub use view::{AcceptanceRef, CallView, EventRef, Events, ExecutionRef, JsonRpcIdRef, KindRef};
 pub use written::WrittenFingerprint;
 
 use chrono::{DateTime, Utc};
@@ -694,6 +696,11 @@ pub struct Execution {
 }
 
 impl Execution {
+    /// This execution seen as a model's executions are ([`ExecutionRef`]).
+    pub fn view(&self) -> ExecutionRef<'_> {
+        ExecutionRef::from(self)
+    }
+
     /// The event at a position of [`Execution::events`].
     ///
     /// # Panics

@@ -115,7 +115,7 @@ impl<'a> GroupRef<'a> {
         self.g
             .executions
             .iter()
-            .map(move |&x| model.execution(x).id.as_str())
+            .map(move |&x| model.execution(x).id())
     }
     /// Finding names, sorted, each once.
     pub fn flags(&self) -> Vec<&'static str> {

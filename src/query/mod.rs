@@ -145,7 +145,7 @@ fn narrowed(model: &Model, journals: &[LoadedJournal], window: TimeWindow) -> Op
     if window.is_unbounded() {
         return None;
     }
-    let kept = model.executions.len();
+    let kept = model.execution_count();
     let left_out: u64 = journals.iter().map(|j| j.left_out_executions).sum();
     Some(Narrowed {
         window,
@@ -399,10 +399,7 @@ impl Investigation {
     /// How many events the execution at a position has (what
     /// [`Investigation::events`] gives; 0 for no such position).
     pub fn event_count(&self, x: ExecIdx) -> usize {
-        self.model
-            .executions
-            .get(x.get())
-            .map_or(0, |e| e.events.len())
+        self.model.execution_at(x.get()).map_or(0, |e| e.len())
     }
 
     /// When and where each event of the execution at a position was
@@ -414,18 +411,14 @@ impl Investigation {
         x: ExecIdx,
     ) -> impl Iterator<Item = (chrono::DateTime<chrono::Utc>, SourceRef)> + '_ {
         self.model
-            .executions
-            .get(x.get())
+            .execution_at(x.get())
             .into_iter()
-            .flat_map(|e| e.events.iter().map(|e| (e.at, e.source)))
+            .flat_map(|e| e.events().map(|e| (e.at(), e.source())))
     }
 
     /// The execution id at a position.
     pub fn execution_id(&self, x: ExecIdx) -> &str {
-        self.model
-            .executions
-            .get(x.get())
-            .map_or("", |e| e.id.as_str())
+        self.model.execution_at(x.get()).map_or("", |e| e.id())
     }
 
     /// A contract for every tool the journals show, each guess with its
@@ -487,7 +480,7 @@ impl Investigation {
         let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
         for c in &self.model.calls {
             let call = self.model.call_ref(c);
-            let Some(&si) = call.session_id.as_deref().and_then(|s| index.get(s)) else {
+            let Some(&si) = call.session_id.and_then(|s| index.get(s)) else {
                 continue;
             };
             if seen.insert((si, c.execution)) {
@@ -572,15 +565,15 @@ impl Investigation {
     /// output shows them (docs/design.md §4.1).
     fn with_secrets(mut self) -> Self {
         let mut found = secrets::Secrets::default();
-        for xi in 0..self.model.executions.len() {
+        for xi in 0..self.model.execution_count() {
             let xi = ExecIdx::new(xi);
             let fields = self.secret_fields(xi);
             if fields.is_empty() {
                 continue;
             }
             let x = self.model.execution(xi);
-            for e in &x.events {
-                if let crate::model::EventKind::Accepted(a) = &e.kind
+            for e in x.events() {
+                if let crate::model::KindRef::Accepted(a) = e.kind()
                     && let Some(args) = a.action.get("arguments")
                 {
                     found.collect(&args, fields);
@@ -591,15 +584,11 @@ impl Investigation {
         // Journal notes and reader notes on events (display only, never
         // read by analysis) quote journal text too.
         if !found.is_empty() {
-            for x in &mut self.model.executions {
-                for e in &mut x.events {
-                    if let Some(f) = e.facts_mut() {
-                        for (_, v) in &mut f.notes {
-                            found.value(v);
-                        }
-                    }
+            self.model.amend_facts(|f| {
+                for (_, v) in &mut f.notes {
+                    found.value(v);
                 }
-            }
+            });
             for j in &mut self.journals {
                 for n in &mut j.notes {
                     *n = found.text(n);

@@ -105,7 +105,7 @@ impl Asks {
 use super::words::{Plain, event_detail};
 use super::{EvidenceView, Investigation};
 use crate::analysis::{Decision, EvidenceRef, Settles, Severity, Verdict};
-use crate::model::{CallRef, EventIdx, EventKind, ExecIdx, Recovery};
+use crate::model::{CallRef, CallView, EventIdx, ExecIdx, KindRef, Recovery};
 use crate::review::case::{self, DecisionRecord};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -133,15 +133,15 @@ pub struct QueueCall {
 }
 
 impl QueueCall {
-    fn new(at: DateTime<Utc>, role: &'static str, c: &CallRef) -> QueueCall {
+    fn new(at: DateTime<Utc>, role: &'static str, c: CallView<'_>) -> QueueCall {
         QueueCall {
             at,
             role,
-            call: c.clone(),
-            call_id: c.call_id.clone(),
-            session_id: c.session_id.as_deref().map(str::to_string),
+            call: c.to_call_ref(),
+            call_id: c.call_id.map(str::to_string),
+            session_id: c.session_id.map(str::to_string),
             jsonrpc_id: c.jsonrpc_id.as_ref().map(ToString::to_string),
-            mcp_session_id: c.mcp_session_id.as_deref().map(str::to_string),
+            mcp_session_id: c.mcp_session_id.map(str::to_string),
         }
     }
 }
@@ -315,7 +315,7 @@ pub(super) fn queue(inv: &Investigation, decisions: &[DecisionRecord]) -> Vec<Qu
             let Some(asks) = open_question(inv, xi, pos, *status) else {
                 continue;
             };
-            let id = &inv.model.execution(xi).id;
+            let id = &inv.model.execution(xi).id();
             if decisions
                 .iter()
                 .any(|d| &d.payload.execution_id == id && settles(d, asks))
@@ -392,19 +392,19 @@ fn item(
 
     let mut calls = Vec::new();
     let mut evidence = Vec::new();
-    if let Some((e, call, _)) = x.accepted() {
-        calls.push(QueueCall::new(e.at, "created", call));
+    if let Some((e, a)) = x.accepted() {
+        calls.push(QueueCall::new(e.at(), "created", a.call));
     }
-    for (i, e) in x.events.iter().enumerate() {
-        if let EventKind::Attached { call, recovery } = &e.kind {
-            calls.push(QueueCall::new(e.at, recovery.as_str(), call));
+    for (i, e) in x.events().enumerate() {
+        if let KindRef::Attached { call, recovery } = e.kind() {
+            calls.push(QueueCall::new(e.at(), recovery.as_str(), call));
         }
-        if !matches!(e.kind, EventKind::Authorized { .. }) {
+        if !matches!(e.kind(), KindRef::Authorized { .. }) {
             evidence.push(ev(i));
         }
     }
 
-    let first_dispatch_at = l.dispatched.map(|i| x.event(i).at);
+    let first_dispatch_at = l.dispatched.map(|i| x.event(i).at());
     let pos = g.executions.iter().position(|&e| e == xi).unwrap_or(0);
     let later_attempts: Vec<LaterAttempt> = g.executions[pos + 1..]
         .iter()
@@ -412,9 +412,9 @@ fn item(
             let xf = inv.model.execution(f);
             let lf = inv.analysis.lifecycle(f);
             LaterAttempt {
-                execution_id: xf.id.clone(),
+                execution_id: xf.id().to_string(),
                 at: xf.first_at(),
-                dispatched_at: lf.dispatched.map(|i| xf.event(i).at),
+                dispatched_at: lf.dispatched.map(|i| xf.event(i).at()),
                 state: inv.execution_summary(f).state,
             }
         })
@@ -424,7 +424,7 @@ fn item(
     let why = why_not_sent_again(x, &calls, &later_attempts);
     let allowed = asks.allowed();
     QueueItem {
-        execution_id: x.id.clone(),
+        execution_id: x.id().to_string(),
         execution_index: xi,
         group_id: g.id.clone(),
         group_verdict: g.verdict,
@@ -440,7 +440,7 @@ fn item(
             .and_then(|a| a.arguments())
             .map(|m| super::words::redact_secrets(&Value::Object(m), inv.secret_fields(xi)))
             .unwrap_or(Value::Null),
-        accepted_at: l.accepted.map(|i| x.event(i).at),
+        accepted_at: l.accepted.map(|i| x.event(i).at()),
         first_dispatch_at,
         state: summary.state,
         known_outcome,
@@ -449,7 +449,7 @@ fn item(
         why_not_sent_again: why,
         decisions: decisions
             .iter()
-            .filter(|d| d.payload.execution_id == x.id)
+            .filter(|d| d.payload.execution_id == x.id())
             .cloned()
             .collect(),
         allowed,
@@ -472,9 +472,8 @@ fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) 
         let tail = if asks == Asks::Delivery {
             format!(
                 "; {} cannot show whether the result reached the agent",
-                x.events
-                    .first()
-                    .and_then(|e| inv.journals().get(e.source.journal() as usize))
+                x.first()
+                    .and_then(|e| inv.journals().get(e.source().journal() as usize))
                     .map_or("the journal", |j| j.format.noun())
             )
         } else {
@@ -484,7 +483,7 @@ fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) 
         return format!(
             "{} at {}{tail}",
             event_detail(x.event(i), secrets, &mut Plain),
-            hms(x.event(i).at)
+            hms(x.event(i).at())
         );
     }
     if status == Verdict::UndeliveredResult {
@@ -494,7 +493,7 @@ fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) 
                 format!(
                     "{} at {}",
                     event_detail(x.event(i), secrets, &mut Plain),
-                    hms(x.event(i).at)
+                    hms(x.event(i).at())
                 )
             })
             .unwrap_or_else(|| "completed".into());
@@ -504,7 +503,7 @@ fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) 
             .map(|&i| {
                 format!(
                     "; delivery failed at {}: {}",
-                    hms(x.event(i).at),
+                    hms(x.event(i).at()),
                     event_detail(x.event(i), secrets, &mut Plain)
                 )
             })
@@ -516,23 +515,23 @@ fn known_outcome(inv: &Investigation, xi: ExecIdx, status: Verdict, asks: Asks) 
         (Some(i), _) if x.event(i).facts().pairing.is_uncertain() => format!(
             "ambiguous: {} at {}; {}",
             event_detail(x.event(i), secrets, &mut Plain),
-            hms(x.event(i).at),
+            hms(x.event(i).at()),
             x.event(i).facts().pairing.why().unwrap_or_default()
         ),
         (Some(i), _) => format!(
             "ambiguous: {} at {}; it does not tell whether the target acted",
             event_detail(x.event(i), secrets, &mut Plain),
-            hms(x.event(i).at)
+            hms(x.event(i).at())
         ),
         (None, Some(&i)) => format!(
             "unknown: the gateway recorded {} at {}",
             event_detail(x.event(i), secrets, &mut Plain),
-            hms(x.event(i).at)
+            hms(x.event(i).at())
         ),
         (None, None) => match l.dispatched {
             Some(i) => format!(
                 "unknown: dispatched at {}, and no response or exit status is recorded",
-                hms(x.event(i).at)
+                hms(x.event(i).at())
             ),
             None => "unknown: no dispatch or outcome is recorded".into(),
         },
@@ -557,7 +556,7 @@ fn recovery_words(r: &str) -> &'static str {
 }
 
 fn why_not_sent_again(
-    x: &crate::model::Execution,
+    x: crate::model::ExecutionRef<'_>,
     calls: &[QueueCall],
     later: &[LaterAttempt],
 ) -> String {
@@ -586,7 +585,7 @@ fn why_not_sent_again(
             .collect();
         parts.push(format!(
             "it was not held back for {}: {} {} did not attach to it",
-            x.id,
+            x.id(),
             if fresh.len() == 1 {
                 "fresh execution"
             } else {

@@ -27,7 +27,7 @@ fn group_indices_follow_groups() {
 #[test]
 fn every_execution_belongs_to_its_group() {
     let inv = sample();
-    for xi in 0..inv.model.executions.len() {
+    for xi in 0..inv.model.execution_count() {
         let x = ExecIdx::new(xi);
         let g = inv.group_of(x).unwrap();
         assert!(g.executions().any(|e| e == x));
@@ -43,9 +43,7 @@ fn session_executions_come_from_calls() {
         .model
         .calls
         .iter()
-        .filter(|c| {
-            inv.model.call_ref(c).session_id.as_deref() == Some(&inv.sessions()[0].session_id)
-        })
+        .filter(|c| inv.model.call_ref(c).session_id == Some(inv.sessions()[0].session_id.as_str()))
         .map(|c| ExecIdx::new(c.execution))
         .collect();
     assert!(!expected.is_empty());

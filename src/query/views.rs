@@ -11,7 +11,8 @@ use crate::analysis::{
 };
 use crate::journal::chain::ChainMark;
 use crate::model::{
-    ActionRecord, Event, EventIdx, EventKind, ExecIdx, GroupIdx, SessionIdx, SourceRef,
+    ActionRecord, Event, EventIdx, EventKind, EventRef, ExecIdx, GroupIdx, KindRef, SessionIdx,
+    SourceRef,
 };
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -362,21 +363,21 @@ impl Investigation {
     pub fn evidence(&self, r: EvidenceRef) -> EvidenceView {
         match r {
             EvidenceRef::Event { execution, event } => {
-                let x = &self.model.execution(execution);
+                let x = self.model.execution(execution);
                 let e = x.event(event);
                 EvidenceView {
-                    journal: self.journal_name(e.source.journal()),
-                    line: e.source.position(),
+                    journal: self.journal_name(e.source().journal()),
+                    line: e.source().position(),
                     seq: e.seq(),
-                    record: e.kind.name(),
-                    execution_id: Some(x.id.clone()),
-                    at: Some(e.at),
-                    chain: self.chain_mark(e.source),
+                    record: e.kind().name(),
+                    execution_id: Some(x.id().to_string()),
+                    at: Some(e.at()),
+                    chain: self.chain_mark(e.source()),
                     ambiguous: e.facts().notes.iter().find_map(|(k, v)| {
                         (*k == "ambiguous")
                             .then(|| self.secrets.text(v.as_str().unwrap_or_default()))
                     }),
-                    source: e.source,
+                    source: e.source(),
                     pointer: r,
                 }
             }
@@ -436,11 +437,11 @@ impl Investigation {
         let mark = |i: Option<EventIdx>| {
             i.map(|i| {
                 let e = x.event(i);
-                let status = match &e.kind {
-                    EventKind::Rejected { .. }
-                    | EventKind::DispatchFailed { .. }
-                    | EventKind::DeliveryFailed { .. } => StageStatus::Failed,
-                    EventKind::Outcome { .. } => {
+                let status = match e.kind() {
+                    KindRef::Rejected { .. }
+                    | KindRef::DispatchFailed { .. }
+                    | KindRef::DeliveryFailed { .. } => StageStatus::Failed,
+                    KindRef::Outcome { .. } => {
                         match lifecycle::target_answer(e, l.idempotency_key.is_some()) {
                             TargetAnswer::NoAnswer | TargetAnswer::Ambiguous => {
                                 StageStatus::Unknown
@@ -452,9 +453,9 @@ impl Investigation {
                     _ => StageStatus::Done,
                 };
                 StageMark {
-                    at: e.at,
+                    at: e.at(),
                     status,
-                    event: e.kind.name(),
+                    event: e.kind().name(),
                 }
             })
         };
@@ -468,12 +469,12 @@ impl Investigation {
         let attached = l
             .attached()
             .iter()
-            .filter_map(|&i| match &x.event(i).kind {
-                EventKind::Attached { call, recovery } => Some(AttachedCall {
-                    at: x.event(i).at,
+            .filter_map(|&i| match x.event(i).kind() {
+                KindRef::Attached { call, recovery } => Some(AttachedCall {
+                    at: x.event(i).at(),
                     recovery: recovery.as_str(),
-                    call_id: call.call_id.clone(),
-                    session_id: call.session_id.as_deref().map(str::to_string),
+                    call_id: call.call_id.map(str::to_string),
+                    session_id: call.session_id.map(str::to_string),
                 }),
                 _ => None,
             })
@@ -481,7 +482,7 @@ impl Investigation {
         let secrets = self.secret_fields(xi);
         ExecutionSummary {
             index: xi,
-            execution_id: x.id.clone(),
+            execution_id: x.id().to_string(),
             state: l.state_name(x, caps.delivery),
             stages,
             outcome: l
@@ -490,10 +491,10 @@ impl Investigation {
             idempotency_key: l.idempotency_key.as_deref().map(str::to_string),
             session_id: x
                 .accepted()
-                .and_then(|(_, c, _)| c.session_id.as_deref().map(str::to_string)),
+                .and_then(|(_, a)| a.call.session_id.map(str::to_string)),
             attached,
-            events: x.events.len(),
-            first_event: (!x.events.is_empty()).then(|| {
+            events: x.len(),
+            first_event: (!x.is_empty()).then(|| {
                 self.evidence(EvidenceRef::Event {
                     execution: xi,
                     event: EventIdx::new(0),
@@ -508,15 +509,14 @@ impl Investigation {
     pub fn events(&self, x: ExecIdx) -> Vec<EventView> {
         let ex = self.model.execution(x);
         let secrets = self.secret_fields(x);
-        ex.events
-            .iter()
+        ex.events()
             .enumerate()
             .map(|(i, e)| EventView {
                 evidence: self.evidence(EvidenceRef::Event {
                     execution: x,
                     event: EventIdx::new(i),
                 }),
-                event: e.kind.name(),
+                event: e.kind().name(),
                 summary: self.secrets.text(&event_detail(e, secrets, &mut Plain)),
                 extra: {
                     let mut extra = Value::Object(e.extra().clone());
@@ -550,8 +550,8 @@ impl Investigation {
 }
 
 /// An event with the arguments' secret fields replaced.
-fn redacted(e: &Event, secret_fields: &[String]) -> Event {
-    let mut e = e.clone();
+fn redacted(e: EventRef<'_>, secret_fields: &[String]) -> Event {
+    let mut e = e.to_event();
     // With no secret field, the action is not taken apart at all.
     if let (EventKind::Accepted(a), false) = (&mut e.kind, secret_fields.is_empty()) {
         let mut m = std::mem::take(&mut a.action).into_map();

@@ -6,7 +6,7 @@
 //! Strings come out as the journal wrote them; front ends escape them
 //! ([`crate::sanitize::escape`]) before display.
 
-use crate::model::{Acceptance, CallRef, Event, EventKind, JsonRpcId};
+use crate::model::{CallView, EventRef, JsonRpcIdRef, KindRef};
 use serde_json::Value;
 
 /// What kind of original a value is; decides the pseudonym's prefix.
@@ -129,25 +129,25 @@ pub fn redact_secrets(args: &Value, secret_fields: &[String]) -> Value {
 pub const SECRET: &str = "[secret field]";
 
 /// A JSON-RPC id as written in words: `41`, or `"abc"` quoted.
-fn jsonrpc_words(id: &JsonRpcId, n: &mut dyn Namer) -> String {
+fn jsonrpc_words(id: JsonRpcIdRef<'_>, n: &mut dyn Namer) -> String {
     match id {
-        JsonRpcId::Num(v) => n.id(Class::JsonRpc, &v.to_string()),
-        JsonRpcId::Str(s) => format!("{:?}", n.id(Class::JsonRpc, s)),
+        JsonRpcIdRef::Num(v) => n.id(Class::JsonRpc, &v.to_string()),
+        JsonRpcIdRef::Str(s) => format!("{:?}", n.id(Class::JsonRpc, s)),
     }
 }
 
 /// A call's protocol correlation in words, ` · `-separated: `JSON-RPC id
 /// 41 · session ses_7Q2 · MCP session mcp-5d1c`; empty when the journal
 /// recorded none of them.
-pub fn call_words(c: &CallRef, n: &mut dyn Namer) -> String {
+pub fn call_words(c: CallView<'_>, n: &mut dyn Namer) -> String {
     let mut bits = Vec::new();
-    if let Some(id) = &c.jsonrpc_id {
+    if let Some(id) = c.jsonrpc_id {
         bits.push(format!("JSON-RPC id {}", jsonrpc_words(id, n)));
     }
-    if let Some(s) = &c.session_id {
+    if let Some(s) = c.session_id {
         bits.push(format!("session {}", n.id(Class::Session, s)));
     }
-    if let Some(s) = &c.mcp_session_id {
+    if let Some(s) = c.mcp_session_id {
         bits.push(format!("MCP session {}", n.id(Class::McpSession, s)));
     }
     bits.join(" · ")
@@ -162,7 +162,7 @@ pub fn is_vocabulary(s: &str) -> bool {
 /// Key details of an event in one line, each identity through `n`, the
 /// arguments' secret fields redacted: what the TUI's event list, the
 /// review queue and the postmortem timeline show.
-pub fn event_detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
+pub fn event_detail(e: EventRef<'_>, secret_fields: &[String], n: &mut dyn Namer) -> String {
     let mut detail = detail(e, secret_fields, n);
     // A line its hash does not pin down says so wherever the event shows
     // (docs/design.md §6.4).
@@ -193,7 +193,7 @@ pub fn event_detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> S
     }
 }
 
-fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
+fn detail(e: EventRef<'_>, secret_fields: &[String], n: &mut dyn Namer) -> String {
     let joined = |head: String, tail: String| {
         if tail.is_empty() {
             head
@@ -203,14 +203,9 @@ fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
             format!("{head} · {tail}")
         }
     };
-    match &e.kind {
-        EventKind::Accepted(a) => {
-            let Acceptance {
-                call,
-                action,
-                idempotency_key,
-                ..
-            } = &**a;
+    match e.kind() {
+        KindRef::Accepted(a) => {
+            let (call, action, idempotency_key) = (a.call, a.action, a.idempotency_key);
             let args = action
                 .get("arguments")
                 .map(|a| redact_secrets(&a, secret_fields))
@@ -222,31 +217,31 @@ fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
             }
             s
         }
-        EventKind::Attached { call, recovery } => {
+        KindRef::Attached { call, recovery } => {
             let mut s = format!("recovery {}", recovery.as_str());
-            if let Some(c) = &call.call_id {
+            if let Some(c) = call.call_id {
                 s.push_str(&format!(" · call {}", n.id(Class::Call, c)));
             }
             joined(s, call_words(call, n))
         }
-        EventKind::Authorized { decision, approver } => match approver {
+        KindRef::Authorized { decision, approver } => match approver {
             Some(a) => format!("{decision} by {}", n.id(Class::Person, a)),
             None => decision.to_string(),
         },
-        EventKind::Rejected { reason } if is_vocabulary(reason) => reason.clone(),
-        EventKind::Rejected { reason } => n.id(Class::Text, reason),
-        EventKind::Dispatched { idempotency_key } => idempotency_key
-            .as_deref()
+        KindRef::Rejected { reason } if is_vocabulary(reason) => reason.to_string(),
+        KindRef::Rejected { reason } => n.id(Class::Text, reason),
+        KindRef::Dispatched { idempotency_key } => idempotency_key
             .map(|k| format!("Idempotency-Key {}", n.id(Class::Key, k)))
             .unwrap_or_default(),
-        EventKind::DispatchFailed { error } | EventKind::DeliveryFailed { error } => {
+        KindRef::DispatchFailed { error } | KindRef::DeliveryFailed { error } => {
             n.id(Class::Text, error)
         }
-        EventKind::Outcome {
+        KindRef::Outcome {
             outcome,
             target_status,
             exit_status,
-            texts,
+            error,
+            result_reference,
             replayed,
             observed_via,
         } => {
@@ -257,27 +252,27 @@ fn detail(e: &Event, secret_fields: &[String], n: &mut dyn Namer) -> String {
             if let Some(x) = exit_status {
                 s.push_str(&format!(" · exit {x}"));
             }
-            if *replayed {
+            if replayed {
                 s.push_str(" · replayed");
             }
             s.push_str(&format!(" · via {}", observed_via.as_str()));
             if let Some(words) = e.facts().pairing.words() {
                 s.push_str(&format!(" · {words}"));
             }
-            if let Some(r) = texts.result_reference() {
+            if let Some(r) = result_reference {
                 s.push_str(&format!(" · result {}", n.id(Class::Result, r)));
             }
-            if let Some(er) = texts.error() {
+            if let Some(er) = error {
                 s.push_str(&format!(" · {}", n.id(Class::Text, er)));
             }
             s
         }
-        EventKind::Delivered => "result delivered to the agent".into(),
-        EventKind::Cancelled { by } => format!("by {by}"),
+        KindRef::Delivered => "result delivered to the agent".into(),
+        KindRef::Cancelled { by } => format!("by {by}"),
     }
 }
 
 /// [`event_detail`] as the journal wrote it, nothing redacted.
-pub fn event_summary(e: &Event) -> String {
+pub fn event_summary(e: EventRef<'_>) -> String {
     event_detail(e, &[], &mut Plain)
 }

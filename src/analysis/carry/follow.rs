@@ -35,7 +35,7 @@ impl Carry {
             scheme,
             ..
         } = prev;
-        let mut draft_of: Vec<u32> = Vec::with_capacity(model.executions.len());
+        let mut draft_of: Vec<u32> = Vec::with_capacity(model.execution_count());
         for r in &execution_group {
             draft_of.push(*self.order.get(r.get())?);
         }
@@ -55,11 +55,15 @@ impl Carry {
         let touched: Vec<usize> = growth.touched.iter().map(|x| x.get()).collect();
         let mut old_keys = Vec::with_capacity(touched.len());
         for &x in &touched {
-            let ex = model.executions.get(x)?;
+            let ex = model.execution_at(x)?;
             let l = std::mem::replace(lifecycles.get_mut(x)?, Lifecycle::of(ex));
             old_keys.push((x, l.idempotency_key));
         }
-        lifecycles.par_extend(model.executions[n..].par_iter().map(Lifecycle::of));
+        lifecycles.par_extend(
+            (n..model.execution_count())
+                .into_par_iter()
+                .map(|x| Lifecycle::of(model.execution(ExecIdx::new(x)))),
+        );
         let unconfigured = ToolContract::unconfigured();
         let hinted = hinted_contracts(model, config);
         let new_intents = intents(model, config, (&hinted, &unconfigured), n);
@@ -136,7 +140,7 @@ impl Carry {
                 }
             }
         }
-        for x in n..model.executions.len() {
+        for x in n..model.execution_count() {
             if let Some(k) = lifecycles[x].idempotency_key.as_deref() {
                 let k = key_digest(k);
                 if own(&mut self.keys, k, draft_of[x]) {
@@ -205,7 +209,7 @@ impl Carry {
                     if let Some(m) = self.mismatches.get(&x.get()) {
                         g.findings.push(Finding {
                             kind: FindingKind::FingerprintMismatch,
-                            detail: format!("{}: {m}", model.execution(x).id).into(),
+                            detail: format!("{}: {m}", model.execution(x).id()).into(),
                             evidence: accepted_ref(&lifecycles, x).into_iter().collect(),
                         });
                     }
@@ -270,7 +274,7 @@ impl Carry {
             }
         }
         let mut moved_ids: Vec<Digest16> = Vec::new();
-        for x in n..model.executions.len() {
+        for x in n..model.execution_count() {
             if let Some((Some(mcp), id)) =
                 lifecycles[x].correlation(model.execution(ExecIdx::new(x)))
             {
@@ -339,13 +343,13 @@ impl Carry {
                 .sort_by(|x, y| x.group_id.cmp(&y.group_id).then(x.field.cmp(&y.field)));
             g.near_duplicates.dedup();
         }
-        self.seen.add_all(config, &model.executions[n..]);
+        self.seen.add_all(config, model.executions().skip(n));
         self.note_sessions(
             model,
             touched
                 .iter()
-                .map(|&x| &model.executions[x])
-                .chain(&model.executions[n..]),
+                .filter_map(|&x| model.execution_at(x))
+                .chain(model.executions().skip(n)),
         );
 
         // 4. Ranking: the groups not judged again keep their order.

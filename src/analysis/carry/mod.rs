@@ -164,7 +164,7 @@ pub fn reanalyze(
     let usable = |c: &Carry, g: &Grown<'_>| {
         config.resolutions.is_empty()
             && g.growth.held == prev.lifecycles.len()
-            && g.growth.held <= model.executions.len()
+            && g.growth.held <= model.execution_count()
             && prev.execution_group.len() == prev.lifecycles.len()
             && c.order.len() == prev.groups.len()
             && c.hints == model.tool_hints.len()
@@ -233,7 +233,7 @@ impl Carry {
         }
         let mut keys = FastMap::default();
         let mut ids = FastMap::default();
-        for (x, ex) in model.executions.iter().enumerate() {
+        for (x, ex) in model.executions().enumerate() {
             let d = c.order[a.execution_group.get(x)?.get()];
             let lc = &a.lifecycles[x];
             if let Some(k) = lc.idempotency_key.as_deref() {
@@ -243,10 +243,10 @@ impl Carry {
                 own(&mut ids, id_digest(mcp, &id.to_string()), d);
             }
         }
-        c.seen.add_all(config, &model.executions);
+        c.seen.add_all(config, model.executions());
         c.keys = keys;
         c.ids = ids;
-        c.note_sessions(model, model.executions.iter());
+        c.note_sessions(model, model.executions());
         Some(c)
     }
 
@@ -286,14 +286,14 @@ impl Carry {
     fn note_sessions<'a>(
         &mut self,
         model: &Model,
-        xs: impl Iterator<Item = &'a crate::model::Execution>,
+        xs: impl Iterator<Item = crate::model::ExecutionRef<'a>>,
     ) {
         for x in xs {
-            for e in &x.events {
-                let Some(call) = e.kind.call() else {
+            for e in x.events() {
+                let Some(call) = e.kind().call() else {
                     continue;
                 };
-                if let Some(s) = call.session_id.as_deref()
+                if let Some(s) = call.session_id
                     && model.session(s).is_none()
                     && !self.dangling.contains(s)
                 {

@@ -19,14 +19,14 @@ fn records_of(model: &Model) -> Vec<Record> {
         let at = (h.source.journal(), u64::from(h.source.position()));
         all.push((at, Record::ToolHint(h.clone())));
     }
-    for x in &model.executions {
-        for e in &x.events {
-            let at = (e.source.journal(), u64::from(e.source.position()));
+    for x in model.executions() {
+        for e in x.events() {
+            let at = (e.source().journal(), u64::from(e.source().position()));
             all.push((
                 at,
                 Record::Event {
-                    execution_id: x.id.clone(),
-                    event: e.clone(),
+                    execution_id: x.id().to_string(),
+                    event: e.to_event(),
                 },
             ));
         }

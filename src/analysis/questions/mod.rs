@@ -7,7 +7,7 @@ use super::verdict::{
 };
 use super::{Answer, EvidenceRef, JournalCaps};
 use crate::model::{
-    CallRef, Event, EventIdx, EventKind, ExecIdx, Execution, Model, OutcomeKind, SessionIdx,
+    CallView, EventIdx, EventRef, ExecIdx, ExecutionRef, KindRef, Model, OutcomeKind, SessionIdx,
 };
 use chrono::{DateTime, Utc};
 
@@ -40,7 +40,7 @@ fn answer(question: u8, text: String, evidence: Vec<EvidenceRef>) -> Answer {
 }
 
 /// A short description of a call: call id, JSON-RPC id, session.
-fn describe_call(c: &CallRef) -> String {
+fn describe_call(c: CallView<'_>) -> String {
     let mut parts = Vec::new();
     if let Some(id) = &c.call_id {
         parts.push(format!("call {id}"));
@@ -55,34 +55,32 @@ fn describe_call(c: &CallRef) -> String {
     }
 }
 
-fn outcome_words(e: &Event) -> String {
-    match &e.kind {
-        EventKind::Outcome {
+fn outcome_words(e: EventRef<'_>) -> String {
+    match e.kind() {
+        KindRef::Outcome {
             outcome,
             target_status,
             exit_status,
-            texts,
+            error,
             replayed,
             observed_via,
             ..
         } => {
-            let error = texts.error();
             let mut s = match (target_status, exit_status) {
                 (Some(st), _) => format!("HTTP {st}"),
                 (None, Some(x)) => format!("exit status {x}"),
                 (None, None) => outcome.as_str().replace('_', " "),
             };
-            if *outcome != OutcomeKind::Success
-                && (target_status.is_some() || exit_status.is_some())
+            if outcome != OutcomeKind::Success && (target_status.is_some() || exit_status.is_some())
             {
                 s.push_str(&format!(" ({})", outcome.as_str().replace('_', " ")));
             }
-            if *replayed {
+            if replayed {
                 s.push_str(", a replay of the stored result");
             }
             s.push_str(&format!(
                 " at {} via {}",
-                hms(e.at),
+                hms(e.at()),
                 observed_via.as_str().replace('_', " ")
             ));
             if let Some(err) = error.filter(|e| !e.is_empty()) {
@@ -97,7 +95,7 @@ fn outcome_words(e: &Event) -> String {
 }
 
 impl Ctx<'_> {
-    fn x(&self, i: ExecIdx) -> &Execution {
+    fn x(&self, i: ExecIdx) -> ExecutionRef<'_> {
         self.model.execution(i)
     }
 
@@ -107,22 +105,19 @@ impl Ctx<'_> {
     }
 
     fn format_name(&self, x: ExecIdx) -> String {
-        let j = self.x(x).events.first().map_or(0, |e| e.source.journal());
+        let j = self.x(x).first().map_or(0, |e| e.source().journal());
         self.journals.name(j).to_string()
     }
 
     /// Q1's value alone, without words, by [`processes_of`].
     pub fn processes_value(&self, e: ExecIdx, f: ExecIdx) -> Processes {
-        let (Some((_, ce, _)), Some((_, cf, _))) = (self.x(e).accepted(), self.x(f).accepted())
-        else {
+        let (Some((_, ce)), Some((_, cf))) = (self.x(e).accepted(), self.x(f).accepted()) else {
             return Processes::Unknown;
         };
         let key = |id: &str| self.model.session(id).and_then(|s| s.process_key());
-        processes_of(
-            ce.session_id.as_deref(),
-            cf.session_id.as_deref(),
-            |a, b| (key(a), key(b)),
-        )
+        processes_of(ce.call.session_id, cf.call.session_id, |a, b| {
+            (key(a), key(b))
+        })
     }
 
     /// Q1 for two executions: the value, the answer text and the evidence.
@@ -135,8 +130,7 @@ impl Ctx<'_> {
                 .into_iter()
                 .flatten()
                 .collect();
-        let (Some((_, ce, _)), Some((_, cf, _))) = (self.x(e).accepted(), self.x(f).accepted())
-        else {
+        let (Some((_, ce)), Some((_, cf))) = (self.x(e).accepted(), self.x(f).accepted()) else {
             return (
                 value,
                 "unknown: an accepted record is missing, so the callers are not known".into(),
@@ -165,8 +159,9 @@ impl Ctx<'_> {
             }
             None => format!("session {id} (no session record)"),
         };
+        let (ce, cf) = (ce.call, cf.call);
         for c in [ce, cf] {
-            if let Some(id) = c.session_id.as_deref()
+            if let Some(id) = c.session_id
                 && let Some(i) = self.model.sessions.iter().position(|s| s.session_id == id)
             {
                 let r = EvidenceRef::Session {
@@ -184,7 +179,7 @@ impl Ctx<'_> {
             ),
             _ => String::new(),
         };
-        let text = match (value, ce.session_id.as_deref(), cf.session_id.as_deref()) {
+        let text = match (value, ce.session_id, cf.session_id) {
             (Processes::One, Some(a), Some(b)) if a == b => {
                 format!(
                     "One process: both calls came from {}.{reconnect}",
@@ -234,14 +229,11 @@ impl Ctx<'_> {
         let mut evidence = Vec::new();
         let auth = if let Some(i) = l.authorized {
             evidence.push(ev(e, i));
-            match &x.event(i).kind {
-                EventKind::Authorized { decision, approver } => format!(
+            match x.event(i).kind() {
+                KindRef::Authorized { decision, approver } => format!(
                     "authorized ({decision}{}) at {}",
-                    approver
-                        .as_deref()
-                        .map(|a| format!(" by {a}"))
-                        .unwrap_or_default(),
-                    hms(x.event(i).at)
+                    approver.map(|a| format!(" by {a}")).unwrap_or_default(),
+                    hms(x.event(i).at())
                 ),
                 _ => String::new(),
             }
@@ -255,7 +247,7 @@ impl Ctx<'_> {
                 let d = match l.dispatched {
                     Some(i) => {
                         evidence.push(ev(e, i));
-                        format!("dispatched at {}", hms(x.event(i).at))
+                        format!("dispatched at {}", hms(x.event(i).at()))
                     }
                     None => {
                         "dispatched (an outcome is recorded, the dispatch itself is not)".into()
@@ -277,29 +269,29 @@ impl Ctx<'_> {
             Dispatch::Rejected => {
                 let i = l.rejected.unwrap_or_default();
                 evidence.push(ev(e, i));
-                let reason = match &x.event(i).kind {
-                    EventKind::Rejected { reason } => reason.as_str(),
+                let reason = match x.event(i).kind() {
+                    KindRef::Rejected { reason } => reason,
                     _ => "",
                 };
                 format!(
                     "No: authorization refused ({reason}) at {}.",
-                    hms(x.event(i).at)
+                    hms(x.event(i).at())
                 )
             }
             Dispatch::NotDispatched => {
                 if let Some(i) = l.dispatch_failed {
                     evidence.push(ev(e, i));
-                    let err = match &x.event(i).kind {
-                        EventKind::DispatchFailed { error } => error.as_str(),
+                    let err = match x.event(i).kind() {
+                        KindRef::DispatchFailed { error } => error,
                         _ => "",
                     };
                     format!(
                         "No: {auth}, but dispatch failed at {} before anything left the gateway ({err}).",
-                        hms(x.event(i).at)
+                        hms(x.event(i).at())
                     )
                 } else if let Some(i) = l.cancelled {
                     evidence.push(ev(e, i));
-                    format!("No: cancelled at {} before dispatch.", hms(x.event(i).at))
+                    format!("No: cancelled at {} before dispatch.", hms(x.event(i).at()))
                 } else {
                     format!("No: {auth}; no dispatch is recorded.")
                 }
@@ -350,10 +342,10 @@ impl Ctx<'_> {
                     .iter()
                     .filter_map(|&i| {
                         let ev = x.event(i);
-                        let EventKind::Outcome { texts, .. } = &ev.kind else {
+                        let KindRef::Outcome { error, .. } = ev.kind() else {
                             return None;
                         };
-                        let err = texts.error()?;
+                        let err = error?;
                         let who = match ev.facts().layer {
                             Some(crate::model::Layer::Client) => "the client",
                             Some(crate::model::Layer::Gateway) => "the gateway",
@@ -386,7 +378,7 @@ impl Ctx<'_> {
             }
             (Some(i), a) => {
                 let words = outcome_words(x.event(i));
-                let late = later_at.is_some_and(|t| x.event(i).at > t);
+                let late = later_at.is_some_and(|t| x.event(i).at() > t);
                 let lead = match a {
                     TargetAnswer::Ambiguous => "Yes, but it does not tell whether the target acted",
                     _ if late => "Not before the second call; later",
@@ -443,14 +435,14 @@ impl Ctx<'_> {
             }
             Delivery::Delivered => format!(
                 "No: the result was delivered at {}.",
-                hms(x.event(i.unwrap_or_default()).at)
+                hms(x.event(i.unwrap_or_default()).at())
             ),
             Delivery::Failed => {
-                let (at, err) = match &x.event(i.unwrap_or_default()).kind {
-                    EventKind::DeliveryFailed { error } => {
-                        (x.event(i.unwrap_or_default()).at, error.clone())
+                let (at, err) = match x.event(i.unwrap_or_default()).kind() {
+                    KindRef::DeliveryFailed { error } => {
+                        (x.event(i.unwrap_or_default()).at(), error.to_string())
                     }
-                    _ => (x.event(i.unwrap_or_default()).at, String::new()),
+                    _ => (x.event(i.unwrap_or_default()).at(), String::new()),
                 };
                 if completed {
                     format!(
@@ -488,14 +480,14 @@ impl Ctx<'_> {
     ) -> Vec<Answer> {
         let xf = self.x(f);
         let later_at = match call {
-            Some(i) => Some(self.x(e).event(i).at),
+            Some(i) => Some(self.x(e).event(i).at()),
             None => self.lc(f).dispatch_time(xf),
         };
         let q1 = match call {
             Some(i) => {
-                let ce = self.x(e).accepted().map(|(_, c, _)| c.session_id.clone());
-                let ca = match &self.x(e).event(i).kind {
-                    EventKind::Attached { call, .. } => call.session_id.clone(),
+                let ce = self.x(e).accepted().map(|(_, a)| a.call.session_id);
+                let ca = match self.x(e).event(i).kind() {
+                    KindRef::Attached { call, .. } => call.session_id,
                     _ => None,
                 };
                 let text = match (ce.flatten(), ca) {
@@ -530,16 +522,16 @@ impl Ctx<'_> {
         let xf = self.x(f);
         let (le, lf) = (self.lc(e), self.lc(f));
         if let Some(i) = call {
-            let (c, r) = match &xe.event(i).kind {
-                EventKind::Attached { call, recovery } => (describe_call(call), recovery.as_str()),
+            let (c, r) = match xe.event(i).kind() {
+                KindRef::Attached { call, recovery } => (describe_call(call), recovery.as_str()),
                 _ => (String::new(), ""),
             };
             return answer(
                 5,
                 format!(
                     "Reused the execution: {c} attached to {} at {} ({}).",
-                    xe.id,
-                    hms(xe.event(i).at),
+                    xe.id(),
+                    hms(xe.event(i).at()),
                     r.replace('_', " ")
                 ),
                 vec![ev(e, i)],
@@ -547,7 +539,7 @@ impl Ctx<'_> {
         }
         let fc = xf
             .accepted()
-            .map(|(_, c, _)| describe_call(c))
+            .map(|(_, a)| describe_call(a.call))
             .unwrap_or_else(|| "the later call".into());
         let evidence: Vec<EvidenceRef> = [
             lf.accepted.map(|i| ev(f, i)),
@@ -565,26 +557,26 @@ impl Ctx<'_> {
             },
         };
         let text = match p.later {
-            LaterCall::Attached => format!("Reused the execution: {fc} attached to {}.", xe.id),
+            LaterCall::Attached => format!("Reused the execution: {fc} attached to {}.", xe.id()),
             LaterCall::Unknown => format!(
                 "unknown: {} has no execution identity, so it cannot show attachment; {fc} is counted as a fresh attempt ({}).{fate}",
                 self.format_name(f),
-                xf.id
+                xf.id()
             ),
             LaterCall::SameKey => format!(
                 "Fresh attempt with the same idempotency key \"{}\": {fc} created {}.{fate}",
                 lf.idempotency_key.as_deref().unwrap_or(""),
-                xf.id
+                xf.id()
             ),
             LaterCall::NewKey => format!(
                 "Fresh attempt with a new idempotency key (\"{}\", was \"{}\"): {fc} created {}.{fate}",
                 lf.idempotency_key.as_deref().unwrap_or(""),
                 le.idempotency_key.as_deref().unwrap_or(""),
-                xf.id
+                xf.id()
             ),
             LaterCall::NoKey => format!(
                 "Fresh attempt: {fc} created a new execution {} without an idempotency key.{fate}",
-                xf.id
+                xf.id()
             ),
         };
         answer(5, text, evidence)

@@ -57,7 +57,8 @@ impl Ctx<'_> {
             };
             return format!(
                 "the gateway dispatched {} {} times {what}",
-                xe.id, le.dispatches
+                xe.id(),
+                le.dispatches
             );
         }
         // An outcome settled by a reviewer names the reviewer and the time
@@ -87,48 +88,58 @@ impl Ctx<'_> {
                 if p.timing == Timing::AfterLater {
                     format!(
                         "{} was dispatched while {} was still unresolved; both turned out to be performed by the target ({outcome})",
-                        xf.id, xe.id
+                        xf.id(),
+                        xe.id()
                     )
                 } else {
                     format!(
                         "{} was dispatched after {} had completed ({outcome}) without its result reaching the agent; the target acted on both",
-                        xf.id, xe.id
+                        xf.id(),
+                        xe.id()
                     )
                 }
             }
             (Verdict::PossibleDuplicate, Some(p)) if p.answer.is_unknown() => format!(
                 "{} was dispatched while the outcome of {} was unknown; the target may have acted twice",
-                xf.id, xe.id
+                xf.id(),
+                xe.id()
             ),
             (Verdict::PossibleDuplicate, Some(p)) if p.delivery == Delivery::NotRecorded => {
                 format!(
                     "{} repeated {} after it completed; the journal cannot show whether the first result reached the agent",
-                    xf.id, xe.id
+                    xf.id(),
+                    xe.id()
                 )
             }
             (Verdict::PossibleDuplicate, _) => format!(
                 "{} repeated {}, and the second outcome is unknown",
-                xf.id, xe.id
+                xf.id(),
+                xe.id()
             ),
             (Verdict::IdempotencyKeyConflict, _) => format!(
                 "{} reused the idempotency key of {} and the target refused it as a different request",
-                xf.id, xe.id
+                xf.id(),
+                xe.id()
             ),
             (Verdict::PendingVerification, _) if le.answer == TargetAnswer::Ambiguous => format!(
                 "{} was dispatched and its answer does not show whether the target acted; nothing has resolved it",
-                xe.id
+                xe.id()
             ),
             (Verdict::PendingVerification, _) => format!(
                 "{} was dispatched and its outcome is unknown; nothing has resolved it",
-                xe.id
+                xe.id()
             ),
             (Verdict::UndeliveredResult, _) => format!(
                 "{} completed ({outcome}) but its result did not reach the agent, and no retry followed",
-                xe.id
+                xe.id()
             ),
             (Verdict::DistinctIntent, Some(p)) => {
                 if p.processes == Processes::Distinct {
-                    format!("{} and {} came from distinct agent processes", xe.id, xf.id)
+                    format!(
+                        "{} and {} came from distinct agent processes",
+                        xe.id(),
+                        xf.id()
+                    )
                 } else if p.window == Window::Outside {
                     if self.lc(f).accepted.is_some() && p.later != LaterCall::Attached {
                         // How far apart, not a guess at why the window is
@@ -149,43 +160,54 @@ impl Ctx<'_> {
                                 .unwrap_or_default(),
                             _ => String::new(),
                         };
-                        format!("{} came outside the attach window of {}{gap}", xf.id, xe.id)
+                        format!(
+                            "{} came outside the attach window of {}{gap}",
+                            xf.id(),
+                            xe.id()
+                        )
                     } else {
-                        format!("{} came outside the attach window", xf.id)
+                        format!("{} came outside the attach window", xf.id())
                     }
                 } else {
                     format!(
                         "{} was a new request after the result of {} was delivered",
-                        xf.id, xe.id
+                        xf.id(),
+                        xe.id()
                     )
                 }
             }
-            (Verdict::Rejected, _) => format!("authorization refused {}", xe.id),
+            (Verdict::Rejected, _) => format!("authorization refused {}", xe.id()),
             (Verdict::DeduplicatedByTarget, _) => format!(
                 "{} carried the same idempotency key as {} and the target did not act again",
-                xf.id, xe.id
+                xf.id(),
+                xe.id()
             ),
             (Verdict::AttachedRetry, _) => {
                 let n = self.lc(e).attached().len();
                 format!(
                     "{n} later call(s) attached to {}; it was dispatched {} time(s)",
-                    xe.id, le.dispatches
+                    xe.id(),
+                    le.dispatches
                 )
             }
             (Verdict::SafeRetry, Some(p)) => {
                 if matches!(p.dispatch, Dispatch::Rejected | Dispatch::NotDispatched) {
                     format!(
                         "{} never crossed the dispatch boundary, so {} was safe",
-                        xe.id, xf.id
+                        xe.id(),
+                        xf.id()
                     )
                 } else {
                     format!(
                         "the target did not act on {} ({outcome}), so {} was safe",
-                        xe.id, xf.id
+                        xe.id(),
+                        xf.id()
                     )
                 }
             }
-            (Verdict::SafeRetry, None) => format!("{} never crossed the dispatch boundary", xe.id),
+            (Verdict::SafeRetry, None) => {
+                format!("{} never crossed the dispatch boundary", xe.id())
+            }
             (Verdict::Clean, _) => self.clean_reason(e, &outcome),
             (Verdict::DistinctIntent, None) => "distinct intents".into(),
             (Verdict::DuplicateSideEffect, None) => "duplicate side effect".into(),

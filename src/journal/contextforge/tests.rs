@@ -34,9 +34,9 @@ fn read(paths: &[&Path]) -> (Vec<LoadedJournal>, Model) {
 }
 
 /// The executions of a tool (exposed name), in time order.
-fn of<'a>(m: &'a Model, tool: &str) -> Vec<&'a Execution> {
-    m.executions
-        .iter()
+fn of(m: &Model, tool: &str) -> Vec<Execution> {
+    m.to_executions()
+        .into_iter()
         .filter(|x| x.action().and_then(|a| a.tool()) == Some(tool))
         .collect()
 }
@@ -84,11 +84,11 @@ fn the_database_shows_a_drop_a_connect_failure_and_a_gateway_timeout() {
     let deploy = of(&m, "lab-tools-deploy-release");
     assert_eq!(deploy.len(), 2);
     assert_eq!(
-        names(deploy[0]),
+        names(&deploy[0]),
         ["accepted", "dispatched", "cancelled", "delivery_failed"]
     );
     assert_eq!(
-        names(deploy[1]),
+        names(&deploy[1]),
         ["accepted", "dispatched", "outcome", "delivered"]
     );
     // The trace that never ended is where the request arrived.
@@ -101,7 +101,7 @@ fn the_database_shows_a_drop_a_connect_failure_and_a_gateway_timeout() {
     // database keeps (inferred, and saying so).
     let charge = of(&m, "lab-tools-charge-card");
     assert_eq!(
-        names(charge[0]),
+        names(&charge[0]),
         ["accepted", "dispatch_failed"],
         "a ConnectError dispatches nothing"
     );
@@ -119,7 +119,7 @@ fn the_database_shows_a_drop_a_connect_failure_and_a_gateway_timeout() {
     // gateway_timeout_then_retry: the upstream call failed after dispatch,
     // the database keeps no error type: outcome unknown.
     let migration = of(&m, "lab-tools-run-migration");
-    assert_eq!(names(migration[0]), ["accepted", "dispatched", "outcome"]);
+    assert_eq!(names(&migration[0]), ["accepted", "dispatched", "outcome"]);
     assert!(matches!(
         migration[0].events[2].kind,
         EventKind::Outcome {
@@ -130,7 +130,7 @@ fn the_database_shows_a_drop_a_connect_failure_and_a_gateway_timeout() {
 
     // Every event: the gateway layer, the correlation id; the accepted
     // event: the tool's annotations, the upstream name, no arguments.
-    for x in &m.executions {
+    for x in &m.to_executions() {
         let corr = x.id.strip_prefix(EXECUTION_PREFIX).unwrap();
         for e in &x.events {
             assert_eq!(e.facts().layer, Some(Layer::Gateway));
@@ -184,7 +184,7 @@ fn a_bad_row_is_reported_with_its_table_and_row_and_the_rest_is_used() {
         b.message
     );
     // The calls are all still there.
-    assert_eq!(m.executions.len(), all.executions.len());
+    assert_eq!(m.execution_count(), all.execution_count());
 }
 
 #[test]
@@ -192,20 +192,20 @@ fn the_log_shows_error_types_json_rpc_ids_and_arguments() {
     let (j, m) = read(&[&fixture("gateway.log")]);
     assert_eq!(j[0].bad_line_count, 0, "{:?}", j[0].bad_lines);
     let charge = of(&m, "lab-tools-charge-card");
-    assert_eq!(names(charge[0]), ["accepted", "dispatch_failed"]);
+    assert_eq!(names(&charge[0]), ["accepted", "dispatch_failed"]);
     assert!(
         charge[0].events[1].facts().inferred.is_none(),
         "the log says so"
     );
     let migration = of(&m, "lab-tools-run-migration");
     let EventKind::Outcome { outcome, texts, .. } = &migration[0].events[2].kind else {
-        panic!("{:?}", names(migration[0]));
+        panic!("{:?}", names(&migration[0]));
     };
     assert_eq!(*outcome, OutcomeKind::Unknown);
     assert!(texts.error().is_some_and(|e| e.starts_with("TimeoutError")));
     let deploy = of(&m, "lab-tools-deploy-release");
     assert_eq!(
-        names(deploy[0]),
+        names(&deploy[0]),
         ["accepted", "dispatched", "cancelled", "delivery_failed"]
     );
     let (_, call, action) = deploy[0].accepted().unwrap();
@@ -235,7 +235,7 @@ fn a_bad_log_line_is_reported_with_its_line_and_the_rest_is_used() {
     assert_eq!(j[0].bad_lines[0].line, 3);
     assert!(j[0].bad_lines[0].message.contains("@timestamp"));
     assert_eq!(j[0].bad_lines[1].line, 6);
-    assert_eq!(m.executions.len(), all.executions.len());
+    assert_eq!(m.execution_count(), all.execution_count());
 }
 
 #[test]
@@ -266,7 +266,7 @@ fn a_traceparent_in_the_body_links_the_clients_span() {
     let p = d.path().join("gateway.log");
     std::fs::write(&p, log + "\n").unwrap();
     let (_, m) = read(&[&p]);
-    let x = &m.executions[0];
+    let x = &m.to_executions()[0];
     assert_eq!(x.id, "contextforge:c1");
     let (acc, _, action) = x.accepted().unwrap();
     let links = &acc.facts().links;

@@ -37,8 +37,8 @@ fn read(lines: &[String]) -> (LoadedJournal, Model) {
 /// (`id`, `position`, `uncertain`, `content`), or `None` without one.
 fn pairings(m: &Model) -> Vec<(u32, Option<(u32, &'static str)>)> {
     let mut out: Vec<_> = m
-        .executions
-        .iter()
+        .to_executions()
+        .into_iter()
         .map(|x| {
             let request = x.events[0].source.position();
             let answer = x.events.iter().find_map(|e| match e.kind {

@@ -56,9 +56,10 @@ fn names(x: &Execution) -> Vec<&'static str> {
     x.events.iter().map(|e| e.kind.name()).collect()
 }
 
-fn only(model: &Model) -> &Execution {
-    assert_eq!(model.executions.len(), 1, "{:?}", model.executions);
-    &model.executions[0]
+fn only(model: &Model) -> Execution {
+    let mut xs = model.to_executions();
+    assert_eq!(xs.len(), 1, "{xs:?}");
+    xs.remove(0)
 }
 
 fn rfc(x: &Execution, i: usize) -> String {
@@ -75,7 +76,7 @@ fn the_lab_log_reads_one_execution_per_tool_call() {
     assert_eq!(j.bad_line_count, 0, "{:?}", j.bad_lines);
     // 18 lines: 2 tools/list, 16 tools/call.
     assert_eq!(j.lines, 18);
-    assert_eq!(model.executions.len(), 16);
+    assert_eq!(model.execution_count(), 16);
     assert!(
         j.notes.iter().any(|n| n.contains("tools/list ×2")),
         "{:?}",
@@ -90,21 +91,22 @@ fn the_lab_log_reads_one_execution_per_tool_call() {
 
     let x = |id: &str| {
         // The record's id, in the journal's content namespace.
-        let i = (0..model.executions.len())
-            .find(|&i| {
-                let x = &model.executions[i].id;
+        model
+            .to_executions()
+            .into_iter()
+            .find(|x| {
+                let x = &x.id;
                 x.starts_with("mcp-audit-gateway:") && x.ends_with(&format!(":{id}"))
             })
-            .unwrap_or_else(|| panic!("no execution {id}"));
-        &model.executions[i]
+            .unwrap_or_else(|| panic!("no execution {id}"))
     };
     // drop_then_retry, the dropped call: written third, after the retry,
     // begun 5 s before its record; ok, and nothing says it was not delivered.
     let dropped = x("5ca4ea06-e20b-4b56-a515-3ed43215b0a6");
-    assert_eq!(names(dropped), ["accepted", "dispatched", "outcome"]);
-    assert_eq!(rfc(dropped, 0), "2026-12-01T11:00:48.317296Z");
-    assert_eq!(rfc(dropped, 1), rfc(dropped, 0));
-    assert_eq!(rfc(dropped, 2), "2026-12-01T11:00:53.346258Z");
+    assert_eq!(names(&dropped), ["accepted", "dispatched", "outcome"]);
+    assert_eq!(rfc(&dropped, 0), "2026-12-01T11:00:48.317296Z");
+    assert_eq!(rfc(&dropped, 1), rfc(&dropped, 0));
+    assert_eq!(rfc(&dropped, 2), "2026-12-01T11:00:53.346258Z");
     assert!(matches!(
         dropped.events[2].kind,
         EventKind::Outcome {
@@ -140,13 +142,13 @@ fn the_lab_log_reads_one_execution_per_tool_call() {
 
     // target_down_then_retry: refused connection, nothing sent.
     let down = x("91184d6b-4996-4941-9084-4a0df7bdf50f");
-    assert_eq!(names(down), ["accepted", "dispatch_failed"]);
+    assert_eq!(names(&down), ["accepted", "dispatch_failed"]);
 
     // gateway_timeout_then_retry: the timeout names no tool.
     let timeout = x("48dc82d9-ac60-49cb-900e-3a3c7e20284a");
-    assert_eq!(names(timeout), ["accepted", "dispatched", "outcome"]);
+    assert_eq!(names(&timeout), ["accepted", "dispatched", "outcome"]);
     // The client sent it at 11:01:04.331664 (truth.json); the record came 15 s later.
-    assert_eq!(rfc(timeout, 0), "2026-12-01T11:01:04.358518Z");
+    assert_eq!(rfc(&timeout, 0), "2026-12-01T11:01:04.358518Z");
     let (_, _, action) = timeout.accepted().unwrap();
     assert_eq!(action.tool(), Some(UNNAMED_TOOL));
     assert_eq!(action.target(), None);
@@ -165,9 +167,9 @@ fn the_lab_log_reads_one_execution_per_tool_call() {
 fn ok_is_an_outcome_with_no_delivery() {
     let (j, model) = one(serde_json::json!({}));
     let x = only(&model);
-    assert_eq!(names(x), ["accepted", "dispatched", "outcome"]);
-    assert_eq!(rfc(x, 0), "2026-12-01T11:00:03.500000Z");
-    assert_eq!(rfc(x, 2), "2026-12-01T11:00:05.000000Z");
+    assert_eq!(names(&x), ["accepted", "dispatched", "outcome"]);
+    assert_eq!(rfc(&x, 0), "2026-12-01T11:00:03.500000Z");
+    assert_eq!(rfc(&x, 2), "2026-12-01T11:00:05.000000Z");
     assert_eq!(x.events[2].extra().get("outcome"), Some(&"ok".into()));
     assert!(
         j.notes
@@ -204,7 +206,7 @@ fn refusals_are_rejected_before_dispatch() {
             "outcome": outcome, "denial_reason": denial, "upstream": upstream, "latency_ms": 0.0
         }));
         let x = only(&model);
-        assert_eq!(names(x), ["accepted", "rejected"], "{outcome}");
+        assert_eq!(names(&x), ["accepted", "rejected"], "{outcome}");
         assert_eq!(
             x.events[1].kind,
             EventKind::Rejected {
@@ -222,7 +224,7 @@ fn a_refused_authentication_has_no_actor_and_no_tool() {
         "denial_reason": "unknown or missing principal"
     }));
     let x = only(&model);
-    assert_eq!(names(x), ["accepted", "rejected"]);
+    assert_eq!(names(&x), ["accepted", "rejected"]);
     let (_, _, action) = x.accepted().unwrap();
     assert_eq!(action.actor(), Some(ANONYMOUS));
     assert_eq!(action.tool(), Some(UNNAMED_TOOL));
@@ -240,14 +242,14 @@ fn upstream_errors_by_their_text() {
         "outcome": "upstream_error", "latency_ms": 0.4,
         "error": "upstream 'billing' is unreachable: [Errno 111] Connection refused"
     }));
-    assert_eq!(names(only(&model)), ["accepted", "dispatch_failed"]);
+    assert_eq!(names(&only(&model)), ["accepted", "dispatch_failed"]);
 
     let (_, model) = one(serde_json::json!({
         "outcome": "upstream_error", "latency_ms": 12.0,
         "error": "upstream 'billing' returned HTTP 503: busy"
     }));
     let x = only(&model);
-    assert_eq!(names(x), ["accepted", "dispatched", "outcome"]);
+    assert_eq!(names(&x), ["accepted", "dispatched", "outcome"]);
     assert!(matches!(
         x.events[2].kind,
         EventKind::Outcome {
@@ -264,7 +266,7 @@ fn upstream_errors_by_their_text() {
         "error": "upstream 'billing' is unreachable: [Errno 104] Connection reset by peer"
     }));
     let x = only(&model);
-    assert_eq!(names(x), ["accepted", "outcome"]);
+    assert_eq!(names(&x), ["accepted", "outcome"]);
     assert!(matches!(
         x.events[1].kind,
         EventKind::Outcome {
@@ -278,7 +280,7 @@ fn upstream_errors_by_their_text() {
         "outcome": "upstream_error", "latency_ms": 0.0, "upstream": null,
         "error": "upstream 'billing' is unreachable: timed out"
     }));
-    assert_eq!(names(only(&model)), ["accepted", "dispatch_failed"]);
+    assert_eq!(names(&only(&model)), ["accepted", "dispatch_failed"]);
 }
 
 #[test]
@@ -288,10 +290,10 @@ fn an_internal_timeout_is_dispatched_with_an_unknown_outcome() {
         "latency_ms": 0.0, "error": "TimeoutError('timed out')"
     }));
     let x = only(&model);
-    assert_eq!(names(x), ["accepted", "dispatched", "outcome"]);
+    assert_eq!(names(&x), ["accepted", "dispatched", "outcome"]);
     // Sent at least the 15 s upstream timeout before the record.
-    assert_eq!(rfc(x, 0), "2026-12-01T10:59:50.000000Z");
-    assert_eq!(rfc(x, 2), "2026-12-01T11:00:05.000000Z");
+    assert_eq!(rfc(&x, 0), "2026-12-01T10:59:50.000000Z");
+    assert_eq!(rfc(&x, 2), "2026-12-01T11:00:05.000000Z");
     assert!(
         x.events[0]
             .facts()
@@ -306,8 +308,8 @@ fn an_internal_timeout_is_dispatched_with_an_unknown_outcome() {
         "latency_ms": 0.0, "error": "JSONDecodeError('Expecting value: line 1 column 1 (char 0)')"
     }));
     let x = only(&model);
-    assert_eq!(names(x), ["accepted", "outcome"]);
-    assert_eq!(rfc(x, 0), "2026-12-01T11:00:05.000000Z");
+    assert_eq!(names(&x), ["accepted", "outcome"]);
+    assert_eq!(rfc(&x, 0), "2026-12-01T11:00:05.000000Z");
 }
 
 #[test]
@@ -320,8 +322,13 @@ fn calls_of_unnamed_tools_are_each_their_own_intent() {
     };
     let text = format!("{}\n{}\n", timeout("a"), timeout("b"));
     let (_, model) = read("audit-log.jsonl", leak(text));
-    assert_eq!(model.executions.len(), 2);
-    let action = |i: usize| model.executions[i].action().cloned().unwrap_or_default();
+    assert_eq!(model.execution_count(), 2);
+    let action = |i: usize| {
+        model
+            .execution_at(i)
+            .and_then(|x| x.action().cloned())
+            .unwrap_or_default()
+    };
     assert_ne!(
         action(0),
         action(1),
@@ -374,7 +381,7 @@ fn a_bad_line_is_reported_with_its_file_and_line_and_the_rest_is_read() {
     ]
     .join("\n");
     let (j, model) = read("logs/audit-log.jsonl", leak(text));
-    assert_eq!(model.executions.len(), 2);
+    assert_eq!(model.execution_count(), 2);
     let bad: Vec<(u32, Option<&str>)> = j
         .bad_lines
         .iter()
@@ -405,7 +412,7 @@ fn a_bad_line_is_reported_with_its_file_and_line_and_the_rest_is_read() {
 fn a_repeated_record_id_is_still_its_own_call() {
     let l = line(serde_json::json!({}));
     let (j, model) = read("audit-log.jsonl", leak(format!("{l}\n{l}\n")));
-    assert_eq!(model.executions.len(), 2);
+    assert_eq!(model.execution_count(), 2);
     assert!(j.notes.iter().any(|n| n.contains("repeat the id")));
 }
 

@@ -146,12 +146,12 @@ fn events(
     trace: &str,
     id: &str,
 ) -> Vec<(&'static str, Option<Layer>, Option<OutcomeKind>)> {
-    let x = &m.executions[m
+    let x = &m.to_executions()[m
         .execution_index(&format!("otel:{trace}:{id}"))
         .unwrap_or_else(|| {
             panic!(
                 "no execution {id}: {:?}",
-                m.executions.iter().map(|x| &x.id).collect::<Vec<_>>()
+                m.to_executions().iter().map(|x| &x.id).collect::<Vec<_>>()
             )
         })];
     x.events
@@ -208,7 +208,7 @@ fn a_client_timeout_and_a_handler_cancelled_with_it_leave_the_outcome_unknown() 
     assert_eq!(j.bad_line_count, 0, "{:?}", j.bad_lines);
     let ev = events(&m, TRACE_A, "00000000000000c1");
     assert_eq!(
-        m.executions.len(),
+        m.execution_count(),
         1,
         "client and server spans are one execution"
     );
@@ -400,7 +400,7 @@ fn openllmetry_spans_give_arguments_and_the_servers_reply() {
         ev.contains(&("outcome", Some(Layer::Server), Some(OutcomeKind::Success))),
         "{ev:?}"
     );
-    let x = &m.executions[0];
+    let x = &m.to_executions()[0];
     let action = x.action().unwrap();
     assert_eq!(action.arguments().unwrap()["service"], "catalog");
     assert_eq!(action.tool(), Some("deploy"));
@@ -445,7 +445,7 @@ fn a_gateway_span_joins_the_one_client_span_it_fits() {
         ev.contains(&("outcome", Some(Layer::Gateway), Some(OutcomeKind::Success))),
         "{ev:?}"
     );
-    assert_eq!(m.executions.len(), 2);
+    assert_eq!(m.execution_count(), 2);
     assert!(
         j.notes
             .iter()
@@ -478,7 +478,7 @@ fn a_gateway_span_two_clients_fit_is_nobodys() {
         batch("mcp-gateway", "g1", &[invoke]),
     ]);
     let (_, m) = read(&text);
-    assert_eq!(m.executions.len(), 3, "the gateway's call stays its own");
+    assert_eq!(m.execution_count(), 3, "the gateway's call stays its own");
 }
 
 #[test]
@@ -503,7 +503,7 @@ fn bad_spans_are_reported_by_line_and_a_cut_last_line_is_a_note() {
         &good[..good.len() / 2]
     );
     let (j, m) = read(&text);
-    assert_eq!(m.executions.len(), 2);
+    assert_eq!(m.execution_count(), 2);
     assert_eq!(j.bad_line_count, 2, "{:?}", j.bad_lines);
     assert_eq!(j.bad_lines[0].line, 2);
     assert_eq!(j.bad_lines[1].line, 3);
@@ -533,8 +533,8 @@ fn a_pretty_printed_body_is_read_whole_with_each_spans_line() {
         serde_json::to_string_pretty(&serde_json::from_str::<Value>(&one).unwrap()).unwrap();
     let (j, m) = read(&pretty);
     assert_eq!(j.bad_line_count, 0, "{:?}", j.bad_lines);
-    assert_eq!(m.executions.len(), 2);
-    let x = &m.executions[m
+    assert_eq!(m.execution_count(), 2);
+    let x = &m.to_executions()[m
         .execution_index(&format!("otel:{TRACE_B}:00000000000000c2"))
         .unwrap()];
     let at = x.events[0].source;

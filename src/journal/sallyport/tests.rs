@@ -344,16 +344,16 @@ fn events_decrypt_pair_and_become_sessions() {
     };
     // Ids are the journal's content identity and the inner seq.
     let by_seq = |n: u32| {
-        let ids: Vec<usize> = (0..model.executions.len())
+        let ids: Vec<usize> = (0..model.execution_count())
             .filter(|&i| {
-                let id = &model.executions[i].id;
+                let id = &model.to_executions()[i].id;
                 id.starts_with("sallyport:") && id.ends_with(&format!(":{n}"))
             })
             .collect();
         assert_eq!(ids.len(), 1, "{n}");
         ids[0]
     };
-    let first = &model.executions[by_seq(1)];
+    let first = &model.to_executions()[by_seq(1)];
     assert_eq!(
         names(first),
         ["accepted", "authorized", "dispatched", "outcome"]
@@ -364,14 +364,14 @@ fn events_decrypt_pair_and_become_sessions() {
         "the outcome is the result row"
     );
     // The second intent never got its result row: no outcome.
-    let second = &model.executions[by_seq(3)];
+    let second = &model.to_executions()[by_seq(3)];
     assert_eq!(names(second), ["accepted", "authorized", "dispatched"]);
     assert!(
         j[0].notes
             .iter()
             .any(|n| n.contains("1 intent row(s) without a result row (lines 3)"))
     );
-    let refused = &model.executions[by_seq(4)];
+    let refused = &model.to_executions()[by_seq(4)];
     assert!(
         matches!(&refused.events[1].kind, EventKind::Rejected { reason } if reason == "denied")
     );
@@ -402,7 +402,7 @@ fn without_the_identity_the_chain_still_verifies() {
     )
     .unwrap();
     assert!(j[0].chain.is_intact());
-    assert!(model.executions.is_empty());
+    assert_eq!(model.execution_count(), 0);
     assert!(j[0].notes.iter().any(|n| n.contains("--audit-identity")));
     // A wrong identity: every row is unreadable, the chain is reported.
     let mut o = keys(false, false);

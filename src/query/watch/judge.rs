@@ -126,7 +126,7 @@ impl Watch {
             let execution_ids: Vec<String> = g
                 .executions
                 .iter()
-                .map(|&x| model.execution(x).id.clone())
+                .map(|&x| model.execution(x).id().to_string())
                 .collect();
             let changed_by = execution_ids
                 .iter()
@@ -150,18 +150,18 @@ impl Watch {
                         .iter()
                         .flat_map(|&x| {
                             let ex = model.execution(x);
-                            ex.events.iter().map(move |e| (ex, e))
+                            ex.events().map(move |e| (ex, e))
                         })
-                        .max_by_key(|(_, e)| (e.at, e.source.position()))
+                        .max_by_key(|(_, e)| (e.at(), e.source().position()))
                         .map(|(ex, e)| ChangeEvent {
-                            execution_id: ex.id.clone(),
-                            event: e.kind.name(),
-                            at: e.at,
+                            execution_id: ex.id().to_string(),
+                            event: e.kind().name(),
+                            at: e.at(),
                             journal: self
                                 .files
-                                .get(e.source.journal() as usize)
+                                .get(e.source().journal() as usize)
                                 .map_or_else(String::new, |f| f.name.clone()),
-                            line: e.source.position(),
+                            line: e.source().position(),
                         })
                 });
             let Some(live) = self.groups.get_mut(key) else {
