@@ -12,7 +12,7 @@
 use peak_alloc::PeakAlloc;
 use retrace::analysis::{self, Lifecycle};
 use retrace::journal::{JournalSource, LoadOptions, load_with};
-use retrace::model::{ActionRecord, CallRef, Event, EventKind, Execution, SourceRef};
+use retrace::model::SourceRef;
 
 #[global_allocator]
 static HEAP: PeakAlloc = PeakAlloc;
@@ -28,13 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(2);
     }
     println!(
-        "sizes (bytes): Event {} EventKind {} CallRef {} ActionRecord {} SourceRef {} Execution {} Lifecycle {} Group {}",
-        size_of::<Event>(),
-        size_of::<EventKind>(),
-        size_of::<CallRef>(),
-        size_of::<ActionRecord>(),
+        "sizes (bytes): SourceRef {} Lifecycle {} Group {}",
         size_of::<SourceRef>(),
-        size_of::<Execution>(),
         size_of::<Lifecycle>(),
         size_of::<analysis::Group>(),
     );
@@ -46,6 +41,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         mb(HEAP.peak_usage()),
         model.execution_count(),
         model.event_count()
+    );
+    let encoded = model.encoded_bytes();
+    println!(
+        "encoded:  {:8.1} MB of executions' bytes, {:.0} bytes an execution",
+        mb(encoded),
+        encoded as f64 / model.execution_count().max(1) as f64
     );
     HEAP.reset_peak_usage();
     let a = analysis::analyze(&model, &journals, &analysis::Config::default());

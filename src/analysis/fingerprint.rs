@@ -7,7 +7,7 @@
 //! written `hmac-sha256:<hex>`; without a key, `sha256:<hex>`.
 
 use super::contracts::ToolContract;
-use crate::model::{ActionRecord, WrittenFingerprint};
+use crate::model::{ActionRecord, WrittenRef};
 use hmac::{Hmac, KeyInit, Mac};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -349,7 +349,7 @@ pub fn check_journal_text_fingerprint(
 /// scheme is compared byte for byte, without hashing the record again or
 /// writing either as text; anything else is checked as text.
 pub(crate) fn check_written_fingerprint(
-    written: &WrittenFingerprint,
+    written: WrittenRef<'_>,
     recomputed: &IntentDigest,
     canonical_json: &str,
     key: &FingerprintKey,
@@ -360,7 +360,7 @@ pub(crate) fn check_written_fingerprint(
                 JournalFingerprint::Matches
             } else {
                 JournalFingerprint::Mismatch {
-                    journal: written.text().into_owned(),
+                    journal: written.text(),
                     recomputed: recomputed.text(),
                 }
             }
@@ -431,7 +431,7 @@ mod tests {
             for w in &written {
                 assert_eq!(
                     check_written_fingerprint(
-                        &WrittenFingerprint::new(w),
+                        crate::model::WrittenFingerprint::new(w).view(),
                         &recomputed,
                         canonical,
                         &key

@@ -149,6 +149,12 @@ pub(super) struct Known<'m> {
     dispatched_at: Option<DateTime<Utc>>,
     /// [`Lifecycle::outcome_time`](super::Lifecycle::outcome_time).
     outcome_at: Option<DateTime<Utc>>,
+    /// [`Lifecycle::delivery_times`](super::Lifecycle::delivery_times).
+    delivery: super::lifecycle::DeliveryTimes,
+    /// Time of its first event.
+    first_at: Option<DateTime<Utc>>,
+    /// Time of its last event.
+    last_at: Option<DateTime<Utc>>,
     /// The session id its accepted call names; `None` when there is no
     /// accepted record or it names no session (Q1 is then unknown).
     session: Option<&'m str>,
@@ -173,10 +179,12 @@ impl<'m> Known<'m> {
         let xe = model.execution(x);
         let lifecycles: &'m [super::Lifecycle] = ctx.lifecycles;
         let lc = &lifecycles[x.get()];
-        let start = xe.started_at();
+        // One read of the execution's events for all of it.
+        let times = lc.times(xe);
+        let start = times.started_at;
         let until =
             start.and_then(|s| s.checked_add_signed(chrono::Duration::from_std(window).ok()?));
-        let session = xe.accepted().and_then(|(_, a)| a.call.session_id);
+        let session = times.session;
         let process = session
             .and_then(|id| model.session(id))
             .and_then(|s| s.process_key());
@@ -189,8 +197,11 @@ impl<'m> Known<'m> {
             start,
             until,
             key,
-            dispatched_at: lc.dispatch_time(xe),
-            outcome_at: lc.outcome_time(xe),
+            dispatched_at: times.dispatched_at,
+            outcome_at: times.delivery.outcome_at(),
+            first_at: times.first_at,
+            last_at: times.last_at,
+            delivery: times.delivery,
             session,
             process,
         }
@@ -271,8 +282,7 @@ pub(super) fn judge(
 
     for (j, &x) in xs.iter().enumerate() {
         let caps = known[j].caps;
-        let v =
-            verdict::status_verdict(&ctx.lc(x).status_answers(model.execution(x), caps.delivery));
+        let v = verdict::status_verdict(&ctx.lc(x).status_known(&known[j].delivery, caps.delivery));
         let later = &xs[j + 1..];
         // "undelivered_result: ... no retry yet": once a later call came,
         // the pairs judge what it did.
@@ -290,7 +300,10 @@ pub(super) fn judge(
         }
         // One execution dispatched more than once: each dispatch was an
         // attempt at the target.
-        if let Some(v) = verdict::redispatch_verdict(&ctx.lc(x).redispatch(model.execution(x))) {
+        // (A verdict only for an execution dispatched twice or more.)
+        if ctx.lc(x).dispatches >= 2
+            && let Some(v) = verdict::redispatch_verdict(&ctx.lc(x).redispatch(model.execution(x)))
+        {
             consider(&mut best, v, x, x, None, None);
         }
         statuses.push((!superseded).then_some(v));
@@ -349,14 +362,8 @@ pub(super) fn judge(
         .map(|&x| usize::from(ctx.lc(x).accepted.is_some()) + ctx.lc(x).attached().len())
         .sum();
     let dispatches = xs.iter().map(|&x| ctx.lc(x).dispatches as usize).sum();
-    let first_at = xs
-        .iter()
-        .filter_map(|&x| model.execution(x).first_at())
-        .min();
-    let last_at = xs
-        .iter()
-        .filter_map(|&x| model.execution(x).last_at())
-        .max();
+    let first_at = known.iter().filter_map(|k| k.first_at).min();
+    let last_at = known.iter().filter_map(|k| k.last_at).max();
 
     // When a status verdict decided but the group has later calls, the
     // questions are still asked about the most telling pair.
@@ -476,10 +483,7 @@ pub(super) fn judge(
     if let Some((x, what)) = xs.iter().find_map(|&x| {
         let ex = model.execution(x);
         // Another layer's record of the call may hold what this one lacks.
-        let accepted = || {
-            ex.events()
-                .filter(|e| matches!(e.kind(), crate::model::KindRef::Accepted(_)))
-        };
+        let accepted = || ex.events().filter(|e| e.is_accepted());
         if accepted().any(|e| e.facts().arguments == Arguments::Full) {
             return None;
         }
@@ -605,7 +609,6 @@ impl questions::Ctx<'_> {
         ke: &Known<'_>,
         kf: &Known<'_>,
     ) -> PairAnswers {
-        let xe = self.model.execution(e);
         let (le, lf) = (self.lc(e), self.lc(f));
         let t = kf.dispatched_at;
         let timing = match (ke.outcome_at, t) {
@@ -632,7 +635,7 @@ impl questions::Ctx<'_> {
             dispatch: le.dispatch(),
             answer: le.answer,
             timing,
-            delivery: le.delivery_at(xe, t, caps_e.delivery).0,
+            delivery: le.delivery_known(&ke.delivery, t, caps_e.delivery).0,
             later,
             window,
             fate,
@@ -653,6 +656,9 @@ mod tests {
             until: None,
             dispatched_at: None,
             outcome_at: None,
+            delivery: Default::default(),
+            first_at: None,
+            last_at: None,
             session: None,
             key: None,
             process: None,

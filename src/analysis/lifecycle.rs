@@ -69,6 +69,41 @@ pub struct Lifecycle {
     pub delivery_resolution: Option<Box<Resolution>>,
 }
 
+/// What [`Lifecycle::times`] reads of an execution.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Times<'m> {
+    /// Time of the first event.
+    pub first_at: Option<DateTime<Utc>>,
+    /// Time of the last event.
+    pub last_at: Option<DateTime<Utc>>,
+    /// When the execution began ([`ExecutionRef::started_at`]).
+    pub started_at: Option<DateTime<Utc>>,
+    /// [`Lifecycle::dispatch_time`].
+    pub dispatched_at: Option<DateTime<Utc>>,
+    /// [`Lifecycle::delivery_times`].
+    pub delivery: DeliveryTimes,
+    /// The session the accepted call names.
+    pub session: Option<&'m str>,
+}
+
+/// When an execution's outcome was known and its deliveries were recorded
+/// ([`Lifecycle::delivery_times`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeliveryTimes {
+    /// [`Lifecycle::outcome_time`].
+    outcome_at: Option<DateTime<Utc>>,
+    /// Each of [`Lifecycle::deliveries`]: when, whether it was
+    /// `delivered` (else `delivery_failed`), and which event.
+    deliveries: Vec<(DateTime<Utc>, bool, EventIdx)>,
+}
+
+impl DeliveryTimes {
+    /// [`Lifecycle::outcome_time`].
+    pub fn outcome_at(&self) -> Option<DateTime<Utc>> {
+        self.outcome_at
+    }
+}
+
 /// Whether two definite answers disagree on whether the target acted.
 fn contradicts(a: TargetAnswer, b: TargetAnswer) -> bool {
     let acted = |t: TargetAnswer| matches!(t, TargetAnswer::Performed | TargetAnswer::Replayed);
@@ -167,6 +202,10 @@ impl Lifecycle {
     /// received; the gateway only what it sent).
     pub fn of(x: ExecutionRef<'_>) -> Lifecycle {
         let mut l = Lifecycle::default();
+        // Read once, then by position: an execution's events are read
+        // from its encoded bytes in order (docs/design.md §9.8).
+        let events: Vec<(EventRef<'_>, KindRef<'_>)> = x.events().map(|e| (e, e.kind())).collect();
+        let at = |i: EventIdx| events[i.get()].0;
         // A lifecycle is kept for every execution: its lists are gathered
         // here and kept as slices of their exact length.
         let (mut outcomes, mut deliveries, mut attached) = (Vec::new(), Vec::new(), Vec::new());
@@ -175,9 +214,9 @@ impl Lifecycle {
         // gateway's database and its log) record the same dispatch.
         let mut dispatches: Vec<((usize, crate::model::JournalId), usize)> = Vec::new();
         let rank = |e: EventRef<'_>| e.facts().layer.map_or(3, |l| l as usize);
-        for (i, e) in x.events().enumerate() {
+        for (i, &(e, kind)) in events.iter().enumerate() {
             let i = EventIdx::new(i);
-            match e.kind() {
+            match kind {
                 KindRef::Accepted(a) => {
                     l.accepted.get_or_insert(i);
                     if a.idempotency_key.is_some() || accepted_key.is_none() {
@@ -224,30 +263,30 @@ impl Lifecycle {
             None | Some(crate::model::Layer::Gateway) => 1,
             Some(crate::model::Layer::Server) => 2,
         };
-        let reached = x
-            .events()
-            .filter(|e| match e.kind() {
+        let reached = events
+            .iter()
+            .filter(|(_, k)| match k {
                 KindRef::Dispatched { .. } => true,
-                KindRef::Outcome { outcome, .. } => outcome != OutcomeKind::Unknown,
+                KindRef::Outcome { outcome, .. } => *outcome != OutcomeKind::Unknown,
                 _ => false,
             })
-            .map(depth)
+            .map(|&(e, _)| depth(e))
             .max();
-        let failed = x
-            .events()
-            .filter(|e| matches!(e.kind(), KindRef::DispatchFailed { .. }))
-            .map(depth)
+        let failed = events
+            .iter()
+            .filter(|(_, k)| matches!(k, KindRef::DispatchFailed { .. }))
+            .map(|&(e, _)| depth(e))
             .max();
         if let Some(f) = failed
             && reached.is_none_or(|r| r < f)
-            && l.dispatched.is_some_and(|i| depth(x.event(i)) < f)
+            && l.dispatched.is_some_and(|i| depth(at(i)) < f)
         {
             l.stopped_inside = true;
             l.dispatched = None;
             l.dispatches = 0;
         }
-        if let Some(outer) = deliveries.iter().map(|&i| rank(x.event(i))).min() {
-            deliveries.retain(|&i| rank(x.event(i)) == outer);
+        if let Some(outer) = deliveries.iter().map(|&i| rank(at(i))).min() {
+            deliveries.retain(|&i| rank(at(i)) == outer);
         }
         l.set_lists(&outcomes, &deliveries, &attached);
         if l.idempotency_key.is_none() {
@@ -256,7 +295,7 @@ impl Lifecycle {
         l.uncertain_pairing = l
             .outcomes()
             .iter()
-            .any(|&i| x.event(i).facts().pairing.is_uncertain());
+            .any(|&i| at(i).facts().pairing.is_uncertain());
         let key_sent = l.idempotency_key.is_some();
         // docs/design.md §5: a later outcome (status query, durable marker, late
         // response) resolves an *unknown* one. The first definite answer
@@ -265,7 +304,7 @@ impl Lifecycle {
         // the target acted, retrace reads it as acted (the cautious side).
         for k in 0..l.end(0) {
             let i = l.lists[k];
-            let a = target_answer(x.event(i), key_sent);
+            let a = target_answer(at(i), key_sent);
             if a == TargetAnswer::NoAnswer {
                 continue;
             }
@@ -391,9 +430,35 @@ impl Lifecycle {
         t: Option<DateTime<Utc>>,
         recorded: bool,
     ) -> (Delivery, Option<EventIdx>) {
-        let known = self
-            .outcome_time(x)
-            .is_some_and(|o| t.is_none_or(|t| o <= t));
+        self.delivery_known(&self.delivery_times(x), t, recorded)
+    }
+
+    /// What [`Lifecycle::delivery_at`] reads of the execution's events,
+    /// read once: for a group's pairs, which ask it of one execution as
+    /// of each later call's dispatch.
+    pub fn delivery_times(&self, x: ExecutionRef<'_>) -> DeliveryTimes {
+        let deliveries = self
+            .deliveries()
+            .iter()
+            .map(|&i| {
+                let e = x.event(i);
+                (e.at(), matches!(e.kind(), KindRef::Delivered), i)
+            })
+            .collect();
+        DeliveryTimes {
+            outcome_at: self.outcome_time(x),
+            deliveries,
+        }
+    }
+
+    /// [`Lifecycle::delivery_at`] from what it reads of the events.
+    pub fn delivery_known(
+        &self,
+        times: &DeliveryTimes,
+        t: Option<DateTime<Utc>>,
+        recorded: bool,
+    ) -> (Delivery, Option<EventIdx>) {
+        let known = times.outcome_at.is_some_and(|o| t.is_none_or(|t| o <= t));
         // A reviewer's word on delivery, for a completed execution whose
         // journal records none: it held from when the result was known.
         if let Some(r) = &self.delivery_resolution {
@@ -406,15 +471,14 @@ impl Lifecycle {
         if !recorded {
             return (Delivery::NotRecorded, None);
         }
-        let last = self
-            .deliveries()
+        let last = times
+            .deliveries
             .iter()
             .rev()
-            .find(|&&i| t.is_none_or(|t| x.event(i).at() <= t))
-            .copied();
-        match last.map(|i| (x.event(i).kind(), i)) {
-            Some((KindRef::Delivered, i)) => (Delivery::Delivered, Some(i)),
-            Some((_, i)) => (Delivery::Failed, Some(i)),
+            .find(|(at, _, _)| t.is_none_or(|t| *at <= t));
+        match last {
+            Some(&(_, true, i)) => (Delivery::Delivered, Some(i)),
+            Some(&(_, false, i)) => (Delivery::Failed, Some(i)),
             None if known => (Delivery::NotYet, None),
             None => (Delivery::NotApplicable, None),
         }
@@ -422,11 +486,55 @@ impl Lifecycle {
 
     /// The status answers (Q2–Q4 at the end of the journal).
     pub fn status_answers(&self, x: ExecutionRef<'_>, delivery_recorded: bool) -> ExecutionAnswers {
+        self.status_known(&self.delivery_times(x), delivery_recorded)
+    }
+
+    /// [`Lifecycle::status_answers`] from what it reads of the events.
+    pub fn status_known(&self, times: &DeliveryTimes, delivery_recorded: bool) -> ExecutionAnswers {
         ExecutionAnswers {
             dispatch: self.dispatch(),
             answer: self.answer,
-            delivery: self.delivery_at(x, None, delivery_recorded).0,
+            delivery: self.delivery_known(times, None, delivery_recorded).0,
         }
+    }
+
+    /// The times judging reads of an execution, in one read of its events:
+    /// its first and last event, its start ([`ExecutionRef::started_at`]),
+    /// [`Lifecycle::dispatch_time`], [`Lifecycle::delivery_times`], and
+    /// the session its accepted call names.
+    pub fn times<'m>(&self, x: ExecutionRef<'m>) -> Times<'m> {
+        let mut t = Times::default();
+        let dispatch = self.dispatched.or(self.accepted);
+        let mut deliveries = Vec::new();
+        for (i, e) in x.events().enumerate() {
+            let i = EventIdx::new(i);
+            let at = e.at();
+            t.first_at.get_or_insert(at);
+            t.last_at = Some(at);
+            if Some(i) == self.accepted {
+                t.started_at = Some(at);
+                if let KindRef::Accepted(a) = e.kind() {
+                    t.session = a.call.session_id;
+                }
+            }
+            if Some(i) == dispatch {
+                t.dispatched_at = Some(at);
+            }
+            if Some(i) == self.decisive_outcome {
+                t.delivery.outcome_at = Some(at);
+            }
+            if self.deliveries().contains(&i) {
+                deliveries.push((at, matches!(e.kind(), KindRef::Delivered), i));
+            }
+        }
+        t.started_at = t.started_at.or(t.first_at);
+        t.dispatched_at = t.dispatched_at.or(t.first_at);
+        if self.decisive_outcome.is_none() {
+            t.delivery.outcome_at = self.outcome_time(x);
+        }
+        // In event order, as the lifecycle's list is.
+        t.delivery.deliveries = deliveries;
+        t
     }
 
     /// The state name (docs/design.md §2.4) of the execution at the end of the journal
@@ -466,15 +574,19 @@ impl Lifecycle {
     /// once.
     pub fn redispatch(&self, x: ExecutionRef<'_>) -> super::verdict::Redispatch {
         let key_sent = self.idempotency_key.is_some();
-        let answers: Vec<(EventIdx, TargetAnswer)> = self
-            .outcomes()
-            .iter()
-            .map(|&i| (i, target_answer(x.event(i), key_sent)))
-            .collect();
-        let last_dispatch = x
-            .events()
-            .rposition(|e| matches!(e.kind(), KindRef::Dispatched { .. }))
-            .map(EventIdx::new);
+        // One read of the events: each outcome's answer, the last dispatch.
+        let mut answers: Vec<(EventIdx, TargetAnswer)> = Vec::new();
+        let mut last_dispatch = None;
+        for (i, e) in x.events().enumerate() {
+            let i = EventIdx::new(i);
+            match e.kind() {
+                KindRef::Dispatched { .. } => last_dispatch = Some(i),
+                KindRef::Outcome { .. } if self.outcomes().contains(&i) => {
+                    answers.push((i, target_answer(e, key_sent)));
+                }
+                _ => {}
+            }
+        }
         let before_last: Vec<TargetAnswer> = answers
             .iter()
             .filter(|(i, _)| last_dispatch.is_some_and(|d| *i < d))

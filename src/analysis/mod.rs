@@ -758,9 +758,7 @@ fn rank(groups: Vec<Group>, execution_group: &mut [GroupIdx]) -> (Vec<Group>, Ve
 }
 
 /// The fingerprint the first accepted record of `x` wrote, if any.
-pub(crate) fn written_fingerprint(
-    x: ExecutionRef<'_>,
-) -> Option<&crate::model::WrittenFingerprint> {
+pub(crate) fn written_fingerprint(x: ExecutionRef<'_>) -> Option<crate::model::WrittenRef<'_>> {
     x.events().find_map(|e| match e.kind() {
         crate::model::KindRef::Accepted(a) => a.fingerprint,
         _ => None,

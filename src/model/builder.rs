@@ -1,15 +1,15 @@
 //! Folds a stream of records from any number of journals into executions,
 //! calls and sessions.
 
-use super::pool::Pool;
+use super::ids::IdIndex;
+use super::packed::{self, Interner, Packed, PackedBuf, Store};
 use super::{
-    Call, CallRef, CallRole, CallView, Event, EventKind, Execution, ExecutionRef, Session,
+    Call, CallRole, CallView, Event, EventKind, Execution, ExecutionRef, KindRef, Session,
     ToolHint, ToolHints,
 };
 // Keys come from journals; foldhash's per-process random seed keeps a
 // crafted journal from picking colliding keys (see `FastMap`).
 use super::FastMap as HashMap;
-use super::ids::IdIndex;
 use rayon::prelude::*;
 
 /// One record as a journal reader produces it.
@@ -30,11 +30,19 @@ pub enum Record {
 }
 
 /// Everything the journals say, folded by execution. Plain data.
+///
+/// Executions are held encoded ([`super::packed`]): a journal of ten
+/// million events is held whole, and an execution of five events takes
+/// about a hundred and fifty bytes this way, against some eight hundred as
+/// [`Event`] values (docs/design.md §9.8). They are read through
+/// [`ExecutionRef`] and [`super::EventRef`].
 #[derive(Debug, Clone, Default)]
 pub struct Model {
     /// Executions in order of when they began (`accepted`, else first
     /// event); read through [`Model::execution`] and [`Model::executions`].
-    pub(super) executions: Vec<Execution>,
+    executions: Vec<Packed>,
+    /// What the executions refer to by index.
+    pub(super) store: Store,
     /// Calls (created and attached) in time order.
     pub calls: Vec<Call>,
     /// Agent runs in order of appearance.
@@ -52,37 +60,30 @@ impl Model {
     /// When `x` is not a position of this model (indexes come from the
     /// analysis of this very model).
     pub fn execution(&self, x: super::ExecIdx) -> ExecutionRef<'_> {
-        ExecutionRef::from(&self.executions[x.get()])
+        ExecutionRef::packed(self.executions[x.get()].bytes(), &self.store)
     }
 
     /// The execution at position `i` of [`Model::executions`], if there is one.
     pub fn execution_at(&self, i: usize) -> Option<ExecutionRef<'_>> {
-        self.executions.get(i).map(ExecutionRef::from)
+        self.executions
+            .get(i)
+            .map(|p| ExecutionRef::packed(p.bytes(), &self.store))
     }
 
     /// Every execution, in order of when they began.
     pub fn executions(
         &self,
     ) -> impl ExactSizeIterator<Item = ExecutionRef<'_>> + DoubleEndedIterator + Clone {
-        self.executions.iter().map(ExecutionRef::from)
+        self.executions
+            .iter()
+            .map(|p| ExecutionRef::packed(p.bytes(), &self.store))
     }
 
     /// Every execution, in order, on every core.
     pub fn par_executions(&self) -> impl IndexedParallelIterator<Item = ExecutionRef<'_>> {
-        self.executions.par_iter().map(ExecutionRef::from)
-    }
-
-    /// Amends, in place, the reader facts of every event that has any
-    /// (display-only notes a front end must not show as written, such as
-    /// secret values; docs/design.md §4.1).
-    pub fn amend_facts(&mut self, mut amend: impl FnMut(&mut super::ReaderFacts)) {
-        for x in &mut self.executions {
-            for e in &mut x.events {
-                if let Some(f) = e.facts_mut() {
-                    amend(f);
-                }
-            }
-        }
+        self.executions
+            .par_iter()
+            .map(|p| ExecutionRef::packed(p.bytes(), &self.store))
     }
 
     /// Owned copies of every execution, in order: for tests and tools
@@ -90,6 +91,17 @@ impl Model {
     /// far more room this way than the model holds it in).
     pub fn to_executions(&self) -> Vec<Execution> {
         self.executions().map(ExecutionRef::to_execution).collect()
+    }
+
+    /// Amends, in place, the reader facts of every event that has any
+    /// (display-only notes a front end must not show as written, such as
+    /// secret values; docs/design.md §4.1).
+    pub fn amend_facts(&mut self, mut amend: impl FnMut(&mut super::ReaderFacts)) {
+        for a in &mut self.store.aux {
+            if !a.facts.is_empty() {
+                amend(&mut a.facts);
+            }
+        }
     }
 
     /// How many executions the model holds.
@@ -116,7 +128,16 @@ impl Model {
     }
     /// Number of lifecycle events over all executions.
     pub fn event_count(&self) -> usize {
-        self.executions.iter().map(|e| e.events.len()).sum()
+        self.executions
+            .iter()
+            .map(|x| super::packed::count(x.bytes()) as usize)
+            .sum()
+    }
+
+    /// Bytes the executions are encoded in (for accounting memory; the
+    /// store of what they repeat comes on top).
+    pub fn encoded_bytes(&self) -> usize {
+        self.executions.iter().map(|x| x.bytes().len()).sum()
     }
 
     /// What the servers declared about `tool`, every answer that listed it
@@ -147,16 +168,18 @@ impl Model {
             touched: HashMap::default(),
             unsure: false,
         };
+        let bytes_pushed = self.executions.iter().map(|x| x.bytes().len()).sum();
         Ok(ModelBuilder {
-            executions: self.executions,
+            executions: self.executions.into_iter().map(Packed::into_buf).collect(),
             index: self.execution_index,
             sessions: self.sessions,
             session_index: self.session_index,
             tool_hints: self.tool_hints,
             held: Some(held),
-            actions: Pool::default(),
-            texts: Pool::default(),
+            interner: Interner::of(&self.store),
+            store: self.store,
             events_pushed,
+            bytes_pushed,
         })
     }
 }
@@ -168,7 +191,7 @@ impl Model {
 /// ties), which is how several files are merged by time (docs/design.md §3).
 #[derive(Debug, Default)]
 pub struct ModelBuilder {
-    executions: Vec<Execution>,
+    executions: Vec<PackedBuf>,
     index: IdIndex,
     sessions: Vec<Session>,
     session_index: HashMap<String, usize>,
@@ -176,17 +199,17 @@ pub struct ModelBuilder {
     /// What a builder made of a finished model ([`Model::into_builder`])
     /// knows of it.
     held: Option<Held>,
-    /// The action texts pushed so far, each once: the executions of one
-    /// intent share theirs.
-    actions: Pool<[u8]>,
-    /// The sessions, MCP sessions, transports and action classes of the
-    /// calls pushed so far, and the authorization decisions, each once: a
-    /// journal of two million calls from a few runs held two million
-    /// copies of each.
-    texts: Pool<str>,
-    /// Events pushed to this builder so far; with the executions, what
-    /// a new execution's list is given room for.
+    /// The texts executions repeat (sessions, MCP sessions, transports,
+    /// action classes, authorization decisions) and the action records,
+    /// each once, and the events' unknown fields and facts.
+    store: Store,
+    /// Finds what `store` holds.
+    interner: Interner,
+    /// Events pushed to this builder so far.
     events_pushed: usize,
+    /// Bytes the executions took so far: with the executions, what a new
+    /// execution is given room for.
+    bytes_pushed: usize,
 }
 
 /// A finished model's part of a builder: how many executions it had, its
@@ -214,16 +237,9 @@ pub struct Growth {
     pub touched: Vec<super::ExecIdx>,
 }
 
-/// Shares the texts of a call that many calls repeat.
-fn share_call(texts: &mut Pool<str>, call: &mut CallRef) {
-    texts.share_opt(&mut call.session_id);
-    texts.share_opt(&mut call.mcp_session_id);
-    texts.share_opt(&mut call.transport);
-}
-
-/// Up to this many events, an execution's list grows by one event at a
-/// time ([`ModelBuilder::push_event`]); beyond it, by doubling.
-const EXACT_GROWTH: usize = 8;
+/// At most this many bytes of room for a new execution: beyond it, an
+/// execution's bytes grow as a list does.
+const MAX_ROOM: usize = 512;
 
 impl ModelBuilder {
     /// An empty builder.
@@ -244,52 +260,37 @@ impl ModelBuilder {
     }
 
     /// Adds one event of the named execution.
-    pub fn push_event(&mut self, execution_id: String, mut event: Event) {
+    pub fn push_event(&mut self, execution_id: String, event: Event) {
         self.events_pushed += 1;
-        match &mut event.kind {
-            EventKind::Accepted(a) => {
-                a.action.share_text(&mut self.actions);
-                share_call(&mut self.texts, &mut a.call);
-                self.texts.share_opt(&mut a.action_class);
-            }
-            EventKind::Attached { call, .. } => share_call(&mut self.texts, call),
-            EventKind::Authorized { decision, .. } => self.texts.share(decision),
-            _ => {}
-        }
         if let Some(held) = &mut self.held {
             let f = event.facts();
             held.unsure |= f.layer.is_some() || !f.links.is_empty();
         }
-        if let Some(i) = self.index.get(&execution_id, &self.executions) {
-            if let Some(held) = self.held.as_mut().filter(|h| i < h.executions) {
-                held.unsure |= matches!(event.kind, EventKind::Accepted(_));
-                let had = self.executions[i].events.len();
-                held.touched.entry(i).or_insert(had);
+        let accepted = matches!(event.kind, EventKind::Accepted(_));
+        let i = match self.index.get(&execution_id, &self.executions) {
+            Some(i) => {
+                if let Some(held) = self.held.as_mut().filter(|h| i < h.executions) {
+                    held.unsure |= accepted;
+                    let had = packed::count(self.executions[i].bytes()) as usize;
+                    held.touched.entry(i).or_insert(had);
+                }
+                i
             }
-            let events = &mut self.executions[i].events;
-            // A lifecycle has a handful of events (docs/design.md §3: five
-            // for a complete one). Lists that short grow one at a time:
-            // doubling would leave most of each unused until `finish`,
-            // about a third more memory at the end of a load.
-            if events.len() == events.capacity() && events.len() < EXACT_GROWTH {
-                events.reserve_exact(1);
+            None => {
+                // Room for as many bytes as the executions so far take on
+                // average: most executions' bytes are then never copied to
+                // a larger block as their events arrive.
+                let room = (self.bytes_pushed / self.executions.len().max(1)).min(MAX_ROOM);
+                self.executions.push(PackedBuf::new(&execution_id, room));
+                let i = self.executions.len() - 1;
+                self.index.insert(i, &self.executions);
+                i
             }
-            events.push(event);
-        } else {
-            // Room for as many events as the executions so far have on
-            // average, rounded down: most lifecycles' lists then never
-            // grow, rather than once per event, each time copied to a new
-            // block; rounding up would leave room unused in most of them.
-            let room = (self.events_pushed / self.executions.len().max(1)).clamp(1, EXACT_GROWTH);
-            let mut events = Vec::with_capacity(room);
-            events.push(event);
-            self.executions.push(Execution {
-                id: execution_id,
-                events,
-            });
-            self.index
-                .insert(self.executions.len() - 1, &self.executions);
-        }
+        };
+        let x = &mut self.executions[i];
+        let before = x.bytes().len();
+        x.push(event, &mut self.interner, &mut self.store);
+        self.bytes_pushed += x.bytes().len() - before;
     }
 
     /// Adds a session. A second record for the same session id fills in the
@@ -325,35 +326,38 @@ impl ModelBuilder {
 
     /// Number of events pushed so far.
     pub fn event_count(&self) -> usize {
-        self.executions.iter().map(|e| e.events.len()).sum()
+        self.executions
+            .iter()
+            .map(|x| packed::count(x.bytes()) as usize)
+            .sum()
     }
 
     /// Joins the records of one call made by several layers or journals
     /// (docs/design.md §5.12), sorts events by time, orders executions by
-    /// when they began ([`Execution::started_at`]) and derives the call
+    /// when they began ([`ExecutionRef::started_at`]) and derives the call
     /// list.
     pub fn finish(mut self) -> Model {
         self.held = None;
         let before = self.executions.len();
-        let (mut executions, aliases) = super::join::join(self.executions);
-        executions.par_iter_mut().for_each(|e| {
-            e.events.sort_by_key(|ev| ev.at);
-            // Pushing one by one leaves up to half of each list unused; a
-            // model of a million events is kept for the whole session.
-            e.events.shrink_to_fit();
-        });
+        let store = self.store;
+        // Each execution's events in time order, its bytes fitted to them.
+        let executions: Vec<Packed> = self
+            .executions
+            .into_par_iter()
+            .map(|x| x.finish().sorted_by_time())
+            .collect();
+        let (executions, aliases) = super::join::join(executions, &store);
         // Executions by when they began, journal order breaking ties: a
         // stable sort, done on (start, position) pairs so that each start
         // is found once.
         let mut order: Vec<(Option<chrono::DateTime<chrono::Utc>>, usize)> = executions
-            .iter()
+            .par_iter()
             .enumerate()
-            .map(|(i, e)| (e.started_at(), i))
+            .map(|(i, x)| (x.view(&store).started_at(), i))
             .collect();
         order.par_sort_unstable();
-        let mut slots: Vec<Option<Execution>> = executions.into_iter().map(Some).collect();
-        let executions: Vec<Execution> =
-            order.iter().filter_map(|&(_, i)| slots[i].take()).collect();
+        let mut slots: Vec<Option<Packed>> = executions.into_iter().map(Some).collect();
+        let executions: Vec<Packed> = order.iter().filter_map(|&(_, i)| slots[i].take()).collect();
         drop(slots);
         let execution_index = if aliases.is_empty() && executions.len() == before {
             // Nothing was joined: the builder's index names every execution
@@ -369,15 +373,17 @@ impl ModelBuilder {
             // An execution joined into another is still found by its own id.
             IdIndex::of(&executions, aliases)
         };
+        drop(order);
         let mut calls = Vec::new();
         for (xi, x) in executions.iter().enumerate() {
-            calls_of(xi, x, &mut calls);
+            calls_of(xi, x.view(&store), &mut calls);
         }
         calls.sort_by_key(|c| c.at);
         let mut tool_hints = self.tool_hints;
         tool_hints.sort_by_key(|h| h.at);
         Model {
             executions,
+            store,
             calls,
             sessions: self.sessions,
             tool_hints,
@@ -404,58 +410,69 @@ impl ModelBuilder {
             return (self.finish(), None);
         };
         let n = held.executions;
-        let settled = |x: &Execution, from: usize| {
-            from == 0
-                || x.events[from..]
-                    .iter()
-                    .all(|e| e.at >= x.events[from - 1].at)
+        let store = &self.store;
+        // Whether the events from `from` on come no earlier than the one
+        // before them.
+        let settled = |x: &PackedBuf, from: usize| {
+            let mut ats = x
+                .view(store)
+                .events()
+                .skip(from.saturating_sub(1))
+                .map(|e| e.at());
+            match (from, ats.next()) {
+                (0, _) | (_, None) => true,
+                (_, Some(last)) => ats.all(|t| t >= last),
+            }
         };
         let mut touched: Vec<usize> = held.touched.keys().copied().collect();
         touched.sort_unstable();
         let last_held = n
             .checked_sub(1)
-            .and_then(|i| self.executions[i].started_at());
+            .and_then(|i| self.executions[i].view(store).started_at());
+        let new: Vec<Packed> = self
+            .executions
+            .drain(n..)
+            .map(|x| x.finish().sorted_by_time())
+            .collect();
         let stable = !held.unsure
             && touched
                 .iter()
                 .all(|&i| settled(&self.executions[i], held.touched[&i]))
-            && self.executions[n..].iter_mut().all(|x| {
-                x.events.sort_by_key(|ev| ev.at);
-                x.started_at() >= last_held
-            });
+            && new.iter().all(|x| x.view(store).started_at() >= last_held);
+        self.executions
+            .extend(new.into_iter().map(Packed::into_buf));
         if !stable {
             return (self.finish(), None);
         }
-        for &i in &touched {
-            let e = &mut self.executions[i];
-            e.events.sort_by_key(|ev| ev.at);
-            e.events.shrink_to_fit();
-        }
+        let mut executions: Vec<Packed> =
+            self.executions.into_iter().map(PackedBuf::finish).collect();
+        let store = self.store;
+        let started = |x: &Packed| x.view(&store).started_at();
         self.index.forget_from(n);
-        self.executions[n..].sort_by_key(|e| e.started_at());
-        for i in n..self.executions.len() {
-            self.executions[i].events.shrink_to_fit();
-            self.index.insert(i, &self.executions);
+        executions[n..].sort_by_cached_key(started);
+        for i in n..executions.len() {
+            self.index.insert(i, &executions);
         }
         // New calls: the attached events the held executions gained (their
         // created call is held already), and every call of the new ones.
         let mut added = Vec::new();
         for &i in &touched {
-            for (ei, ev) in self.executions[i].events.iter().enumerate() {
-                if let EventKind::Attached { recovery, .. } = &ev.kind
+            let x = executions[i].view(&store);
+            for (ei, ev) in x.events().enumerate() {
+                if let KindRef::Attached { recovery, .. } = ev.kind()
                     && ei >= held.touched[&i]
                 {
                     added.push(Call {
-                        at: ev.at,
-                        role: CallRole::Attached(*recovery),
+                        at: ev.at(),
+                        role: CallRole::Attached(recovery),
                         execution: i,
                         event: ei,
                     });
                 }
             }
         }
-        for (xi, x) in self.executions.iter().enumerate().skip(n) {
-            calls_of(xi, x, &mut added);
+        for (xi, x) in executions.iter().enumerate().skip(n) {
+            calls_of(xi, x.view(&store), &mut added);
         }
         // The calls of a finished model are in (time, execution, event)
         // order: a stable sort by time of a list built in that order.
@@ -477,7 +494,8 @@ impl ModelBuilder {
             touched: touched.into_iter().map(super::ExecIdx::new).collect(),
         };
         let model = Model {
-            executions: self.executions,
+            executions,
+            store,
             calls,
             sessions: self.sessions,
             tool_hints,
@@ -490,22 +508,22 @@ impl ModelBuilder {
 
 /// The calls of execution `xi`: the one that created it (its first
 /// `accepted` record) and every attached one, in event order.
-fn calls_of(xi: usize, x: &Execution, calls: &mut Vec<Call>) {
+fn calls_of(xi: usize, x: ExecutionRef<'_>, calls: &mut Vec<Call>) {
     let mut created = false;
-    for (ei, ev) in x.events.iter().enumerate() {
-        let role = match &ev.kind {
+    for (ei, ev) in x.events().enumerate() {
+        let role = match ev.kind() {
             // One call created the execution: another layer's record of
             // the same call is not a second call.
-            EventKind::Accepted(_) if created => continue,
-            EventKind::Accepted(_) => {
+            KindRef::Accepted(_) if created => continue,
+            KindRef::Accepted(_) => {
                 created = true;
                 CallRole::Created
             }
-            EventKind::Attached { recovery, .. } => CallRole::Attached(*recovery),
+            KindRef::Attached { recovery, .. } => CallRole::Attached(recovery),
             _ => continue,
         };
         calls.push(Call {
-            at: ev.at,
+            at: ev.at(),
             role,
             execution: xi,
             event: ei,

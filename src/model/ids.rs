@@ -4,6 +4,7 @@
 //! an execution (80 MB for the two million executions of ten million
 //! events).
 
+use super::packed::{Packed, PackedBuf};
 use super::{Execution, FastMap};
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
@@ -26,7 +27,7 @@ pub(super) struct IdIndex {
 impl IdIndex {
     /// An index of every execution of `xs`, with the ids of executions
     /// joined into others (`(alias, id it was joined into)`).
-    pub(super) fn of(xs: &[Execution], aliases: Vec<(String, String)>) -> IdIndex {
+    pub(super) fn of<X: Identified>(xs: &[X], aliases: Vec<(String, String)>) -> IdIndex {
         let mut ix = IdIndex::default();
         ix.table.reserve(xs.len(), |_| 0);
         for i in 0..xs.len() {
@@ -42,11 +43,11 @@ impl IdIndex {
 
     /// The position of the execution named `id`, or of the one it was
     /// joined into.
-    pub(super) fn get(&self, id: &str, xs: &[Execution]) -> Option<usize> {
+    pub(super) fn get<X: Identified>(&self, id: &str, xs: &[X]) -> Option<usize> {
         let h = self.hasher.hash_one(id);
         match self
             .table
-            .find(h, |&i| at(xs, i).is_some_and(|x| x.id == id))
+            .find(h, |&i| at(xs, i).is_some_and(|x| x.id() == id))
         {
             Some(&i) => Some(i as usize),
             None => self.aliases.get(id).map(|&i| i as usize),
@@ -58,11 +59,11 @@ impl IdIndex {
     ///
     /// # Panics
     /// When `i` is not a position of `xs`.
-    pub(super) fn insert(&mut self, i: usize, xs: &[Execution]) {
-        let h = self.hasher.hash_one(xs[i].id.as_str());
+    pub(super) fn insert<X: Identified>(&mut self, i: usize, xs: &[X]) {
+        let h = self.hasher.hash_one(xs[i].id());
         let hasher = &self.hasher;
         self.table.insert_unique(h, pos(i), |&j| {
-            at(xs, j).map_or(0, |x| hasher.hash_one(x.id.as_str()))
+            at(xs, j).map_or(0, |x| hasher.hash_one(x.id()))
         });
     }
 
@@ -88,8 +89,32 @@ impl IdIndex {
     }
 }
 
-fn at(xs: &[Execution], i: u32) -> Option<&Execution> {
+fn at<X: Identified>(xs: &[X], i: u32) -> Option<&X> {
     xs.get(i as usize)
+}
+
+/// What the index finds executions by: their ids.
+pub(super) trait Identified {
+    /// The execution's id.
+    fn id(&self) -> &str;
+}
+
+impl Identified for Execution {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Identified for Packed {
+    fn id(&self) -> &str {
+        super::packed::id_and_events(self.bytes()).0
+    }
+}
+
+impl Identified for PackedBuf {
+    fn id(&self) -> &str {
+        super::packed::id_and_events(self.bytes()).0
+    }
 }
 
 fn pos(i: usize) -> u32 {

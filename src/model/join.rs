@@ -18,7 +18,8 @@
 //! gateway, then server).
 
 use super::FastMap as HashMap;
-use super::{EventKind, Execution, JournalId, Layer};
+use super::packed::{self, Packed, Store};
+use super::{ExecutionRef, JournalId, Layer};
 
 /// How far apart two layers' records of one call may be accepted for a
 /// join by JSON-RPC id and tool name: two seconds, far more than a hop
@@ -46,14 +47,14 @@ impl Sets {
 
 /// The outermost layer that recorded any event of `x` (`None`: a journal
 /// of no particular layer).
-fn layer(x: &Execution) -> Option<Layer> {
-    x.events.iter().filter_map(|e| e.facts().layer).min()
+fn layer(x: ExecutionRef<'_>) -> Option<Layer> {
+    x.events().filter_map(|e| e.facts().layer).min()
 }
 
 /// What the fallback join compares: (journal, layer, JSON-RPC id, tool,
 /// time of acceptance).
 fn call_key(
-    x: &Execution,
+    x: ExecutionRef<'_>,
 ) -> Option<(
     JournalId,
     Layer,
@@ -61,31 +62,36 @@ fn call_key(
     &str,
     chrono::DateTime<chrono::Utc>,
 )> {
-    let e = x
-        .events
-        .iter()
-        .find(|e| matches!(e.kind, EventKind::Accepted(_)))?;
-    let EventKind::Accepted(a) = &e.kind else {
-        return None;
-    };
-    let (call, action) = (&a.call, &a.action);
+    let (e, a) = x.accepted()?;
     // The layer first: most journals name none, and then no id is
     // written out.
     let layer = e.facts().layer?;
-    let id = call.jsonrpc_id.as_ref()?.to_string();
-    Some((e.source.journal(), layer, id, action.tool()?, e.at))
+    let id = a.call.jsonrpc_id?.to_string();
+    Some((e.source().journal(), layer, id, a.action.tool()?, e.at()))
+}
+
+/// An execution that may name a layer or a link: one with reader facts.
+fn view<'a>(x: &'a Packed, store: &'a Store) -> Option<ExecutionRef<'a>> {
+    packed::has_aux(x.bytes()).then(|| x.view(store))
 }
 
 /// Joins the executions that are one call; the others are returned as
 /// they were. Also returns, for every execution merged into another, its
 /// id and the id it is known by now.
-pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, String)>) {
+///
+/// Only an execution with reader facts can name a layer or a link: the
+/// others (every execution of most journals) are passed over unread.
+pub(super) fn join(executions: Vec<Packed>, store: &Store) -> (Vec<Packed>, Vec<(String, String)>) {
     let n = executions.len();
+    let view = |x| view(x, store);
     let mut sets = Sets((0..n).collect());
     let mut by_key: HashMap<String, usize> = HashMap::default();
     let mut linked = false;
     for (i, x) in executions.iter().enumerate() {
-        for l in x.events.iter().flat_map(|e| e.facts().links.iter()) {
+        let Some(x) = view(x) else {
+            continue;
+        };
+        for l in x.events().flat_map(|e| e.facts().links.iter()) {
             linked = true;
             match by_key.entry(l.key()) {
                 std::collections::hash_map::Entry::Occupied(o) => sets.union(*o.get(), i),
@@ -96,7 +102,10 @@ pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, 
         }
     }
     // The fallback, between calls of different layers not yet joined.
-    let keys: Vec<_> = executions.iter().map(call_key).collect();
+    let keys: Vec<_> = executions
+        .iter()
+        .map(|x| view(x).and_then(call_key))
+        .collect();
     let mut by_call: HashMap<(&str, &str), Vec<usize>> = HashMap::default();
     for (i, k) in keys.iter().enumerate() {
         if let Some((_, _, id, tool, _)) = k {
@@ -144,7 +153,7 @@ pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, 
     for (i, &r) in roots.iter().enumerate() {
         members.entry(r).or_default().push(i);
     }
-    let mut slots: Vec<Option<Execution>> = executions.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<Packed>> = executions.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(members.len());
     let mut aliases = Vec::new();
     for (i, &r) in roots.iter().enumerate() {
@@ -152,18 +161,20 @@ pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, 
             continue;
         }
         let set = &members[&r];
-        let mut parts: Vec<Execution> = set.iter().filter_map(|&m| slots[m].take()).collect();
+        let mut parts: Vec<Packed> = set.iter().filter_map(|&m| slots[m].take()).collect();
         if parts.len() == 1 {
             out.extend(parts);
             continue;
         }
-        parts.sort_by_key(|x| (layer(x).map_or(3, |l| l as u8), x.started_at()));
-        let mut joined = parts.remove(0);
-        for p in parts {
-            aliases.push((p.id, joined.id.clone()));
-            joined.events.extend(p.events);
+        parts.sort_by_cached_key(|x| {
+            let x = x.view(store);
+            (layer(x).map_or(3, |l| l as u8), x.started_at())
+        });
+        let id = parts[0].view(store).id();
+        for p in &parts[1..] {
+            aliases.push((p.view(store).id().to_string(), id.to_string()));
         }
-        out.push(joined);
+        out.push(Packed::merged(id, &parts).sorted_by_time());
     }
     (out, aliases)
 }
@@ -171,9 +182,23 @@ pub(super) fn join(executions: Vec<Execution>) -> (Vec<Execution>, Vec<(String, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::packed::Interner;
     use crate::model::{
-        Acceptance, ActionRecord, CallRef, Event, JsonRpcId, Link, ReaderFacts, SourceRef,
+        Acceptance, ActionRecord, CallRef, Event, EventKind, Execution, JsonRpcId, Link,
+        ReaderFacts, SourceRef,
     };
+
+    /// [`join`] of executions given as values, given back as values.
+    fn join_all(xs: Vec<Execution>) -> (Vec<Execution>, Vec<(String, String)>) {
+        let (mut store, mut interner) = (Store::default(), Interner::default());
+        let packed = xs
+            .into_iter()
+            .map(|x| Packed::of(&x.id, x.events, &mut interner, &mut store))
+            .collect();
+        let (out, aliases) = join(packed, &store);
+        let out = out.iter().map(|p| p.view(&store).to_execution()).collect();
+        (out, aliases)
+    }
     use chrono::{DateTime, Utc};
 
     fn at(s: &str) -> DateTime<Utc> {
@@ -254,7 +279,7 @@ mod tests {
             "o",
             accepted(1, Layer::Server, 2, "deploy", "10:00:05", vec![span("b")]),
         );
-        let (out, aliases) = join(vec![server, other, client]);
+        let (out, aliases) = join_all(vec![server, other, client]);
         assert_eq!(aliases, vec![("s".to_string(), "c".to_string())]);
         assert_eq!(out.len(), 2);
         let joined = out.iter().find(|x| x.events.len() == 2).unwrap();
@@ -271,29 +296,29 @@ mod tests {
             "g",
             accepted(1, Layer::Gateway, 7, "deploy", "10:00:00.500", vec![]),
         );
-        assert_eq!(join(vec![c.clone(), g.clone()]).0.len(), 1);
+        assert_eq!(join_all(vec![c.clone(), g.clone()]).0.len(), 1);
         // Too far apart.
         let late = x(
             "g",
             accepted(1, Layer::Gateway, 7, "deploy", "10:00:03", vec![]),
         );
-        assert_eq!(join(vec![c.clone(), late]).0.len(), 2);
+        assert_eq!(join_all(vec![c.clone(), late]).0.len(), 2);
         // Two candidates: ambiguous, nothing joined.
         let g2 = x(
             "g2",
             accepted(1, Layer::Gateway, 7, "deploy", "10:00:01", vec![]),
         );
-        assert_eq!(join(vec![c.clone(), g.clone(), g2]).0.len(), 3);
+        assert_eq!(join_all(vec![c.clone(), g.clone(), g2]).0.len(), 3);
         // Same layer, or same journal: never.
         let c2 = x(
             "c2",
             accepted(1, Layer::Client, 7, "deploy", "10:00:00.1", vec![]),
         );
-        assert_eq!(join(vec![c.clone(), c2]).0.len(), 2);
+        assert_eq!(join_all(vec![c.clone(), c2]).0.len(), 2);
         let g3 = x(
             "g3",
             accepted(0, Layer::Gateway, 7, "deploy", "10:00:00.1", vec![]),
         );
-        assert_eq!(join(vec![c, g3]).0.len(), 2);
+        assert_eq!(join_all(vec![c, g3]).0.len(), 2);
     }
 }

@@ -13,6 +13,7 @@ mod hint;
 mod ids;
 mod index;
 mod join;
+mod packed;
 mod pool;
 mod source;
 mod view;
@@ -27,7 +28,7 @@ pub use join::JOIN_WINDOW;
 pub(crate) use pool::Pool;
 pub use source::{LineOffset, SourceRef, Table};
 pub use view::{AcceptanceRef, CallView, EventRef, Events, ExecutionRef, JsonRpcIdRef, KindRef};
-pub use written::WrittenFingerprint;
+pub use written::{WrittenFingerprint, WrittenRef};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -905,9 +906,9 @@ mod tests {
         assert!(serde_json::to_value(&e).unwrap().get("extra").is_none());
     }
 
-    /// The executions of one run hold one copy of its session, transport
-    /// and action class, and of an action they all asked for; what differs
-    /// stays apart.
+    /// A model holds one copy of the session, transport and action class
+    /// that executions repeat, and of an action they all asked for; what
+    /// differs stays apart.
     #[test]
     fn the_builder_shares_repeated_texts() {
         let accepted = |n: u32, session: &str| {
@@ -934,20 +935,24 @@ mod tests {
             b.push_event(format!("act_{n}"), accepted(n, s));
         }
         let m = b.finish();
-        let acc = |i: usize| match &m.executions[i].events[0].kind {
+        // One copy of each: the two sessions, the transport, the action
+        // class; and of the action all three asked for.
+        let mut texts: Vec<&str> = m.store.texts.iter().map(|t| &**t).collect();
+        texts.sort_unstable();
+        assert_eq!(texts, ["irreversible", "ses_1", "ses_2", "streamable-http"]);
+        assert_eq!(m.store.actions.len(), 1);
+        // Each execution reads back what it was given.
+        let xs = m.to_executions();
+        let acc = |i: usize| match &xs[i].events[0].kind {
             EventKind::Accepted(a) => a,
             _ => unreachable!("every execution starts with its accepted event"),
         };
         let (a, b, c) = (acc(0), acc(1), acc(2));
-        let same = |x: &Option<Arc<str>>, y: &Option<Arc<str>>| match (x, y) {
-            (Some(x), Some(y)) => Arc::ptr_eq(x, y),
-            _ => false,
-        };
-        assert!(same(&a.call.session_id, &b.call.session_id));
-        assert!(!same(&a.call.session_id, &c.call.session_id));
+        assert_eq!(a.call.session_id.as_deref(), Some("ses_1"));
+        assert_eq!(b.call.session_id.as_deref(), Some("ses_1"));
         assert_eq!(c.call.session_id.as_deref(), Some("ses_2"));
-        assert!(same(&a.call.transport, &c.call.transport));
-        assert!(same(&a.action_class, &c.action_class));
+        assert_eq!(c.call.transport.as_deref(), Some("streamable-http"));
+        assert_eq!(c.action_class.as_deref(), Some("irreversible"));
         assert_eq!(a.call.call_id.as_deref(), Some("c-1"));
         assert_eq!(b.call.call_id.as_deref(), Some("c-2"));
         assert_eq!(a.action, c.action);

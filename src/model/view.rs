@@ -10,9 +10,10 @@
 //! [`ExecutionRef::to_execution`] make owned copies, which are serialized
 //! the same way the views are.
 
+use super::packed::{self, Store};
 use super::{
-    ActionRecord, CallRef, Event, EventIdx, EventKind, Execution, JsonRpcId, ObservedVia,
-    OutcomeKind, ReaderFacts, Recovery, SourceRef, WrittenFingerprint,
+    ActionRecord, Arguments, CallRef, Event, EventIdx, EventKind, Execution, JsonRpcId,
+    ObservedVia, OutcomeKind, ReaderFacts, Recovery, SourceRef, WrittenFingerprint, WrittenRef,
 };
 use chrono::{DateTime, Utc};
 use serde::{Serialize, Serializer};
@@ -22,51 +23,70 @@ use std::fmt;
 /// One execution of a model, borrowed: its id and its events, in time
 /// order (then journal order).
 #[derive(Clone, Copy)]
-pub struct ExecutionRef<'m> {
-    x: &'m Execution,
+pub struct ExecutionRef<'m>(XRepr<'m>);
+
+#[derive(Clone, Copy)]
+enum XRepr<'m> {
+    /// An [`Execution`] value (tests, following journals).
+    Owned(&'m Execution),
+    /// An execution as a model holds it ([`super::packed`]), its header
+    /// read.
+    Packed(packed::Parsed<'m>, &'m Store),
 }
 
 impl fmt::Debug for ExecutionRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.x, f)
+        fmt::Debug::fmt(&self.to_execution(), f)
     }
 }
 
 impl Serialize for ExecutionRef<'_> {
     /// As the owned [`Execution`] is.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.x.serialize(s)
+        self.to_execution().serialize(s)
     }
 }
 
 impl<'m> From<&'m Execution> for ExecutionRef<'m> {
     fn from(x: &'m Execution) -> Self {
-        ExecutionRef { x }
+        ExecutionRef(XRepr::Owned(x))
     }
 }
 
 impl<'m> ExecutionRef<'m> {
+    /// An execution as a model holds it.
+    pub(super) fn packed(bytes: &'m [u8], store: &'m Store) -> Self {
+        ExecutionRef(XRepr::Packed(packed::Parsed::of(bytes), store))
+    }
+
     /// The gateway-created execution id (for journals without one, a
     /// synthetic id naming the journal line of the request).
     pub fn id(self) -> &'m str {
-        &self.x.id
+        match self.0 {
+            XRepr::Owned(x) => &x.id,
+            XRepr::Packed(p, _) => p.id(),
+        }
     }
 
     /// How many events the execution has.
     pub fn len(self) -> usize {
-        self.x.events.len()
+        match self.0 {
+            XRepr::Owned(x) => x.events.len(),
+            XRepr::Packed(p, _) => p.count() as usize,
+        }
     }
 
     /// Whether the execution has no events (a model never holds one).
     pub fn is_empty(self) -> bool {
-        self.x.events.is_empty()
+        self.len() == 0
     }
 
     /// The events, in time order, then journal order.
     pub fn events(self) -> Events<'m> {
-        Events {
-            inner: self.x.events.iter(),
-        }
+        Events(match self.0 {
+            XRepr::Owned(x) => EvRepr::Owned(x.events.iter()),
+            XRepr::Packed(p, store) => EvRepr::Packed(p.cursor(), store),
+        })
     }
 
     /// The event at a position of [`ExecutionRef::events`].
@@ -75,14 +95,15 @@ impl<'m> ExecutionRef<'m> {
     /// When `i` is not a position of this execution's events (indexes come
     /// from the analysis of this very model).
     pub fn event(self, i: EventIdx) -> EventRef<'m> {
-        EventRef {
-            e: &self.x.events[i.get()],
+        match self.get(i.get()) {
+            Some(e) => e,
+            None => panic!("execution {} has no event {}", self.id(), i.get()),
         }
     }
 
     /// The event at position `i`, if there is one.
     pub fn get(self, i: usize) -> Option<EventRef<'m>> {
-        self.x.events.get(i).map(|e| EventRef { e })
+        self.events().nth(i)
     }
 
     /// The first event.
@@ -110,53 +131,84 @@ impl<'m> ExecutionRef<'m> {
     /// holds the tool arguments, else the first: what the call asked for is
     /// best known where the arguments are.
     pub fn action(self) -> Option<&'m ActionRecord> {
-        self.x.action()
+        let mut first = None;
+        for e in self.events().filter(|e| e.is_accepted()) {
+            let KindRef::Accepted(a) = e.kind() else {
+                continue;
+            };
+            if e.facts().arguments == Arguments::Full {
+                return Some(a.action);
+            }
+            first.get_or_insert(a.action);
+        }
+        first
     }
 
     /// When the execution began: its `accepted` event, else its first
     /// event. Executions are ordered by it and attach windows measured from
     /// it, so that a stray early event of another kind cannot move them.
     pub fn started_at(self) -> Option<DateTime<Utc>> {
-        self.x.started_at()
+        self.events()
+            .find(|e| e.is_accepted())
+            .or_else(|| self.first())
+            .map(EventRef::at)
     }
 
     /// Time of the first event.
     pub fn first_at(self) -> Option<DateTime<Utc>> {
-        self.x.first_at()
+        self.first().map(EventRef::at)
     }
 
     /// Time of the last event.
     pub fn last_at(self) -> Option<DateTime<Utc>> {
-        self.x.last_at()
+        self.last().map(EventRef::at)
     }
 
     /// An owned copy.
     pub fn to_execution(self) -> Execution {
-        self.x.clone()
+        match self.0 {
+            XRepr::Owned(x) => x.clone(),
+            XRepr::Packed(..) => Execution {
+                id: self.id().to_string(),
+                events: self.events().map(EventRef::to_event).collect(),
+            },
+        }
     }
 }
 
 /// The events of an execution ([`ExecutionRef::events`]), in order.
 #[derive(Clone)]
-pub struct Events<'m> {
-    inner: std::slice::Iter<'m, Event>,
+pub struct Events<'m>(EvRepr<'m>);
+
+#[derive(Clone)]
+enum EvRepr<'m> {
+    Owned(std::slice::Iter<'m, Event>),
+    Packed(packed::Cursor<'m>, &'m Store),
 }
 
 impl<'m> Iterator for Events<'m> {
     type Item = EventRef<'m>;
 
     fn next(&mut self) -> Option<EventRef<'m>> {
-        self.inner.next().map(|e| EventRef { e })
+        match &mut self.0 {
+            EvRepr::Owned(i) => i.next().map(|e| EventRef(ERepr::Owned(e))),
+            EvRepr::Packed(c, store) => c.next().map(|h| EventRef(ERepr::Packed(h, store))),
+        }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
+        match &self.0 {
+            EvRepr::Owned(i) => i.size_hint(),
+            EvRepr::Packed(c, _) => c.size_hint(),
+        }
     }
-}
 
-impl DoubleEndedIterator for Events<'_> {
-    fn next_back(&mut self) -> Option<Self::Item> {
-        self.inner.next_back().map(|e| EventRef { e })
+    /// Passes over the events before the one wanted without reading them.
+    fn nth(&mut self, n: usize) -> Option<EventRef<'m>> {
+        match &mut self.0 {
+            EvRepr::Owned(i) => i.nth(n).map(|e| EventRef(ERepr::Owned(e))),
+            EvRepr::Packed(c, store) => c.nth(n).map(|h| EventRef(ERepr::Packed(h, store))),
+        }
     }
 }
 
@@ -164,69 +216,111 @@ impl ExactSizeIterator for Events<'_> {}
 
 /// One event of an execution, borrowed.
 #[derive(Clone, Copy)]
-pub struct EventRef<'m> {
-    e: &'m Event,
+pub struct EventRef<'m>(ERepr<'m>);
+
+#[derive(Clone, Copy)]
+enum ERepr<'m> {
+    Owned(&'m Event),
+    Packed(packed::Head<'m>, &'m Store),
 }
 
 impl fmt::Debug for EventRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.e, f)
+        fmt::Debug::fmt(&self.to_event(), f)
     }
 }
 
 impl Serialize for EventRef<'_> {
     /// As the owned [`Event`] is.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.e.serialize(s)
+        match self.0 {
+            ERepr::Owned(e) => e.serialize(s),
+            ERepr::Packed(..) => self.to_event().serialize(s),
+        }
     }
 }
 
 impl<'m> From<&'m Event> for EventRef<'m> {
     fn from(e: &'m Event) -> Self {
-        EventRef { e }
+        EventRef(ERepr::Owned(e))
     }
 }
 
 impl<'m> EventRef<'m> {
     /// When the transition happened (UTC).
     pub fn at(self) -> DateTime<Utc> {
-        self.e.at
+        match self.0 {
+            ERepr::Owned(e) => e.at,
+            ERepr::Packed(h, _) => h.at,
+        }
     }
 
     /// The journal sequence number (`seq`), if the record had one.
     pub fn seq(self) -> Option<u64> {
-        self.e.seq()
+        match self.0 {
+            ERepr::Owned(e) => e.seq(),
+            ERepr::Packed(h, _) => h.seq,
+        }
     }
 
     /// Where the event was read: a line of a file, or a row of a table.
     pub fn source(self) -> SourceRef {
-        self.e.source
+        match self.0 {
+            ERepr::Owned(e) => e.source,
+            ERepr::Packed(h, _) => h.source,
+        }
     }
 
     /// What happened, with what the event records.
     pub fn kind(self) -> KindRef<'m> {
-        KindRef::of(&self.e.kind)
+        match self.0 {
+            ERepr::Owned(e) => KindRef::of(&e.kind),
+            ERepr::Packed(h, store) => packed::kind(&h, store),
+        }
+    }
+
+    /// Whether it is an `accepted` event (without reading what it records).
+    pub fn is_accepted(self) -> bool {
+        match self.0 {
+            ERepr::Owned(e) => matches!(e.kind, EventKind::Accepted(_)),
+            ERepr::Packed(h, _) => packed::is_accepted(h.kind),
+        }
     }
 
     /// The journal spelling of the event name (`accepted`, `outcome`, …).
     pub fn name(self) -> &'static str {
-        self.e.kind.name()
+        match self.0 {
+            ERepr::Owned(e) => e.kind.name(),
+            ERepr::Packed(h, _) => packed::kind_name(h.kind),
+        }
     }
 
     /// The fields of the journal record that retrace does not interpret
     /// ([`Event::extra`]); empty when there were none.
     pub fn extra(self) -> &'m Map<String, Value> {
-        self.e.extra()
+        static NONE: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+        match self.0 {
+            ERepr::Owned(e) => e.extra(),
+            ERepr::Packed(h, store) => packed::aux_of(&h, store).map_or(&NONE, |a| &a.extra),
+        }
     }
 
     /// What the reader established about the event ([`Event::facts`]).
     pub fn facts(self) -> &'m ReaderFacts {
-        self.e.facts()
+        match self.0 {
+            ERepr::Owned(e) => e.facts(),
+            ERepr::Packed(h, store) => {
+                packed::aux_of(&h, store).map_or(&super::facts::NO_FACTS, |a| &a.facts)
+            }
+        }
     }
 
     /// An owned copy.
     pub fn to_event(self) -> Event {
-        self.e.clone()
+        match self.0 {
+            ERepr::Owned(e) => e.clone(),
+            ERepr::Packed(h, store) => packed::to_event(&h, store),
+        }
     }
 }
 
@@ -318,7 +412,7 @@ pub struct AcceptanceRef<'m> {
     /// Canonical action record.
     pub action: &'m ActionRecord,
     /// Fingerprint as the gateway wrote it.
-    pub fingerprint: Option<&'m WrittenFingerprint>,
+    pub fingerprint: Option<WrittenRef<'m>>,
     /// Action class the gateway applied (`irreversible`, ...).
     pub action_class: Option<&'m str>,
     /// Idempotency key the gateway assigned, if any.
@@ -399,7 +493,7 @@ impl<'m> KindRef<'m> {
             EventKind::Accepted(a) => KindRef::Accepted(AcceptanceRef {
                 call: CallView::from(&a.call),
                 action: &a.action,
-                fingerprint: a.fingerprint.as_ref(),
+                fingerprint: a.fingerprint.as_ref().map(WrittenFingerprint::view),
                 action_class: a.action_class.as_deref(),
                 idempotency_key: a.idempotency_key.as_deref(),
             }),

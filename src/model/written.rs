@@ -85,6 +85,78 @@ impl WrittenFingerprint {
     }
 }
 
+impl WrittenFingerprint {
+    /// The fingerprint, borrowed.
+    pub fn view(&self) -> WrittenRef<'_> {
+        match &*self.0 {
+            Held::Digest { hmac, bytes } => WrittenRef::Digest { hmac: *hmac, bytes },
+            Held::Text(t) => WrittenRef::Text(t),
+        }
+    }
+}
+
+/// A [`WrittenFingerprint`], borrowed from where a model holds it: the
+/// same scheme and digest, or the text as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WrittenRef<'a> {
+    /// `sha256:<hex>` (`hmac` false) or `hmac-sha256:<hex>` (`hmac` true).
+    Digest {
+        /// Whether the scheme is `hmac-sha256`.
+        hmac: bool,
+        /// The digest.
+        bytes: &'a [u8; 32],
+    },
+    /// Any other text, as written.
+    Text(&'a str),
+}
+
+impl<'a> WrittenRef<'a> {
+    /// As [`WrittenFingerprint::digest`].
+    pub fn digest(self) -> Option<(bool, &'a [u8; 32])> {
+        match self {
+            WrittenRef::Digest { hmac, bytes } => Some((hmac, bytes)),
+            WrittenRef::Text(_) => None,
+        }
+    }
+
+    /// As [`WrittenFingerprint::is_hmac`].
+    pub fn is_hmac(self) -> bool {
+        match self {
+            WrittenRef::Digest { hmac, .. } => hmac,
+            WrittenRef::Text(t) => t.starts_with("hmac-sha256:"),
+        }
+    }
+
+    /// The text as the journal wrote it.
+    pub fn text(self) -> String {
+        match self {
+            WrittenRef::Digest { hmac, bytes } => {
+                let prefix = if hmac { "hmac-sha256:" } else { "sha256:" };
+                format!("{prefix}{}", hex::encode(bytes))
+            }
+            WrittenRef::Text(t) => t.to_string(),
+        }
+    }
+
+    /// An owned copy.
+    pub fn to_owned(self) -> WrittenFingerprint {
+        let held = match self {
+            WrittenRef::Digest { hmac, bytes } => Held::Digest {
+                hmac,
+                bytes: *bytes,
+            },
+            WrittenRef::Text(t) => Held::Text(t.into()),
+        };
+        WrittenFingerprint(Box::new(held))
+    }
+}
+
+impl Serialize for WrittenRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text())
+    }
+}
+
 impl From<&str> for WrittenFingerprint {
     fn from(text: &str) -> Self {
         WrittenFingerprint::new(text)

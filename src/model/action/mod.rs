@@ -117,19 +117,6 @@ impl From<Map<String, Value>> for ActionRecord {
 }
 
 impl ActionRecord {
-    /// Holds the pool's copy of this record's text when the pool has one
-    /// (else the pool keeps a reference to it). A journal repeats an action
-    /// in every execution that asks for it, and a text is a few hundred
-    /// bytes (326 in the benchmark journals, with its 49-byte header): two
-    /// million executions of 97,000 intents held 650 MB of texts, 32 MB of
-    /// them distinct. Records that are trees ([`ActionRecord::from_map`]
-    /// keeps some so) are not shared.
-    pub(in crate::model) fn share_text(&mut self, pool: &mut super::pool::Pool<[u8]>) {
-        if let Repr::Text(t) = &mut self.0 {
-            pool.share(t);
-        }
-    }
-
     /// The record of a journal's action object, as recorded.
     pub fn from_map(m: Map<String, Value>) -> ActionRecord {
         match encode(&m) {

@@ -219,33 +219,3 @@ proptest::proptest! {
         same_as_map(&Value::Object(m.into_iter().collect()));
     }
 }
-
-#[test]
-fn a_pool_shares_the_texts_of_equal_records_only() {
-    let text = |r: &ActionRecord| match &r.0 {
-        Repr::Text(t) => Some(Arc::clone(t)),
-        Repr::Tree(_) => None,
-    };
-    let v = json!({"tool": "deploy", "actor": "a", "arguments": {"service": "x"}});
-    let w = json!({"tool": "deploy", "actor": "a", "arguments": {"service": "y"}});
-    // A float keeps the record a tree.
-    let tree = json!({"tool": "deploy", "arguments": {"ratio": 0.5}});
-    let (mut a, mut b, mut c) = (rec(v.clone()), rec(v.clone()), rec(w));
-    let (mut t1, mut t2) = (rec(tree.clone()), rec(tree));
-    assert!(text(&t1).is_none());
-    let before = [a.clone(), b.clone(), c.clone(), t1.clone()];
-    let mut pool = crate::model::pool::Pool::default();
-    for r in [&mut a, &mut b, &mut c, &mut t1, &mut t2] {
-        r.share_text(&mut pool);
-    }
-    assert_eq!(pool.len(), 2);
-    let (ta, tb, tc) = (text(&a).unwrap(), text(&b).unwrap(), text(&c).unwrap());
-    assert!(Arc::ptr_eq(&ta, &tb));
-    assert!(!Arc::ptr_eq(&ta, &tc));
-    assert_eq!([a, b, c, t1], before);
-    assert_eq!(Value::Object(text_record(&ta)), v);
-}
-
-fn text_record(t: &Arc<[u8]>) -> Map<String, Value> {
-    ActionRecord(Repr::Text(Arc::clone(t))).to_map()
-}
