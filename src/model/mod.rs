@@ -503,8 +503,12 @@ impl Serialize for Aux {
 
 /// One lifecycle event of one execution, with where it came from.
 ///
-/// 88 bytes (a test holds it to that): a journal's events are all held at
-/// once, so what only some events carry is kept out of line.
+/// What a reader makes of a record, and what a model gives back
+/// ([`EventRef::to_event`]); a model holds its events encoded
+/// (docs/design.md §9.8). 80 bytes (a test holds it to that): readers make
+/// them a batch of lines at a time, and following journals holds those of
+/// the executions in its window, so what only some events carry is kept
+/// out of line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
     /// Journal sequence number (`seq`), contiguous from 1 in native
@@ -762,8 +766,8 @@ mod tests {
 
     #[test]
     fn events_stay_small() {
-        // Every event of a journal is held at once: a million events are
-        // 80 MB at this size.
+        // Readers make a batch of events at a time, and following journals
+        // holds its window's: what only some events carry is out of line.
         assert_eq!(size_of::<SourceRef>(), 16);
         assert!(size_of::<EventKind>() <= 32, "{}", size_of::<EventKind>());
         assert!(size_of::<Event>() <= 80, "{}", size_of::<Event>());
