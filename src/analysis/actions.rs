@@ -115,10 +115,7 @@ pub fn action_items(
                 ),
             );
         }
-        let keyed = g
-            .executions
-            .iter()
-            .any(|&x| lifecycles[x.get()].idempotency_key.is_some());
+        let keyed = g.executions.iter().any(|&x| lifecycles[x.get()].has_key());
         if !keyed {
             add(
                 ActionKind::SendIdempotencyKey,

@@ -119,7 +119,7 @@ fn seen(model: &Model, analysis: &Analysis) -> BTreeMap<String, Seen> {
             if l.answer == TargetAnswer::NotPerformed {
                 s.failures += 1;
             }
-            if l.idempotency_key.is_some() {
+            if l.has_key() {
                 s.with_key += 1;
             }
             match ex.accepted() {

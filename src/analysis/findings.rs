@@ -417,14 +417,11 @@ pub(super) fn jsonrpc_findings(
 ) {
     // By the id itself: its text (a number, a quoted string) names no two
     // ids alike, so the same ids meet as when keyed by text.
-    let pairs = model
-        .executions()
-        .enumerate()
-        .map(|(x, ex)| match lc[x].correlation(ex) {
-            Some((Some(mcp), id)) => Some(((mcp, id), execution_group[x])),
-            _ => None,
-        });
-    let mut ids: Vec<((String, String), BTreeSet<GroupIdx>)> = shared_keys(pairs)
+    let key_of = |x: usize| match lc.get(x)?.correlation(model.execution_at(x)?) {
+        Some((Some(mcp), id)) => Some(((mcp, id), *execution_group.get(x)?)),
+        _ => None,
+    };
+    let mut ids: Vec<((String, String), BTreeSet<GroupIdx>)> = shared_keys(lc.len(), key_of)
         .into_iter()
         .map(|((mcp, id), gs)| ((mcp.to_string(), id.to_string()), gs))
         .collect();

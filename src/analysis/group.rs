@@ -188,7 +188,7 @@ impl<'m> Known<'m> {
         let process = session
             .and_then(|id| model.session(id))
             .and_then(|s| s.process_key());
-        let key = lc.idempotency_key.as_deref().map(|k| {
+        let key = lc.idempotency_key(xe).map(|k| {
             use std::hash::BuildHasher;
             (foldhash::fast::FixedState::default().hash_one(k), k)
         });
@@ -267,7 +267,7 @@ pub(super) fn judge(
         let mut replayed_keys: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for (j, &x) in xs.iter().enumerate().rev() {
             let lc = ctx.lc(x);
-            if let Some(k) = lc.idempotency_key.as_deref() {
+            if let Some(k) = lc.idempotency_key(model.execution(x)) {
                 replayed_after[j] = replayed_keys.contains(k);
                 if lc.answer == verdict::TargetAnswer::Replayed {
                     replayed_keys.insert(k);
@@ -505,7 +505,11 @@ pub(super) fn judge(
     }
     let keys: Vec<(ExecIdx, &str)> = xs
         .iter()
-        .filter_map(|&x| ctx.lc(x).idempotency_key.as_deref().map(|k| (x, k)))
+        .filter_map(|&x| {
+            ctx.lc(x)
+                .idempotency_key(model.execution(x))
+                .map(|k| (x, k))
+        })
         .collect();
     let distinct: BTreeSet<&str> = keys.iter().map(|(_, k)| *k).collect();
     if keys.len() >= 2 && distinct.len() == keys.len() {

@@ -44,8 +44,11 @@ pub struct Lifecycle {
     /// Where the deliveries start in `lists`, and where the attached
     /// events start.
     ends: [u32; 2],
-    /// The idempotency key sent to the target (from `dispatched`, else `accepted`).
-    pub idempotency_key: Option<Box<str>>,
+    /// The event that names the idempotency key sent to the target (the
+    /// last `dispatched` that names one, else the last `accepted` that
+    /// does): read it with [`Lifecycle::idempotency_key`]. A position, not
+    /// a copy of the key: a lifecycle is kept for every execution.
+    key_event: Option<EventIdx>,
     /// What the target answered, reduced for duplicate analysis.
     pub answer: TargetAnswer,
     /// The reviewer decision that resolved an unknown outcome, if any.
@@ -209,7 +212,7 @@ impl Lifecycle {
         // A lifecycle is kept for every execution: its lists are gathered
         // here and kept as slices of their exact length.
         let (mut outcomes, mut deliveries, mut attached) = (Vec::new(), Vec::new(), Vec::new());
-        let mut accepted_key: Option<&str> = None;
+        let mut accepted_key: Option<EventIdx> = None;
         // Dispatches per layer and journal: two journals of one layer (a
         // gateway's database and its log) record the same dispatch.
         let mut dispatches: Vec<((usize, crate::model::JournalId), usize)> = Vec::new();
@@ -219,8 +222,8 @@ impl Lifecycle {
             match kind {
                 KindRef::Accepted(a) => {
                     l.accepted.get_or_insert(i);
-                    if a.idempotency_key.is_some() || accepted_key.is_none() {
-                        accepted_key = a.idempotency_key;
+                    if a.idempotency_key.is_some() {
+                        accepted_key = Some(i);
                     }
                 }
                 KindRef::Attached { .. } => attached.push(i),
@@ -237,8 +240,8 @@ impl Lifecycle {
                         Some((_, n)) => *n += 1,
                         None => dispatches.push((by, 1)),
                     }
-                    if let Some(k) = idempotency_key {
-                        l.idempotency_key = Some(k.into());
+                    if idempotency_key.is_some() {
+                        l.key_event = Some(i);
                     }
                 }
                 KindRef::DispatchFailed { .. } => {
@@ -289,14 +292,14 @@ impl Lifecycle {
             deliveries.retain(|&i| rank(at(i)) == outer);
         }
         l.set_lists(&outcomes, &deliveries, &attached);
-        if l.idempotency_key.is_none() {
-            l.idempotency_key = accepted_key.map(Into::into);
+        if l.key_event.is_none() {
+            l.key_event = accepted_key;
         }
         l.uncertain_pairing = l
             .outcomes()
             .iter()
             .any(|&i| at(i).facts().pairing.is_uncertain());
-        let key_sent = l.idempotency_key.is_some();
+        let key_sent = l.key_event.is_some();
         // docs/design.md §5: a later outcome (status query, durable marker, late
         // response) resolves an *unknown* one. The first definite answer
         // decides, and when it was seen is when the gateway knew. A later
@@ -328,6 +331,19 @@ impl Lifecycle {
             }
         }
         l
+    }
+
+    /// The idempotency key sent to the target (from `dispatched`, else
+    /// `accepted`), as `x`, this lifecycle's execution, records it.
+    pub fn idempotency_key<'m>(&self, x: ExecutionRef<'m>) -> Option<&'m str> {
+        self.key_event
+            .and_then(|i| x.event(i).kind().idempotency_key())
+    }
+
+    /// Whether an idempotency key was sent to the target
+    /// ([`Lifecycle::idempotency_key`]).
+    pub fn has_key(&self) -> bool {
+        self.key_event.is_some()
     }
 
     /// Question 2 for this execution.
@@ -573,7 +589,7 @@ impl Lifecycle {
     /// What matters when the gateway dispatched this execution more than
     /// once.
     pub fn redispatch(&self, x: ExecutionRef<'_>) -> super::verdict::Redispatch {
-        let key_sent = self.idempotency_key.is_some();
+        let key_sent = self.key_event.is_some();
         // One read of the events: each outcome's answer, the last dispatch.
         let mut answers: Vec<(EventIdx, TargetAnswer)> = Vec::new();
         let mut last_dispatch = None;
@@ -648,7 +664,7 @@ mod tests {
     /// ten million events.
     #[test]
     fn a_lifecycle_is_small() {
-        assert!(std::mem::size_of::<Lifecycle>() <= 104);
+        assert!(std::mem::size_of::<Lifecycle>() <= 88);
     }
 
     fn at(s: u32) -> DateTime<Utc> {

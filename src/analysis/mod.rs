@@ -375,7 +375,7 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
             execution_group[x.get()] = GroupIdx::new(gi);
         }
     }
-    let conflicts = key_conflicts(&lifecycles, &execution_group, &drafts);
+    let conflicts = key_conflicts(model, &lifecycles, &execution_group, &drafts);
     let ctx = questions::Ctx {
         model,
         lifecycles: &lifecycles,
@@ -643,15 +643,15 @@ fn draft_groups<'a>(
 /// (sorted by key): judging turns each into the `idempotency_key_conflict`
 /// verdict and a `key_reused_across_intents` finding.
 fn key_conflicts(
+    model: &Model,
     lc: &[Lifecycle],
     execution_group: &[GroupIdx],
     drafts: &[Draft],
 ) -> Vec<Vec<KeyConflict>> {
-    let mut keys = shared_keys(lc.iter().enumerate().map(|(x, l)| {
-        l.idempotency_key
-            .as_deref()
-            .map(|k| (k, execution_group[x]))
-    }));
+    let mut keys = shared_keys(lc.len(), |x| {
+        let k = lc.get(x)?.idempotency_key(model.execution_at(x)?)?;
+        Some((k, *execution_group.get(x)?))
+    });
     keys.sort();
     let mut out: Vec<Vec<KeyConflict>> = drafts.iter().map(|_| Vec::new()).collect();
     for (key, gs) in keys {
@@ -665,7 +665,7 @@ fn key_conflicts(
                 .executions
                 .iter()
                 .copied()
-                .filter(|&x| lc[x.get()].idempotency_key.as_deref() == Some(key))
+                .filter(|&x| lc[x.get()].idempotency_key(model.execution(x)) == Some(key))
                 .collect();
             out[g.get()].push(KeyConflict {
                 key: key.to_string(),
@@ -679,32 +679,39 @@ fn key_conflicts(
 
 /// The keys (idempotency keys, JSON-RPC ids) seen in two or more groups,
 /// each with those groups, in no particular order, from the (key, group)
-/// pair of each item that has a key. The pairs' hashes are sorted instead of a map of every key being
-/// built: a journal of two million executions holds two million keys of
-/// each kind, nearly all in one group, and a map held 40 to 56 bytes a key
-/// (twice that while it grew) where a hashed pair is 32 to 40 bytes for a
-/// moment. Pairs whose hashes are equal are told apart by their keys.
+/// pair of each of `n` items that has a key (`key_of`, asked again for the
+/// few items whose key's hash is another group's too). The items' hashes
+/// are sorted instead of a map of every key being built: a journal of two
+/// million executions holds two million keys of each kind, nearly all in
+/// one group, and a map held 40 to 56 bytes a key (twice that while it
+/// grew) where a hashed item is 16 bytes for a moment: the hash, the group
+/// and the item's place. Items whose hashes are equal are told apart by
+/// their keys.
 pub(crate) fn shared_keys<K>(
-    pairs: impl ExactSizeIterator<Item = Option<(K, GroupIdx)>>,
+    n: usize,
+    key_of: impl Fn(usize) -> Option<(K, GroupIdx)>,
 ) -> Vec<(K, BTreeSet<GroupIdx>)>
 where
-    K: std::hash::Hash + Eq + Copy + Send,
+    K: std::hash::Hash + Eq + Copy,
 {
     use std::hash::BuildHasher;
     let hasher = foldhash::fast::RandomState::default();
     // Room for every item, most of it never touched when few have a key;
     // filled on one thread, as a parallel collect of an unknown number of
     // items holds them twice.
-    let mut hashed: Vec<(u64, K, GroupIdx)> = Vec::with_capacity(pairs.len());
-    hashed.extend(pairs.flatten().map(|(k, g)| (hasher.hash_one(k), k, g)));
+    let mut hashed: Vec<(u64, GroupIdx, u32)> = Vec::with_capacity(n);
+    hashed.extend((0..n).filter_map(|i| {
+        let (k, g) = key_of(i)?;
+        Some((hasher.hash_one(k), g, u32::try_from(i).ok()?))
+    }));
     hashed.par_sort_unstable_by_key(|e| e.0);
     let mut out = Vec::new();
     for run in hashed.chunk_by(|a, b| a.0 == b.0) {
-        if run.iter().all(|e| e.2 == run[0].2) {
+        if run.iter().all(|e| e.1 == run[0].1) {
             continue;
         }
         let mut keys: Vec<(K, BTreeSet<GroupIdx>)> = Vec::new();
-        for &(_, k, g) in run {
+        for (k, g) in run.iter().filter_map(|&(_, _, i)| key_of(i as usize)) {
             match keys.iter_mut().find(|(q, _)| *q == k) {
                 Some((_, set)) => {
                     set.insert(g);

@@ -121,8 +121,8 @@ impl Model {
     /// `attached` event's (an empty one for a call that points at another
     /// kind of event, which [`ModelBuilder::finish`] never makes).
     pub fn call_ref(&self, c: &Call) -> CallView<'_> {
-        self.execution_at(c.execution)
-            .and_then(|x| x.get(c.event))
+        self.execution_at(c.execution.get())
+            .and_then(|x| x.get(c.event.get()))
             .and_then(|e| e.kind().call())
             .unwrap_or_default()
     }
@@ -465,8 +465,8 @@ impl ModelBuilder {
                     added.push(Call {
                         at: ev.at(),
                         role: CallRole::Attached(recovery),
-                        execution: i,
-                        event: ei,
+                        execution: super::ExecIdx::new(i),
+                        event: super::EventIdx::new(ei),
                     });
                 }
             }
@@ -525,8 +525,8 @@ fn calls_of(xi: usize, x: ExecutionRef<'_>, calls: &mut Vec<Call>) {
         calls.push(Call {
             at: ev.at(),
             role,
-            execution: xi,
-            event: ei,
+            execution: super::ExecIdx::new(xi),
+            event: super::EventIdx::new(ei),
         });
     }
 }

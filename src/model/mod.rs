@@ -677,17 +677,18 @@ pub enum CallRole {
 
 /// One protocol-level call as seen by the gateway: where its `accepted` or
 /// `attached` event is ([`Model::call_ref`] gives its protocol
-/// correlation, kept once, in the event).
+/// correlation, kept once, in the event). 24 bytes: a model holds one for
+/// every call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Call {
     /// When the gateway received it.
     pub at: DateTime<Utc>,
     /// Created or attached.
     pub role: CallRole,
-    /// Index of the execution in [`Model::executions`].
-    pub execution: usize,
-    /// Index of the event in that execution's event list.
-    pub event: usize,
+    /// The execution, a position in [`Model::executions`].
+    pub execution: ExecIdx,
+    /// The event, a position in that execution's events.
+    pub event: EventIdx,
 }
 
 /// One accepted attempt to perform a tool action, with its events in time order.
@@ -771,6 +772,8 @@ mod tests {
         assert_eq!(size_of::<SourceRef>(), 16);
         assert!(size_of::<EventKind>() <= 32, "{}", size_of::<EventKind>());
         assert!(size_of::<Event>() <= 80, "{}", size_of::<Event>());
+        // A model holds one call for every call.
+        assert!(size_of::<Call>() <= 24, "{}", size_of::<Call>());
         // One per execution; its written fingerprint is one pointer.
         assert!(
             size_of::<Acceptance>() <= 160,

@@ -477,14 +477,15 @@ impl Investigation {
         for (i, s) in self.model.sessions.iter().enumerate() {
             index.entry(s.session_id.as_str()).or_insert(i);
         }
-        let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
+        let mut seen: std::collections::HashSet<(usize, ExecIdx)> =
+            std::collections::HashSet::new();
         for c in &self.model.calls {
             let call = self.model.call_ref(c);
             let Some(&si) = call.session_id.and_then(|s| index.get(s)) else {
                 continue;
             };
             if seen.insert((si, c.execution)) {
-                out[si].push(ExecIdx::new(c.execution));
+                out[si].push(c.execution);
             }
         }
         out

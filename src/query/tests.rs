@@ -44,7 +44,7 @@ fn session_executions_come_from_calls() {
         .calls
         .iter()
         .filter(|c| inv.model.call_ref(c).session_id == Some(inv.sessions()[0].session_id.as_str()))
-        .map(|c| ExecIdx::new(c.execution))
+        .map(|c| c.execution)
         .collect();
     assert!(!expected.is_empty());
     assert_eq!(

@@ -441,15 +441,11 @@ impl Investigation {
                     KindRef::Rejected { .. }
                     | KindRef::DispatchFailed { .. }
                     | KindRef::DeliveryFailed { .. } => StageStatus::Failed,
-                    KindRef::Outcome { .. } => {
-                        match lifecycle::target_answer(e, l.idempotency_key.is_some()) {
-                            TargetAnswer::NoAnswer | TargetAnswer::Ambiguous => {
-                                StageStatus::Unknown
-                            }
-                            TargetAnswer::Performed | TargetAnswer::Replayed => StageStatus::Done,
-                            _ => StageStatus::Failed,
-                        }
-                    }
+                    KindRef::Outcome { .. } => match lifecycle::target_answer(e, l.has_key()) {
+                        TargetAnswer::NoAnswer | TargetAnswer::Ambiguous => StageStatus::Unknown,
+                        TargetAnswer::Performed | TargetAnswer::Replayed => StageStatus::Done,
+                        _ => StageStatus::Failed,
+                    },
                     _ => StageStatus::Done,
                 };
                 StageMark {
@@ -488,7 +484,7 @@ impl Investigation {
             outcome: l
                 .decisive_outcome
                 .map(|i| event_detail(x.event(i), secrets, &mut Plain)),
-            idempotency_key: l.idempotency_key.as_deref().map(str::to_string),
+            idempotency_key: l.idempotency_key(x).map(str::to_string),
             session_id: x
                 .accepted()
                 .and_then(|(_, a)| a.call.session_id.map(str::to_string)),

@@ -13,6 +13,7 @@ impl Carry {
     /// draft order.
     pub(super) fn conflicts(
         &self,
+        model: &Model,
         d: u32,
         xs: &[ExecIdx],
         lc: &[Lifecycle],
@@ -20,7 +21,7 @@ impl Carry {
     ) -> Vec<KeyConflict> {
         let mut keys: BTreeMap<&str, Vec<ExecIdx>> = BTreeMap::new();
         for &x in xs {
-            if let Some(k) = lc[x.get()].idempotency_key.as_deref() {
+            if let Some(k) = lc[x.get()].idempotency_key(model.execution(x)) {
                 keys.entry(k).or_default().push(x);
             }
         }

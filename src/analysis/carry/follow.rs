@@ -57,7 +57,9 @@ impl Carry {
         for &x in &touched {
             let ex = model.execution_at(x)?;
             let l = std::mem::replace(lifecycles.get_mut(x)?, Lifecycle::of(ex));
-            old_keys.push((x, l.idempotency_key));
+            // The held events keep their places as the model grows: the old
+            // lifecycle's key is read from them.
+            old_keys.push((x, l.idempotency_key(ex).map(str::to_string)));
         }
         lifecycles.par_extend(
             (n..model.execution_count())
@@ -122,7 +124,7 @@ impl Carry {
         again.extend(d0..total);
         let mut moved_keys: Vec<Digest16> = Vec::new();
         for (x, old) in old_keys {
-            let new = lifecycles[x].idempotency_key.as_deref();
+            let new = lifecycles[x].idempotency_key(model.execution(ExecIdx::new(x)));
             if old.as_deref() == new {
                 continue;
             }
@@ -141,7 +143,7 @@ impl Carry {
             }
         }
         for x in n..model.execution_count() {
-            if let Some(k) = lifecycles[x].idempotency_key.as_deref() {
+            if let Some(k) = lifecycles[x].idempotency_key(model.execution(ExecIdx::new(x))) {
                 let k = key_digest(k);
                 if own(&mut self.keys, k, draft_of[x]) {
                     moved_keys.push(k);
@@ -189,7 +191,7 @@ impl Carry {
             } else {
                 fresh.get_mut(d - d0)?.take()?
             };
-            let conflicts = self.conflicts(d as u32, &draft.executions, &lifecycles, &id_of);
+            let conflicts = self.conflicts(model, d as u32, &draft.executions, &lifecycles, &id_of);
             drafts.push((d, draft, conflicts));
         }
         let ctx = questions::Ctx {

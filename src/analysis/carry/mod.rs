@@ -236,7 +236,7 @@ impl Carry {
         for (x, ex) in model.executions().enumerate() {
             let d = c.order[a.execution_group.get(x)?.get()];
             let lc = &a.lifecycles[x];
-            if let Some(k) = lc.idempotency_key.as_deref() {
+            if let Some(k) = lc.idempotency_key(ex) {
                 own(&mut keys, key_digest(k), d);
             }
             if let Some((Some(mcp), id)) = lc.correlation(ex) {

@@ -565,13 +565,13 @@ impl Ctx<'_> {
             ),
             LaterCall::SameKey => format!(
                 "Fresh attempt with the same idempotency key \"{}\": {fc} created {}.{fate}",
-                lf.idempotency_key.as_deref().unwrap_or(""),
+                lf.idempotency_key(xf).unwrap_or(""),
                 xf.id()
             ),
             LaterCall::NewKey => format!(
                 "Fresh attempt with a new idempotency key (\"{}\", was \"{}\"): {fc} created {}.{fate}",
-                lf.idempotency_key.as_deref().unwrap_or(""),
-                le.idempotency_key.as_deref().unwrap_or(""),
+                lf.idempotency_key(xf).unwrap_or(""),
+                le.idempotency_key(xe).unwrap_or(""),
                 xf.id()
             ),
             LaterCall::NoKey => format!(
