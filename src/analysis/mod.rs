@@ -174,7 +174,7 @@ pub trait JournalCaps: Sync {
             }
             c
         };
-        let mut journals = x.events().map(|e| e.source().journal());
+        let mut journals = x.journals();
         let Some(first) = journals.next() else {
             return self.caps(0);
         };

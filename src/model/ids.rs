@@ -44,10 +44,10 @@ impl IdIndex {
     /// The position of the execution named `id`, or of the one it was
     /// joined into.
     pub(super) fn get<X: Identified>(&self, id: &str, xs: &[X]) -> Option<usize> {
-        let h = self.hasher.hash_one(id);
+        let h = self.hasher.hash_one(id.as_bytes());
         match self
             .table
-            .find(h, |&i| at(xs, i).is_some_and(|x| x.id() == id))
+            .find(h, |&i| at(xs, i).is_some_and(|x| x.id() == id.as_bytes()))
         {
             Some(&i) => Some(i as usize),
             None => self.aliases.get(id).map(|&i| i as usize),
@@ -93,27 +93,28 @@ fn at<X: Identified>(xs: &[X], i: u32) -> Option<&X> {
     xs.get(i as usize)
 }
 
-/// What the index finds executions by: their ids.
+/// What the index finds executions by: their ids, as bytes (hashed and
+/// compared as they are held, without a look at their characters).
 pub(super) trait Identified {
     /// The execution's id.
-    fn id(&self) -> &str;
+    fn id(&self) -> &[u8];
 }
 
 impl Identified for Execution {
-    fn id(&self) -> &str {
-        &self.id
+    fn id(&self) -> &[u8] {
+        self.id.as_bytes()
     }
 }
 
 impl Identified for Packed {
-    fn id(&self) -> &str {
-        super::packed::id_and_events(self.bytes()).0
+    fn id(&self) -> &[u8] {
+        super::packed::id_bytes(self.bytes())
     }
 }
 
 impl Identified for PackedBuf {
-    fn id(&self) -> &str {
-        super::packed::id_and_events(self.bytes()).0
+    fn id(&self) -> &[u8] {
+        super::packed::id_bytes(self.bytes())
     }
 }
 

@@ -520,12 +520,15 @@ impl PackedBuf {
     /// Writes an event's fixed fields; its kind's fields come next, then
     /// [`PackedBuf::end`]. Returns where the event starts.
     fn begin(&mut self, at: DateTime<Utc>, seq: Option<u64>, source: SourceRef, aux: u32) -> usize {
-        let base = match base_of(&self.0) {
-            Some((b, _)) => b,
-            None => {
+        let base = match count(&self.0) {
+            0 => {
                 let b = Base::new(at, seq, source);
                 b.write(&mut self.0);
                 b
+            }
+            _ => {
+                let mut r = Reader::new(id_bytes_rest(&self.0));
+                r.base_fields()
             }
         };
         let start = self.0.len();
@@ -789,11 +792,14 @@ impl<'m> Reader<'m> {
 
     /// An execution's base, as [`Base::write`] wrote it.
     fn base(&mut self) -> Base {
-        let secs = self.iv();
-        let seq = self.uv();
-        let journal = JournalId::try_from(self.uv()).unwrap_or(JournalId::MAX);
-        let line = u32::try_from(self.uv()).unwrap_or(u32::MAX);
-        let offset = self.uv();
+        let Base {
+            secs,
+            seq,
+            journal,
+            line,
+            offset,
+            ..
+        } = self.base_fields();
         let year = i32::try_from(self.iv()).unwrap_or(0);
         let ordinal = u32::try_from(self.uv()).unwrap_or(0);
         let into_day = self.iv_unsigned();
@@ -805,6 +811,19 @@ impl<'m> Reader<'m> {
             line,
             offset,
             day,
+        }
+    }
+
+    /// What events are written relative to, without the day that reading
+    /// their times needs (what adding an event needs).
+    fn base_fields(&mut self) -> Base {
+        Base {
+            secs: self.iv(),
+            seq: self.uv(),
+            journal: JournalId::try_from(self.uv()).unwrap_or(JournalId::MAX),
+            line: u32::try_from(self.uv()).unwrap_or(u32::MAX),
+            offset: self.uv(),
+            day: None,
         }
     }
 
@@ -900,23 +919,26 @@ pub(super) fn has_aux(b: &[u8]) -> bool {
     header(b) & ANY_AUX != 0
 }
 
+/// What follows the id of an execution's bytes.
+fn id_bytes_rest(b: &[u8]) -> &[u8] {
+    let mut r = Reader::new(b.get(4..).unwrap_or_default());
+    let n = r.uv() as usize;
+    r.take(n);
+    r.b
+}
+
+/// The id of an execution's bytes, as bytes.
+pub(super) fn id_bytes(b: &[u8]) -> &[u8] {
+    let mut r = Reader::new(b.get(4..).unwrap_or_default());
+    let n = r.uv() as usize;
+    r.take(n)
+}
+
 /// The id of an execution's bytes, and a reader at its first event.
 pub(super) fn id_and_events(b: &[u8]) -> (&str, Reader<'_>) {
     let mut r = Reader::new(b.get(4..).unwrap_or_default());
     let id = r.str();
     (id, r)
-}
-
-/// The base of an execution with events, and a reader at its first event.
-fn base_of(b: &[u8]) -> Option<(Base, Reader<'_>)> {
-    if count(b) == 0 {
-        return None;
-    }
-    let mut r = Reader::new(b.get(4..).unwrap_or_default());
-    // The id, passed over unread.
-    let n = r.uv() as usize;
-    r.take(n);
-    Some((r.base(), r))
 }
 
 /// The events of an execution's bytes, in order.
@@ -963,6 +985,21 @@ impl<'m> Parsed<'m> {
     /// How many events it has.
     pub fn count(&self) -> u32 {
         self.count
+    }
+
+    /// The journal of each event, in order, when every event's source is
+    /// a line of the first event's journal (read from the events' tags
+    /// alone); `None` otherwise.
+    pub fn journals(self) -> Option<impl Iterator<Item = JournalId> + 'm> {
+        let mut r = Reader::new(self.events);
+        for _ in 0..self.count {
+            let n = r.uv() as usize;
+            let tag = r.take(n).first().copied().unwrap_or(0);
+            if tag & SOURCE != LINE_SAME_JOURNAL {
+                return None;
+            }
+        }
+        Some(std::iter::repeat_n(self.base.journal, self.count as usize))
     }
 
     /// Its events.
@@ -1435,6 +1472,14 @@ mod tests {
             );
         }
         assert!(x.get(events.len()).is_none());
+        let journals = |x: super::super::ExecutionRef<'_>| x.journals().collect::<Vec<_>>();
+        assert_eq!(
+            journals(x),
+            events
+                .iter()
+                .map(|e| e.source.journal())
+                .collect::<Vec<_>>()
+        );
         assert!(x.events().nth(usize::MAX).is_none());
         for (e, v) in events.iter().zip(x.events()) {
             assert_eq!(v.at(), e.at);
@@ -1538,6 +1583,10 @@ mod tests {
             .map(|e| (e.at().timestamp(), e.source().journal()))
             .collect();
         assert_eq!(seen, [(9, 0), (10, 0), (10, 1), (11, 0)]);
+        // The journals of events of one journal, read from their tags; of
+        // several, from the events.
+        assert_eq!(p.view(&store).journals().collect::<Vec<_>>(), [0, 0, 0]);
+        assert_eq!(x.journals().collect::<Vec<_>>(), [0, 0, 1, 0]);
     }
 
     /// Equal timestamps keep journal order when sorted.

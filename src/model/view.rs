@@ -89,6 +89,20 @@ impl<'m> ExecutionRef<'m> {
         })
     }
 
+    /// The journal of each event, in order ([`EventRef::source`]'s): for
+    /// most executions, read without reading the events, whose sources all
+    /// lie in their first event's journal.
+    pub fn journals(self) -> impl Iterator<Item = super::JournalId> + 'm {
+        let fast = match self.0 {
+            XRepr::Packed(p, _) => p.journals(),
+            XRepr::Owned(_) => None,
+        };
+        let slow = fast
+            .is_none()
+            .then(|| self.events().map(|e| e.source().journal()));
+        fast.into_iter().flatten().chain(slow.into_iter().flatten())
+    }
+
     /// The event at a position of [`ExecutionRef::events`].
     ///
     /// # Panics
