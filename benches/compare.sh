@@ -77,6 +77,7 @@ ROWS=(
   "tui-verdicts;TUI verdicts on screen, 1M (DuckDB GROUP BY);tui:data;duck1;ratio:1.0;0"
   "tui-first-frame;TUI first frame (empty frame);tui:first;tui:empty;abs:0.050;0"
   "tui-key-p99;TUI key to frame p99 (empty frame);tui:p99;tui:empty;abs:0.016;0"
+  "tui-10m;TUI verdicts on screen, 10M vs 1M events (in tmux);tt10;tt1;ratio:10.5 rss:$GIB;1"
 )
 field() { local IFS=';' f; read -r -a f <<< "$1"; echo "${f[$2]}"; }
 
@@ -146,6 +147,13 @@ fi
 if needs jq1 && ! command -v jq > /dev/null 2>&1; then
   note "jq is not installed and could not be; the jq reference row is skipped"
 fi
+if needs_any tt1 tt10 && ! command -v tmux > /dev/null 2>&1; then
+  echo "installing tmux (apt) ..." >&2
+  apt_install tmux || true
+fi
+if needs_any tt1 tt10 && { ! command -v tmux > /dev/null 2>&1 || [ -z "$GNU_TIME" ]; }; then
+  note "tmux or GNU time is missing; the TUI-in-tmux row is skipped"
+fi
 if needs_any v1 v10 ssl1 && ! command -v openssl > /dev/null 2>&1; then
   echo "installing openssl (apt) ..." >&2
   apt_install openssl || true
@@ -182,7 +190,7 @@ gen() { # FILE LINES [--one-intent]
   mv "$1.tmp" "$1"
 }
 gen "$J1" 1000000
-needs_any g10 i10 e10 v10 && gen "$J10" 10000000
+needs_any g10 i10 e10 v10 tt10 && gen "$J10" 10000000
 needs_any g200 e200 && gen "$J200" 1000000 --one-intent
 
 # The group investigated and exported: the intent of the first execution
@@ -249,12 +257,15 @@ job_cmd() {
     duck1) echo "DuckDB GROUP BY (1M)" ;;
     jq1) echo "jq | sort | uniq -c (1M)" ;;
     tui) echo "cargo bench --bench tui (1M)" ;;
+    tt1) echo "retrace TUI in tmux until its verdicts show (1M)" ;;
+    tt10) echo "retrace TUI in tmux until its verdicts show (10M)" ;;
   esac
 }
 available() {
   case "$1" in
     jq1) command -v jq > /dev/null 2>&1 ;;
     ssl1) command -v openssl > /dev/null 2>&1 ;;
+    tt1 | tt10) command -v tmux > /dev/null 2>&1 && [ -n "$GNU_TIME" ] ;;
     *) return 0 ;;
   esac
 }
@@ -274,11 +285,32 @@ run_job() { # JOB: runs it once (in a bash -c of its own)
     duck1) exec "$PY" -c "$DUCK_PY" "$J1" ;;
     jq1) jq -r "$JQ_GROUP" "$J1" | LC_ALL=C sort | uniq -c ;;
     tui) exec cargo bench --locked --quiet --bench tui -- "$J1" ;;
+    tt1) tui_in_tmux "$1" "$J1" ;;
+    tt10) tui_in_tmux "$1" "$J10" ;;
   esac
 }
-export -f run_job
+# tui_in_tmux JOB JOURNAL: the real binary's TUI on a 160x48 terminal in a
+# tmux session of its own, from start until the overview shows its worst
+# groups (the verdicts on screen; polled every 0.1 s), then q. Appends the
+# milliseconds to $RES/JOB.verdicts and the binary's own peak memory (GNU
+# time, inside the session) to $RES/JOB.tui.rss.
+tui_in_tmux() {
+  local job=$1 journal=$2 s start
+  s="retrace-bench-$$-$job"
+  start=$(date +%s%N)
+  tmux new-session -d -s "$s" -x 160 -y 48 -c "$PWD" \
+    "exec $GNU_TIME -a -f %M -o '$RES/$job.tui.rss' '$RETRACE' '$journal'"
+  until tmux capture-pane -p -t "$s" 2> /dev/null | grep -q 'Worst groups ('; do
+    tmux has-session -t "$s" 2> /dev/null || return 1
+    sleep 0.1
+  done
+  echo $(( ($(date +%s%N) - start) / 1000000 )) >> "$RES/$job.verdicts"
+  tmux send-keys -t "$s" q
+  while tmux has-session -t "$s" 2> /dev/null; do sleep 0.1; done
+}
+export -f run_job tui_in_tmux
 # shellcheck disable=SC2090
-export RETRACE J1 J10 J200 GROUP PY DUCK_PY JQ_GROUP
+export RETRACE J1 J10 J200 GROUP PY DUCK_PY JQ_GROUP RES GNU_TIME
 
 # measure JOB: one timed run, appending "wall_s rss_kib status" to $RES/JOB.
 # Standard output goes to /dev/null but for the TUI bench's (its figures);
@@ -336,7 +368,7 @@ done
 echo
 
 # ---------------------------------------------------------------- runs
-for j in "${jobs[@]}"; do rm -f "$RES/$j" "$RES/$j".err.* "$RES/$j".out.*; done
+for j in "${jobs[@]}"; do rm -f "$RES/$j" "$RES/$j".err.* "$RES/$j".out.* "$RES/$j".verdicts "$RES/$j".tui.rss; done
 # Start from the page cache, for every command alike.
 for j in "$J1" "$J10" "$J200"; do
   if [ -s "$j" ]; then cat "$j" > /dev/null; fi
@@ -392,6 +424,11 @@ value() {
   case "$1" in
     tui:empty) [ "$2" = 1 ] && tui_fig empty || echo NA ;;
     tui:*) if [ "$2" = 1 ]; then tui_fig "${1#tui:}"; else job_stat tui 2; fi ;;
+    tt1 | tt10)
+      if ! available "$1" || [ ! -s "$RES/$1.verdicts" ]; then echo NA
+      elif [ "$2" = 1 ]; then awk '{print $1 / 1000}' "$RES/$1.verdicts" | median
+      else median < "$RES/$1.tui.rss"
+      fi ;;
     *) available "$1" && job_stat "$1" "$2" || echo NA ;;
   esac
 }

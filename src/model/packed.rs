@@ -94,7 +94,7 @@ impl Interner {
     /// stored as the same text, else a new one.
     fn action(&mut self, store: &mut Store, action: ActionRecord) -> u32 {
         let Some(bytes) = action.canonical_bytes() else {
-            store.actions.push(action);
+            store.actions.push(action.copied());
             return index(store.actions.len() - 1);
         };
         let h = self.hasher.hash_one(bytes);
@@ -106,7 +106,7 @@ impl Interner {
             return k;
         }
         let k = index(store.actions.len());
-        store.actions.push(action);
+        store.actions.push(action.copied());
         let actions = &store.actions;
         let hasher = &self.hasher;
         self.actions.insert_unique(h, k, |&j| {
@@ -603,9 +603,11 @@ impl PackedBuf {
         self.0[..4].copy_from_slice(&(n | aux).to_le_bytes());
     }
 
-    /// The execution, its room fitted to its bytes.
+    /// The execution, in a block of exactly its bytes: a copy, as an
+    /// allocator may keep a shrunk block where it was, room and all (a
+    /// journal of ten million events held 160 MB of room so).
     pub fn finish(self) -> Packed {
-        Packed(self.0.into_boxed_slice())
+        Packed(Box::from(self.0.as_slice()))
     }
 }
 

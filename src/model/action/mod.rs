@@ -117,6 +117,17 @@ impl From<Map<String, Value>> for ActionRecord {
 }
 
 impl ActionRecord {
+    /// A copy in a block of its own, allocated by the calling thread: what
+    /// a model keeps of a record a reader made on another thread, so that
+    /// the reader's memory, all of it freed but this, is not held for it
+    /// (docs/design.md §9.8).
+    pub(in crate::model) fn copied(&self) -> ActionRecord {
+        match &self.0 {
+            Repr::Text(t) => ActionRecord(Repr::Text(Arc::from(&**t))),
+            Repr::Tree(m) => ActionRecord(Repr::Tree(m.clone())),
+        }
+    }
+
     /// The record of a journal's action object, as recorded.
     pub fn from_map(m: Map<String, Value>) -> ActionRecord {
         match encode(&m) {
