@@ -340,13 +340,19 @@ impl ModelBuilder {
         self.held = None;
         let before = self.executions.len();
         let store = self.store;
-        // Each execution's events in time order, its bytes fitted to them.
+        // The executions of one call joined, from their events as they
+        // arrived (which of several parts names the call rests on their
+        // first events); then each execution's events in time order.
         let executions: Vec<Packed> = self
             .executions
             .into_par_iter()
-            .map(|x| x.finish().sorted_by_time())
+            .map(PackedBuf::finish)
             .collect();
         let (executions, aliases) = super::join::join(executions, &store);
+        let executions: Vec<Packed> = executions
+            .into_par_iter()
+            .map(Packed::sorted_by_time)
+            .collect();
         // Executions by when they began, journal order breaking ties: a
         // stable sort, done on (start, position) pairs so that each start
         // is found once.
@@ -446,6 +452,12 @@ impl ModelBuilder {
         }
         let mut executions: Vec<Packed> =
             self.executions.into_iter().map(PackedBuf::finish).collect();
+        // A held execution's new events come after those it held, but not
+        // necessarily in time order among themselves.
+        for &i in &touched {
+            let x = std::mem::take(&mut executions[i]);
+            executions[i] = x.sorted_by_time();
+        }
         let store = self.store;
         let started = |x: &Packed| x.view(&store).started_at();
         self.index.forget_from(n);
@@ -528,5 +540,128 @@ fn calls_of(xi: usize, x: ExecutionRef<'_>, calls: &mut Vec<Call>) {
             execution: super::ExecIdx::new(xi),
             event: super::EventIdx::new(ei),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{LineOffset, Link, ReaderFacts, SourceRef};
+    use chrono::{DateTime, Utc};
+
+    fn t(s: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_700_000_000 + s, 0).unwrap_or_default()
+    }
+
+    fn at_line(l: u32) -> SourceRef {
+        SourceRef::Line {
+            journal: 0,
+            line: l,
+            offset: LineOffset::new(u64::from(l) * 10),
+            len: 5,
+        }
+    }
+
+    fn accepted() -> EventKind {
+        EventKind::Accepted(Box::default())
+    }
+
+    fn record(id: &str, s: i64, kind: EventKind, line: u32) -> Record {
+        Record::Event {
+            execution_id: id.into(),
+            event: Event::new(t(s), kind, at_line(line)),
+        }
+    }
+
+    fn whole(records: &[Record]) -> Model {
+        let mut b = ModelBuilder::new();
+        for r in records {
+            b.push(r.clone());
+        }
+        b.finish()
+    }
+
+    /// A model made of the first `cut` records, grown by the rest.
+    fn grown(records: &[Record], cut: usize) -> (Model, Option<Growth>) {
+        let mut b = match whole(&records[..cut]).into_builder() {
+            Ok(b) => b,
+            Err(_) => unreachable!("nothing here is joined"),
+        };
+        for r in &records[cut..] {
+            b.push(r.clone());
+        }
+        b.finish_grown()
+    }
+
+    /// A held execution that gains two events, both after those it held
+    /// but out of time order with each other, has them in time order, as
+    /// the model of every record read at once does.
+    #[test]
+    fn a_held_execution_gets_its_new_events_in_time_order() {
+        let records = [
+            record("x", 1, accepted(), 1),
+            record("x", 10, EventKind::Delivered, 2),
+            record(
+                "x",
+                5,
+                EventKind::Dispatched {
+                    idempotency_key: None,
+                },
+                3,
+            ),
+        ];
+        let (m, growth) = grown(&records, 1);
+        assert!(growth.is_some(), "the held execution kept its place");
+        assert_eq!(m.to_executions(), whole(&records).to_executions());
+        let names: Vec<&str> = m
+            .execution_at(0)
+            .map(|x| x.events().map(|e| e.name()).collect())
+            .unwrap_or_default();
+        assert_eq!(names, ["accepted", "dispatched", "delivered"]);
+    }
+
+    /// The executions of one call are joined from their events as they
+    /// arrived, before each is put in time order: the part that names the
+    /// call is chosen by its first event as it arrived (docs/design.md
+    /// §5.12), as it was when executions were held as values.
+    #[test]
+    fn a_call_is_joined_from_its_events_as_they_arrived() {
+        let link = |e: Event| {
+            e.with_facts(ReaderFacts {
+                links: vec![Link::Correlation("c1".into())],
+                ..ReaderFacts::default()
+            })
+        };
+        let mut b = ModelBuilder::new();
+        // "a" has no accepted record: it begins with its first event as
+        // it arrived (at 50), though it holds an earlier one (at 1).
+        b.push_event(
+            "a".into(),
+            link(Event::new(t(50), EventKind::Delivered, at_line(1))),
+        );
+        b.push_event(
+            "a".into(),
+            Event::new(
+                t(1),
+                EventKind::Dispatched {
+                    idempotency_key: None,
+                },
+                at_line(2),
+            ),
+        );
+        b.push_event("b".into(), link(Event::new(t(20), accepted(), at_line(3))));
+        let m = b.finish();
+        let ids: Vec<&str> = m.executions().map(|x| x.id()).collect();
+        assert_eq!(ids, ["b"], "named by the part that began first");
+        let ats: Vec<i64> = m
+            .execution_at(0)
+            .map(|x| {
+                x.events()
+                    .map(|e| e.at().timestamp() - 1_700_000_000)
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(ats, [1, 20, 50], "then in time order");
+        assert_eq!(m.execution_index("a"), Some(0));
     }
 }

@@ -174,7 +174,7 @@ pub(super) fn join(executions: Vec<Packed>, store: &Store) -> (Vec<Packed>, Vec<
         for p in &parts[1..] {
             aliases.push((p.view(store).id().to_string(), id.to_string()));
         }
-        out.push(Packed::merged(id, &parts).sorted_by_time());
+        out.push(Packed::merged(id, &parts));
     }
     (out, aliases)
 }

@@ -122,8 +122,9 @@ fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
-/// One execution, encoded (the module's layout).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One execution, encoded (the module's layout). The default has no
+/// events and no id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Packed(Box<[u8]>);
 
 /// One execution being built: events are added at its end.
@@ -1040,7 +1041,11 @@ impl<'m> Iterator for Cursor<'m> {
     /// Passes over the events before the one wanted by their lengths,
     /// without reading them.
     fn nth(&mut self, n: usize) -> Option<Head<'m>> {
-        let n = u32::try_from(n).ok().filter(|&n| n < self.left)?;
+        let Some(n) = u32::try_from(n).ok().filter(|&n| n < self.left) else {
+            // Past the end: nothing is left, as for a slice's iterator.
+            self.left = 0;
+            return None;
+        };
         for _ in 0..n {
             self.r.skip();
         }

@@ -185,6 +185,19 @@ fn every_line_based_fixture_refreshes_as_a_fresh_open() {
     }
 }
 
+/// An execution the model held gains, in one refresh, two events out of
+/// time order with each other (a `delivery_failed` at :09 written before a
+/// `delivered` at :07): they are put in time order as a fresh open puts
+/// them, and the verdict is the fresh open's (`undelivered_result`, not
+/// `clean`).
+#[test]
+fn new_events_out_of_order_with_each_other_refresh_as_a_fresh_open() {
+    let journal = repo("tests/fixtures/deliveries-out-of-order.jsonl");
+    for chunk in [1, 2, 3, 5] {
+        refreshes_as_a_fresh_open(&[&journal], chunk);
+    }
+}
+
 /// A real journal from a real gateway, appended to a few lines at a time,
 /// refreshes to what a fresh open shows (where the real journals are;
 /// under CI they must be).
