@@ -386,7 +386,7 @@ done
 t_runs=$(( $(date +%s) - t_start ))
 
 # ---------------------------------------------------------------- figures
-median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "NA"; else print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
+median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "NA"; else printf "%.9f\n", (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
 # job_stat JOB COLUMN: the median wall time (1) over the runs, or
 # "timeout", "killed" or "error" when one did not end well; or the median
 # peak memory (2) over every run (the memory a stopped run had reached).

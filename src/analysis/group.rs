@@ -278,7 +278,14 @@ pub(super) fn judge(
 
     // What every pair reads of each execution, found once per execution
     // (a group of 200,000 calls makes millions of pairs).
-    let known: Vec<Known<'_>> = xs.iter().map(|&x| Known::of(ctx, x, window)).collect();
+    // A large group's on every core (its executions' events are read
+    // here), a small one's on the core judging it.
+    let known: Vec<Known<'_>> = if xs.len() > 4096 {
+        use rayon::prelude::*;
+        xs.par_iter().map(|&x| Known::of(ctx, x, window)).collect()
+    } else {
+        xs.iter().map(|&x| Known::of(ctx, x, window)).collect()
+    };
 
     for (j, &x) in xs.iter().enumerate() {
         let caps = known[j].caps;
