@@ -405,11 +405,12 @@ pub(crate) struct LineMeta {
     pub terminated: bool,
 }
 
-/// Lines per batch handed to the parsing threads, and bytes at most.
-const BATCH_LINES: usize = 8192;
-const BATCH_BYTES: usize = 8 << 20;
+/// Lines per batch handed to the parsing threads, and bytes at most; small
+/// in tests, so that short journals cross many batches.
+const BATCH_LINES: usize = if cfg!(test) { 16 } else { 8192 };
+const BATCH_BYTES: usize = if cfg!(test) { 1 << 10 } else { 8 << 20 };
 /// Batches with fewer lines are parsed on the reading thread.
-const PARALLEL_MIN_LINES: usize = 256;
+const PARALLEL_MIN_LINES: usize = if cfg!(test) { 4 } else { 256 };
 
 /// One line of a batch: its bytes' place in the batch's buffer, or a line
 /// too long to keep (reported when the batch is applied, so that bad lines
@@ -422,11 +423,60 @@ enum Slot {
 /// A batch of lines read and not yet parsed.
 #[derive(Default)]
 struct Batch {
+    /// The lines' bytes, one after another.
     arena: Vec<u8>,
+    /// The lines, in journal order.
     slots: Vec<Slot>,
+    /// Lines read into this batch, blank and too long ones included.
+    lines_read: u64,
+    /// Bytes of the journal read once this batch was.
+    offset: u64,
 }
 
 impl Batch {
+    /// Reads the next lines of `reader` into the batch, emptied first: up
+    /// to [`BATCH_LINES`] lines or [`BATCH_BYTES`] bytes. False once the
+    /// journal has no more lines (the batch may still hold some).
+    ///
+    /// # Errors
+    /// The reader's I/O errors.
+    fn fill<R: std::io::BufRead>(
+        &mut self,
+        reader: &mut lines::LineReader<R>,
+    ) -> std::io::Result<bool> {
+        self.arena.clear();
+        self.slots.clear();
+        self.lines_read = 0;
+        if self.arena.capacity() == 0 {
+            self.arena.reserve(BATCH_BYTES + (64 << 10));
+            self.slots.reserve(BATCH_LINES);
+        }
+        let mut more = true;
+        while self.slots.len() < BATCH_LINES && self.arena.len() < BATCH_BYTES {
+            let Some(line) = reader.next_line()? else {
+                more = false;
+                break;
+            };
+            self.lines_read += 1;
+            if let Some(n) = line.too_long {
+                self.slots.push(Slot::TooLong(line.source.position(), n));
+                continue;
+            }
+            if lines::is_blank(line.bytes) {
+                continue;
+            }
+            let start = self.arena.len();
+            self.arena.extend_from_slice(line.bytes);
+            let meta = LineMeta {
+                source: line.source,
+                terminated: line.terminated,
+            };
+            self.slots.push(Slot::Line(start, self.arena.len(), meta));
+        }
+        self.offset = reader.offset();
+        Ok(more)
+    }
+
     /// Parses the batch's lines, in order (on rayon's pool when the batch
     /// is large enough), into `out` (cleared first; its room is reused
     /// from batch to batch, so that no batch's results need memory fresh
@@ -456,125 +506,190 @@ impl Batch {
     }
 }
 
+/// Batches in flight at once: one being read, one being parsed, one being
+/// applied. Each holds up to [`BATCH_BYTES`] of lines and the results of
+/// parsing them.
+const IN_FLIGHT: usize = 3;
+
 /// Like [`for_each_line`], in two steps: `parse` runs on rayon's pool over
 /// batches of lines (it sees only the line), then `apply` takes each result
 /// in journal order (it sees the context: it emits records, feeds the chain
 /// tracker). Parsing JSON is most of the cost of loading, and it needs
-/// nothing from the lines before. The steps overlap: while the pool parses
-/// one batch, this thread applies the batch before and reads the next.
+/// nothing from the lines before. The steps run as a pipeline with no
+/// step waiting on another's batch boundary: one thread reads batches, one
+/// hands each to the pool to parse, and this thread applies them in order;
+/// [`IN_FLIGHT`] batches circulate between them, their buffers reused.
 ///
 /// # Errors
-/// I/O errors.
+/// I/O errors, after every batch read before the error is applied.
 pub(crate) fn for_each_line_parallel<T: Send>(
     ctx: &mut ReadCtx<'_>,
     parse: impl Fn(&[u8], LineMeta) -> T + Sync,
     mut apply: impl FnMut(&mut ReadCtx<'_>, LineMeta, T) -> Result<(), BadLine>,
 ) -> Result<(), JournalError> {
+    use std::sync::mpsc::sync_channel;
     let source = ctx.source;
     let input = source.open()?;
-    let mut reader = lines::LineReader::new(input, ctx.journal);
-    let mut next_report = 0u64;
-    let mut done = false;
-    // Reads the next batch into `batch`; false at the end of the journal.
-    let mut fill = |ctx: &mut ReadCtx<'_>, batch: &mut Batch| -> Result<bool, JournalError> {
-        batch.arena.clear();
-        batch.slots.clear();
-        while !done && batch.slots.len() < BATCH_LINES && batch.arena.len() < BATCH_BYTES {
-            let line = match reader.next_line() {
-                Ok(Some(l)) => l,
-                Ok(None) => {
-                    done = true;
-                    (ctx.progress)(reader.offset());
-                    break;
-                }
-                Err(e) => return Err(source.io_error(e)),
-            };
-            ctx.count_line();
-            if line.offset() >= next_report {
-                (ctx.progress)(line.offset());
-                next_report = line.offset() + (4 << 20);
-            }
-            if let Some(n) = line.too_long {
-                batch.slots.push(Slot::TooLong(line.source.position(), n));
-                continue;
-            }
-            if lines::is_blank(line.bytes) {
-                continue;
-            }
-            let start = batch.arena.len();
-            batch.arena.extend_from_slice(line.bytes);
-            let meta = LineMeta {
-                source: line.source,
-                terminated: line.terminated,
-            };
-            batch.slots.push(Slot::Line(start, batch.arena.len(), meta));
+    let journal = ctx.journal;
+    let parse = &parse;
+    std::thread::scope(|s| {
+        // Empty batches go back to the reader; read ones to the parser;
+        // parsed ones, with their results, to this thread.
+        let (free_tx, free_rx) = sync_channel::<Batch>(IN_FLIGHT);
+        let (read_tx, read_rx) = sync_channel::<Result<Batch, std::io::Error>>(IN_FLIGHT);
+        let (parsed_tx, parsed_rx) =
+            sync_channel::<Result<(Batch, Vec<Option<T>>), std::io::Error>>(IN_FLIGHT);
+        let (spare_tx, spare_rx) = sync_channel::<Vec<Option<T>>>(IN_FLIGHT);
+        for _ in 0..IN_FLIGHT {
+            // Cannot fail: the channel has room for every batch and its
+            // receiver is alive.
+            let _ = free_tx.send(Batch::default());
+            let _ = spare_tx.send(Vec::new());
         }
-        Ok(!batch.slots.is_empty())
-    };
-    // Drains `results`, which keeps its room for a later batch.
-    let mut apply_batch = |ctx: &mut ReadCtx<'_>, slots: &[Slot], results: &mut Vec<Option<T>>| {
-        for (slot, r) in slots.iter().zip(results.drain(..)) {
-            match (slot, r) {
-                (&Slot::Line(_, _, meta), Some(r)) => {
-                    if let Err(e) = apply(ctx, meta, r) {
-                        ctx.bad_line(meta.source.position(), e);
+        s.spawn(move || {
+            let mut reader = lines::LineReader::new(input, journal);
+            // Each send fails only when the parser has stopped; then so
+            // does the reader.
+            while let Ok(mut batch) = free_rx.recv() {
+                match batch.fill(&mut reader) {
+                    Ok(more) => {
+                        if read_tx.send(Ok(batch)).is_err() || !more {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = read_tx.send(Err(e));
+                        return;
                     }
                 }
-                (&Slot::TooLong(no, n), _) => ctx.bad_line(no, too_long_message(n)),
-                (Slot::Line(..), None) => {}
+            }
+        });
+        s.spawn(move || {
+            while let Ok(read) = read_rx.recv() {
+                let parsed = read.map(|batch| {
+                    let mut results = spare_rx.recv().unwrap_or_default();
+                    batch.parse(parse, &mut results);
+                    (batch, results)
+                });
+                if parsed_tx.send(parsed).is_err() {
+                    return;
+                }
+            }
+        });
+        // Ends when the parser's sender is dropped: after the last batch,
+        // or an error passed on; a panic in either thread is raised again
+        // when the scope ends.
+        while let Ok(parsed) = parsed_rx.recv() {
+            let (batch, mut results) = parsed.map_err(|e| source.io_error(e))?;
+            ctx.lines += batch.lines_read;
+            for (slot, r) in batch.slots.iter().zip(results.drain(..)) {
+                match (slot, r) {
+                    (&Slot::Line(_, _, meta), Some(r)) => {
+                        if let Err(e) = apply(ctx, meta, r) {
+                            ctx.bad_line(meta.source.position(), e);
+                        }
+                    }
+                    (&Slot::TooLong(no, n), _) => ctx.bad_line(no, too_long_message(n)),
+                    (Slot::Line(..), None) => {}
+                }
+            }
+            (ctx.progress)(batch.offset);
+            // The reader and parser may have stopped (the last batch).
+            let _ = free_tx.send(batch);
+            let _ = spare_tx.send(results);
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::{ChainKeys, Format, JournalSource};
+
+    /// What a read gives: each line applied as (line, what parsing found),
+    /// in order, and the lines, bad lines and last progress counted.
+    type Outcome = (Vec<(u32, String)>, u64, Vec<(u32, String)>, u64);
+
+    fn read_with(bytes: &[u8], parallel: bool) -> Outcome {
+        let source = JournalSource::memory("t.jsonl", bytes.to_vec());
+        let keys = ChainKeys::default();
+        let mut sink = |_: Record| {};
+        let mut last = 0u64;
+        let mut progress = |at: u64| last = at;
+        let mut ctx = ReadCtx::new(
+            0,
+            &source,
+            "t".into(),
+            Format::Native,
+            (&mut sink, &mut progress),
+            &keys,
+            Vec::new(),
+        );
+        let mut applied = Vec::new();
+        // A line is "bad" when it holds "bad"; the rest are taken upper-cased.
+        let parse = |b: &[u8], _: LineMeta| String::from_utf8_lossy(b).to_uppercase();
+        let result = if parallel {
+            for_each_line_parallel(&mut ctx, parse, |_, meta, text| {
+                if text.contains("BAD") {
+                    return Err(BadLine::from("bad".to_string()));
+                }
+                applied.push((meta.source.position(), text));
+                Ok(())
+            })
+        } else {
+            for_each_line(&mut ctx, |_, line| {
+                let text = parse(
+                    line.bytes,
+                    LineMeta {
+                        source: line.source,
+                        terminated: line.terminated,
+                    },
+                );
+                if text.contains("BAD") {
+                    return Err(BadLine::from("bad".to_string()));
+                }
+                applied.push((line.source.position(), text));
+                Ok(())
+            })
+        };
+        assert!(result.is_ok());
+        let read = ctx.finish();
+        let bad = read
+            .bad
+            .iter()
+            .map(|b| (b.line, b.message.clone()))
+            .collect();
+        (applied, read.lines, bad, last)
+    }
+
+    /// The pipeline gives what one thread reading line by line gives: every
+    /// line applied once, in journal order, across many batches (full by
+    /// lines, full by bytes, a last one without a newline), blank lines
+    /// counted and skipped, bad lines reported in order, and the progress
+    /// ending at the journal's size.
+    #[test]
+    fn the_pipeline_reads_as_one_thread_does() {
+        let mut text = String::new();
+        for i in 0..1000 {
+            match i % 97 {
+                0 => text.push('\n'),
+                13 => text.push_str(&format!("bad line {i}\n")),
+                50 => text.push_str(&format!("{{\"long\":\"{}\"}}\n", "x".repeat(700))),
+                _ => text.push_str(&format!("{{\"n\":{i}}}\n")),
             }
         }
-    };
-    let mut current = Batch {
-        arena: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
-        slots: Vec::with_capacity(BATCH_LINES),
-    };
-    let mut next = Batch {
-        arena: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
-        slots: Vec::with_capacity(BATCH_LINES),
-    };
-    // The batch parsed last round, applied this round.
-    let mut parsed: Option<(Vec<Slot>, Vec<Option<T>>)> = None;
-    // The results of the batch applied last round, emptied, for the next
-    // parse.
-    let mut spare: Vec<Option<T>> = Vec::new();
-    let mut more = fill(ctx, &mut current)?;
-    while more {
-        // The pool parses `current` while this thread applies the batch
-        // before it and reads the one after.
-        let mut results = std::mem::take(&mut spare);
-        let (done, read, applied) = std::thread::scope(|s| {
-            let parsing = s.spawn(|| {
-                current.parse(&parse, &mut results);
-                results
-            });
-            let applied = parsed.take().map(|(slots, mut results)| {
-                apply_batch(ctx, &slots, &mut results);
-                (slots, results)
-            });
-            let read = fill(ctx, &mut next);
-            (parsing.join(), read, applied)
-        });
-        let results = match done {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        // `current`'s places go with its results; its buffer is reused
-        // (with the slot list of the batch just applied) for the next read.
-        let mut slots = match applied {
-            Some((slots, emptied)) => {
-                spare = emptied;
-                slots
-            }
-            None => Vec::new(),
-        };
-        std::mem::swap(&mut slots, &mut current.slots);
-        parsed = Some((slots, results));
-        more = read?;
-        std::mem::swap(&mut current, &mut next);
+        text.push_str("{\"last\":true}");
+        let one = read_with(text.as_bytes(), false);
+        let piped = read_with(text.as_bytes(), true);
+        assert_eq!(piped, one);
+        assert_eq!(one.1, 1001);
+        assert_eq!(one.2.len(), 11);
+        assert_eq!(one.3, text.len() as u64);
+        assert_eq!(piped.0.len(), 1001 - 11 - 11);
+        assert!(piped.0.windows(2).all(|w| w[0].0 < w[1].0));
+        // An empty journal and a single line.
+        assert_eq!(read_with(b"", true), read_with(b"", false));
+        assert_eq!(read_with(b"{}", true), read_with(b"{}", false));
     }
-    if let Some((slots, mut results)) = parsed {
-        apply_batch(ctx, &slots, &mut results);
-    }
-    Ok(())
 }
