@@ -132,6 +132,73 @@ fn consider(
 /// with, most recent first (within the attach window).
 const PAIR_SCAN: usize = 64;
 
+/// Groups with more executions than this are judged on every core: what
+/// their pairs read of each execution is found in parallel, and their
+/// later executions are compared in runs of this many.
+const PARALLEL_GROUP: usize = 4096;
+
+/// The most severe pair verdict among the later executions at `later`
+/// (places in `xs`, each from 1) against the earlier ones they may repeat
+/// (`ascending`: whether `xs` is in index order):
+/// the first, and every earlier one still inside the attach window, most
+/// recent first. The walk is bounded (PAIR_SCAN) so that a group of a
+/// hundred thousand calls stays linear; it stops early once the worst
+/// verdict is found. The first found among equals is kept, as by
+/// [`consider`], so runs judged apart and then considered in order give
+/// what one walk gives.
+fn best_pair(
+    ctx: &questions::Ctx<'_>,
+    xs: &[ExecIdx],
+    known: &[Known<'_>],
+    (window, ascending): (std::time::Duration, bool),
+    later: std::ops::Range<usize>,
+) -> Option<Candidate> {
+    let mut best: Option<Candidate> = None;
+    // `earlier` holds (execution, its place in the group), sorted by
+    // execution as before.
+    let mut earlier: Vec<(ExecIdx, usize)> = Vec::with_capacity(PAIR_SCAN + 1);
+    'outer: for j in later {
+        let (Some(&f), Some(kf)) = (xs.get(j), known.get(j)) else {
+            break;
+        };
+        if j == 0 {
+            continue;
+        }
+        let f_start = kf.start;
+        earlier.clear();
+        earlier.push((xs[0], 0));
+        for (i, &e) in xs[..j].iter().enumerate().rev().take(PAIR_SCAN) {
+            let outside = known[i].outside(f_start);
+            if outside && e != xs[j - 1] {
+                break;
+            }
+            earlier.push((e, i));
+        }
+        // The walk went backwards: in a group whose executions are in
+        // index order (as the model orders them, by start), turning it
+        // round sorts it.
+        if ascending {
+            earlier[1..].reverse();
+        } else {
+            earlier.sort_unstable();
+        }
+        earlier.dedup();
+        for &(e, i) in &earlier {
+            let p = ctx.pair_answers_known(e, f, window, &known[i], kf);
+            if let Some(v) = verdict::pair_verdict(&p) {
+                consider(&mut best, v, e, f, Some(p), None);
+            }
+            if best
+                .as_ref()
+                .is_some_and(|b| b.0 == Verdict::DuplicateSideEffect)
+            {
+                break 'outer;
+            }
+        }
+    }
+    best
+}
+
 /// What the pairs of a group read of each of its executions, found once
 /// per execution: what its journals show together, when it began, when it
 /// was dispatched and its outcome known, and who called it. A group of
@@ -280,7 +347,7 @@ pub(super) fn judge(
     // (a group of 200,000 calls makes millions of pairs).
     // A large group's on every core (its executions' events are read
     // here), a small one's on the core judging it.
-    let known: Vec<Known<'_>> = if xs.len() > 4096 {
+    let known: Vec<Known<'_>> = if xs.len() > PARALLEL_GROUP {
         use rayon::prelude::*;
         xs.par_iter().map(|&x| Known::of(ctx, x, window)).collect()
     } else {
@@ -321,47 +388,32 @@ pub(super) fn judge(
             }
         }
     }
-    // Each later execution against the earlier ones it may repeat: the
-    // first, and every earlier one still inside the attach window, most
-    // recent first. The walk is bounded (PAIR_SCAN) so that a group of a
-    // hundred thousand calls stays linear; it stops early once the worst
-    // verdict is found.
-    // `earlier` holds (execution, its place in the group), sorted by
-    // execution as before.
-    let mut earlier: Vec<(ExecIdx, usize)> = Vec::with_capacity(PAIR_SCAN + 1);
-    let ascending = xs.windows(2).all(|w| w[0] < w[1]);
-    'outer: for (j, &f) in xs.iter().enumerate().skip(1) {
-        let f_start = known[j].start;
-        earlier.clear();
-        earlier.push((xs[0], 0));
-        for (i, &e) in xs[..j].iter().enumerate().rev().take(PAIR_SCAN) {
-            let outside = known[i].outside(f_start);
-            if outside && e != xs[j - 1] {
-                break;
-            }
-            earlier.push((e, i));
+    // Each later execution against the earlier ones it may repeat
+    // ([`best_pair`]). A large group's later executions are cut into runs
+    // judged on every core; the runs' candidates are then kept in group
+    // order, as one walk would have found them.
+    let walk = (window, xs.windows(2).all(|w| w[0] < w[1]));
+    if xs.len() > PARALLEL_GROUP {
+        use rayon::prelude::*;
+        let runs: Vec<Option<Candidate>> = (1..xs.len())
+            .step_by(PARALLEL_GROUP)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|from| {
+                best_pair(
+                    ctx,
+                    xs,
+                    &known,
+                    walk,
+                    from..(from + PARALLEL_GROUP).min(xs.len()),
+                )
+            })
+            .collect();
+        for (v, e, f, p, call) in runs.into_iter().flatten() {
+            consider(&mut best, v, e, f, p, call);
         }
-        // The walk went backwards: in a group whose executions are in
-        // index order (as the model orders them, by start), turning it
-        // round sorts it.
-        if ascending {
-            earlier[1..].reverse();
-        } else {
-            earlier.sort_unstable();
-        }
-        earlier.dedup();
-        for &(e, i) in &earlier {
-            let p = ctx.pair_answers_known(e, f, window, &known[i], &known[j]);
-            if let Some(v) = verdict::pair_verdict(&p) {
-                consider(&mut best, v, e, f, Some(p), None);
-            }
-            if best
-                .as_ref()
-                .is_some_and(|b| b.0 == Verdict::DuplicateSideEffect)
-            {
-                break 'outer;
-            }
-        }
+    } else if let Some((v, e, f, p, call)) = best_pair(ctx, xs, &known, walk, 1..xs.len()) {
+        consider(&mut best, v, e, f, p, call);
     }
 
     let calls: usize = xs

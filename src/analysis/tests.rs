@@ -745,6 +745,53 @@ fn a_large_group_of_unknown_outcomes_is_judged() {
     assert_eq!(only_group(&inv).executions.len(), 2000);
 }
 
+/// A group larger than one run of the parallel pair walk is judged as one
+/// walk judges it: the worst verdict wins wherever it is, and among equals
+/// the first found. Here two unknown outcomes, one in each run, make
+/// equally severe pairs with the calls after them; the first run's pair is
+/// the group's basis (merging the runs in another order named the second).
+/// Then a duplicate side effect in the second run beats them both.
+#[test]
+fn a_group_judged_in_runs_keeps_the_first_of_the_worst() {
+    let build = |duplicate_at: Option<usize>| {
+        let mut s = 0;
+        let mut l = vec![session("s1", 1)];
+        for i in 0..5000usize {
+            let at = format!("{:02}:{:02}:{:02}", 10 + i / 3600, (i / 60) % 60, i % 60);
+            let outcome = if i == 100 || i == 4500 {
+                r#","outcome":"unknown""#
+            } else {
+                OK201
+            };
+            let mut tail = vec![
+                (at.as_str(), "dispatched", ""),
+                (at.as_str(), "outcome", outcome),
+            ];
+            // A completed call whose result never reached the agent, and a
+            // fresh retry right after it: the retry acted twice.
+            if duplicate_at != Some(i) && outcome == OK201 {
+                tail.push((at.as_str(), "delivered", ""));
+            }
+            l.extend(exec(&mut s, &format!("x{i:05}"), &at, &tail));
+        }
+        investigate(&l, vec![])
+    };
+    let basis = |inv: &Investigation| match &only_group(inv).cause {
+        Cause::Lifecycle(b) => (
+            inv.model.execution(b.earlier).id().to_string(),
+            inv.model.execution(b.later).id().to_string(),
+        ),
+        Cause::KeyConflict { .. } => (String::new(), String::new()),
+    };
+    let inv = build(None);
+    assert_eq!(only_group(&inv).executions.len(), 5000);
+    assert_eq!(only_group(&inv).verdict, Verdict::PossibleDuplicate);
+    assert_eq!(basis(&inv), ("x00100".to_string(), "x00101".to_string()));
+    let inv = build(Some(4800));
+    assert_eq!(only_group(&inv).verdict, Verdict::DuplicateSideEffect);
+    assert_eq!(basis(&inv), ("x04800".to_string(), "x04801".to_string()));
+}
+
 /// A lone call whose answer did not tell (HTTP 502), settled by a reviewer:
 /// the reason names the reviewer's decision first and says the journal's
 /// answer did not tell (it once read "completed and delivered (failure …
