@@ -37,7 +37,7 @@ use crate::review::{CaseContext, DecisionRecord};
 use anonymize::{Class, Namer};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Output format of `retrace export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,14 +151,7 @@ impl<N: Namer> Builder<'_, N> {
         // Timeline: every event of the group, in time order; only those of
         // the executions shown are worded.
         let xs: Vec<ExecIdx> = g.executions().collect();
-        let mut stamps: Vec<(DateTime<Utc>, SourceRef, ExecIdx, usize, usize)> =
-            Vec::with_capacity(xs.iter().map(|&x| inv.event_count(x)).sum());
-        for (k, &x) in xs.iter().enumerate() {
-            for (i, (at, source)) in inv.event_stamps(x).enumerate() {
-                stamps.push((at, source, x, k, i));
-            }
-        }
-        stamps.sort_by_key(|r| (r.0, r.1, r.2));
+        let stamps = stamps(inv, &xs);
         let views: Vec<Vec<EventView>> = xs
             .iter()
             .enumerate()
@@ -188,19 +181,26 @@ impl<N: Namer> Builder<'_, N> {
             })));
         }
         drop(views);
-        let ids: BTreeSet<&str> = g.execution_ids().collect();
-        // Where each execution is in the group, to tell whether a decision
-        // about it is shown.
-        let position: std::collections::HashMap<&str, usize> = match kept {
-            Some(_) => g.execution_ids().enumerate().map(|(k, x)| (x, k)).collect(),
-            None => Default::default(),
-        };
+        // The case file's decisions about the group's executions, and
+        // where each execution is in the group, to tell whether a decision
+        // about it is shown (nothing to find when the case has none).
+        let (decisions, position): (Vec<&DecisionRecord>, HashMap<&str, usize>) =
+            if case.decisions.is_empty() {
+                Default::default()
+            } else {
+                let ids: BTreeSet<&str> = g.execution_ids().collect();
+                let position = match kept {
+                    Some(_) => g.execution_ids().enumerate().map(|(k, x)| (x, k)).collect(),
+                    None => Default::default(),
+                };
+                let decisions = case
+                    .decisions
+                    .iter()
+                    .filter(|d| ids.contains(d.payload.execution_id.as_str()))
+                    .collect();
+                (decisions, position)
+            };
         let case_name = case.name().unwrap_or_default();
-        let decisions: Vec<&DecisionRecord> = case
-            .decisions
-            .iter()
-            .filter(|d| ids.contains(d.payload.execution_id.as_str()))
-            .collect();
         let mut decision_reports = Vec::new();
         let mut provenance = Vec::new();
         for d in &decisions {
@@ -400,6 +400,38 @@ impl<N: Namer> Builder<'_, N> {
     }
 }
 
+/// Every event of the executions `xs` (of one group) as (time, line,
+/// execution, its place in `xs`, the event's place in the execution), in
+/// time order, then line, then execution: the order of a report's
+/// timeline. A large group's are read and sorted on every core.
+fn stamps(
+    inv: &Investigation,
+    xs: &[ExecIdx],
+) -> Vec<(DateTime<Utc>, SourceRef, ExecIdx, usize, usize)> {
+    use rayon::prelude::*;
+    /// Executions above which the work is parallel.
+    const PARALLEL: usize = 4096;
+    let of = |(k, &x): (usize, &ExecIdx)| {
+        inv.event_stamps(x)
+            .enumerate()
+            .map(move |(i, (at, source))| (at, source, x, k, i))
+    };
+    let mut stamps: Vec<_> = if xs.len() > PARALLEL {
+        xs.par_iter().enumerate().flat_map_iter(of).collect()
+    } else {
+        let mut v = Vec::with_capacity(xs.iter().map(|&x| inv.event_count(x)).sum());
+        v.extend(xs.iter().enumerate().flat_map(of));
+        v
+    };
+    // Both sorts are stable: equal keys keep the order of `xs`.
+    if xs.len() > PARALLEL {
+        stamps.par_sort_by_key(|r| (r.0, r.1, r.2));
+    } else {
+        stamps.sort_by_key(|r| (r.0, r.1, r.2));
+    }
+    stamps
+}
+
 /// A timeline row of a group's report while it is built: worded, or
 /// left out of a document (only counted).
 enum Entry {
@@ -432,15 +464,20 @@ fn rows_shown(
 ) -> (Vec<TimelineRow>, Option<Vec<abridge::LeftOut>>) {
     let mut rows = Vec::with_capacity(if abridged { 0 } else { entries.len() });
     let mut left_out = Vec::new();
-    let mut run: Option<(usize, std::collections::HashSet<usize>)> = None;
-    let close = |run: &mut Option<(usize, std::collections::HashSet<usize>)>,
+    // The run of hidden entries being counted: its events and executions.
+    // An execution is counted in a run once: `seen[k]` is the number of the
+    // last run (from 1) it was counted in.
+    let mut run: Option<(usize, usize)> = None;
+    let mut runs = 0usize;
+    let mut seen: Vec<usize> = Vec::new();
+    let close = |run: &mut Option<(usize, usize)>,
                  rows: &Vec<TimelineRow>,
                  left_out: &mut Vec<abridge::LeftOut>| {
-        if let Some((events, xs)) = run.take() {
+        if let Some((events, executions)) = run.take() {
             left_out.push(abridge::LeftOut {
                 before: rows.len(),
                 events,
-                executions: xs.len(),
+                executions,
             });
         }
     };
@@ -451,9 +488,18 @@ fn rows_shown(
                 rows.push(*r);
             }
             Entry::Hidden { execution, .. } => {
-                let (events, xs) = run.get_or_insert_with(Default::default);
+                let (events, executions) = run.get_or_insert_with(|| {
+                    runs += 1;
+                    (0, 0)
+                });
                 *events += 1;
-                xs.insert(execution);
+                if seen.len() <= execution {
+                    seen.resize(execution + 1, 0);
+                }
+                if seen[execution] != runs {
+                    seen[execution] = runs;
+                    *executions += 1;
+                }
             }
         }
     }
