@@ -198,6 +198,19 @@ fn new_events_out_of_order_with_each_other_refresh_as_a_fresh_open() {
     }
 }
 
+/// An execution the model held gains its `accepted` record, which moves
+/// its start back to the start of one that came after it in the journal:
+/// the two are tied, and a fresh open puts them in the order their first
+/// records came in the journal, so the refresh must too (it once kept the
+/// order they had in the model before).
+#[test]
+fn an_execution_moved_to_a_tied_start_keeps_the_fresh_opens_order() {
+    let journal = repo("tests/fixtures/tied-starts-out-of-order.jsonl");
+    for chunk in [1, 2, 3] {
+        refreshes_as_a_fresh_open(&[&journal], chunk);
+    }
+}
+
 /// A real journal from a real gateway, appended to a few lines at a time,
 /// refreshes to what a fresh open shows (where the real journals are;
 /// under CI they must be).
