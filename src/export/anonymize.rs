@@ -39,6 +39,11 @@ pub struct Pseudonyms {
     counters: HashMap<&'static str, usize>,
     /// Phrases searched in free text: (original, replacement).
     phrases: HashMap<String, String>,
+    /// For each first character of a phrase, the lengths in bytes of the
+    /// phrases that start with it: where [`Pseudonyms::text`] looks for a
+    /// match at a character, it looks up these prefixes of the text, the
+    /// longest first, instead of going through every phrase.
+    lengths: HashMap<char, std::collections::BTreeSet<usize>>,
 }
 
 fn is_word(c: char) -> bool {
@@ -105,10 +110,17 @@ impl Pseudonyms {
 
     /// Adds a phrase to search for in free text, with its replacement.
     pub fn phrase(&mut self, original: &str, replacement: &str) {
-        if !original.is_empty() {
-            self.phrases
-                .entry(original.to_string())
-                .or_insert_with(|| replacement.to_string());
+        let Some(first) = original.chars().next() else {
+            return;
+        };
+        if let std::collections::hash_map::Entry::Vacant(v) =
+            self.phrases.entry(original.to_string())
+        {
+            v.insert(replacement.to_string());
+            self.lengths
+                .entry(first)
+                .or_default()
+                .insert(original.len());
         }
     }
 
@@ -148,19 +160,6 @@ impl Namer for Pseudonyms {
         if self.phrases.is_empty() {
             return s.to_string();
         }
-        // Candidates by first char, longest first.
-        let mut by_first: HashMap<char, Vec<(&str, &str)>> = HashMap::new();
-        for (o, r) in &self.phrases {
-            if let Some(c) = o.chars().next() {
-                by_first
-                    .entry(c)
-                    .or_default()
-                    .push((o.as_str(), r.as_str()));
-            }
-        }
-        for v in by_first.values_mut() {
-            v.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
-        }
         let mut out = String::with_capacity(s.len());
         let mut i = 0;
         let mut prev: Option<char> = None;
@@ -171,12 +170,16 @@ impl Namer for Pseudonyms {
                 // A match that starts with a word character must not follow one.
                 !(o.chars().next().is_some_and(is_word) && prev.is_some_and(is_word))
             };
-            let hit = by_first.get(&c).and_then(|cands| {
-                cands.iter().find(|(o, _)| {
-                    rest.starts_with(o) && starts_ok(o) && {
-                        let after = rest[o.len()..].chars().next();
-                        !(o.chars().last().is_some_and(is_word) && after.is_some_and(is_word))
-                    }
+            // The phrases the rest of the text starts with, longest first
+            // (one of each length can): the first not inside a longer word.
+            let hit = self.lengths.get(&c).and_then(|lengths| {
+                lengths.iter().rev().find_map(|&n| {
+                    let o = rest.get(..n)?;
+                    let r = self.phrases.get(o)?;
+                    let after = rest[n..].chars().next();
+                    let ends_ok =
+                        !(o.chars().last().is_some_and(is_word) && after.is_some_and(is_word));
+                    (starts_ok(o) && ends_ok).then_some((o, r.as_str()))
                 })
             });
             match hit {
@@ -215,6 +218,94 @@ impl Namer for Pseudonyms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Pseudonyms::text`] as it was written first: every phrase that
+    /// starts with the character, longest first, tried in turn. The
+    /// reference the lookup by length is held to.
+    fn text_by_scan(p: &Pseudonyms, s: &str) -> String {
+        let mut by_first: HashMap<char, Vec<(&str, &str)>> = HashMap::new();
+        for (o, r) in &p.phrases {
+            if let Some(c) = o.chars().next() {
+                by_first
+                    .entry(c)
+                    .or_default()
+                    .push((o.as_str(), r.as_str()));
+            }
+        }
+        for v in by_first.values_mut() {
+            v.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
+        }
+        let mut out = String::new();
+        let mut i = 0;
+        let mut prev: Option<char> = None;
+        while let Some(c) = s[i..].chars().next() {
+            let rest = &s[i..];
+            let hit = by_first.get(&c).and_then(|cands| {
+                cands.iter().find(|(o, _)| {
+                    let after = rest.get(o.len()..).and_then(|a| a.chars().next());
+                    rest.starts_with(o)
+                        && !(o.chars().next().is_some_and(is_word) && prev.is_some_and(is_word))
+                        && !(o.chars().last().is_some_and(is_word) && after.is_some_and(is_word))
+                })
+            });
+            match hit {
+                Some((o, r)) => {
+                    out.push_str(r);
+                    prev = o.chars().last();
+                    i += o.len();
+                }
+                None => {
+                    out.push(c);
+                    prev = Some(c);
+                    i += c.len_utf8();
+                }
+            }
+        }
+        out
+    }
+
+    /// Free text is rewritten as going through every phrase rewrote it:
+    /// phrases that share first characters, are prefixes of one another,
+    /// end inside words, hold multi-byte characters and labels, in texts
+    /// made of their pieces.
+    #[test]
+    fn text_finds_what_trying_every_phrase_finds() {
+        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let pieces = [
+            "a", "ab", "abc", "act_1", "act_12", "é", "日本", " ", "(", ",", "_", "7", "pid 7", "x",
+        ];
+        for _ in 0..400 {
+            let mut p = Pseudonyms::new();
+            for _ in 0..1 + next(8) {
+                let original: String = (0..1 + next(3))
+                    .map(|_| pieces[next(pieces.len())])
+                    .collect();
+                let class = [
+                    Class::Execution,
+                    Class::Value,
+                    Class::Pid,
+                    Class::Process,
+                    Class::JsonRpc,
+                ][next(5)];
+                p.register(class, &original);
+            }
+            for _ in 0..10 {
+                let text: String = (0..next(12)).map(|_| pieces[next(pieces.len())]).collect();
+                assert_eq!(
+                    p.text(&text),
+                    text_by_scan(&p, &text),
+                    "{text:?} with {:?}",
+                    p.phrases
+                );
+            }
+        }
+    }
 
     #[test]
     fn one_original_one_pseudonym() {
