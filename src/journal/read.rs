@@ -546,7 +546,7 @@ pub(crate) fn for_each_line_parallel<T: Send>(
             let _ = free_tx.send(Batch::default());
             let _ = spare_tx.send(Vec::new());
         }
-        s.spawn(move || {
+        let reading = s.spawn(move || {
             let mut reader = lines::LineReader::new(input, journal);
             // Each send fails only when the parser has stopped; then so
             // does the reader.
@@ -564,7 +564,7 @@ pub(crate) fn for_each_line_parallel<T: Send>(
                 }
             }
         });
-        s.spawn(move || {
+        let parsing = s.spawn(move || {
             while let Ok(read) = read_rx.recv() {
                 let parsed = read.map(|batch| {
                     let mut results = spare_rx.recv().unwrap_or_default();
@@ -577,8 +577,8 @@ pub(crate) fn for_each_line_parallel<T: Send>(
             }
         });
         // Ends when the parser's sender is dropped: after the last batch,
-        // or an error passed on; a panic in either thread is raised again
-        // when the scope ends.
+        // an error passed on, or a panic in either thread, raised again
+        // here with its own message.
         while let Ok(parsed) = parsed_rx.recv() {
             let (batch, mut results) = parsed.map_err(|e| source.io_error(e))?;
             ctx.lines += batch.lines_read;
@@ -597,6 +597,11 @@ pub(crate) fn for_each_line_parallel<T: Send>(
             // The reader and parser may have stopped (the last batch).
             let _ = free_tx.send(batch);
             let _ = spare_tx.send(results);
+        }
+        for thread in [parsing, reading] {
+            if let Err(panic) = thread.join() {
+                std::panic::resume_unwind(panic);
+            }
         }
         Ok(())
     })
@@ -691,5 +696,40 @@ mod tests {
         // An empty journal and a single line.
         assert_eq!(read_with(b"", true), read_with(b"", false));
         assert_eq!(read_with(b"{}", true), read_with(b"{}", false));
+    }
+
+    /// A panic while parsing reaches the caller with its own message, not
+    /// a scoped thread's word that one of its threads panicked.
+    #[test]
+    fn a_panic_in_parsing_keeps_its_message() {
+        let text: String = (0..200).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        let source = JournalSource::memory("t.jsonl", text.into_bytes());
+        let keys = ChainKeys::default();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut sink = |_: Record| {};
+            let mut progress = |_: u64| {};
+            let mut ctx = ReadCtx::new(
+                0,
+                &source,
+                "t".into(),
+                Format::Native,
+                (&mut sink, &mut progress),
+                &keys,
+                Vec::new(),
+            );
+            let parse = |b: &[u8], _: LineMeta| {
+                assert!(b != b"{\"n\":150}", "line 151 cannot be parsed");
+            };
+            for_each_line_parallel(&mut ctx, parse, |_, _, ()| Ok(()))
+        }));
+        let Err(panic) = caught else {
+            panic!("the read did not panic");
+        };
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        assert!(message.contains("line 151 cannot be parsed"), "{message}");
     }
 }
