@@ -235,13 +235,8 @@ mod tests {
             "\u{1f}",
             "日本",
         ];
-        let mut seed = 0x1234_5678_9abc_def0u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::testing::XorShift::new(0x1234_5678_9abc_def0);
+        let mut next = move || rng.next_u64();
         fn build(depth: u32, next: &mut dyn FnMut() -> u64, pieces: &[&str]) -> Value {
             let pick = |n: &mut dyn FnMut() -> u64| -> String {
                 (0..(n() % 3))

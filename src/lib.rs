@@ -21,5 +21,7 @@ pub mod query;
 pub mod review;
 pub mod sample;
 pub mod sanitize;
+#[cfg(test)]
+mod testing;
 pub mod toml_file;
 pub mod tui;

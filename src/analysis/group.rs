@@ -134,8 +134,10 @@ const PAIR_SCAN: usize = 64;
 
 /// Groups with more executions than this are judged on every core: what
 /// their pairs read of each execution is found in parallel, and their
-/// later executions are compared in runs of this many.
-const PARALLEL_GROUP: usize = 4096;
+/// later executions are compared in runs of this many. Front ends that
+/// read a group's executions one by one (an export's timeline, a long
+/// finding's evidence) go parallel above the same size.
+pub(crate) const PARALLEL_GROUP: usize = 4096;
 
 /// The most severe pair verdict among the later executions at `later`
 /// (places in `xs`, each from 1) against the earlier ones they may repeat

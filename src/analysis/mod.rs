@@ -24,6 +24,7 @@ pub use contracts::{
 pub use findings::{Finding, FindingKind};
 use findings::{Texts, default_drift_findings, drift_findings, jsonrpc_findings, setup_notes};
 pub use fingerprint::{FingerprintKey, JournalFingerprint, KeyError, Scheme};
+pub(crate) use group::PARALLEL_GROUP;
 use group::judge;
 pub use group::{Basis, Cause, Group};
 pub use lifecycle::Lifecycle;

@@ -270,13 +270,8 @@ mod tests {
     /// made of their pieces.
     #[test]
     fn text_finds_what_trying_every_phrase_finds() {
-        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::testing::XorShift::new(0x2545_F491_4F6C_DD1D);
+        let mut next = |n: usize| rng.below(n as u64) as usize;
         let pieces = [
             "a", "ab", "abc", "act_1", "act_12", "é", "日本", " ", "(", ",", "_", "7", "pid 7", "x",
         ];

@@ -409,27 +409,24 @@ fn stamps(
     xs: &[ExecIdx],
 ) -> Vec<(DateTime<Utc>, SourceRef, ExecIdx, usize, usize)> {
     use rayon::prelude::*;
-    /// Executions above which the work is parallel.
-    const PARALLEL: usize = 4096;
+    const PARALLEL: usize = crate::analysis::PARALLEL_GROUP;
     let of = |(k, &x): (usize, &ExecIdx)| {
         inv.event_stamps(x)
             .enumerate()
             .map(move |(i, (at, source))| (at, source, x, k, i))
     };
-    let mut stamps: Vec<_> = if xs.len() > PARALLEL {
-        xs.par_iter().enumerate().flat_map_iter(of).collect()
-    } else {
-        let mut v = Vec::with_capacity(xs.iter().map(|&x| inv.event_count(x)).sum());
-        v.extend(xs.iter().enumerate().flat_map(of));
-        v
-    };
     // Both sorts are stable: equal keys keep the order of `xs`.
+    let key = |r: &(DateTime<Utc>, SourceRef, ExecIdx, usize, usize)| (r.0, r.1, r.2);
     if xs.len() > PARALLEL {
-        stamps.par_sort_by_key(|r| (r.0, r.1, r.2));
+        let mut stamps: Vec<_> = xs.par_iter().enumerate().flat_map_iter(of).collect();
+        stamps.par_sort_by_key(key);
+        stamps
     } else {
-        stamps.sort_by_key(|r| (r.0, r.1, r.2));
+        let mut stamps = Vec::with_capacity(xs.iter().map(|&x| inv.event_count(x)).sum());
+        stamps.extend(xs.iter().enumerate().flat_map(of));
+        stamps.sort_by_key(key);
+        stamps
     }
-    stamps
 }
 
 /// A timeline row of a group's report while it is built: worded, or

@@ -616,21 +616,32 @@ mod tests {
     /// in order, and the lines, bad lines and last progress counted.
     type Outcome = (Vec<(u32, String)>, u64, Vec<(u32, String)>, u64);
 
+    /// A context for reading `source` as a native journal, records
+    /// dropped, progress reported to `progress`.
+    fn native_ctx<'a>(
+        source: &'a JournalSource,
+        keys: &'a ChainKeys,
+        sink: &'a mut dyn FnMut(Record),
+        progress: &'a mut dyn FnMut(u64),
+    ) -> ReadCtx<'a> {
+        ReadCtx::new(
+            0,
+            source,
+            "t".into(),
+            Format::Native,
+            (sink, progress),
+            keys,
+            Vec::new(),
+        )
+    }
+
     fn read_with(bytes: &[u8], parallel: bool) -> Outcome {
         let source = JournalSource::memory("t.jsonl", bytes.to_vec());
         let keys = ChainKeys::default();
         let mut sink = |_: Record| {};
         let mut last = 0u64;
         let mut progress = |at: u64| last = at;
-        let mut ctx = ReadCtx::new(
-            0,
-            &source,
-            "t".into(),
-            Format::Native,
-            (&mut sink, &mut progress),
-            &keys,
-            Vec::new(),
-        );
+        let mut ctx = native_ctx(&source, &keys, &mut sink, &mut progress);
         let mut applied = Vec::new();
         // A line is "bad" when it holds "bad"; the rest are taken upper-cased.
         let parse = |b: &[u8], _: LineMeta| String::from_utf8_lossy(b).to_uppercase();
@@ -708,15 +719,7 @@ mod tests {
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut sink = |_: Record| {};
             let mut progress = |_: u64| {};
-            let mut ctx = ReadCtx::new(
-                0,
-                &source,
-                "t".into(),
-                Format::Native,
-                (&mut sink, &mut progress),
-                &keys,
-                Vec::new(),
-            );
+            let mut ctx = native_ctx(&source, &keys, &mut sink, &mut progress);
             let parse = |b: &[u8], _: LineMeta| {
                 assert!(b != b"{\"n\":150}", "line 151 cannot be parsed");
             };

@@ -672,13 +672,8 @@ mod tests {
     /// places in the model, not by the order a fresh read meets them.)
     #[test]
     fn a_grown_model_orders_tied_executions_as_a_fresh_read_does() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::testing::XorShift::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = |n: u64| rng.below(n);
         let mut cases = 0;
         for _ in 0..300 {
             let len = 3 + next(6) as usize;

@@ -425,7 +425,7 @@ impl Investigation {
     /// group of 200,000 calls' `key_per_attempt`, on every core).
     pub(super) fn finding_view(&self, f: &Finding) -> FindingView {
         use rayon::prelude::*;
-        const PARALLEL: usize = 4096;
+        const PARALLEL: usize = crate::analysis::PARALLEL_GROUP;
         FindingView {
             kind: f.kind.as_str(),
             detail: f.detail.to_string(),
