@@ -513,8 +513,8 @@ const IN_FLIGHT: usize = 3;
 
 /// Like [`for_each_line`], in two steps: `parse` runs on rayon's pool over
 /// batches of lines (it sees only the line), then `apply` takes each result
-/// in journal order (it sees the context: it emits records, feeds the chain
-/// tracker). Parsing JSON is most of the cost of loading, and it needs
+/// in journal order with the line's bytes, the same that were parsed (it
+/// sees the context: it emits records, feeds the chain tracker). Parsing JSON is most of the cost of loading, and it needs
 /// nothing from the lines before. The steps run as a pipeline with no
 /// step waiting on another's batch boundary: one thread reads batches, one
 /// hands each to the pool to parse, and this thread applies them in order;
@@ -525,7 +525,7 @@ const IN_FLIGHT: usize = 3;
 pub(crate) fn for_each_line_parallel<T: Send>(
     ctx: &mut ReadCtx<'_>,
     parse: impl Fn(&[u8], LineMeta) -> T + Sync,
-    mut apply: impl FnMut(&mut ReadCtx<'_>, LineMeta, T) -> Result<(), BadLine>,
+    mut apply: impl FnMut(&mut ReadCtx<'_>, LineMeta, &[u8], T) -> Result<(), BadLine>,
 ) -> Result<(), JournalError> {
     use std::sync::mpsc::sync_channel;
     let source = ctx.source;
@@ -584,8 +584,8 @@ pub(crate) fn for_each_line_parallel<T: Send>(
             ctx.lines += batch.lines_read;
             for (slot, r) in batch.slots.iter().zip(results.drain(..)) {
                 match (slot, r) {
-                    (&Slot::Line(_, _, meta), Some(r)) => {
-                        if let Err(e) = apply(ctx, meta, r) {
+                    (&Slot::Line(a, z, meta), Some(r)) => {
+                        if let Err(e) = apply(ctx, meta, &batch.arena[a..z], r) {
                             ctx.bad_line(meta.source.position(), e);
                         }
                     }
@@ -646,7 +646,9 @@ mod tests {
         // A line is "bad" when it holds "bad"; the rest are taken upper-cased.
         let parse = |b: &[u8], _: LineMeta| String::from_utf8_lossy(b).to_uppercase();
         let result = if parallel {
-            for_each_line_parallel(&mut ctx, parse, |_, meta, text| {
+            for_each_line_parallel(&mut ctx, parse, |_, meta, bytes, text| {
+                // The bytes applied are the ones parsed.
+                assert_eq!(parse(bytes, meta), text);
                 if text.contains("BAD") {
                     return Err(BadLine::from("bad".to_string()));
                 }
@@ -723,7 +725,7 @@ mod tests {
             let parse = |b: &[u8], _: LineMeta| {
                 assert!(b != b"{\"n\":150}", "line 151 cannot be parsed");
             };
-            for_each_line_parallel(&mut ctx, parse, |_, _, ()| Ok(()))
+            for_each_line_parallel(&mut ctx, parse, |_, _, _, ()| Ok(()))
         }));
         let Err(panic) = caught else {
             panic!("the read did not panic");

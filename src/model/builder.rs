@@ -15,8 +15,10 @@ use rayon::prelude::*;
 /// One record as a journal reader produces it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
-    /// An agent run.
-    Session(Session),
+    /// An agent run (boxed: sessions are few, and a record is moved
+    /// several times on its way from a parsing thread into the model, so
+    /// every event's record stays the size of an event's).
+    Session(Box<Session>),
     /// A lifecycle event of the named execution.
     Event {
         /// Execution id the event belongs to.
@@ -265,7 +267,7 @@ impl ModelBuilder {
     /// Adds one record.
     pub fn push(&mut self, record: Record) {
         match record {
-            Record::Session(s) => self.push_session(s),
+            Record::Session(s) => self.push_session(*s),
             Record::Event {
                 execution_id,
                 event,

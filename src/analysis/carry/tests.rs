@@ -13,7 +13,7 @@ fn records_of(model: &Model) -> Vec<Record> {
     let mut all: Vec<((crate::model::JournalId, u64), Record)> = Vec::new();
     for s in &model.sessions {
         let at = (s.source.journal(), u64::from(s.source.position()));
-        all.push((at, Record::Session(s.clone())));
+        all.push((at, Record::Session(Box::new(s.clone()))));
     }
     for h in &model.tool_hints {
         let at = (h.source.journal(), u64::from(h.source.position()));

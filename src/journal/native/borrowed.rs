@@ -64,7 +64,7 @@ pub(super) fn read(line: &[u8], source: SourceRef, scratch: &mut Scratch) -> Opt
         "session" => {
             let mut s = session(&mut top, &mut scratch.nested, source)?;
             s.extra = top.extra(&scratch.members)?;
-            Record::Session(s)
+            Record::Session(Box::new(s))
         }
         _ => return None,
     };

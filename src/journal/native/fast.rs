@@ -75,9 +75,11 @@ enum Item {
         records: u64,
         terminated: bool,
     },
-    /// Parsed as a load parses it.
+    /// Parsed as a load parses it; `at` is the range of the bytes parsed
+    /// in the block.
     Parsed {
         terminated: bool,
+        at: (usize, usize),
         line: Box<FieldResult<ParsedLine>>,
     },
 }
@@ -428,6 +430,7 @@ fn check_line(
     };
     Item::Parsed {
         terminated,
+        at: (a, z),
         line: Box::new(parse_line(bytes, meta)),
     }
 }
@@ -529,8 +532,12 @@ fn apply_block(
                     ctx.count_unbuilt(records);
                 }
             }
-            Item::Parsed { terminated, line } => {
-                if let Err(e) = ap.parsed(ctx, no, terminated, *line) {
+            Item::Parsed {
+                terminated,
+                at: (a, z),
+                line,
+            } => {
+                if let Err(e) = ap.parsed(ctx, no, terminated, &data[a..z], *line) {
                     ctx.bad_line(no, e);
                 }
             }

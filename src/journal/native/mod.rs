@@ -119,8 +119,8 @@ impl JournalReader for NativeReader {
             return fast::read(ctx);
         }
         let mut ap = Applier::default();
-        for_each_line_parallel(ctx, parse_line, |ctx, meta, parsed| {
-            ap.parsed(ctx, meta.source.position(), meta.terminated, parsed)
+        for_each_line_parallel(ctx, parse_line, |ctx, meta, bytes, parsed| {
+            ap.parsed(ctx, meta.source.position(), meta.terminated, bytes, parsed)
         })?;
         ap.finish(ctx);
         Ok(())
@@ -223,12 +223,14 @@ impl Applier {
         }
     }
 
-    /// A line parsed by [`parse_line`]; its records are emitted.
+    /// A line parsed by [`parse_line`] from `bytes`; its records are
+    /// emitted.
     fn parsed(
         &mut self,
         ctx: &mut ReadCtx<'_>,
         no: u32,
         terminated: bool,
+        bytes: &[u8],
         parsed: FieldResult<ParsedLine>,
     ) -> FieldResult<()> {
         let line = match parsed {
@@ -238,24 +240,11 @@ impl Applier {
                 return Err(e);
             }
         };
-        let link = match &line.link {
-            Link::Unchained => LinkRef::Unchained,
-            Link::Unreadable(e) => LinkRef::Unreadable(e),
-            Link::Hashed {
-                prev,
-                stored,
-                computed,
-                seq,
-            } => LinkRef::Hashed {
-                prev: prev.as_str(),
-                stored: stored.as_str(),
-                computed: computed.as_ref().unwrap_or(stored).as_str(),
-                seq: *seq,
-            },
-        };
+        let mut hex = [0u8; 64];
+        let link = line.link.resolve(bytes, &mut hex);
         self.link(ctx, no, terminated, line.has_hash, link, &line.ambiguous);
         match line.records? {
-            Records::One(r) => ctx.emit(*r),
+            Records::One(r) => ctx.emit(r),
             Records::Many(rs) => rs.into_iter().for_each(|r| ctx.emit(r)),
         }
         Ok(())
@@ -289,50 +278,91 @@ struct ParsedLine {
 /// counted.
 const NAMED_AMBIGUOUS: u32 = 20;
 
-/// The records of one line: most lines stand for one, a snapshot for
-/// several.
+/// The records of one line: most lines stand for one, held in place (a
+/// record is the size of an event's: no allocation per line), a snapshot
+/// for several.
 enum Records {
-    One(Box<Record>),
+    One(Record),
     Many(Vec<Record>),
 }
 
 /// A line's chain fields with its recomputed hash.
-// Hashes are in place on purpose: almost every line is a hashed one, and
-// boxing would cost allocations per line.
-#[allow(clippy::large_enum_variant)]
+///
+/// A line is parsed on one thread and applied on another, and moved on
+/// the way: its link is kept small. A line in RFC 8785 form (nearly every
+/// line) names its hashes by where they are in its bytes, which the
+/// applying thread has too; only a line the full parse read holds them as
+/// text.
 enum Link {
     Unchained,
     Unreadable(String),
-    Hashed {
-        prev: HashText,
-        stored: HashText,
-        /// The recomputed hash; `None` when it is the stored one.
-        computed: Option<HashText>,
+    /// Chain fields that are plain strings of the line, by their byte
+    /// ranges in it (contents, without quotes).
+    InLine {
+        prev: (u32, u32),
+        stored: (u32, u32),
+        /// sha256(prev_hash ‖ JCS(record)).
+        digest: [u8; 32],
+        /// Whether the digest in lowercase hex is the stored hash.
+        matches: bool,
         seq: Option<u64>,
     },
+    /// Chain fields as the full parse read them.
+    Parsed(Box<ParsedLink>),
 }
 
-/// The text of a chain field, kept in place when it is as long as a
-/// sha256 in hex (as every hash a gateway writes is), so that a line's
-/// link needs no allocation.
-enum HashText {
-    Hex([u8; 64]),
-    Other(Box<str>),
+/// [`Link::Parsed`]'s fields.
+struct ParsedLink {
+    prev: String,
+    stored: String,
+    /// The recomputed hash; `None` when it is the stored one.
+    computed: Option<String>,
+    seq: Option<u64>,
 }
 
-impl HashText {
-    fn new(s: &str) -> HashText {
-        match <[u8; 64]>::try_from(s.as_bytes()) {
-            Ok(b) => HashText::Hex(b),
-            Err(_) => HashText::Other(s.into()),
-        }
-    }
-
-    fn as_str(&self) -> &str {
+impl Link {
+    /// The link of a line whose bytes are `line`, borrowed; `hex` holds a
+    /// recomputed hash that differs from the stored one while it is read.
+    /// A range that is not text of the line (which the scan that found it
+    /// rules out) makes the link unreadable rather than wrong.
+    fn resolve<'a>(&'a self, line: &'a [u8], hex: &'a mut [u8; 64]) -> LinkRef<'a> {
         match self {
-            // Made from a `&str` (a hash in hex is ASCII).
-            HashText::Hex(b) => std::str::from_utf8(b).unwrap_or_default(),
-            HashText::Other(s) => s,
+            Link::Unchained => LinkRef::Unchained,
+            Link::Unreadable(e) => LinkRef::Unreadable(e),
+            Link::InLine {
+                prev,
+                stored,
+                digest,
+                matches,
+                seq,
+            } => {
+                let text = |(a, z): (u32, u32)| {
+                    line.get(a as usize..z as usize)
+                        .and_then(|b| std::str::from_utf8(b).ok())
+                };
+                let (Some(prev), Some(stored)) = (text(*prev), text(*stored)) else {
+                    return LinkRef::Unreadable("prev_hash or hash is not text of the line");
+                };
+                let computed = if *matches {
+                    stored
+                } else {
+                    *hex = fast::hex_digest(digest);
+                    // Hex digits are ASCII.
+                    std::str::from_utf8(&hex[..]).unwrap_or_default()
+                };
+                LinkRef::Hashed {
+                    prev,
+                    stored,
+                    computed,
+                    seq: *seq,
+                }
+            }
+            Link::Parsed(p) => LinkRef::Hashed {
+                prev: &p.prev,
+                stored: &p.stored,
+                computed: p.computed.as_deref().unwrap_or(&p.stored),
+                seq: p.seq,
+            },
         }
     }
 }
@@ -351,23 +381,18 @@ fn read_canonical(bytes: &[u8], meta: LineMeta) -> Option<ParsedLine> {
         let mut s = s.try_borrow_mut().ok()?;
         borrowed::read(bytes, meta.source, &mut s)
     })?;
-    let text = |(a, z): (usize, usize)| std::str::from_utf8(bytes.get(a..z)?).ok();
-    let stored = text(c.raw.stored)?;
-    let hex = fast::hex_digest(&c.raw.digest);
-    let computed = if hex[..] == *stored.as_bytes() {
-        None
-    } else {
-        Some(HashText::new(std::str::from_utf8(&hex).ok()?))
-    };
+    let range = |(a, z): (usize, usize)| Some((u32::try_from(a).ok()?, u32::try_from(z).ok()?));
+    let stored = bytes.get(c.raw.stored.0..c.raw.stored.1)?;
     Some(ParsedLine {
         has_hash: true,
-        link: Link::Hashed {
-            prev: HashText::new(text(c.raw.prev)?),
-            stored: HashText::new(stored),
-            computed,
+        link: Link::InLine {
+            prev: range(c.raw.prev)?,
+            stored: range(c.raw.stored)?,
+            matches: fast::hex_digest(&c.raw.digest)[..] == *stored,
+            digest: c.raw.digest,
             seq: c.seq,
         },
-        records: Ok(Records::One(Box::new(c.record))),
+        records: Ok(Records::One(c.record)),
         ambiguous: Vec::new(),
     })
 }
@@ -406,12 +431,12 @@ fn parse_line_fully(bytes: &[u8], meta: LineMeta) -> FieldResult<ParsedLine> {
                     chain_hash_of(&prev, m.members())
                 }
             };
-            Link::Hashed {
-                computed: (computed != stored).then(|| HashText::new(&computed)),
-                prev: HashText::new(&prev),
-                stored: HashText::new(&stored),
+            Link::Parsed(Box::new(ParsedLink {
+                computed: (computed != stored).then_some(computed),
                 seq: m.seq(),
-            }
+                prev,
+                stored,
+            }))
         }
         (None, None) => Link::Unchained,
         _ => Link::Unreadable("prev_hash and hash must both be present and strings".into()),

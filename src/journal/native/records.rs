@@ -28,7 +28,7 @@ pub fn parse_record(m: impl Into<Fields>, source: SourceRef) -> FieldResult<Vec<
         m.remove(f);
     }
     match kind.as_str() {
-        "session" => Ok(vec![Record::Session(parse_session(m, source)?)]),
+        "session" => Ok(vec![Record::Session(Box::new(parse_session(m, source)?))]),
         "event" => {
             let (id, ev) = parse_event(m, source)?;
             Ok(vec![Record::Event {

@@ -318,7 +318,7 @@ impl Events {
     /// Emits the sessions and notes what was left unpaired or unread.
     pub(super) fn finish(self, ctx: &mut ReadCtx<'_>, decrypting: bool) {
         for s in self.sessions {
-            ctx.emit(Record::Session(s));
+            ctx.emit(Record::Session(Box::new(s)));
         }
         if !decrypting && self.sealed > 0 {
             ctx.note(format!(

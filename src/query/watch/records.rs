@@ -202,9 +202,9 @@ impl Watch {
                 self.session_parts.entry(id.clone()).or_default().push((
                     s.source.journal(),
                     generation,
-                    s.clone(),
+                    (*s).clone(),
                 ));
-                b.push_session(s);
+                b.push_session(*s);
                 if let Some(merged) = b.finish().sessions.pop() {
                     self.sessions.insert(id, merged);
                 }

@@ -5,7 +5,7 @@
 //! [`super::super::parse_line`] must give the parse's records or error for
 //! every line.
 
-use super::super::{Link, ParsedLine, Records, parse_line, parse_line_fully, read_canonical};
+use super::super::{LinkRef, ParsedLine, Records, parse_line, parse_line_fully, read_canonical};
 use crate::journal::LineMeta;
 use crate::journal::fields::FieldResult;
 use crate::journal::native::NativeChainWriter;
@@ -33,28 +33,25 @@ type Seen = (
     usize,
 );
 
-fn seen(p: FieldResult<ParsedLine>) -> Result<Seen, crate::journal::BadLine> {
+/// `p`, parsed from `bytes`, in a form that compares.
+fn seen(bytes: &[u8], p: FieldResult<ParsedLine>) -> Result<Seen, crate::journal::BadLine> {
     let p = p?;
-    let (link, unreadable) = match &p.link {
-        Link::Unchained => (None, None),
-        Link::Unreadable(e) => (None, Some(e.clone())),
-        Link::Hashed {
+    let mut hex = [0u8; 64];
+    let (link, unreadable) = match p.link.resolve(bytes, &mut hex) {
+        LinkRef::Unchained => (None, None),
+        LinkRef::Unreadable(e) => (None, Some(e.to_owned())),
+        LinkRef::Hashed {
             prev,
             stored,
             computed,
             seq,
         } => (
-            Some((
-                prev.as_str().to_owned(),
-                stored.as_str().to_owned(),
-                computed.as_ref().unwrap_or(stored).as_str().to_owned(),
-                *seq,
-            )),
+            Some((prev.to_owned(), stored.to_owned(), computed.to_owned(), seq)),
             None,
         ),
     };
     let records = p.records.map(|r| match r {
-        Records::One(r) => vec![*r],
+        Records::One(r) => vec![r],
         Records::Many(v) => v,
     });
     Ok((p.has_hash, link, unreadable, records, p.ambiguous.len()))
@@ -64,12 +61,12 @@ fn seen(p: FieldResult<ParsedLine>) -> Result<Seen, crate::journal::BadLine> {
 /// bytes.
 fn check(line: &str) -> bool {
     let bytes = line.as_bytes();
-    let full = seen(parse_line_fully(bytes, meta()));
-    let both = seen(parse_line(bytes, meta()));
+    let full = seen(bytes, parse_line_fully(bytes, meta()));
+    let both = seen(bytes, parse_line(bytes, meta()));
     assert_eq!(both, full, "{line}");
     match read_canonical(bytes, meta()) {
         Some(p) => {
-            let fast = seen(Ok(p));
+            let fast = seen(bytes, Ok(p));
             assert_eq!(fast, full, "{line}");
             assert!(matches!(full, Ok((_, _, _, Ok(_), _))), "{line}");
             true
@@ -294,7 +291,8 @@ fn lines_not_in_canonical_form_are_parsed() {
     let mut mismatched = 0;
     for l in &lines {
         check(l);
-        if let Ok((_, Some((_, stored, computed, _)), ..)) = seen(parse_line(l.as_bytes(), meta()))
+        if let Ok((_, Some((_, stored, computed, _)), ..)) =
+            seen(l.as_bytes(), parse_line(l.as_bytes(), meta()))
             && stored != computed
         {
             mismatched += 1;

@@ -464,7 +464,7 @@ fn emit_sessions(ctx: &mut ReadCtx<'_>, spans: &[Span], roles: &[Option<Role>]) 
                 Some(v) => format!("{svc}/{v}"),
                 None => svc.clone(),
             });
-        ctx.emit(Record::Session(Session {
+        ctx.emit(Record::Session(Box::new(Session {
             session_id: id,
             actor: Some(service(s)),
             process: Some(ProcessInfo {
@@ -477,6 +477,6 @@ fn emit_sessions(ctx: &mut ReadCtx<'_>, spans: &[Span], roles: &[Option<Role>]) 
             ended_at: Some(to),
             source: s.source,
             ..Session::default()
-        }));
+        })));
     }
 }
