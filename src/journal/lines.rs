@@ -1,7 +1,7 @@
 //! Line splitting with positions, shared by every JSONL reader.
 
 use crate::model::{JournalId, LineOffset, SourceRef};
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 /// The longest line kept, in bytes. A longer line is reported as a bad
 /// line and skipped (its bytes are read and dropped, never held), so that a
@@ -162,14 +162,7 @@ fn line_at(
     terminated: bool,
     too_long: Option<u64>,
 ) -> Line<'_> {
-    let mut end = raw.len();
-    if terminated && too_long.is_none() && end > 0 && raw[end - 1] == b'\r' {
-        end -= 1;
-    }
-    let mut begin = 0;
-    if line == 1 && raw[..end].starts_with(b"\xEF\xBB\xBF") {
-        begin = 3;
-    }
+    let (begin, end) = content_of(line, raw, terminated && too_long.is_none());
     Line {
         source: SourceRef::Line {
             journal,
@@ -180,6 +173,226 @@ fn line_at(
         bytes: &raw[begin..end],
         terminated,
         too_long,
+    }
+}
+
+/// Where the content of line number `line` lies in `raw`, its bytes up to
+/// its newline: without a `\r` before the newline (when `terminated`), and
+/// without a UTF-8 byte order mark on the first line.
+fn content_of(line: u32, raw: &[u8], terminated: bool) -> (usize, usize) {
+    let mut end = raw.len();
+    if terminated && end > 0 && raw[end - 1] == b'\r' {
+        end -= 1;
+    }
+    let mut begin = 0;
+    if line == 1 && raw[..end].starts_with(b"\xEF\xBB\xBF") {
+        begin = 3;
+    }
+    (begin, end)
+}
+
+/// One line of a block read by [`BlockLines`]: what [`Line`] says of it,
+/// with its bytes as a range of the block's buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockLine {
+    /// Position of the line.
+    pub source: SourceRef,
+    /// Where the line's bytes are in the block (as [`Line::bytes`]; empty
+    /// for a line too long).
+    pub span: (usize, usize),
+    /// As [`Line::terminated`].
+    pub terminated: bool,
+    /// As [`Line::too_long`].
+    pub too_long: Option<u64>,
+}
+
+/// Reads a journal's lines a block at a time, straight into a buffer the
+/// caller keeps: the lines [`LineReader`] gives, numbered and placed
+/// alike, for a reader that hands blocks of lines to other threads. The
+/// bytes are copied once, from the reader into the block, where a
+/// [`LineReader`] behind a thread's batches copies each line a second
+/// time.
+pub struct BlockLines<R> {
+    inner: R,
+    journal: JournalId,
+    /// The start of a line read with the block before: the next block
+    /// begins with it.
+    carry: Vec<u8>,
+    line: u32,
+    /// Bytes of the journal in the lines given so far.
+    offset: u64,
+    eof: bool,
+    /// Bytes asked of the reader at a time.
+    chunk: usize,
+}
+
+/// Bytes asked of the reader at a time: more than a journal's buffered
+/// reader holds, so that it reads straight into the block (few in tests,
+/// so that lines cross many reads).
+const READ_CHUNK: usize = if cfg!(test) { 61 } else { 2 << 20 };
+
+impl<R: Read> BlockLines<R> {
+    /// Wraps `inner`, numbering lines from 1.
+    pub fn new(inner: R, journal: JournalId) -> Self {
+        BlockLines {
+            inner,
+            journal,
+            carry: Vec::new(),
+            line: 0,
+            offset: 0,
+            eof: false,
+            chunk: READ_CHUNK,
+        }
+    }
+
+    /// Bytes of the journal in the lines given so far.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Reads whole lines into `buf` (emptied first) until it holds at least
+    /// `want` bytes of them and a line more would start past that, or the
+    /// journal ends, and gives each line to `each` in order with its bytes,
+    /// blank ones included. A line longer than [`MAX_LINE`] is given by its length,
+    /// its bytes read and dropped. Returns false once the journal has no
+    /// more lines (this block may still have had some).
+    ///
+    /// # Errors
+    /// I/O errors of the reader; the lines given before one stand.
+    pub fn fill(
+        &mut self,
+        buf: &mut Vec<u8>,
+        want: usize,
+        mut each: impl FnMut(&[u8], BlockLine),
+    ) -> io::Result<bool> {
+        buf.clear();
+        buf.append(&mut self.carry);
+        // The first byte of the line not given yet, and how far from it
+        // no newline was found.
+        let mut start = 0;
+        let mut searched = 0;
+        loop {
+            while let Some(i) = memchr::memchr(b'\n', &buf[searched..]) {
+                let end = searched + i;
+                self.give(buf, (start, end), true, &mut each);
+                start = end + 1;
+                searched = start;
+            }
+            searched = buf.len();
+            if self.eof {
+                if start < buf.len() {
+                    self.give(buf, (start, buf.len()), false, &mut each);
+                }
+                return Ok(false);
+            }
+            if buf.len() - start > MAX_LINE {
+                // Longer than any line kept: the rest of it is read and
+                // dropped, and it is given by its length.
+                let (rest, terminated) = self.skip_line()?;
+                let n = (buf.len() - start) as u64 + rest;
+                buf.truncate(start);
+                searched = start;
+                self.line = self.line.saturating_add(1);
+                let at = self.offset;
+                self.offset += n + u64::from(terminated);
+                each(
+                    &[],
+                    BlockLine {
+                        source: SourceRef::Line {
+                            journal: self.journal,
+                            line: self.line,
+                            offset: LineOffset::new(at),
+                            len: 0,
+                        },
+                        span: (start, start),
+                        terminated,
+                        too_long: Some(n),
+                    },
+                );
+                // The lines after it, read with its end.
+                buf.append(&mut self.carry);
+                continue;
+            }
+            if start >= want {
+                self.carry.extend_from_slice(&buf[start..]);
+                buf.truncate(start);
+                return Ok(true);
+            }
+            // Read straight into the block: a buffered reader hands a read
+            // at least as large as its buffer to the file.
+            let before = buf.len();
+            buf.resize(before + self.chunk, 0);
+            let got = loop {
+                match self.inner.read(&mut buf[before..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        buf.truncate(before);
+                        return Err(e);
+                    }
+                }
+            };
+            buf.truncate(before + got);
+            if got == 0 {
+                self.eof = true;
+            }
+        }
+    }
+
+    /// Gives the line whose bytes up to its newline are `buf[a..z]`.
+    fn give(
+        &mut self,
+        buf: &[u8],
+        (a, z): (usize, usize),
+        terminated: bool,
+        each: &mut impl FnMut(&[u8], BlockLine),
+    ) {
+        self.line = self.line.saturating_add(1);
+        let at = self.offset;
+        self.offset += (z - a) as u64 + u64::from(terminated);
+        let too_long = (z - a > MAX_LINE).then_some((z - a) as u64);
+        let (begin, end) = match too_long {
+            Some(_) => (0, 0),
+            None => content_of(self.line, &buf[a..z], terminated),
+        };
+        each(
+            &buf[a + begin..a + end],
+            BlockLine {
+                source: SourceRef::Line {
+                    journal: self.journal,
+                    line: self.line,
+                    offset: LineOffset::new(at + begin as u64),
+                    len: u32::try_from(end - begin).unwrap_or(u32::MAX),
+                },
+                span: (a + begin, a + end),
+                terminated,
+                too_long,
+            },
+        );
+    }
+
+    /// Reads and drops the rest of a line: how many bytes it had before
+    /// its newline, and whether it had one.
+    fn skip_line(&mut self) -> io::Result<(u64, bool)> {
+        let mut n = 0u64;
+        let mut chunk = vec![0u8; 64 << 10];
+        loop {
+            let got = match self.inner.read(&mut chunk) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok((n, false));
+                }
+                Ok(got) => got,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(i) = memchr::memchr(b'\n', &chunk[..got]) {
+                // What follows the newline starts the next line.
+                self.carry.extend_from_slice(&chunk[i + 1..got]);
+                return Ok((n + i as u64, true));
+            }
+            n += got as u64;
+        }
     }
 }
 
@@ -247,6 +460,93 @@ mod tests {
         assert_eq!(l1.bytes, b"{\"a\":1}");
         assert_eq!(l1.source.byte_range(), Some((3, 7)));
         assert_eq!(r.next_line().unwrap().unwrap().bytes, b"{\"b\":2}");
+    }
+
+    /// What a [`BlockLines`] reading `data` `chunk` bytes at a time, in
+    /// blocks of `want` bytes, gives: each line as a [`LineReader`] item,
+    /// and the offset at the end.
+    fn by_blocks(data: &[u8], chunk: usize, want: usize) -> ReadLines {
+        let mut r = BlockLines::new(data, 7);
+        r.chunk = chunk;
+        let mut buf = Vec::new();
+        let mut v = Vec::new();
+        loop {
+            let mut block = Vec::new();
+            let more = r
+                .fill(&mut buf, want, |bytes, l| {
+                    block.push((bytes.to_vec(), l.source, l.terminated, l.too_long, l.span));
+                })
+                .unwrap();
+            for (bytes, source, terminated, too_long, (a, z)) in block {
+                // The line's bytes are its span of the block.
+                assert_eq!(&buf[a..z], &bytes[..]);
+                v.push((bytes, source, terminated, too_long));
+            }
+            if !more {
+                return (v, r.offset());
+            }
+        }
+    }
+
+    /// Lines and the offset after them.
+    type ReadLines = (Vec<(Vec<u8>, SourceRef, bool, Option<u64>)>, u64);
+
+    /// What a [`LineReader`] gives of `data`.
+    fn by_lines(data: &[u8]) -> ReadLines {
+        let mut r = LineReader::new(std::io::BufReader::with_capacity(1 << 10, data), 7);
+        let mut v = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            v.push((l.bytes.to_vec(), l.source, l.terminated, l.too_long));
+        }
+        (v, r.offset())
+    }
+
+    /// Blocks give the lines a line reader gives, whatever the size of a
+    /// read or a block: `\r\n`, a `\r` alone, blank lines, a byte order
+    /// mark, no final newline, an empty journal and a lone newline.
+    #[test]
+    fn blocks_give_the_lines_a_line_reader_gives() {
+        let data: &[&[u8]] = &[
+            b"\xEF\xBB\xBF{\"a\":1}\r\n\n\r\n{\"bb\":22}\rx\n{\"c\":[1,2,3]}\n\n{\"d\":4}",
+            b"{\"a\":1}\n{\"b\":2}\n",
+            b"",
+            b"\n",
+            b"\r",
+            b"x",
+            b"\xEF\xBB\xBF",
+        ];
+        for d in data {
+            let expected = by_lines(d);
+            for chunk in 1..=24 {
+                for want in [1, 2, 5, 9, 17, 1 << 10] {
+                    assert_eq!(
+                        by_blocks(d, chunk, want),
+                        expected,
+                        "{:?} read {chunk} bytes at a time in blocks of {want}",
+                        String::from_utf8_lossy(d)
+                    );
+                }
+            }
+        }
+    }
+
+    /// A line longer than [`MAX_LINE`] is given by its length by both
+    /// readers, with or without a newline after it, and the line after it
+    /// is read whole.
+    #[test]
+    fn blocks_measure_an_overlong_line_as_a_line_reader_does() {
+        let mut data = vec![b'x'; MAX_LINE + 10];
+        data.extend_from_slice(b"\n{}\n{\"c\":3}");
+        for chunk in [1 << 16, 3 << 20] {
+            let got = by_blocks(&data, chunk, 1 << 10);
+            assert_eq!(got, by_lines(&data));
+            assert_eq!(got.0[0].3, Some(MAX_LINE as u64 + 10));
+            assert_eq!(got.0.len(), 3);
+        }
+        let unterminated = vec![b'y'; MAX_LINE + 3];
+        let got = by_blocks(&unterminated, 1 << 16, 1 << 10);
+        assert_eq!(got, by_lines(&unterminated));
+        assert_eq!(got.0[0].3, Some(MAX_LINE as u64 + 3));
     }
 
     #[test]

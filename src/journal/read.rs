@@ -405,9 +405,9 @@ pub(crate) struct LineMeta {
     pub terminated: bool,
 }
 
-/// Lines per batch handed to the parsing threads, and bytes at most; small
-/// in tests, so that short journals cross many batches.
-const BATCH_LINES: usize = if cfg!(test) { 16 } else { 8192 };
+/// Bytes of whole lines per batch handed to the parsing threads (a batch
+/// ends with the line that crosses this); small in tests, so that short
+/// journals cross many batches.
 const BATCH_BYTES: usize = if cfg!(test) { 1 << 10 } else { 8 << 20 };
 /// Batches with fewer lines are parsed on the reading thread.
 const PARALLEL_MIN_LINES: usize = if cfg!(test) { 4 } else { 256 };
@@ -434,45 +434,31 @@ struct Batch {
 }
 
 impl Batch {
-    /// Reads the next lines of `reader` into the batch, emptied first: up
-    /// to [`BATCH_LINES`] lines or [`BATCH_BYTES`] bytes. False once the
-    /// journal has no more lines (the batch may still hold some).
+    /// Reads the next lines of `reader` into the batch, emptied first: at
+    /// least [`BATCH_BYTES`] of them, or to the end. False once the journal
+    /// has no more lines (the batch may still hold some).
     ///
     /// # Errors
     /// The reader's I/O errors.
-    fn fill<R: std::io::BufRead>(
+    fn fill<R: std::io::Read>(
         &mut self,
-        reader: &mut lines::LineReader<R>,
+        reader: &mut lines::BlockLines<R>,
     ) -> std::io::Result<bool> {
-        self.arena.clear();
         self.slots.clear();
         self.lines_read = 0;
-        if self.arena.capacity() == 0 {
-            self.arena.reserve(BATCH_BYTES + (64 << 10));
-            self.slots.reserve(BATCH_LINES);
-        }
-        let mut more = true;
-        while self.slots.len() < BATCH_LINES && self.arena.len() < BATCH_BYTES {
-            let Some(line) = reader.next_line()? else {
-                more = false;
-                break;
-            };
-            self.lines_read += 1;
+        let (slots, lines_read) = (&mut self.slots, &mut self.lines_read);
+        let more = reader.fill(&mut self.arena, BATCH_BYTES, |bytes, line| {
+            *lines_read += 1;
             if let Some(n) = line.too_long {
-                self.slots.push(Slot::TooLong(line.source.position(), n));
-                continue;
+                slots.push(Slot::TooLong(line.source.position(), n));
+            } else if !lines::is_blank(bytes) {
+                let meta = LineMeta {
+                    source: line.source,
+                    terminated: line.terminated,
+                };
+                slots.push(Slot::Line(line.span.0, line.span.1, meta));
             }
-            if lines::is_blank(line.bytes) {
-                continue;
-            }
-            let start = self.arena.len();
-            self.arena.extend_from_slice(line.bytes);
-            let meta = LineMeta {
-                source: line.source,
-                terminated: line.terminated,
-            };
-            self.slots.push(Slot::Line(start, self.arena.len(), meta));
-        }
+        })?;
         self.offset = reader.offset();
         Ok(more)
     }
@@ -547,7 +533,7 @@ pub(crate) fn for_each_line_parallel<T: Send>(
             let _ = spare_tx.send(Vec::new());
         }
         let reading = s.spawn(move || {
-            let mut reader = lines::LineReader::new(input, journal);
+            let mut reader = lines::BlockLines::new(input, journal);
             // Each send fails only when the parser has stopped; then so
             // does the reader.
             while let Ok(mut batch) = free_rx.recv() {
