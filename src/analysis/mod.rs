@@ -322,18 +322,51 @@ impl Draft {
 
     /// A new group, of the execution `xi` (`x`) and what it asked for.
     fn first(
-        intent: Intent<'_>,
+        intent: &Intent<'_>,
         x: ExecutionRef<'_>,
         xi: ExecIdx,
+        pools: (&mut SharedContracts, &mut Pool<str>),
+    ) -> Draft {
+        Begun::of(intent, x).draft(pools, vec![xi])
+    }
+}
+
+/// What a group's first execution with an intent gives its draft: made on
+/// any thread, before the names and contracts it shares with other groups
+/// are shared ([`Begun::draft`]).
+struct Begun<'a> {
+    key: GroupKey,
+    tool: &'a str,
+    target: Option<&'a str>,
+    contract: &'a ToolContract,
+    drift: IntentDigest,
+}
+
+impl<'a> Begun<'a> {
+    fn of(intent: &Intent<'a>, x: ExecutionRef<'a>) -> Begun<'a> {
+        Begun {
+            key: intent.key(),
+            tool: intent.tool,
+            target: x.action().and_then(|a| a.target()),
+            contract: intent.contract,
+            drift: intent.drift_key(),
+        }
+    }
+
+    /// The draft, of `executions`, with the one copy of its tool name,
+    /// target and contract.
+    fn draft(
+        self,
         (contracts, names): (&mut SharedContracts, &mut Pool<str>),
+        executions: Vec<ExecIdx>,
     ) -> Draft {
         Draft {
-            key: intent.key(),
-            tool: names.of(intent.tool),
-            target: x.action().and_then(|a| a.target()).map(|t| names.of(t)),
-            contract: contracts.of(intent.contract),
-            drift: Some(intent.drift_key()),
-            executions: vec![xi],
+            key: self.key,
+            tool: names.of(self.tool),
+            target: self.target.map(|t| names.of(t)),
+            contract: contracts.of(self.contract),
+            drift: Some(self.drift),
+            executions,
         }
     }
 }
@@ -593,18 +626,30 @@ fn intents_of<'a>(
 /// Executions gathered by group key, in order of their first execution;
 /// also the fingerprint mismatches seen and whether a secret was redacted
 /// without a key.
+///
+/// Only the gathering is done in order, on one thread: each execution's
+/// intent and its key's hash are found on every core beforehand
+/// ([`intents_of`]), and each new group's key, tool and target are made
+/// on every core afterwards; the one thread looks keys up and counts.
 #[allow(clippy::type_complexity)]
 fn draft_groups<'a>(
     model: &'a Model,
     config: &'a Config,
     contracts_in: (&'a HashMap<String, ToolContract>, &'a ToolContract),
 ) -> (Vec<Draft>, Vec<(ExecIdx, String)>, bool) {
-    // The intents are found on every core a slice of executions at a
-    // time and gathered in execution order; their keys borrow from the
-    // model, so no slice's intents outlive it.
+    use std::hash::BuildHasher;
+    // The intents are found a slice of executions at a time and gathered
+    // in execution order; their keys borrow from the model, so no slice's
+    // intents outlive it.
     const SLICE: usize = 1 << 16;
     let unconfigured = contracts_in.1;
-    let mut by_key: FastMap<(IntentDigest, &str, &str), u32> = FastMap::default();
+    let hasher = foldhash::fast::RandomState::default();
+    // Groups by their key's hash; a group's key and hash are its first
+    // execution's (`None` for an execution with no accepted record, which
+    // is a group of its own and never looked up).
+    let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+    let mut keys: Vec<(Option<(IntentDigest, &'a str, &'a str)>, u64)> = Vec::new();
+    let mut members: Vec<Vec<ExecIdx>> = Vec::new();
     let mut drafts: Vec<Draft> = Vec::new();
     let mut contracts = SharedContracts::default();
     // One copy of each tool name and target: a journal's groups name a
@@ -614,28 +659,61 @@ fn draft_groups<'a>(
     let mut secrets_unkeyed = false;
     let n = model.execution_count();
     for from in (0..n).step_by(SLICE) {
-        let intents = intents_of(model, config, contracts_in, from..(from + SLICE).min(n));
-        for (k, intent) in intents.into_iter().enumerate() {
+        let mut intents = intents_of(model, config, contracts_in, from..(from + SLICE).min(n));
+        let hashes: Vec<u64> = intents
+            .par_iter()
+            .map(|i| i.as_ref().map_or(0, |i| hasher.hash_one(i.borrowed_key())))
+            .collect();
+        // The executions of this slice that begin a group, in order.
+        let mut firsts: Vec<usize> = Vec::new();
+        for (k, intent) in intents.iter_mut().enumerate() {
             let xi = ExecIdx::new(from + k);
-            let x = model.execution(xi);
-            let Some(mut intent) = intent else {
-                drafts.push(Draft::orphan(x, xi, contracts.of(unconfigured)));
+            let Some(intent) = intent else {
+                keys.push((None, 0));
+                members.push(vec![xi]);
+                firsts.push(k);
                 continue;
             };
             secrets_unkeyed |= intent.unkeyed;
             if let Some(m) = intent.mismatch.take() {
                 mismatches.push((xi, m));
             }
-            match by_key.entry(intent.borrowed_key()) {
-                std::collections::hash_map::Entry::Occupied(o) => {
-                    drafts[*o.get() as usize].executions.push(xi);
+            let key = Some(intent.borrowed_key());
+            let entry = table.entry(
+                hashes[k],
+                |&g| keys[g as usize].0 == key,
+                |&g| keys[g as usize].1,
+            );
+            match entry {
+                hashbrown::hash_table::Entry::Occupied(o) => {
+                    members[*o.get() as usize].push(xi);
                 }
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(u32::try_from(drafts.len()).unwrap_or(u32::MAX));
-                    drafts.push(Draft::first(intent, x, xi, (&mut contracts, &mut names)));
+                hashbrown::hash_table::Entry::Vacant(v) => {
+                    v.insert(u32::try_from(keys.len()).unwrap_or(u32::MAX));
+                    keys.push((key, hashes[k]));
+                    members.push(vec![xi]);
+                    firsts.push(k);
                 }
             }
         }
+        // `Err`: an execution with no accepted record, its own group.
+        let begun: Vec<Result<Begun<'a>, ExecIdx>> = firsts
+            .par_iter()
+            .map(|&k| {
+                let xi = ExecIdx::new(from + k);
+                match &intents[k] {
+                    None => Err(xi),
+                    Some(i) => Ok(Begun::of(i, model.execution(xi))),
+                }
+            })
+            .collect();
+        drafts.extend(begun.into_iter().map(|b| match b {
+            Ok(b) => b.draft((&mut contracts, &mut names), Vec::new()),
+            Err(xi) => Draft::orphan(model.execution(xi), xi, contracts.of(unconfigured)),
+        }));
+    }
+    for (d, m) in drafts.iter_mut().zip(members) {
+        d.executions = m;
     }
     (drafts, mismatches, secrets_unkeyed)
 }

@@ -104,7 +104,7 @@ impl Carry {
                             let d = d0 + fresh.len();
                             self.by_key.insert(key, d as u32);
                             fresh.push(Some(Draft::first(
-                                intent,
+                                &intent,
                                 x,
                                 xi,
                                 (&mut contracts, &mut names),
