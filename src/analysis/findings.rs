@@ -169,7 +169,7 @@ pub(super) fn drift_findings(
 /// contracts or a key: without them the same journal groups differently.
 pub(super) fn setup_notes(model: &Model, config: &Config, notes: &mut Vec<String>) {
     let mut seen = Seen::default();
-    seen.add_all(config, model.executions());
+    seen.add_range(config, model, 0..model.execution_count());
     seen.notes(model, config, notes);
 }
 
@@ -184,11 +184,13 @@ pub(super) struct Seen {
 }
 
 impl Seen {
-    /// Counts executions `xs`.
-    pub(super) fn add_all<'m>(
+    /// Counts the executions of `model` at the positions `range`, on
+    /// every core (what is counted does not depend on the order).
+    pub(super) fn add_range(
         &mut self,
         config: &Config,
-        xs: impl IntoIterator<Item = crate::model::ExecutionRef<'m>>,
+        model: &Model,
+        range: std::ops::Range<usize>,
     ) {
         let sha = config.key.scheme() == Scheme::Sha256;
         let fields = config
@@ -198,8 +200,30 @@ impl Seen {
         if !sha && !fields {
             return;
         }
-        for x in xs {
-            self.add(config, x, sha, fields);
+        let counted = range
+            .into_par_iter()
+            .with_min_len(4096)
+            .fold(Seen::default, |mut seen, i| {
+                seen.add(
+                    config,
+                    model.execution(crate::model::ExecIdx::new(i)),
+                    sha,
+                    fields,
+                );
+                seen
+            })
+            .reduce(Seen::default, |mut a, b| {
+                a.merge(b);
+                a
+            });
+        self.merge(counted);
+    }
+
+    /// Adds what `other` counted.
+    fn merge(&mut self, other: Seen) {
+        self.hmac += other.hmac;
+        for (tool, names) in other.tools {
+            self.tools.entry(tool).or_default().extend(names);
         }
     }
 

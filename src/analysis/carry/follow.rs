@@ -345,7 +345,8 @@ impl Carry {
                 .sort_by(|x, y| x.group_id.cmp(&y.group_id).then(x.field.cmp(&y.field)));
             g.near_duplicates.dedup();
         }
-        self.seen.add_all(config, model.executions().skip(n));
+        self.seen
+            .add_range(config, model, n..model.execution_count());
         self.note_sessions(
             model,
             touched

@@ -243,7 +243,7 @@ impl Carry {
                 own(&mut ids, id_digest(mcp, &id.to_string()), d);
             }
         }
-        c.seen.add_all(config, model.executions());
+        c.seen.add_range(config, model, 0..model.execution_count());
         c.keys = keys;
         c.ids = ids;
         c.note_sessions(model, model.executions());
