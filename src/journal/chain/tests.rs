@@ -24,9 +24,9 @@ fn feed(t: &mut ChainTracker, lines: &[(u32, u64)]) {
         t.link(LinkInput {
             line,
             seq: Some(seq),
-            prev: &prev,
-            stored: Some(&h),
-            computed: &h,
+            prev: prev.as_bytes(),
+            stored: Some(h.as_bytes()),
+            computed: h.as_bytes(),
             terminated: true,
             sig: SigResult::NotChecked,
         });

@@ -18,6 +18,10 @@ pub enum SigResult {
 }
 
 /// The facts of one chained line, as its format's rule computed them.
+///
+/// Hashes are compared as bytes (most are hex text; a rule's reader need
+/// not check a hash is text before the tracker compares it). Messages
+/// quote them as text, any bytes that are not UTF-8 replaced.
 #[derive(Debug, Clone)]
 pub struct LinkInput<'a> {
     /// 1-based line.
@@ -25,12 +29,12 @@ pub struct LinkInput<'a> {
     /// The line's sequence number, for rules that have one.
     pub seq: Option<u64>,
     /// The link the line claims (its `prev_hash`).
-    pub prev: &'a str,
+    pub prev: &'a [u8],
     /// The hash the line stores for itself, for rules that store one.
-    pub stored: Option<&'a str>,
+    pub stored: Option<&'a [u8]>,
     /// The line's hash as recomputed (for rules without a stored hash: the
     /// hash the next line must link to).
-    pub computed: &'a str,
+    pub computed: &'a [u8],
     /// False for a final line with no newline.
     pub terminated: bool,
     /// The signature check of the line.
@@ -81,7 +85,7 @@ enum Pending {
     Gap { lo: u64, hi: u64 },
     /// The line linked to `want`, which no earlier line hashes to: reordered
     /// if a later line hashes to it, else a broken link.
-    Want { want: String },
+    Want { want: Vec<u8> },
 }
 
 /// The shared chain classification engine. Feed it every chained line in
@@ -92,9 +96,9 @@ enum Pending {
 pub struct ChainTracker {
     params: RuleParams,
     /// What the next line must link to.
-    expected: String,
+    expected: Vec<u8>,
     /// What the line before the last one was linked by (for fork detection).
-    before_last: Option<String>,
+    before_last: Option<Vec<u8>>,
     last_line: Option<u32>,
     last_seq: Option<u64>,
     checked: u64,
@@ -111,7 +115,7 @@ impl ChainTracker {
     /// A tracker at genesis.
     pub fn new(params: RuleParams) -> Self {
         ChainTracker {
-            expected: params.genesis.clone(),
+            expected: params.genesis.as_bytes().to_vec(),
             params,
             before_last: None,
             last_line: None,
@@ -231,7 +235,7 @@ impl ChainTracker {
             _ => true,
         };
 
-        let short = |h: &str| -> String { h.chars().take(12).collect() };
+        let short = |h: &[u8]| -> String { String::from_utf8_lossy(h).chars().take(12).collect() };
         if !link_ok {
             if first {
                 match (l.seq, self.params.first_seq) {
@@ -254,7 +258,7 @@ impl ChainTracker {
                         format!(
                             "the first line links to {:?}, not to genesis {:?}: lines before it were deleted, or this link was edited",
                             short(l.prev),
-                            short(&self.params.genesis)
+                            short(self.params.genesis.as_bytes())
                         ),
                     ),
                 }
@@ -313,7 +317,7 @@ impl ChainTracker {
                     (None, _) | (_, None) => {
                         let previous_line = self.last_line.unwrap_or(0);
                         self.pending = Some(Pending::Want {
-                            want: l.prev.to_string(),
+                            want: l.prev.to_vec(),
                         });
                         self.fail(
                             FailureKind::BrokenLink,
@@ -353,7 +357,7 @@ impl ChainTracker {
                 l.seq,
                 format!(
                     "the stored hash {}… does not match the line's content (recomputed {}…)",
-                    short(l.stored.unwrap_or("")),
+                    short(l.stored.unwrap_or_default()),
                     short(l.computed)
                 ),
             );
@@ -407,7 +411,7 @@ impl ChainTracker {
         let mut last = self.before_last.take().unwrap_or_default();
         std::mem::swap(&mut last, &mut self.expected);
         self.expected.clear();
-        self.expected.push_str(target);
+        self.expected.extend_from_slice(target);
         self.before_last = Some(last);
         self.last_line = Some(l.line);
         if l.seq.is_some() {
@@ -417,7 +421,7 @@ impl ChainTracker {
         }
     }
 
-    fn resolve_pending(&mut self, l: &LinkInput<'_>, target: &str) {
+    fn resolve_pending(&mut self, l: &LinkInput<'_>, target: &[u8]) {
         let hit = match &self.pending {
             Some(Pending::Gap { lo, hi }) => l.seq.is_some_and(|s| (*lo..=*hi).contains(&s)),
             Some(Pending::Want { want }) => target == want,

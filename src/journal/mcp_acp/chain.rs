@@ -76,9 +76,9 @@ impl State {
         t.link(LinkInput {
             line: no,
             seq,
-            prev,
-            stored: Some(stored),
-            computed: &computed,
+            prev: prev.as_bytes(),
+            stored: Some(stored.as_bytes()),
+            computed: computed.as_bytes(),
             terminated,
             sig: SigResult::NotChecked,
         });

@@ -133,9 +133,9 @@ impl JournalReader for McpAuditReader {
                     chain.link(LinkInput {
                         line: no,
                         seq: None,
-                        prev,
+                        prev: prev.as_bytes(),
                         stored: None,
-                        computed: &computed,
+                        computed: computed.as_bytes(),
                         terminated: line.terminated,
                         sig,
                     });

@@ -105,9 +105,9 @@ pub(crate) fn check_link(
     t.link(LinkInput {
         line: no,
         seq,
-        prev: &prev,
-        stored: Some(&hash),
-        computed: &computed,
+        prev: prev.as_bytes(),
+        stored: Some(hash.as_bytes()),
+        computed: computed.as_bytes(),
         terminated,
         sig: SigResult::NotChecked,
     });

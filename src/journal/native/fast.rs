@@ -477,16 +477,11 @@ fn apply_block(
     items: &mut [Vec<Item>],
 ) {
     let data = block.data();
-    // The stored hash of the line before, as text: the link of the line
-    // after is most often the same bytes, which then need no second
-    // UTF-8 check.
-    let mut last: Option<&str> = None;
     // Drained, so that the lists keep their room for the next block.
     for item in items.iter_mut().flat_map(|v| v.drain(..)) {
         *no = no.saturating_add(1);
         let no = *no;
         ctx.count_line();
-        let before = last.take();
         match item {
             Item::Blank => {}
             Item::TooLong(n) => ctx.bad_line(no, too_long_message(n)),
@@ -499,38 +494,24 @@ fn apply_block(
                 records,
                 terminated,
             } => {
-                let text = |(a, z): (usize, usize)| std::str::from_utf8(&data[a..z]);
                 // The hash as recomputed is the stored one when they match
                 // (compared on the pool); written out only when not.
                 let hex = (!matches).then(|| hex_digest(&digest));
-                let stored = text(stored);
-                let computed = match &hex {
-                    Some(h) => std::str::from_utf8(h),
-                    None => stored,
-                };
-                let prev = match before {
-                    Some(t) if t.as_bytes() == &data[prev.0..prev.1] => Ok(t),
-                    _ => text(prev),
-                };
-                // The scan took the line as UTF-8 and these ranges lie
-                // between its quotes.
-                if let (Ok(prev), Ok(stored), Ok(computed)) = (prev, stored, computed) {
-                    last = Some(stored);
-                    ap.link(
-                        ctx,
-                        no,
-                        terminated,
-                        true,
-                        LinkRef::Hashed {
-                            prev,
-                            stored,
-                            computed,
-                            seq,
-                        },
-                        &[],
-                    );
-                    ctx.count_unbuilt(records);
-                }
+                let stored = &data[stored.0..stored.1];
+                ap.link(
+                    ctx,
+                    no,
+                    terminated,
+                    true,
+                    LinkRef::Hashed {
+                        prev: &data[prev.0..prev.1],
+                        stored,
+                        computed: hex.as_ref().map_or(stored, |h| &h[..]),
+                        seq,
+                    },
+                    &[],
+                );
+                ctx.count_unbuilt(records);
             }
             Item::Parsed {
                 terminated,

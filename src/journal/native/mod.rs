@@ -142,14 +142,14 @@ struct Applier {
 }
 
 /// A line's chain fields, borrowed ([`Link`] or a line checked from its
-/// bytes).
+/// bytes); hashes as the tracker compares them, as bytes.
 enum LinkRef<'a> {
     Unchained,
     Unreadable(&'a str),
     Hashed {
-        prev: &'a str,
-        stored: &'a str,
-        computed: &'a str,
+        prev: &'a [u8],
+        stored: &'a [u8],
+        computed: &'a [u8],
         seq: Option<u64>,
     },
 }
@@ -323,8 +323,8 @@ struct ParsedLink {
 impl Link {
     /// The link of a line whose bytes are `line`, borrowed; `hex` holds a
     /// recomputed hash that differs from the stored one while it is read.
-    /// A range that is not text of the line (which the scan that found it
-    /// rules out) makes the link unreadable rather than wrong.
+    /// A range outside the line (which the scan that found it rules out)
+    /// makes the link unreadable rather than wrong.
     fn resolve<'a>(&'a self, line: &'a [u8], hex: &'a mut [u8; 64]) -> LinkRef<'a> {
         match self {
             Link::Unchained => LinkRef::Unchained,
@@ -336,19 +336,15 @@ impl Link {
                 matches,
                 seq,
             } => {
-                let text = |(a, z): (u32, u32)| {
-                    line.get(a as usize..z as usize)
-                        .and_then(|b| std::str::from_utf8(b).ok())
-                };
-                let (Some(prev), Some(stored)) = (text(*prev), text(*stored)) else {
-                    return LinkRef::Unreadable("prev_hash or hash is not text of the line");
+                let bytes = |(a, z): (u32, u32)| line.get(a as usize..z as usize);
+                let (Some(prev), Some(stored)) = (bytes(*prev), bytes(*stored)) else {
+                    return LinkRef::Unreadable("prev_hash or hash lies outside the line");
                 };
                 let computed = if *matches {
                     stored
                 } else {
                     *hex = fast::hex_digest(digest);
-                    // Hex digits are ASCII.
-                    std::str::from_utf8(&hex[..]).unwrap_or_default()
+                    &hex[..]
                 };
                 LinkRef::Hashed {
                     prev,
@@ -358,9 +354,9 @@ impl Link {
                 }
             }
             Link::Parsed(p) => LinkRef::Hashed {
-                prev: &p.prev,
-                stored: &p.stored,
-                computed: p.computed.as_deref().unwrap_or(&p.stored),
+                prev: p.prev.as_bytes(),
+                stored: p.stored.as_bytes(),
+                computed: p.computed.as_deref().unwrap_or(&p.stored).as_bytes(),
                 seq: p.seq,
             },
         }

@@ -133,9 +133,9 @@ impl JournalReader for SallyportReader {
             chain.link(LinkInput {
                 line: no,
                 seq: Some(row.seq),
-                prev: &row.prev_hash,
-                stored: Some(&row.this_hash),
-                computed: &computed,
+                prev: row.prev_hash.as_bytes(),
+                stored: Some(row.this_hash.as_bytes()),
+                computed: computed.as_bytes(),
                 terminated: line.terminated,
                 sig,
             });

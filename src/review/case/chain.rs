@@ -185,9 +185,9 @@ pub(super) fn check_rows(rows: Vec<RawRow>) -> (Vec<Entry>, CaseChain) {
                 t.link(LinkInput {
                     line,
                     seq: Some(e.seq),
-                    prev: &e.prev_hash,
-                    stored: Some(&e.hash),
-                    computed: &computed,
+                    prev: e.prev_hash.as_bytes(),
+                    stored: Some(e.hash.as_bytes()),
+                    computed: computed.as_bytes(),
                     terminated: true,
                     sig: SigResult::NotChecked,
                 });

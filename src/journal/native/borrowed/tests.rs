@@ -27,7 +27,7 @@ fn meta() -> LineMeta {
 /// What a parsed line comes to, in a form that compares.
 type Seen = (
     bool,
-    Option<(String, String, String, Option<u64>)>,
+    Option<(Vec<u8>, Vec<u8>, Vec<u8>, Option<u64>)>,
     Option<String>,
     Result<Vec<Record>, crate::journal::BadLine>,
     usize,
