@@ -251,8 +251,8 @@ impl<R: Read> BlockLines<R> {
     }
 
     /// Reads whole lines into `buf` (emptied first) until it holds at least
-    /// `want` bytes of them and a line more would start past that, or the
-    /// journal ends, and gives each line to `each` in order with its bytes,
+    /// `want` bytes of them (and one line at least) and a line more would
+    /// start past that, or the journal ends, and gives each line to `each` in order with its bytes,
     /// blank ones included. A line longer than [`MAX_LINE`] is given by its length,
     /// its bytes read and dropped. Returns false once the journal has no
     /// more lines (this block may still have had some).
@@ -313,7 +313,9 @@ impl<R: Read> BlockLines<R> {
                 buf.append(&mut self.carry);
                 continue;
             }
-            if start >= want {
+            // A block holds a line at least, whatever `want` is: a block
+            // with none would be read again and again.
+            if start > 0 && start >= want {
                 self.carry.extend_from_slice(&buf[start..]);
                 buf.truncate(start);
                 return Ok(true);
@@ -518,7 +520,7 @@ mod tests {
         for d in data {
             let expected = by_lines(d);
             for chunk in 1..=24 {
-                for want in [1, 2, 5, 9, 17, 1 << 10] {
+                for want in [0, 1, 2, 5, 9, 17, 1 << 10] {
                     assert_eq!(
                         by_blocks(d, chunk, want),
                         expected,
