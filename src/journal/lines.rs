@@ -250,19 +250,26 @@ impl<R: Read> BlockLines<R> {
         self.offset
     }
 
-    /// Reads whole lines into `buf` (emptied first) until it holds at least
-    /// `want` bytes of them (and one line at least) and a line more would
-    /// start past that, or the journal ends, and gives each line to `each` in order with its bytes,
-    /// blank ones included. A line longer than [`MAX_LINE`] is given by its length,
-    /// its bytes read and dropped. Returns false once the journal has no
-    /// more lines (this block may still have had some).
+    /// Reads whole lines into `buf` (emptied first) and gives each to
+    /// `each` in order with its bytes, blank ones included, until the block
+    /// holds `bytes` bytes of lines or more, or `lines` lines (one at
+    /// least, whatever the two say), or the journal ends; what was read
+    /// past the block's last line starts the next block. A line longer
+    /// than [`MAX_LINE`] is given by its length, its bytes read and
+    /// dropped. Returns false once the journal has no more lines (this
+    /// block may still have had some).
+    ///
+    /// A block's lines are bounded as well as its bytes: what a caller
+    /// keeps for each line (a parse result of a few hundred bytes) would
+    /// otherwise grow with the number of short lines a block of bytes can
+    /// hold.
     ///
     /// # Errors
     /// I/O errors of the reader; the lines given before one stand.
     pub fn fill(
         &mut self,
         buf: &mut Vec<u8>,
-        want: usize,
+        (bytes, lines): (usize, usize),
         mut each: impl FnMut(&[u8], BlockLine),
     ) -> io::Result<bool> {
         buf.clear();
@@ -271,12 +278,19 @@ impl<R: Read> BlockLines<R> {
         // no newline was found.
         let mut start = 0;
         let mut searched = 0;
+        let mut given = 0usize;
         loop {
             while let Some(i) = memchr::memchr(b'\n', &buf[searched..]) {
                 let end = searched + i;
                 self.give(buf, (start, end), true, &mut each);
                 start = end + 1;
                 searched = start;
+                given += 1;
+                if start >= bytes || given >= lines {
+                    self.carry.extend_from_slice(&buf[start..]);
+                    buf.truncate(start);
+                    return Ok(true);
+                }
             }
             searched = buf.len();
             if self.eof {
@@ -309,16 +323,15 @@ impl<R: Read> BlockLines<R> {
                         too_long: Some(n),
                     },
                 );
+                given += 1;
+                if given >= lines {
+                    // The lines after it, read with its end, start the
+                    // next block.
+                    return Ok(true);
+                }
                 // The lines after it, read with its end.
                 buf.append(&mut self.carry);
                 continue;
-            }
-            // A block holds a line at least, whatever `want` is: a block
-            // with none would be read again and again.
-            if start > 0 && start >= want {
-                self.carry.extend_from_slice(&buf[start..]);
-                buf.truncate(start);
-                return Ok(true);
             }
             // Read straight into the block: a buffered reader hands a read
             // at least as large as its buffer to the file.
@@ -465,9 +478,9 @@ mod tests {
     }
 
     /// What a [`BlockLines`] reading `data` `chunk` bytes at a time, in
-    /// blocks of `want` bytes, gives: each line as a [`LineReader`] item,
-    /// and the offset at the end.
-    fn by_blocks(data: &[u8], chunk: usize, want: usize) -> ReadLines {
+    /// blocks of `want` (bytes, lines), gives: each line as a
+    /// [`LineReader`] item, and the offset at the end.
+    fn by_blocks(data: &[u8], chunk: usize, want: (usize, usize)) -> ReadLines {
         let mut r = BlockLines::new(data, 7);
         r.chunk = chunk;
         let mut buf = Vec::new();
@@ -479,6 +492,14 @@ mod tests {
                     block.push((bytes.to_vec(), l.source, l.terminated, l.too_long, l.span));
                 })
                 .unwrap();
+            // A block holds at most the lines asked for; one that ends
+            // early holds the bytes asked for (or is the last).
+            assert!(block.len() <= want.1.max(1));
+            if more && block.len() < want.1 {
+                // Its last line's end, before a `\r\n` at most.
+                let last = block.last().map_or(0, |l| l.4.1);
+                assert!(last + 2 >= want.0 || block.last().is_some_and(|l| l.3.is_some()));
+            }
             for (bytes, source, terminated, too_long, (a, z)) in block {
                 // The line's bytes are its span of the block.
                 assert_eq!(&buf[a..z], &bytes[..]);
@@ -520,13 +541,15 @@ mod tests {
         for d in data {
             let expected = by_lines(d);
             for chunk in 1..=24 {
-                for want in [0, 1, 2, 5, 9, 17, 1 << 10] {
-                    assert_eq!(
-                        by_blocks(d, chunk, want),
-                        expected,
-                        "{:?} read {chunk} bytes at a time in blocks of {want}",
-                        String::from_utf8_lossy(d)
-                    );
+                for bytes in [0, 1, 2, 5, 9, 17, 1 << 10] {
+                    for lines in [0, 1, 2, 3, 1000] {
+                        assert_eq!(
+                            by_blocks(d, chunk, (bytes, lines)),
+                            expected,
+                            "{:?} read {chunk} bytes at a time in blocks of {bytes} bytes, {lines} lines",
+                            String::from_utf8_lossy(d)
+                        );
+                    }
                 }
             }
         }
@@ -539,14 +562,14 @@ mod tests {
     fn blocks_measure_an_overlong_line_as_a_line_reader_does() {
         let mut data = vec![b'x'; MAX_LINE + 10];
         data.extend_from_slice(b"\n{}\n{\"c\":3}");
-        for chunk in [1 << 16, 3 << 20] {
-            let got = by_blocks(&data, chunk, 1 << 10);
+        for (chunk, lines) in [(1 << 16, 1000), (3 << 20, 1000), (1 << 16, 1)] {
+            let got = by_blocks(&data, chunk, (1 << 10, lines));
             assert_eq!(got, by_lines(&data));
             assert_eq!(got.0[0].3, Some(MAX_LINE as u64 + 10));
             assert_eq!(got.0.len(), 3);
         }
         let unterminated = vec![b'y'; MAX_LINE + 3];
-        let got = by_blocks(&unterminated, 1 << 16, 1 << 10);
+        let got = by_blocks(&unterminated, 1 << 16, (1 << 10, 1000));
         assert_eq!(got, by_lines(&unterminated));
         assert_eq!(got.0[0].3, Some(MAX_LINE as u64 + 3));
     }

@@ -405,9 +405,11 @@ pub(crate) struct LineMeta {
     pub terminated: bool,
 }
 
-/// Bytes of whole lines per batch handed to the parsing threads (a batch
-/// ends with the line that crosses this); small in tests, so that short
-/// journals cross many batches.
+/// Lines per batch handed to the parsing threads, and bytes (a batch ends
+/// with the line that reaches either); small in tests, so that short
+/// journals cross many batches. The lines bound what a batch's results
+/// hold when its lines are short.
+const BATCH_LINES: usize = if cfg!(test) { 16 } else { 8192 };
 const BATCH_BYTES: usize = if cfg!(test) { 1 << 10 } else { 8 << 20 };
 /// Batches with fewer lines are parsed on the reading thread.
 const PARALLEL_MIN_LINES: usize = if cfg!(test) { 4 } else { 256 };
@@ -434,9 +436,10 @@ struct Batch {
 }
 
 impl Batch {
-    /// Reads the next lines of `reader` into the batch, emptied first: at
-    /// least [`BATCH_BYTES`] of them, or to the end. False once the journal
-    /// has no more lines (the batch may still hold some).
+    /// Reads the next lines of `reader` into the batch, emptied first:
+    /// [`BATCH_LINES`] lines or [`BATCH_BYTES`] bytes of them, or to the
+    /// end. False once the journal has no more lines (the batch may still
+    /// hold some).
     ///
     /// # Errors
     /// The reader's I/O errors.
@@ -447,18 +450,22 @@ impl Batch {
         self.slots.clear();
         self.lines_read = 0;
         let (slots, lines_read) = (&mut self.slots, &mut self.lines_read);
-        let more = reader.fill(&mut self.arena, BATCH_BYTES, |bytes, line| {
-            *lines_read += 1;
-            if let Some(n) = line.too_long {
-                slots.push(Slot::TooLong(line.source.position(), n));
-            } else if !lines::is_blank(bytes) {
-                let meta = LineMeta {
-                    source: line.source,
-                    terminated: line.terminated,
-                };
-                slots.push(Slot::Line(line.span.0, line.span.1, meta));
-            }
-        })?;
+        let more = reader.fill(
+            &mut self.arena,
+            (BATCH_BYTES, BATCH_LINES),
+            |bytes, line| {
+                *lines_read += 1;
+                if let Some(n) = line.too_long {
+                    slots.push(Slot::TooLong(line.source.position(), n));
+                } else if !lines::is_blank(bytes) {
+                    let meta = LineMeta {
+                        source: line.source,
+                        terminated: line.terminated,
+                    };
+                    slots.push(Slot::Line(line.span.0, line.span.1, meta));
+                }
+            },
+        )?;
         self.offset = reader.offset();
         Ok(more)
     }
@@ -695,6 +702,28 @@ mod tests {
         // An empty journal and a single line.
         assert_eq!(read_with(b"", true), read_with(b"", false));
         assert_eq!(read_with(b"{}", true), read_with(b"{}", false));
+    }
+
+    /// A batch of short lines holds [`BATCH_LINES`] of them at most: its
+    /// parse results are kept per line, and a batch bounded by bytes alone
+    /// held millions of one-byte lines (a review found 4.4 GB held for a
+    /// journal of 20 million).
+    #[test]
+    fn a_batch_of_short_lines_holds_a_bounded_number() {
+        let text = "1\n".repeat(1000);
+        let mut reader = lines::BlockLines::new(text.as_bytes(), 0);
+        let mut batch = Batch::default();
+        let mut lines = 0;
+        loop {
+            let more = batch.fill(&mut reader).unwrap();
+            assert!(batch.slots.len() <= BATCH_LINES, "{}", batch.slots.len());
+            assert!(batch.lines_read <= BATCH_LINES as u64);
+            lines += batch.lines_read;
+            if !more {
+                break;
+            }
+        }
+        assert_eq!(lines, 1000);
     }
 
     /// A panic while parsing reaches the caller with its own message, not
