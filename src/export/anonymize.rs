@@ -160,42 +160,17 @@ impl Namer for Pseudonyms {
         if self.phrases.is_empty() {
             return s.to_string();
         }
-        let mut out = String::with_capacity(s.len());
-        let mut i = 0;
-        let mut prev: Option<char> = None;
-        while i < s.len() {
-            let rest = &s[i..];
-            let Some(c) = rest.chars().next() else { break };
-            let starts_ok = |o: &str| {
-                // A match that starts with a word character must not follow one.
-                !(o.chars().next().is_some_and(is_word) && prev.is_some_and(is_word))
-            };
+        rewrite(s, |rest, c, prev| {
             // The phrases the rest of the text starts with, longest first
             // (one of each length can): the first not inside a longer word.
-            let hit = self.lengths.get(&c).and_then(|lengths| {
+            self.lengths.get(&c).and_then(|lengths| {
                 lengths.iter().rev().find_map(|&n| {
                     let o = rest.get(..n)?;
                     let r = self.phrases.get(o)?;
-                    let after = rest[n..].chars().next();
-                    let ends_ok =
-                        !(o.chars().last().is_some_and(is_word) && after.is_some_and(is_word));
-                    (starts_ok(o) && ends_ok).then_some((o, r.as_str()))
+                    whole_word(o, prev, rest[n..].chars().next()).then_some((n, r.as_str()))
                 })
-            });
-            match hit {
-                Some((o, r)) => {
-                    out.push_str(r);
-                    prev = o.chars().last();
-                    i += o.len();
-                }
-                None => {
-                    out.push(c);
-                    prev = Some(c);
-                    i += c.len_utf8();
-                }
-            }
-        }
-        out
+            })
+        })
     }
 
     fn value(&mut self, v: &Value) -> Value {
@@ -213,6 +188,44 @@ impl Namer for Pseudonyms {
     fn anonymizes(&self) -> bool {
         true
     }
+}
+
+/// Whether phrase `o`, between the character `prev` before it and
+/// `after` after it, is not part of a longer word: a match that starts
+/// (ends) with a word character must not follow (precede) one.
+fn whole_word(o: &str, prev: Option<char>, after: Option<char>) -> bool {
+    let starts_inside = o.chars().next().is_some_and(is_word) && prev.is_some_and(is_word);
+    let ends_inside = o.chars().last().is_some_and(is_word) && after.is_some_and(is_word);
+    !starts_inside && !ends_inside
+}
+
+/// `s` with each phrase `find` finds replaced, left to right: `find` is
+/// given the rest of the text, its first character and the character
+/// before it, and answers the length in bytes of the phrase the rest
+/// starts with and its replacement; where it finds none, the character is
+/// kept.
+fn rewrite<'p>(
+    s: &str,
+    mut find: impl FnMut(&str, char, Option<char>) -> Option<(usize, &'p str)>,
+) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    let mut prev: Option<char> = None;
+    while let Some(c) = s[i..].chars().next() {
+        match find(&s[i..], c, prev) {
+            Some((n, r)) if n > 0 => {
+                out.push_str(r);
+                prev = s[i..i + n].chars().next_back();
+                i += n;
+            }
+            _ => {
+                out.push(c);
+                prev = Some(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -235,33 +248,16 @@ mod tests {
         for v in by_first.values_mut() {
             v.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
         }
-        let mut out = String::new();
-        let mut i = 0;
-        let mut prev: Option<char> = None;
-        while let Some(c) = s[i..].chars().next() {
-            let rest = &s[i..];
-            let hit = by_first.get(&c).and_then(|cands| {
-                cands.iter().find(|(o, _)| {
-                    let after = rest.get(o.len()..).and_then(|a| a.chars().next());
-                    rest.starts_with(o)
-                        && !(o.chars().next().is_some_and(is_word) && prev.is_some_and(is_word))
-                        && !(o.chars().last().is_some_and(is_word) && after.is_some_and(is_word))
-                })
-            });
-            match hit {
-                Some((o, r)) => {
-                    out.push_str(r);
-                    prev = o.chars().last();
-                    i += o.len();
-                }
-                None => {
-                    out.push(c);
-                    prev = Some(c);
-                    i += c.len_utf8();
-                }
-            }
-        }
-        out
+        rewrite(s, |rest, c, prev| {
+            by_first.get(&c).and_then(|cands| {
+                cands
+                    .iter()
+                    .find(|(o, _)| {
+                        rest.starts_with(o) && whole_word(o, prev, rest[o.len()..].chars().next())
+                    })
+                    .map(|&(o, r)| (o.len(), r))
+            })
+        })
     }
 
     /// Free text is rewritten as going through every phrase rewrote it:
