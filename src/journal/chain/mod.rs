@@ -26,7 +26,7 @@
 
 mod tracker;
 
-pub use tracker::{ChainTracker, GENESIS, LinkInput, RuleParams, SigResult};
+pub use tracker::{ChainTracker, GENESIS, LinkInput, RuleParams, Run, SigResult};
 
 use serde::Serialize;
 use std::fmt;

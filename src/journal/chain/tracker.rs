@@ -41,6 +41,24 @@ pub struct LinkInput<'a> {
     pub sig: SigResult,
 }
 
+/// A run of lines for [`ChainTracker::link_run`], which the caller has
+/// checked against each other.
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'a> {
+    /// How many lines the run has (at least one).
+    pub lines: u64,
+    /// The run's last line (1-based).
+    pub last_line: u32,
+    /// The last line's `seq`.
+    pub last_seq: Option<u64>,
+    /// The last line's stored hash: what the line after the run must link
+    /// to.
+    pub last: &'a [u8],
+    /// The stored hash of the line before the last (the line linked last,
+    /// for a run of one): what the last line linked to.
+    pub before_last: &'a [u8],
+}
+
 /// The genesis `prev_hash` of the native rule (docs/design.md §6), which the
 /// Sallyport rule shares (`AuditLog.genesisPrev`): 64 ASCII zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -419,6 +437,42 @@ impl ChainTracker {
         } else {
             self.unsequenced = true;
         }
+    }
+
+    /// Takes at once a run of `run.lines` chained lines that come right
+    /// after the line linked last and that the caller has checked against
+    /// each other (the native verify checks them on every core, where the
+    /// lines' bytes were just hashed; docs/design.md §9.8): each ends with a
+    /// newline, stores the hash recomputed from it, has no signature to
+    /// check, and links to the stored hash of the line before it (the
+    /// first, to the line linked last, whose stored hash the tracker
+    /// expects), with `seq` one more than that line's, or with no `seq`
+    /// where that line had none either.
+    ///
+    /// [`ChainTracker::link`] would find nothing wrong with such lines, and
+    /// keep of them only their count and the last two: so does this.
+    /// Returns false and takes nothing once the chain has broken (each line
+    /// after a break may settle what the break left pending, so the caller
+    /// links them one by one).
+    pub fn link_run(&mut self, run: Run<'_>) -> bool {
+        if self.failure.is_some() || self.last_line.is_none() || run.lines == 0 {
+            return false;
+        }
+        self.total += run.lines;
+        self.checked += run.lines;
+        let mut before = self.before_last.take().unwrap_or_default();
+        before.clear();
+        before.extend_from_slice(run.before_last);
+        self.before_last = Some(before);
+        self.expected.clear();
+        self.expected.extend_from_slice(run.last);
+        self.last_line = Some(run.last_line);
+        if run.last_seq.is_some() {
+            self.last_seq = run.last_seq;
+        } else {
+            self.unsequenced = true;
+        }
+        true
     }
 
     fn resolve_pending(&mut self, l: &LinkInput<'_>, target: &[u8]) {

@@ -10,6 +10,9 @@
 
 use super::rawhash::{Member, RawLine, raw_scan, raw_scan_prefix};
 use super::{Applier, LinkRef, ParsedLine, parse_line};
+#[cfg(doc)]
+use crate::journal::chain::ChainTracker;
+use crate::journal::chain::Run;
 use crate::journal::fields::FieldResult;
 use crate::journal::lines::{self, MAX_LINE};
 use crate::journal::{JournalError, LineMeta, ReadCtx, too_long_message};
@@ -74,6 +77,13 @@ enum Item {
         seq: Option<u64>,
         records: u64,
         terminated: bool,
+        /// Whether the line joins a run the chain tracker can take at once
+        /// ([`ChainTracker::link_run`]): it and the item before it in its
+        /// piece are such lines, each storing its recomputed hash and
+        /// ending with a newline, and it links to that line's stored hash
+        /// with the next `seq` (or without `seq`, as that line). Found
+        /// where the lines were just hashed; set by [`mark_runs`].
+        follows: bool,
     },
     /// Parsed as a load parses it; `at` is the range of the bytes parsed
     /// in the block.
@@ -335,6 +345,40 @@ fn check_piece(
         ));
         start = next;
     }
+    mark_runs(data, items);
+}
+
+/// Sets [`Item::Raw`]'s `follows` on the items of one piece.
+fn mark_runs(data: &[u8], items: &mut [Item]) {
+    // The stored hash and seq of the item before, when it is a line that
+    // stores its recomputed hash and ends with a newline.
+    let mut before: Option<((usize, usize), Option<u64>)> = None;
+    for item in items {
+        let Item::Raw {
+            prev,
+            stored,
+            matches,
+            seq,
+            terminated,
+            follows,
+            ..
+        } = item
+        else {
+            before = None;
+            continue;
+        };
+        let sound = *matches && *terminated;
+        *follows = sound
+            && before.is_some_and(|(b, bseq)| {
+                let next_seq = match (bseq, *seq) {
+                    (Some(b), Some(s)) => b.checked_add(1) == Some(s),
+                    (None, None) => true,
+                    _ => false,
+                };
+                next_seq && data[prev.0..prev.1] == data[b.0..b.1]
+            });
+        before = sound.then_some((*stored, *seq));
+    }
 }
 
 /// What the scan from a line's start found.
@@ -465,10 +509,14 @@ fn raw_item(
         seq,
         records,
         terminated,
+        follows: false,
     })
 }
 
 /// Feeds a checked block to the context and the chain, in line order.
+/// Lines marked `follows` while the chain is intact are given to the
+/// tracker as runs ([`ChainTracker::link_run`]): this thread, to which the
+/// block's bytes are cold, reads only each run's last two hashes.
 fn apply_block(
     ctx: &mut ReadCtx<'_>,
     ap: &mut Applier,
@@ -477,52 +525,111 @@ fn apply_block(
     items: &mut [Vec<Item>],
 ) {
     let data = block.data();
+    let mut run = RunSoFar::default();
     // Drained, so that the lists keep their room for the next block.
-    for item in items.iter_mut().flat_map(|v| v.drain(..)) {
-        *no = no.saturating_add(1);
-        let no = *no;
-        ctx.count_line();
-        match item {
-            Item::Blank => {}
-            Item::TooLong(n) => ctx.bad_line(no, too_long_message(n)),
-            Item::Raw {
-                prev,
-                stored,
-                digest,
-                matches,
-                seq,
-                records,
-                terminated,
-            } => {
-                // The hash as recomputed is the stored one when they match
-                // (compared on the pool); written out only when not.
-                let hex = (!matches).then(|| hex_digest(&digest));
-                let stored = &data[stored.0..stored.1];
-                ap.link(
-                    ctx,
-                    no,
-                    terminated,
-                    true,
-                    LinkRef::Hashed {
-                        prev: &data[prev.0..prev.1],
-                        stored,
-                        computed: hex.as_ref().map_or(stored, |h| &h[..]),
-                        seq,
-                    },
-                    &[],
-                );
-                ctx.count_unbuilt(records);
+    for list in items.iter_mut() {
+        for item in list.drain(..) {
+            *no = no.saturating_add(1);
+            let no = *no;
+            ctx.count_line();
+            match item {
+                Item::Raw {
+                    stored,
+                    seq,
+                    records,
+                    follows: true,
+                    ..
+                } if run.lines > 0 || ap.intact() => {
+                    run.lines += 1;
+                    run.before_last = run.last;
+                    run.last = (no, seq, stored);
+                    ctx.count_unbuilt(records);
+                    continue;
+                }
+                _ => {}
             }
-            Item::Parsed {
-                terminated,
-                at: (a, z),
-                line,
-            } => {
-                if let Err(e) = ap.parsed(ctx, no, terminated, &data[a..z], *line) {
-                    ctx.bad_line(no, e);
+            run.flush(ap, data);
+            match item {
+                Item::Blank => {}
+                Item::TooLong(n) => ctx.bad_line(no, too_long_message(n)),
+                Item::Raw {
+                    prev,
+                    stored,
+                    digest,
+                    matches,
+                    seq,
+                    records,
+                    terminated,
+                    follows: _,
+                } => {
+                    // The hash as recomputed is the stored one when they
+                    // match (compared on the pool); written out only when
+                    // not.
+                    let hex = (!matches).then(|| hex_digest(&digest));
+                    let stored_hash = &data[stored.0..stored.1];
+                    ap.link(
+                        ctx,
+                        no,
+                        terminated,
+                        true,
+                        LinkRef::Hashed {
+                            prev: &data[prev.0..prev.1],
+                            stored: stored_hash,
+                            computed: hex.as_ref().map_or(stored_hash, |h| &h[..]),
+                            seq,
+                        },
+                        &[],
+                    );
+                    ctx.count_unbuilt(records);
+                    run.last = (no, seq, stored);
+                }
+                Item::Parsed {
+                    terminated,
+                    at: (a, z),
+                    line,
+                } => {
+                    if let Err(e) = ap.parsed(ctx, no, terminated, &data[a..z], *line) {
+                        ctx.bad_line(no, e);
+                    }
                 }
             }
         }
+        // A run ends with its piece: the next piece's first line is
+        // linked alone.
+        run.flush(ap, data);
+    }
+}
+
+/// The run of `follows` lines being gathered by [`apply_block`], and the
+/// last line linked (which the run's first line follows).
+#[derive(Default)]
+struct RunSoFar {
+    lines: u64,
+    /// The last line: its number, seq and stored hash's range.
+    last: (u32, Option<u64>, (usize, usize)),
+    /// The line before it, the same way.
+    before_last: (u32, Option<u64>, (usize, usize)),
+}
+
+impl RunSoFar {
+    /// Gives the run gathered so far to the tracker.
+    fn flush(&mut self, ap: &mut Applier, data: &[u8]) {
+        if self.lines == 0 {
+            return;
+        }
+        let (last_line, last_seq, last) = self.last;
+        let before_last = self.before_last.2;
+        let took = ap.link_run(Run {
+            lines: self.lines,
+            last_line,
+            last_seq,
+            last: &data[last.0..last.1],
+            before_last: &data[before_last.0..before_last.1],
+        });
+        // A run is gathered only while the chain is intact, and nothing
+        // reaches the tracker while it is.
+        debug_assert!(took, "a run gathered while the chain was intact");
+        self.lines = 0;
     }
 }
 

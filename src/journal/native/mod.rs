@@ -167,6 +167,18 @@ impl Applier {
         }
     }
 
+    /// Whether the chain has started and not broken: lines that follow
+    /// each other can then be taken as a run.
+    fn intact(&self) -> bool {
+        self.chain.as_ref().is_some_and(|t| !t.broken())
+    }
+
+    /// A run of chained lines checked against each other
+    /// ([`ChainTracker::link_run`]); false when the tracker takes none.
+    fn link_run(&mut self, run: crate::journal::chain::Run<'_>) -> bool {
+        self.chain.as_mut().is_some_and(|t| t.link_run(run))
+    }
+
     /// A line that was read as an object: `has_hash` when it carries
     /// `hash` (a journal is chained from its first such line on).
     fn link(

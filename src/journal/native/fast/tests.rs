@@ -474,3 +474,117 @@ fn written_lines_take_the_fast_way() {
         }
     }
 }
+
+/// Short chained lines, many to a piece, so that the tracker takes most of
+/// them as runs: `seqs[i]` is line i's `seq` (`None`: the line has none),
+/// `fork_at` inserts, before line i, a second line linked to the same line
+/// as line i, and `rewrite_at` rewrites line i with a hash recomputed for
+/// what it then says (the line after it links to the hash it had).
+fn short_lines(seqs: &[Option<u64>], fork_at: Option<usize>, rewrite_at: Option<usize>) -> Vec<u8> {
+    let mut w = NativeChainWriter::new(Vec::new());
+    let mut out = Vec::new();
+    for (i, seq) in seqs.iter().enumerate() {
+        let mut o = serde_json::Map::new();
+        o.insert("kind".into(), json!("event"));
+        o.insert("at".into(), json!("2026-07-22T14:03:18Z"));
+        o.insert("execution_id".into(), json!(format!("act_{i}")));
+        o.insert("event".into(), json!("delivered"));
+        if let Some(s) = seq {
+            o.insert("seq".into(), json!(s));
+        }
+        if fork_at == Some(i) {
+            let head = w.head().to_string();
+            let mut fork = o.clone();
+            fork.insert("fork".into(), json!(true));
+            let mut line = fork.clone();
+            line.insert(
+                "hash".into(),
+                json!(crate::journal::native_chain_hash(&head, &fork)),
+            );
+            line.insert("prev_hash".into(), json!(head));
+            out.push(serde_json::to_vec(&line).unwrap());
+        }
+        if rewrite_at == Some(i) {
+            let head = w.head().to_string();
+            let _ = w.append(o.clone()).unwrap();
+            o.insert("execution_id".into(), json!("act_rewritten"));
+            let mut line = o.clone();
+            line.insert(
+                "hash".into(),
+                json!(crate::journal::native_chain_hash(&head, &o)),
+            );
+            line.insert("prev_hash".into(), json!(head));
+            out.push(serde_json::to_vec(&line).unwrap());
+            continue;
+        }
+        out.push(w.append(o).unwrap().into_bytes());
+    }
+    joined(&out, true)
+}
+
+/// Lines the tracker takes as runs (linked to the line before, with the
+/// next `seq`) report as the full read reports them, whatever breaks the
+/// chain at any place in a piece: a fork, a line edited, a line rewritten
+/// with its hash recomputed, a `seq` that skips, repeats or goes missing while the
+/// hashes link.
+#[test]
+fn runs_of_linked_lines_read_alike() {
+    let n = 40u64;
+    let counted: Vec<Option<u64>> = (1..=n).map(Some).collect();
+    let whole = same_bytes("short lines", short_lines(&counted, None, None));
+    assert!(whole.contains("Intact"), "{whole}");
+    // Line 0 is the genesis line; every later place, across pieces.
+    for at in 1..n as usize - 1 {
+        let forked = same_bytes(
+            &format!("fork at {at}"),
+            short_lines(&counted, Some(at), None),
+        );
+        assert!(forked.contains("InsertedLine"), "{forked}");
+        let rewritten = same_bytes(
+            &format!("rewritten at {at}"),
+            short_lines(&counted, None, Some(at)),
+        );
+        assert!(rewritten.contains("BrokenLink"), "{rewritten}");
+        let edited: Vec<u8> = String::from_utf8_lossy(&short_lines(&counted, None, None))
+            .replacen(&format!("act_{at}\""), &format!("act_{at}x\""), 1)
+            .into_bytes();
+        let edited = same_bytes(&format!("edited at {at}"), edited);
+        assert!(edited.contains("ChangedLine"), "{edited}");
+        let mut skips = counted.clone();
+        for s in &mut skips[at..] {
+            *s = s.map(|s| s + 1);
+        }
+        let gap = same_bytes(
+            &format!("seq skips at {at}"),
+            short_lines(&skips, None, None),
+        );
+        assert!(gap.contains("SeqGap"), "{gap}");
+        let mut repeats = counted.clone();
+        for s in &mut repeats[at..] {
+            *s = s.map(|s| s - 1);
+        }
+        same_bytes(
+            &format!("seq repeats at {at}"),
+            short_lines(&repeats, None, None),
+        );
+        let mut none = counted.clone();
+        none[at] = None;
+        same_bytes(&format!("no seq at {at}"), short_lines(&none, None, None));
+        // Lines without seq, then a line deleted after them: the message
+        // says one without seq may have been.
+        let mut unsequenced = counted.clone();
+        for s in &mut unsequenced[at..(at + 3).min(n as usize)] {
+            *s = None;
+        }
+        let mut lines: Vec<Vec<u8>> = short_lines(&unsequenced, None, None)
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect();
+        lines.remove((at + 4).min(n as usize - 1));
+        same_bytes(
+            &format!("deleted after unsequenced at {at}"),
+            joined(&lines, true),
+        );
+    }
+}
