@@ -525,14 +525,13 @@ fn apply_block(
     items: &mut [Vec<Item>],
 ) {
     let data = block.data();
-    let mut run = RunSoFar::default();
-    // Drained, so that the lists keep their room for the next block.
     for list in items.iter_mut() {
-        for item in list.drain(..) {
+        let mut run = RunSoFar::default();
+        for k in 0..list.len() {
             *no = no.saturating_add(1);
             let no = *no;
             ctx.count_line();
-            match item {
+            match list[k] {
                 Item::Raw {
                     stored,
                     seq,
@@ -540,6 +539,9 @@ fn apply_block(
                     follows: true,
                     ..
                 } if run.lines > 0 || ap.intact() => {
+                    if run.lines == 0 {
+                        run.first = (k, no);
+                    }
                     run.lines += 1;
                     run.before_last = run.last;
                     run.last = (no, seq, stored);
@@ -548,38 +550,19 @@ fn apply_block(
                 }
                 _ => {}
             }
-            run.flush(ap, data);
-            match item {
+            run.flush(ctx, ap, data, list);
+            // Taken, not copied (a parsed line holds its records); the
+            // list is cleared below, keeping its room for the next block.
+            match std::mem::replace(&mut list[k], Item::Blank) {
                 Item::Blank => {}
                 Item::TooLong(n) => ctx.bad_line(no, too_long_message(n)),
-                Item::Raw {
-                    prev,
-                    stored,
-                    digest,
-                    matches,
-                    seq,
+                raw @ Item::Raw {
                     records,
-                    terminated,
-                    follows: _,
+                    stored,
+                    seq,
+                    ..
                 } => {
-                    // The hash as recomputed is the stored one when they
-                    // match (compared on the pool); written out only when
-                    // not.
-                    let hex = (!matches).then(|| hex_digest(&digest));
-                    let stored_hash = &data[stored.0..stored.1];
-                    ap.link(
-                        ctx,
-                        no,
-                        terminated,
-                        true,
-                        LinkRef::Hashed {
-                            prev: &data[prev.0..prev.1],
-                            stored: stored_hash,
-                            computed: hex.as_ref().map_or(stored_hash, |h| &h[..]),
-                            seq,
-                        },
-                        &[],
-                    );
+                    link_alone(ctx, ap, data, no, &raw);
                     ctx.count_unbuilt(records);
                     run.last = (no, seq, stored);
                 }
@@ -596,15 +579,53 @@ fn apply_block(
         }
         // A run ends with its piece: the next piece's first line is
         // linked alone.
-        run.flush(ap, data);
+        run.flush(ctx, ap, data, list);
+        list.clear();
     }
 }
 
-/// The run of `follows` lines being gathered by [`apply_block`], and the
-/// last line linked (which the run's first line follows).
+/// Links one [`Item::Raw`] line, numbered `no`, by itself.
+fn link_alone(ctx: &mut ReadCtx<'_>, ap: &mut Applier, data: &[u8], no: u32, item: &Item) {
+    let Item::Raw {
+        prev,
+        stored,
+        digest,
+        matches,
+        seq,
+        terminated,
+        ..
+    } = *item
+    else {
+        return;
+    };
+    // The hash as recomputed is the stored one when they match (compared
+    // on the pool); written out only when not.
+    let hex = (!matches).then(|| hex_digest(&digest));
+    let stored = &data[stored.0..stored.1];
+    ap.link(
+        ctx,
+        no,
+        terminated,
+        true,
+        LinkRef::Hashed {
+            prev: &data[prev.0..prev.1],
+            stored,
+            computed: hex.as_ref().map_or(stored, |h| &h[..]),
+            seq,
+        },
+        &[],
+    );
+}
+
+/// The run of `follows` lines being gathered by [`apply_block`] in one
+/// piece's items, and the last line linked (which the run's first line
+/// follows).
 #[derive(Default)]
 struct RunSoFar {
     lines: u64,
+    /// Where the run starts in the piece's items, and its first line's
+    /// number.
+    first: (usize, u32),
     /// The last line: its number, seq and stored hash's range.
     last: (u32, Option<u64>, (usize, usize)),
     /// The line before it, the same way.
@@ -612,8 +633,9 @@ struct RunSoFar {
 }
 
 impl RunSoFar {
-    /// Gives the run gathered so far to the tracker.
-    fn flush(&mut self, ap: &mut Applier, data: &[u8]) {
+    /// Gives the run gathered so far, whose items are in `items`, to the
+    /// tracker.
+    fn flush(&mut self, ctx: &mut ReadCtx<'_>, ap: &mut Applier, data: &[u8], items: &[Item]) {
         if self.lines == 0 {
             return;
         }
@@ -626,9 +648,19 @@ impl RunSoFar {
             last: &data[last.0..last.1],
             before_last: &data[before_last.0..before_last.1],
         });
-        // A run is gathered only while the chain is intact, and nothing
-        // reaches the tracker while it is.
-        debug_assert!(took, "a run gathered while the chain was intact");
+        if !took {
+            // A run is gathered only while the chain is intact, and nothing
+            // reaches the tracker while it is: never refused. Were it, its
+            // lines would still be linked, each alone.
+            let (k, first_line) = self.first;
+            let run = items
+                .iter()
+                .skip(k)
+                .take_while(|i| matches!(i, Item::Raw { .. }));
+            for (n, item) in (first_line..=last_line).zip(run) {
+                link_alone(ctx, ap, data, n, item);
+            }
+        }
         self.lines = 0;
     }
 }

@@ -588,3 +588,51 @@ fn runs_of_linked_lines_read_alike() {
         );
     }
 }
+
+/// A run the tracker refuses is not lost: its lines are linked one by one.
+/// (A run is gathered only while the chain is intact, so the tracker never
+/// refuses one on the way through [`super::apply_block`]; a chain not
+/// started yet refuses any.)
+#[test]
+fn a_refused_run_is_linked_line_by_line() {
+    use crate::journal::{ChainKeys, Format, ReadCtx};
+    let counted: Vec<Option<u64>> = (1..=4).map(Some).collect();
+    let data = short_lines(&counted, None, None);
+    let mut items = Vec::new();
+    super::check_piece(&data, (0, data.len()), false, 0, &mut items);
+    let follows: Vec<bool> = items
+        .iter()
+        .map(|i| matches!(i, super::Item::Raw { follows: true, .. }))
+        .collect();
+    assert_eq!(follows, [false, true, true, true]);
+    let source = JournalSource::memory("t.jsonl", data.clone());
+    let keys = ChainKeys::default();
+    let mut sink = |_| {};
+    let mut progress = |_| {};
+    let mut ctx = ReadCtx::new(
+        0,
+        &source,
+        "t".into(),
+        Format::Native,
+        (&mut sink, &mut progress),
+        &keys,
+        Vec::new(),
+    );
+    let mut ap = super::Applier::default();
+    // Lines 1 to 4 as one run, before any line was linked.
+    let stored = |i: usize| match items[i] {
+        super::Item::Raw { stored, .. } => stored,
+        _ => (0, 0),
+    };
+    let mut run = super::RunSoFar {
+        lines: 4,
+        first: (0, 1),
+        last: (4, Some(4), stored(3)),
+        before_last: (3, Some(3), stored(2)),
+    };
+    run.flush(&mut ctx, &mut ap, &data, &items);
+    assert_eq!(run.lines, 0);
+    let chain = ap.chain.take().expect("the lines were linked");
+    assert_eq!(chain.lines(), 4);
+    assert!(chain.finish().is_intact());
+}
