@@ -442,7 +442,7 @@ impl ChainTracker {
     /// Takes at once a run of `run.lines` chained lines that come right
     /// after the line linked last and that the caller has checked against
     /// each other (the native verify checks them on every core, where the
-    /// lines' bytes were just hashed; docs/design.md §9.8): each ends with a
+    /// lines' bytes were just hashed; docs/design.md §6.8): each ends with a
     /// newline, stores the hash recomputed from it, has no signature to
     /// check, and links to the stored hash of the line before it (the
     /// first, to the line linked last, whose stored hash the tracker

@@ -543,7 +543,7 @@ fn apply_block(
                         run.first = (k, no);
                     }
                     run.lines += 1;
-                    run.before_last = run.last;
+                    run.before_last = run.last.2;
                     run.last = (no, seq, stored);
                     ctx.count_unbuilt(records);
                     continue;
@@ -628,8 +628,8 @@ struct RunSoFar {
     first: (usize, u32),
     /// The last line: its number, seq and stored hash's range.
     last: (u32, Option<u64>, (usize, usize)),
-    /// The line before it, the same way.
-    before_last: (u32, Option<u64>, (usize, usize)),
+    /// The stored hash's range of the line before it.
+    before_last: (usize, usize),
 }
 
 impl RunSoFar {
@@ -640,7 +640,7 @@ impl RunSoFar {
             return;
         }
         let (last_line, last_seq, last) = self.last;
-        let before_last = self.before_last.2;
+        let before_last = self.before_last;
         let took = ap.link_run(Run {
             lines: self.lines,
             last_line,

@@ -267,16 +267,9 @@ fn generated_journals_read_alike_either_way() {
         if i == 4 {
             let mut alt = NativeChainWriter::new(Vec::new());
             let _ = alt.append(serde_json::Map::new());
-            let head = w.head().to_string();
             let mut o2 = o.clone();
             o2.insert("fork".into(), json!(true));
-            let mut line: serde_json::Map<String, Value> = o2.clone();
-            line.insert(
-                "hash".into(),
-                json!(crate::journal::native_chain_hash(&head, &o2)),
-            );
-            line.insert("prev_hash".into(), json!(head));
-            forked.push(serde_json::to_vec(&line).unwrap());
+            forked.push(linked_to(w.head(), &o2));
         }
         forked.push(w.append(o).unwrap().into_bytes());
     }
@@ -475,6 +468,19 @@ fn written_lines_take_the_fast_way() {
     }
 }
 
+/// The line of `record` linked to `head` with its hash computed, as a
+/// writer would write it after the line whose hash is `head`; the writer
+/// itself is not moved on (a fork, or a line rewritten in place).
+fn linked_to(head: &str, record: &serde_json::Map<String, Value>) -> Vec<u8> {
+    let mut line = record.clone();
+    line.insert(
+        "hash".into(),
+        json!(crate::journal::native_chain_hash(head, record)),
+    );
+    line.insert("prev_hash".into(), json!(head));
+    serde_json::to_vec(&line).unwrap()
+}
+
 /// Short chained lines, many to a piece, so that the tracker takes most of
 /// them as runs: `seqs[i]` is line i's `seq` (`None`: the line has none),
 /// `fork_at` inserts, before line i, a second line linked to the same line
@@ -493,28 +499,15 @@ fn short_lines(seqs: &[Option<u64>], fork_at: Option<usize>, rewrite_at: Option<
             o.insert("seq".into(), json!(s));
         }
         if fork_at == Some(i) {
-            let head = w.head().to_string();
             let mut fork = o.clone();
             fork.insert("fork".into(), json!(true));
-            let mut line = fork.clone();
-            line.insert(
-                "hash".into(),
-                json!(crate::journal::native_chain_hash(&head, &fork)),
-            );
-            line.insert("prev_hash".into(), json!(head));
-            out.push(serde_json::to_vec(&line).unwrap());
+            out.push(linked_to(w.head(), &fork));
         }
         if rewrite_at == Some(i) {
             let head = w.head().to_string();
             let _ = w.append(o.clone()).unwrap();
             o.insert("execution_id".into(), json!("act_rewritten"));
-            let mut line = o.clone();
-            line.insert(
-                "hash".into(),
-                json!(crate::journal::native_chain_hash(&head, &o)),
-            );
-            line.insert("prev_hash".into(), json!(head));
-            out.push(serde_json::to_vec(&line).unwrap());
+            out.push(linked_to(&head, &o));
             continue;
         }
         out.push(w.append(o).unwrap().into_bytes());
@@ -595,7 +588,6 @@ fn runs_of_linked_lines_read_alike() {
 /// started yet refuses any.)
 #[test]
 fn a_refused_run_is_linked_line_by_line() {
-    use crate::journal::{ChainKeys, Format, ReadCtx};
     let counted: Vec<Option<u64>> = (1..=4).map(Some).collect();
     let data = short_lines(&counted, None, None);
     let mut items = Vec::new();
@@ -605,19 +597,6 @@ fn a_refused_run_is_linked_line_by_line() {
         .map(|i| matches!(i, super::Item::Raw { follows: true, .. }))
         .collect();
     assert_eq!(follows, [false, true, true, true]);
-    let source = JournalSource::memory("t.jsonl", data.clone());
-    let keys = ChainKeys::default();
-    let mut sink = |_| {};
-    let mut progress = |_| {};
-    let mut ctx = ReadCtx::new(
-        0,
-        &source,
-        "t".into(),
-        Format::Native,
-        (&mut sink, &mut progress),
-        &keys,
-        Vec::new(),
-    );
     let mut ap = super::Applier::default();
     // Lines 1 to 4 as one run, before any line was linked.
     let stored = |i: usize| match items[i] {
@@ -628,9 +607,9 @@ fn a_refused_run_is_linked_line_by_line() {
         lines: 4,
         first: (0, 1),
         last: (4, Some(4), stored(3)),
-        before_last: (3, Some(3), stored(2)),
+        before_last: stored(2),
     };
-    run.flush(&mut ctx, &mut ap, &data, &items);
+    crate::journal::read::with_test_ctx(|ctx| run.flush(ctx, &mut ap, &data, &items));
     assert_eq!(run.lines, 0);
     let chain = ap.chain.take().expect("the lines were linked");
     assert_eq!(chain.lines(), 4);
