@@ -386,12 +386,18 @@ const UNKEYED_NOTE: &str = "secret fields were redacted without a key (no --key-
 
 /// Analyses a model: groups executions by intent and judges each group.
 pub fn analyze(model: &Model, journals: &dyn JournalCaps, config: &Config) -> Analysis {
-    whole(model, journals, config).0
+    whole(model, journals, config, false).0
 }
 
 /// [`analyze`], with what following the model needs of the way
-/// ([`carry::Parts`]).
-fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysis, carry::Parts) {
+/// ([`carry::Parts`]); without `follow`, the parts' near-duplicate entries
+/// are left empty (the rest is small).
+fn whole(
+    model: &Model,
+    journals: &dyn JournalCaps,
+    config: &Config,
+    follow: bool,
+) -> (Analysis, carry::Parts) {
     let mut notes = Vec::new();
     let lifecycles = lifecycles(model, &config.resolutions, &mut notes);
     let unconfigured = ToolContract::unconfigured();
@@ -435,7 +441,7 @@ fn whole(model: &Model, journals: &dyn JournalCaps, config: &Config) -> (Analysi
     }
     drift_findings(&drift, &mut groups);
     default_drift_findings(model, config, &mut groups);
-    let near = near::near_duplicate_findings(model, config, &mut groups);
+    let near = near::near_duplicate_findings(model, config, &mut groups, follow);
     jsonrpc_findings(model, &lifecycles, &execution_group, &mut groups);
     for g in &mut groups {
         g.findings

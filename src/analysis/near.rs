@@ -179,7 +179,7 @@ fn projections(head: &[&str], args: &Map<String, Value>) -> Vec<(Digest16, Diges
 /// are (class digest, group, value digest); one sort, then at most
 /// `MAX_CLASS - 1` pairs per entry, so the pairs are linear in the entries
 /// whatever the buckets hold (docs/design.md §5.13).
-fn candidates(mut entries: Vec<(Digest16, usize, Digest16)>) -> Vec<(usize, usize)> {
+fn candidates(mut entries: Vec<(Digest16, u32, Digest16)>) -> Vec<(usize, usize)> {
     entries.par_sort_unstable();
     let mut out = Vec::new();
     for class in entries.chunk_by(|a, b| a.0 == b.0) {
@@ -192,7 +192,7 @@ fn candidates(mut entries: Vec<(Digest16, usize, Digest16)>) -> Vec<(usize, usiz
                 class[n + 1..]
                     .iter()
                     .filter(|&&(_, b, vb)| vb != va && b != a)
-                    .map(|&(_, b, _)| (a, b)),
+                    .map(|&(_, b, _)| (a as usize, b as usize)),
             );
         }
     }
@@ -203,21 +203,30 @@ fn candidates(mut entries: Vec<(Digest16, usize, Digest16)>) -> Vec<(usize, usiz
 /// a `near_duplicate` finding naming the other group, its verdict and the
 /// field (docs/design.md §5.13). Never changes a verdict.
 ///
-/// Returns every group's entries ([`entries_of`]), for a follower to keep.
+/// With `keep`, returns every group's entries ([`entries_of`]), for a
+/// follower to keep; without, an empty list (they are dropped as soon as
+/// they are gathered: a journal's groups have several each). Groups are
+/// counted in 32 bits, as [`crate::model::GroupIdx`] counts them.
 pub(super) fn near_duplicate_findings(
     model: &Model,
     config: &Config,
     groups: &mut [Group],
+    keep: bool,
 ) -> Vec<Vec<(Digest16, Digest16)>> {
     // (class digest, group, value digest): one entry per group and
-    // top-level argument.
-    let per_group: Vec<Vec<(Digest16, Digest16)>> = groups
+    // top-level argument, gathered into a list of the exact length.
+    let mut per_group: Vec<Vec<(Digest16, Digest16)>> = groups
         .par_iter()
         .map(|g| entries_of(model, config, g))
         .collect();
-    let mut entries: Vec<(Digest16, usize, Digest16)> = Vec::new();
+    let mut entries: Vec<(Digest16, u32, Digest16)> =
+        Vec::with_capacity(per_group.iter().map(Vec::len).sum());
     for (i, e) in per_group.iter().enumerate() {
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
         entries.extend(e.iter().map(|&(class, value)| (class, i, value)));
+    }
+    if !keep {
+        per_group = Vec::new();
     }
     let mut links: Vec<(usize, usize, String)> = Vec::new();
     for (a, b) in candidates(entries) {
@@ -468,7 +477,7 @@ mod tests {
             entries.extend(
                 projections(&[head], &args)
                     .into_iter()
-                    .map(|(c, v)| (c, i, v)),
+                    .map(|(c, v)| (c, i as u32, v)),
             );
         }
         let mut p: Vec<_> = candidates(entries)

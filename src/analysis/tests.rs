@@ -888,13 +888,9 @@ fn near_links(inv: &Investigation) -> Vec<(String, String, String)> {
     out
 }
 
-/// docs/design.md §5.13: groups of one tool, actor and scope whose
-/// arguments differ in exactly one field are linked, both ways, naming the
-/// field; the verdicts do not move. (The first create_pull_request of a
-/// real gateway log, whose body a retry rewrote, once stood apart as a
-/// clean group of its own.)
-#[test]
-fn groups_one_argument_field_apart_are_linked() {
+/// Calls of one tool, actor and scope, some one argument apart, some not
+/// (what [`groups_one_argument_field_apart_are_linked`] links).
+fn near_duplicate_calls() -> Vec<String> {
     let mut seq = 1;
     let mut l = vec![session("s1", 1)];
     l.extend(call_with(
@@ -978,6 +974,17 @@ fn groups_one_argument_field_apart_are_linked() {
         "read",
         r#"{"p":"b"}"#,
     ));
+    l
+}
+
+/// docs/design.md §5.13: groups of one tool, actor and scope whose
+/// arguments differ in exactly one field are linked, both ways, naming the
+/// field; the verdicts do not move. (The first create_pull_request of a
+/// real gateway log, whose body a retry rewrote, once stood apart as a
+/// clean group of its own.)
+#[test]
+fn groups_one_argument_field_apart_are_linked() {
+    let l = near_duplicate_calls();
     let inv = investigate(&l, vec![]);
     assert_eq!(
         near_links(&inv),
@@ -1029,6 +1036,33 @@ fn groups_one_argument_field_apart_are_linked() {
             .iter()
             .all(|g| g.verdict == Verdict::Clean)
     );
+}
+
+/// Analysis to follow keeps each draft's near-duplicate entries for the
+/// follower; analysis alone drops them as soon as the links are found,
+/// and both find the same groups and links.
+#[test]
+fn near_duplicate_entries_are_kept_only_to_follow() {
+    let lines = near_duplicate_calls();
+    let inv = investigate(&lines, vec![]);
+    let config = Config {
+        contracts: Contracts::parse(CONTRACTS, "test").unwrap(),
+        key: FingerprintKey::none(),
+        resolutions: vec![],
+    };
+    let (alone, parts) = whole(&inv.model, &inv.journals, &config, false);
+    assert!(parts.near.is_empty());
+    let (followed, parts) = whole(&inv.model, &inv.journals, &config, true);
+    assert_eq!(alone.groups, followed.groups);
+    assert_eq!(alone.groups, inv.analysis.groups);
+    assert!(!near_links(&inv).is_empty());
+    // Each draft's entries, the draft at each rank given by `order`.
+    assert_eq!(parts.near.len(), followed.groups.len());
+    for (rank, &draft) in parts.order.iter().enumerate() {
+        let want = near::entries_of(&inv.model, &config, &followed.groups[rank]);
+        assert_eq!(parts.near[draft], want, "group at rank {rank}");
+    }
+    assert!(parts.near.iter().any(|e| !e.is_empty()));
 }
 
 /// Outside the attach window, or in a sweep over one argument (more than

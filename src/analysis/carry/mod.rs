@@ -140,7 +140,7 @@ pub struct Grown<'a> {
 /// [`super::analyze`], keeping what [`reanalyze`] needs to follow the model
 /// as it grows.
 pub fn analyze_followed(model: &Model, journals: &dyn JournalCaps, config: &Config) -> Analysis {
-    let (mut a, parts) = super::whole(model, journals, config);
+    let (mut a, parts) = super::whole(model, journals, config, true);
     let carry = Carry::of(model, config, &a, parts);
     a.carried = Carried(carry.map(Box::new));
     a
