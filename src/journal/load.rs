@@ -231,7 +231,6 @@ pub fn load_with(
     }
     let total_size = sources.iter().map(JournalSource::size).sum::<Option<u64>>();
     let identities = unique_identities(&sources)?;
-    let mut builder = ModelBuilder::new();
     let mut loaded = Vec::with_capacity(sources.len());
     let mut done_bytes = 0u64;
     // Formats first: a reader may depend on what is loaded with it (an
@@ -243,38 +242,131 @@ pub fn load_with(
             None => detect(s).map(|f| (f, true)),
         })
         .collect::<Result<_, _>>()?;
-    for (i, source) in sources.into_iter().enumerate() {
-        let id = JournalId::try_from(i).unwrap_or(JournalId::MAX);
-        let companions: Vec<Format> = formats
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| k != i)
-            .map(|(_, f)| f.0)
-            .collect();
-        let size = source.size().unwrap_or(0);
-        let mut sink = |r: Record| builder.push(r);
-        let mut prog = |bytes: u64| {
-            progress(Progress {
-                journal: id,
-                bytes,
-                total_bytes: done_bytes + bytes,
-                total_size,
-            })
-        };
-        let j = read_one(
-            id,
-            source,
-            identities[i].clone(),
-            formats[i],
-            companions,
-            opts,
-            (&mut sink, false),
-            &mut prog,
-        )?;
-        done_bytes += size;
-        loaded.push(j);
-    }
+    let builder = Building::run(|sink| {
+        for (i, source) in sources.into_iter().enumerate() {
+            let id = JournalId::try_from(i).unwrap_or(JournalId::MAX);
+            let companions: Vec<Format> = formats
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != i)
+                .map(|(_, f)| f.0)
+                .collect();
+            let size = source.size().unwrap_or(0);
+            let mut prog = |bytes: u64| {
+                progress(Progress {
+                    journal: id,
+                    bytes,
+                    total_bytes: done_bytes + bytes,
+                    total_size,
+                })
+            };
+            let j = read_one(
+                id,
+                source,
+                identities[i].clone(),
+                formats[i],
+                companions,
+                opts,
+                (&mut |r: Record| sink.push(r), false),
+                &mut prog,
+            )?;
+            done_bytes += size;
+            loaded.push(j);
+        }
+        Ok(())
+    })?;
     Ok((loaded, builder.finish()))
+}
+
+/// The model built on a thread of its own while the journals are read:
+/// the thread that reads a journal in order (links its chain, emits its
+/// records) hands the records over in chunks of [`Building::CHUNK`], and
+/// the building thread pushes them into the [`ModelBuilder`] in the order
+/// they were emitted. Reading and building were one thread's work, which
+/// bounded the load (docs/design.md §9.9).
+struct Building {
+    /// Records emitted and not yet handed over.
+    chunk: Vec<Record>,
+    /// To the building thread; `None` once it has stopped.
+    to_build: Option<std::sync::mpsc::SyncSender<Vec<Record>>>,
+    /// Emptied chunks, back from the building thread to be reused.
+    spare: std::sync::mpsc::Receiver<Vec<Record>>,
+}
+
+impl Building {
+    /// Records a chunk holds before it is handed over: enough that the
+    /// hand-over does not show, few enough that the chunks in flight hold
+    /// a few megabytes (small in tests, so that every test's journals
+    /// cross many chunks).
+    const CHUNK: usize = if cfg!(test) { 3 } else { 4096 };
+    /// Chunks in flight at once.
+    const IN_FLIGHT: usize = 4;
+
+    /// Runs `read`, which emits records through the [`Building`] it is
+    /// given, while a thread builds the model from them; the builder once
+    /// every record is pushed.
+    ///
+    /// # Errors
+    /// `read`'s, after the records emitted before it are pushed.
+    fn run<E>(read: impl FnOnce(&mut Building) -> Result<(), E>) -> Result<ModelBuilder, E> {
+        use std::sync::mpsc::{channel, sync_channel};
+        std::thread::scope(|s| {
+            let (to_build, chunks) = sync_channel::<Vec<Record>>(Self::IN_FLIGHT);
+            let (give_back, spare) = channel::<Vec<Record>>();
+            let building = s.spawn(move || {
+                let mut builder = ModelBuilder::new();
+                for mut chunk in chunks {
+                    for r in chunk.drain(..) {
+                        builder.push(r);
+                    }
+                    // The reader may be done: the chunk is then dropped.
+                    let _ = give_back.send(chunk);
+                }
+                builder
+            });
+            let mut b = Building {
+                chunk: Vec::with_capacity(Self::CHUNK),
+                to_build: Some(to_build),
+                spare,
+            };
+            let read = read(&mut b);
+            b.hand_over();
+            // Dropping the sender ends the building thread's loop.
+            drop(b);
+            let builder = match building.join() {
+                Ok(builder) => builder,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            read.map(|()| builder)
+        })
+    }
+
+    /// Emits one record.
+    fn push(&mut self, r: Record) {
+        self.chunk.push(r);
+        if self.chunk.len() >= Self::CHUNK {
+            self.hand_over();
+        }
+    }
+
+    /// Hands the records emitted so far to the building thread.
+    fn hand_over(&mut self) {
+        if self.chunk.is_empty() {
+            return;
+        }
+        let next = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(Self::CHUNK));
+        let chunk = std::mem::replace(&mut self.chunk, next);
+        // A send fails only when the building thread has stopped, which it
+        // does only by panicking: `run` raises that panic when it joins.
+        if let Some(tx) = &self.to_build
+            && tx.send(chunk).is_err()
+        {
+            self.to_build = None;
+        }
+    }
 }
 
 /// Reads one journal for its chain status only (`retrace verify`): bad
@@ -437,4 +529,62 @@ fn unique_identities(sources: &[JournalSource]) -> Result<Vec<String>, JournalEr
             Ok(if *n == 1 { id } else { format!("{id}~{n}") })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{SourceRef, ToolHint};
+
+    fn hint(n: usize) -> Record {
+        Record::ToolHint(ToolHint {
+            tool: format!("t{n}"),
+            server: None,
+            read_only: None,
+            destructive: None,
+            idempotent: None,
+            open_world: None,
+            at: chrono::DateTime::UNIX_EPOCH,
+            source: SourceRef::default(),
+        })
+    }
+
+    /// Every record emitted reaches the builder once, in the order it was
+    /// emitted, however the chunks fall: none, fewer than one, one exactly,
+    /// several and a part.
+    #[test]
+    fn records_reach_the_builder_in_order_across_chunks() {
+        for n in [
+            0,
+            1,
+            Building::CHUNK,
+            Building::CHUNK + 1,
+            7 * Building::CHUNK + 2,
+        ] {
+            let builder = Building::run(|b| {
+                (0..n).for_each(|i| b.push(hint(i)));
+                Ok::<(), String>(())
+            })
+            .unwrap();
+            let tools: Vec<String> = builder
+                .finish()
+                .tool_hints
+                .into_iter()
+                .map(|h| h.tool)
+                .collect();
+            let want: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+            assert_eq!(tools, want, "{n} records");
+        }
+    }
+
+    /// A read that fails gives its error, once the building thread has
+    /// taken what came before it (nothing waits forever).
+    #[test]
+    fn a_failed_read_gives_its_error() {
+        let got = Building::run(|b| {
+            (0..2 * Building::CHUNK + 1).for_each(|i| b.push(hint(i)));
+            Err::<(), String>("unreadable".into())
+        });
+        assert_eq!(got.err().as_deref(), Some("unreadable"));
+    }
 }
