@@ -296,8 +296,8 @@ struct Building {
 impl Building {
     /// Records a chunk holds before it is handed over: enough that the
     /// hand-over does not show, few enough that the chunks in flight hold
-    /// a few megabytes (small in tests, so that every test's journals
-    /// cross many chunks).
+    /// a few megabytes (small in the library's own tests, so that the
+    /// journals they load cross many chunks).
     const CHUNK: usize = if cfg!(test) { 3 } else { 4096 };
     /// Chunks in flight at once.
     const IN_FLIGHT: usize = 4;
