@@ -287,8 +287,8 @@ pub fn load_with(
 struct Building {
     /// Records emitted and not yet handed over.
     chunk: Vec<Record>,
-    /// To the building thread; `None` once it has stopped.
-    to_build: Option<std::sync::mpsc::SyncSender<Vec<Record>>>,
+    /// To the building thread.
+    to_build: std::sync::mpsc::SyncSender<Vec<Record>>,
     /// Emptied chunks, back from the building thread to be reused.
     spare: std::sync::mpsc::Receiver<Vec<Record>>,
 }
@@ -326,7 +326,7 @@ impl Building {
             });
             let mut b = Building {
                 chunk: Vec::with_capacity(Self::CHUNK),
-                to_build: Some(to_build),
+                to_build,
                 spare,
             };
             let read = read(&mut b);
@@ -359,13 +359,10 @@ impl Building {
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(Self::CHUNK));
         let chunk = std::mem::replace(&mut self.chunk, next);
-        // A send fails only when the building thread has stopped, which it
-        // does only by panicking: `run` raises that panic when it joins.
-        if let Some(tx) = &self.to_build
-            && tx.send(chunk).is_err()
-        {
-            self.to_build = None;
-        }
+        // A send fails, at once, only when the building thread has
+        // stopped, which it does only by panicking: the chunk is dropped,
+        // and `run` raises that panic when it joins.
+        let _ = self.to_build.send(chunk);
     }
 }
 
