@@ -215,8 +215,9 @@ pub(crate) fn write_json(out: &mut dyn Write, v: &impl serde::Serialize) -> Resu
 /// makes it from an item: the bytes [`write_json`] gives the `Vec` of the
 /// elements, written as they are made, for a document too large to hold
 /// (`groups --json` of ten million events is hundreds of megabytes). The
-/// elements of a few stretches of [`STRETCH`] items at a time are made and
-/// formatted on every core (rayon), then written out in order.
+/// elements of a batch of items at a time are made and formatted on every
+/// core (rayon), in stretches ([`batching`]), then written out in order:
+/// what is held at once does not grow with the number of cores.
 ///
 /// Only for elements whose serialization cannot fail (derived `Serialize`
 /// of strings, numbers, times, enums and lists, no map with non-string
@@ -236,15 +237,15 @@ fn write_json_list_streamed<I: Sync, S: serde::Serialize>(
         out.write_all(b"[]\n")?;
         return Ok(());
     }
-    let at_once = STRETCH * 2 * rayon::current_num_threads().max(1);
+    let (batch_len, stretch) = batching(rayon::current_num_threads());
     // One buffer a stretch, kept from batch to batch.
     let mut bufs: Vec<Vec<u8>> = Vec::new();
     let mut first = true;
     out.write_all(b"[")?;
-    for batch in items.chunks(at_once) {
-        bufs.resize_with(batch.len().div_ceil(STRETCH), Vec::new);
+    for batch in items.chunks(batch_len) {
+        bufs.resize_with(batch.len().div_ceil(stretch), Vec::new);
         bufs.par_iter_mut()
-            .zip(batch.par_chunks(STRETCH))
+            .zip(batch.par_chunks(stretch))
             .try_for_each(|(buf, stretch)| -> io::Result<()> {
                 buf.clear();
                 for item in stretch {
@@ -254,7 +255,7 @@ fn write_json_list_streamed<I: Sync, S: serde::Serialize>(
                 }
                 Ok(())
             })?;
-        for buf in &bufs[..batch.len().div_ceil(STRETCH)] {
+        for buf in &bufs[..batch.len().div_ceil(stretch)] {
             let skip = usize::from(std::mem::take(&mut first));
             out.write_all(&buf[skip..])?;
         }
@@ -263,11 +264,21 @@ fn write_json_list_streamed<I: Sync, S: serde::Serialize>(
     Ok(())
 }
 
-/// Items of one stretch of [`write_json_list_streamed`]: enough that a
-/// task's overhead does not show, few enough that a batch of them for
-/// every core stays a few megabytes (small in tests, so that short lists
-/// make many).
-const STRETCH: usize = if cfg!(test) { 3 } else { 2048 };
+/// Items [`write_json_list_streamed`] makes and formats at once: a few
+/// megabytes of output (a group's summary is about 600 bytes), whatever the
+/// number of cores; small in tests, so that short lists make many batches.
+const BATCH: usize = if cfg!(test) { 12 } else { 8192 };
+
+/// Items of a batch ([`BATCH`], whatever the number of cores) and of one
+/// stretch of it on `threads` cores: two stretches a core (one core
+/// finishing early takes another), each at least [`MIN_STRETCH`] items so
+/// that a task's overhead does not show. On two cores, 2,048.
+fn batching(threads: usize) -> (usize, usize) {
+    (BATCH, BATCH.div_ceil(2 * threads.max(1)).max(MIN_STRETCH))
+}
+
+/// The fewest items of a stretch (one in tests, where batches are short).
+const MIN_STRETCH: usize = if cfg!(test) { 1 } else { 64 };
 
 /// A buffer kept in pieces of [`Pieces::SIZE`] bytes: a document of tens
 /// of megabytes (`groups --json` of a million events) grows without being
@@ -417,13 +428,13 @@ mod tests {
     #[test]
     fn a_streamed_list_is_the_buffered_one() {
         // Lengths around a stretch's and a batch's, unsafe text included.
-        let batch = STRETCH * 2 * rayon::current_num_threads().max(1);
+        let (batch, stretch) = batching(rayon::current_num_threads());
         for n in [
             0,
             1,
             2,
-            STRETCH,
-            STRETCH + 1,
+            stretch,
+            stretch + 1,
             batch - 1,
             batch,
             batch + 1,
@@ -439,6 +450,25 @@ mod tests {
                 streamed == buffered,
                 "{n}: {}",
                 String::from_utf8_lossy(&streamed)
+            );
+        }
+    }
+
+    #[test]
+    fn a_streamed_batch_is_held_alike_on_any_number_of_cores() {
+        // What is formatted at once is one batch, cut into two stretches a
+        // core while stretches are not too short: on 64 cores as on 2, the
+        // memory it takes is the same.
+        let (on_two, _) = batching(2);
+        for threads in [0, 1, 2, 3, 4, 7, 8, 16, 64, 256] {
+            let (batch, stretch) = batching(threads);
+            assert_eq!(batch, on_two, "{threads} cores");
+            assert!(stretch >= MIN_STRETCH, "{threads}: {stretch}");
+            let stretches = batch.div_ceil(stretch);
+            assert!(stretches <= 2 * threads.max(1), "{threads}: {stretches}");
+            assert!(
+                stretch == MIN_STRETCH || stretches > threads.max(1),
+                "{threads}: {stretches} stretches leave cores idle"
             );
         }
     }
