@@ -1,6 +1,8 @@
 //! mcp-acp operations and decisions logs read together: the decisions are
 //! the authorization evidence of the operations they name.
 
+mod common;
+
 use retrace::journal::{JournalSource, load};
 use retrace::model::{EventKind, OutcomeKind};
 
@@ -126,4 +128,79 @@ fn groups_of_an_operations_log_say_the_arguments_are_not_logged() {
             f.detail
         );
     }
+}
+
+/// A wire-log line of a `tools/call` request, of JSON-RPC id `id`, at
+/// `time`, writing "hello" to one file (the real wire log's shape).
+fn wire_request(time: &str, id: u32) -> String {
+    let payload = r#"{"_meta":null,"name":"write_file","arguments":{"path":"/w/report.txt","content":"hello"}}"#;
+    serde_json::json!({
+        "time": time, "event": "client_request", "source": "client",
+        "direction": "ingress", "transport": "streamablehttp",
+        "method": "tools/call", "request_id": id.to_string(),
+        "session_id": "b33708f6-ca0a-4e31-9ea2-9de7405c9bd3",
+        "payload": payload, "payload_type": "CallToolRequestParams",
+    })
+    .to_string()
+}
+
+/// The wire log records requests and answers, never the dispatch: a
+/// request that got no answer may have reached the backend, so its repeat
+/// is a possible duplicate and, alone, it awaits verification; never a
+/// safe retry of a call that "never crossed the dispatch boundary".
+#[test]
+fn an_unanswered_wire_request_may_have_been_dispatched() {
+    let d = tempfile::tempdir().unwrap();
+    let response = serde_json::json!({
+        "time": "2025-12-23T18:27:02.422Z", "event": "proxy_response",
+        "source": "proxy", "direction": "egress", "transport": "streamablehttp",
+        "method": "tools/call", "duration_ms": 1422.0, "request_id": "6",
+        "session_id": "b33708f6-ca0a-4e31-9ea2-9de7405c9bd3",
+    });
+    let retried = d.path().join("retried.jsonl");
+    std::fs::write(
+        &retried,
+        format!(
+            "{}\n{}\n{response}\n",
+            wire_request("2025-12-23T18:25:58.234Z", 5),
+            wire_request("2025-12-23T18:27:01.000Z", 6)
+        ),
+    )
+    .unwrap();
+    let alone = d.path().join("alone.jsonl");
+    std::fs::write(
+        &alone,
+        format!("{}\n", wire_request("2025-12-23T18:25:58.234Z", 5)),
+    )
+    .unwrap();
+
+    let groups = |path: &std::path::Path| {
+        let o = common::run(
+            d.path(),
+            &["groups", "--all", "--json", path.to_str().unwrap()],
+        );
+        common::json(&o)
+    };
+    let g = groups(&retried);
+    assert_eq!(g.as_array().unwrap().len(), 1, "{g:#}");
+    assert_eq!(g[0]["verdict"], "possible_duplicate", "{g:#}");
+    let g = groups(&alone);
+    assert_eq!(g[0]["verdict"], "pending_verification", "{g:#}");
+
+    let o = common::run(
+        d.path(),
+        &[
+            "investigate",
+            "--group",
+            g[0]["group_id"].as_str().unwrap(),
+            alone.to_str().unwrap(),
+        ],
+    );
+    let text = common::stdout(&o);
+    assert!(text.contains("unanswered"), "{text}");
+    assert!(
+        text.contains("Unknown: the journal records requests and answers, not dispatches"),
+        "{text}"
+    );
+    assert!(!text.contains("nothing was sent"), "{text}");
 }

@@ -70,6 +70,11 @@ pub struct Lifecycle {
     /// The reviewer decision that said whether a completed execution's
     /// result reached the agent, where the journal does not record it.
     pub delivery_resolution: Option<Box<Resolution>>,
+    /// Every journal that recorded the call's `accepted` event does not
+    /// record dispatches ([`crate::model::ReaderFacts::dispatch_unrecorded`]):
+    /// with no answer, whether it was dispatched is unknown, not "no"
+    /// (docs/design.md §2.1).
+    pub dispatch_unrecorded: bool,
 }
 
 /// What [`Lifecycle::times`] reads of an execution.
@@ -217,11 +222,18 @@ impl Lifecycle {
         // gateway's database and its log) record the same dispatch.
         let mut dispatches: Vec<((usize, crate::model::JournalId), usize)> = Vec::new();
         let rank = |e: EventRef<'_>| e.facts().layer.map_or(3, |l| l as usize);
+        // Whether some journal that records dispatches saw the call.
+        let mut recorded = false;
         for (i, &(e, kind)) in events.iter().enumerate() {
             let i = EventIdx::new(i);
             match kind {
                 KindRef::Accepted(a) => {
                     l.accepted.get_or_insert(i);
+                    if e.facts().dispatch_unrecorded {
+                        l.dispatch_unrecorded = true;
+                    } else {
+                        recorded = true;
+                    }
                     if a.idempotency_key.is_some() {
                         accepted_key = Some(i);
                     }
@@ -254,6 +266,7 @@ impl Lifecycle {
                 }
             }
         }
+        l.dispatch_unrecorded &= !recorded;
         l.dispatches = dispatches
             .into_iter()
             .map(|(_, n)| u32::try_from(n).unwrap_or(u32::MAX))
@@ -361,7 +374,11 @@ impl Lifecycle {
             return Dispatch::Unknown;
         }
         // Gateways persist `dispatched` before handing the action over (docs/design.md §2.1), so
-        // its absence means the boundary was not crossed.
+        // its absence means the boundary was not crossed; in a log that
+        // records requests and answers only, it means nothing.
+        if self.dispatch_unrecorded && self.dispatch_failed.is_none() && self.cancelled.is_none() {
+            return Dispatch::Unknown;
+        }
         Dispatch::NotDispatched
     }
 
@@ -562,6 +579,9 @@ impl Lifecycle {
             Dispatch::NotDispatched if self.cancelled.is_some() => return "cancelled",
             Dispatch::NotDispatched if self.authorized.is_some() => return "authorized",
             Dispatch::NotDispatched => return "accepted",
+            Dispatch::Unknown if self.dispatch_unrecorded && self.outcomes().is_empty() => {
+                return "unanswered";
+            }
             Dispatch::Dispatched | Dispatch::Unknown => {}
         }
         match self.answer {
@@ -757,6 +777,77 @@ mod tests {
         let l = lc(x(vec![accepted(0, g), ev(1, EventKind::Delivered, g)]));
         assert!(l.outcomes().is_empty() && l.attached().is_empty());
         assert_eq!(at(l.deliveries()), [1]);
+    }
+
+    /// An `accepted` event of a log that records requests and answers,
+    /// not dispatches.
+    fn request_only(t: u32) -> Event {
+        Event::new(
+            at(t),
+            EventKind::Accepted(Box::default()),
+            SourceRef::default(),
+        )
+        .with_facts(ReaderFacts {
+            dispatch_unrecorded: true,
+            ..ReaderFacts::default()
+        })
+    }
+
+    /// docs/design.md §2.1: no `dispatched` is "not dispatched" only where
+    /// the journal records dispatches.
+    #[test]
+    fn no_dispatch_in_a_log_that_cannot_show_one_is_unknown() {
+        let g = Layer::Gateway;
+        let l = lc(x(vec![request_only(0)]));
+        assert!(l.dispatch_unrecorded);
+        assert_eq!(l.dispatch(), Dispatch::Unknown);
+        assert_eq!(
+            l.state_name(x(vec![request_only(0)]).view(), false),
+            "unanswered"
+        );
+        // What the log does say still counts: a failure before sending, a
+        // cancellation, a refusal, an answer.
+        assert_eq!(
+            lc(x(vec![request_only(0), failed(1, g)])).dispatch(),
+            Dispatch::NotDispatched
+        );
+        let cancelled = ev(
+            1,
+            EventKind::Cancelled {
+                by: "client".into(),
+            },
+            g,
+        );
+        assert_eq!(
+            lc(x(vec![request_only(0), cancelled])).dispatch(),
+            Dispatch::NotDispatched
+        );
+        let refused = ev(
+            1,
+            EventKind::Rejected {
+                reason: "policy".into(),
+            },
+            g,
+        );
+        assert_eq!(
+            lc(x(vec![request_only(0), refused])).dispatch(),
+            Dispatch::Rejected
+        );
+        assert_eq!(
+            lc(x(vec![request_only(0), unknown(1, g)])).dispatch(),
+            Dispatch::Dispatched
+        );
+        // Another journal of the same call records dispatches, and has none.
+        let l = lc(x(vec![request_only(0), accepted(0, g)]));
+        assert!(!l.dispatch_unrecorded);
+        assert_eq!(l.dispatch(), Dispatch::NotDispatched);
+        // Native journals record dispatches.
+        let l = lc(x(vec![accepted(0, g)]));
+        assert_eq!(l.dispatch(), Dispatch::NotDispatched);
+        assert_eq!(
+            l.state_name(x(vec![accepted(0, g)]).view(), false),
+            "accepted"
+        );
     }
 
     #[test]

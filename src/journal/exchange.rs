@@ -247,6 +247,8 @@ pub fn request(ctx: &mut ReadCtx<'_>, c: Call) -> Pending {
     let mut accepted_facts = c.facts;
     accepted_facts.layer = layer;
     accepted_facts.links = c.links;
+    // Without an answer, such a log cannot say whether the call left.
+    accepted_facts.dispatch_unrecorded = matches!(c.dispatch, Dispatch::Implied { .. });
     let layered = |f: ReaderFacts| ReaderFacts { layer, ..f };
     ctx.event(
         &id,

@@ -208,6 +208,11 @@ pub struct ReaderFacts {
     /// Identities that tie the event's call to the same call recorded by
     /// another layer or another journal.
     pub links: Vec<Link>,
+    /// For an `accepted` event: the journal does not record dispatches (a
+    /// log of requests and answers, where an answer implies the dispatch),
+    /// so a call with no answer may or may not have reached the target:
+    /// its dispatch is unknown, not absent (docs/design.md §2.1).
+    pub dispatch_unrecorded: bool,
 }
 
 /// The facts of an event without any ([`super::Event::facts`]).
@@ -219,6 +224,7 @@ pub(super) static NO_FACTS: ReaderFacts = ReaderFacts {
     notes: Vec::new(),
     layer: None,
     links: Vec::new(),
+    dispatch_unrecorded: false,
 };
 
 impl ReaderFacts {
@@ -245,8 +251,9 @@ impl ReaderFacts {
 /// As a JSON object for event views, only what was established:
 /// `pairing` (`{"by": "position" | "content", "why": …, "uncertain": true}`),
 /// `arguments_logged` (`"no: …"`, `"partly: …"`), `inferred` (why),
-/// `request_line` (the request's line or row), the notes by name, `layer`
-/// and `links`.
+/// `request_line` (the request's line or row), the notes by name, `layer`,
+/// `links`, and `dispatch_recorded: false` on an `accepted` event of a
+/// journal that does not record dispatches.
 impl Serialize for ReaderFacts {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
@@ -280,6 +287,9 @@ impl Serialize for ReaderFacts {
         }
         if !self.links.is_empty() {
             m.serialize_entry("links", &self.links)?;
+        }
+        if self.dispatch_unrecorded {
+            m.serialize_entry("dispatch_recorded", &false)?;
         }
         m.end()
     }

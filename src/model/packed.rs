@@ -1286,6 +1286,7 @@ mod tests {
             notes: vec![("origin", json!("cli"))],
             layer: Some(Layer::Server),
             links: vec![Link::Correlation("c-1".into())],
+            dispatch_unrecorded: true,
         };
         let outcome = |o, status, exit, error: Option<&str>, reference: Option<&str>, via| {
             EventKind::Outcome {

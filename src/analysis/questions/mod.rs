@@ -296,6 +296,12 @@ impl Ctx<'_> {
                     format!("No: {auth}; no dispatch is recorded.")
                 }
             }
+            Dispatch::Unknown if l.dispatch_unrecorded => {
+                if let Some(i) = l.accepted {
+                    evidence.push(ev(e, i));
+                }
+                "Unknown: the journal records requests and answers, not dispatches, and no answer to this call; it may have reached the target.".into()
+            }
             Dispatch::Unknown => {
                 "unknown: the execution has no accepted record, so its dispatch cannot be placed"
                     .into()
@@ -309,7 +315,10 @@ impl Ctx<'_> {
         let x = self.x(e);
         let l = self.lc(e);
         let evidence: Vec<EvidenceRef> = l.outcomes().iter().map(|&i| ev(e, i)).collect();
-        if l.dispatch() != Dispatch::Dispatched && l.outcomes().is_empty() {
+        if l.dispatch() != Dispatch::Dispatched
+            && !(l.dispatch() == Dispatch::Unknown && l.dispatch_unrecorded)
+            && l.outcomes().is_empty()
+        {
             return answer(3, "No: nothing was sent to the target.".into(), evidence);
         }
         let reviewed = l.resolution.as_ref().map(|r| {
