@@ -104,7 +104,7 @@ fn a_decision_is_recorded_the_verdict_changes_and_a_new_start_shows_it() {
     let s = screen(&a);
     for want in [
         "act_R1",
-        "pending_verification",
+        "outcome_unknown",
         "possible_duplicate",
         "vault.acme.example/credentials",
         "2026-08-03 09:02:05.000Z",
@@ -512,4 +512,30 @@ fn message(s: &str) -> String {
             .join(" "),
         _ => lines.last().copied().unwrap_or_default().to_string(),
     }
+}
+
+/// The queue's STATUS column and the record's heading say what waits, as
+/// `retrace review list` does: an execution whose delivery nobody can see
+/// has status `clean` on its own, and was shown as `clean`, though a
+/// reviewer is asked whether its result reached the agent.
+#[test]
+fn the_queue_says_what_waits_not_the_executions_own_verdict() {
+    let d = tempfile::tempdir().unwrap();
+    let j = d.path().join("operations.jsonl");
+    std::fs::copy(tui_support::fixture("mcp-acp/operations.jsonl"), &j).unwrap();
+    let mut a = open_app(&j, &common(Some("alice"), false, None));
+    a.update(Action::ShowReview);
+    let s = screen(&a);
+    let row = s
+        .lines()
+        .find(|l| l.contains("acp:s-1:1"))
+        .unwrap_or_else(|| panic!("no queue row for acp:s-1:1:\n{s}"));
+    assert!(row.contains("delivery_unknown"), "{row}\n{s}");
+    assert!(!row.contains("clean"), "{row}\n{s}");
+    let heading = s
+        .lines()
+        .filter(|l| l.contains("acp:s-1:1"))
+        .find(|l| l.contains("group "))
+        .unwrap_or_else(|| panic!("no record heading:\n{s}"));
+    assert!(heading.contains("delivery_unknown"), "{heading}");
 }

@@ -217,6 +217,19 @@ pub struct QueueItem {
     pub evidence: Vec<EvidenceView>,
 }
 
+impl QueueItem {
+    /// How grave what waits is, for a front end's colour: the execution's
+    /// own status verdict's severity, or for a delivery nobody can see
+    /// (status `clean`), its group's.
+    pub fn waiting_severity(&self) -> Severity {
+        if self.status == Verdict::Clean {
+            self.severity
+        } else {
+            self.status.severity()
+        }
+    }
+}
+
 /// Why an execution cannot be decided now.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotQueued {

@@ -1,7 +1,9 @@
 //! The review queue (docs/design.md §8): every execution that waits for a
 //! reviewer (its own status `pending_verification` or
 //! `undelivered_result`, not yet settled), oldest first, exactly as
-//! the query layer's review queue lists them. For the selected one the
+//! the query layer's review queue lists them, each under what waits
+//! (`outcome_unknown`, `pairing_uncertain`, `undelivered`,
+//! `delivery_unknown`, as `retrace review list` says). For the selected one the
 //! reviewer sees the original activity record, not a fresh approval: the
 //! target, the first dispatch, the known outcome, the calls that reached
 //! it, why the gateway did not send it again, and earlier decisions. Below
@@ -319,7 +321,7 @@ pub fn record_lines(
             out.push(Line::from(vec![
                 Span::styled(esc(&it.execution_id).into_owned(), theme.accent),
                 Span::raw("  "),
-                Span::styled(it.status.as_str(), theme.severity(it.status.severity())),
+                Span::styled(it.asks.topic(), theme.severity(it.waiting_severity())),
                 Span::styled(format!("  group {} ", it.group_id), m),
                 Span::styled(
                     format!("{} [{}]", it.group_verdict, it.severity),
@@ -567,13 +569,13 @@ fn draw(data: &Data, st: &Review, theme: &Theme, frame: &mut Frame, body: Rect) 
     let rows = window.map(|i| {
         let it = &queue[i];
         let sel = i == st.cursor.selected;
-        let sev = theme.severity(it.status.severity());
+        let sev = theme.severity(it.waiting_severity());
         let mut id = esc(&it.execution_id).into_owned();
         if !it.decisions.is_empty() {
             id.push_str(" ✎");
         }
         let mut cells = vec![
-            Line::styled(it.status.as_str(), sev),
+            Line::styled(it.asks.topic(), sev),
             Line::raw(id),
             Line::raw(esc(&it.tool).into_owned()),
             Line::styled(
