@@ -222,14 +222,17 @@ fn a_compressed_journal_is_told_by_its_bytes_not_its_name() {
     assert_eq!(verdicts(&v), verdicts(&plain));
 }
 
+/// A compressed journal cut before anything decompressed is an error
+/// naming the decompressor; one cut part way gives the lines before the
+/// cut, with a note, and in a folder the other journals are read beside it
+/// (a damaged file never hides the good lines).
 #[test]
 fn a_corrupt_or_cut_compressed_journal_says_so() {
     let d = tempfile::tempdir().unwrap();
     let activity = std::fs::read(incident().join("activity.jsonl")).unwrap();
-    let mut gz = gzip(&activity);
-    gz.truncate(gz.len() / 2);
+    let gz = gzip(&activity);
     let p = d.path().join("activity.jsonl.gz");
-    std::fs::write(&p, &gz).unwrap();
+    std::fs::write(&p, &gz[..12]).unwrap();
     let o = retrace().args(["groups"]).arg(&p).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
@@ -237,6 +240,43 @@ fn a_corrupt_or_cut_compressed_journal_says_so() {
         err.contains("cannot decompress it (gzip)") && err.contains("cut short"),
         "{err}"
     );
+
+    // Cut part way, in a folder with the sessions journal.
+    let folder = d.path().join("incident");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(
+        incident().join("sessions.jsonl"),
+        folder.join("sessions.jsonl"),
+    )
+    .unwrap();
+    let whole = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(incident())
+        .output()
+        .unwrap();
+    let whole: Value = serde_json::from_slice(&whole.stdout).unwrap();
+    std::fs::write(folder.join("activity.jsonl.gz"), &gz[..gz.len() * 3 / 4]).unwrap();
+    let o = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("activity.jsonl.gz: its gzip stream is corrupt or cut short"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let calls = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["calls"].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert!(calls(&v) >= 1, "no call read before the cut: {v:#}\n{err}");
+    assert!(calls(&v) <= calls(&whole), "{v:#}");
 }
 
 /// A file that no reader takes stays an error when it is named on its

@@ -487,6 +487,9 @@ fn read_one(
     }
     // An empty journal says so, rather than that its lines lack a chain.
     let mut notes = notes;
+    if let Some(why) = source.cut_short() {
+        notes.insert(0, why.to_string());
+    }
     let empty = records == 0 && bad_count == 0 && is_blank(&source);
     let chain = if empty {
         notes.push("the journal is empty: no record in it".into());

@@ -82,6 +82,10 @@ pub struct JournalSource {
     /// How the bytes are compressed, if they are (told by their first
     /// bytes).
     compression: Option<Compression>,
+    /// Why the decompressed bytes stop short of the file's end (a stream
+    /// cut short or corrupt part way): what came before is read
+    /// ([`JournalSource::materialize`]).
+    cut_short: Option<String>,
 }
 
 impl JournalSource {
@@ -104,6 +108,7 @@ impl JournalSource {
             data: SourceData::File(path),
             stamp,
             compression,
+            cut_short: None,
         }
     }
 
@@ -125,10 +130,17 @@ impl JournalSource {
     /// where re-decompressing from the start for each line shown would
     /// cost time proportional to the line's offset on every cursor move.
     ///
+    /// A compressed stream that is corrupt or cut short part way (a log
+    /// rotated while it was written, a copy interrupted) gives the bytes
+    /// decompressed before the damage: their lines are read, the last one
+    /// cut off as a file's unfinished last line is, and
+    /// [`JournalSource::cut_short`] says why the rest is missing (one
+    /// damaged stretch never hides the good lines before it).
+    ///
     /// # Errors
     /// [`JournalError::Open`] or [`JournalError::Io`];
     /// [`JournalError::Invalid`] when the compressed bytes are corrupt or
-    /// cut short.
+    /// cut short before anything could be decompressed.
     pub fn materialize(&mut self) -> Result<(), JournalError> {
         let SourceData::File(p) = &self.data else {
             return Ok(());
@@ -143,7 +155,7 @@ impl JournalSource {
         let mut buf = Vec::new();
         let read = self.open()?.read_to_end(&mut buf);
         if let Err(e) = read {
-            return Err(self.decompress_error(e));
+            self.keep_cut_short(e, &buf)?;
         }
         if self.compression.is_none()
             && let Some(c) = Compression::of(&buf)
@@ -151,9 +163,12 @@ impl JournalSource {
             // A pipe of compressed bytes (`cat x.gz | retrace groups /dev/stdin`).
             self.compression = Some(c);
             let mut out = Vec::new();
-            c.decoder(io::Cursor::new(buf))
-                .and_then(|mut d| d.read_to_end(&mut out))
-                .map_err(|e| self.decompress_error(e))?;
+            let read = c
+                .decoder(io::Cursor::new(buf))
+                .and_then(|mut d| d.read_to_end(&mut out));
+            if let Err(e) = read {
+                self.keep_cut_short(e, &out)?;
+            }
             buf = out;
         }
         self.data = SourceData::Memory(buf.into());
@@ -171,6 +186,31 @@ impl JournalSource {
             data: SourceData::Memory(url.as_bytes().to_vec().into()),
             stamp: None,
             compression: None,
+            cut_short: None,
+        }
+    }
+
+    /// Why the journal's bytes stop short of its file's end, when its
+    /// compressed stream is corrupt or cut short part way
+    /// ([`JournalSource::materialize`]): a note for its report.
+    pub fn cut_short(&self) -> Option<&str> {
+        self.cut_short.as_deref()
+    }
+
+    /// After a read error of a compressed journal that gave `got` bytes:
+    /// keeps them, saying why the rest is missing, when there are any and
+    /// the decompressor failed; the error otherwise.
+    fn keep_cut_short(&mut self, e: io::Error, got: &[u8]) -> Result<(), JournalError> {
+        match self.compression {
+            Some(c) if !got.is_empty() && e.kind() != io::ErrorKind::Interrupted => {
+                self.cut_short = Some(format!(
+                    "its {} stream is corrupt or cut short after {} decompressed bytes ({e}): the lines before are read, the rest of the file is not",
+                    c.name(),
+                    got.len()
+                ));
+                Ok(())
+            }
+            _ => Err(self.decompress_error(e)),
         }
     }
 
@@ -195,6 +235,7 @@ impl JournalSource {
             data: SourceData::Embedded(bytes),
             stamp: None,
             compression: None,
+            cut_short: None,
         }
     }
 
@@ -206,6 +247,7 @@ impl JournalSource {
             data: SourceData::Memory(bytes.into()),
             stamp: None,
             compression: None,
+            cut_short: None,
         }
     }
 
@@ -404,5 +446,43 @@ mod tests {
         assert_eq!(s.compression(), None);
         s.materialize().unwrap();
         assert!(matches!(s.data, SourceData::File(_)));
+    }
+
+    /// A compressed journal cut short keeps what decompressed before the
+    /// cut, and says so; one cut before anything decompressed is an error
+    /// naming the decompressor.
+    #[test]
+    fn a_compressed_journal_cut_short_keeps_its_first_lines() {
+        let d = tempfile::tempdir().unwrap();
+        // Several of zstd's 128 KiB blocks: a block cut short gives nothing.
+        let text: Vec<u8> = (0..40_000)
+            .flat_map(|i| format!("{{\"n\":{i},\"tool\":\"t{}\"}}\n", i * 7919 % 1000).into_bytes())
+            .collect();
+        for (name, bytes) in [
+            ("x.jsonl.gz", gz(&text)),
+            ("x.jsonl.zst", zstd::encode_all(&text[..], 1).unwrap()),
+        ] {
+            let p = d.path().join(name);
+            std::fs::write(&p, &bytes[..bytes.len() * 3 / 4]).unwrap();
+            let mut s = JournalSource::file(&p);
+            s.materialize().unwrap();
+            let SourceData::Memory(got) = &s.data else {
+                panic!("{name}: not held");
+            };
+            assert!(!got.is_empty() && got.len() < text.len(), "{name}");
+            assert!(text.starts_with(got), "{name}: not the journal's start");
+            let why = s.cut_short().unwrap_or_default();
+            assert!(why.contains("cut short"), "{name}: {why}");
+            // Whole, it says nothing.
+            std::fs::write(&p, &bytes).unwrap();
+            let mut s = JournalSource::file(&p);
+            s.materialize().unwrap();
+            assert_eq!(s.cut_short(), None, "{name}");
+            // Cut before anything decompressed.
+            std::fs::write(&p, &bytes[..12]).unwrap();
+            let mut s = JournalSource::file(&p);
+            let e = s.materialize().unwrap_err().to_string();
+            assert!(e.contains("cannot decompress it"), "{name}: {e}");
+        }
     }
 }
