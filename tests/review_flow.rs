@@ -641,3 +641,62 @@ fn review_export_without_a_case_file_exports_nothing() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("--case FILE"), "{}", stderr(&o));
 }
+
+/// A decision recorded on a folder read with `-r` goes in that folder's
+/// case file, not in the subfolder of its first journal file (where the
+/// next `review list` of the folder did not look), so that reading the
+/// folder again the same way finds it.
+#[test]
+fn a_folder_read_recursively_keeps_its_case_file_in_the_folder_named() {
+    let d = tempfile::tempdir().unwrap();
+    let incident = d.path().join("incident");
+    for sub in ["a-first", "b-second"] {
+        std::fs::create_dir_all(incident.join(sub)).unwrap();
+    }
+    std::fs::copy(fixture(J), incident.join("b-second").join(J)).unwrap();
+    std::fs::copy(
+        fixture("mcp-acp/operations.jsonl"),
+        incident.join("a-first/operations.jsonl"),
+    )
+    .unwrap();
+    let o = run(
+        d.path(),
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            "-r",
+            "incident",
+            "--decision",
+            "confirmed_completed",
+            "--note",
+            "the vault shows the rotation",
+            "--reviewer",
+            "alice",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        incident.join(case::DEFAULT_FILE_NAME).exists(),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        !incident
+            .join("a-first")
+            .join(case::DEFAULT_FILE_NAME)
+            .exists()
+    );
+    // Read again the same way, the decision applies.
+    let q = json(&run(
+        d.path(),
+        &["review", "list", "-r", "incident", "--json"],
+    ));
+    assert!(
+        q.as_array()
+            .unwrap()
+            .iter()
+            .all(|it| it["execution_id"] != "act_R1"),
+        "{q:#}"
+    );
+}

@@ -140,6 +140,19 @@ impl Setup {
         }
     }
 
+    /// What the default case file goes with
+    /// ([`crate::review::case::default_path`]): the first journal as named
+    /// (a folder named is the place of its case file, whichever subfolder
+    /// its first journal file is in), skipping database URLs (no folder to
+    /// keep one beside) and case files named among the journals; `None`
+    /// when there is none (the bundled sample has no case file).
+    pub(crate) fn case_anchor(&self) -> Option<&Path> {
+        self.journals
+            .iter()
+            .map(PathBuf::as_path)
+            .find(|p| !is_database_url(p) && !crate::review::case::is_case_file(p))
+    }
+
     /// Reads the contracts, keys and case file the setup names and resolves
     /// the journals (each given once; none: the bundled sample).
     ///
@@ -204,13 +217,12 @@ impl Setup {
             None => FingerprintKey::none(),
         };
         let options = self.load_options()?;
-        // A database has no folder to keep a case file beside.
-        let files: Vec<PathBuf> = journals
-            .iter()
-            .filter(|p| !is_database_url(p))
-            .cloned()
+        let anchor: Vec<PathBuf> = self
+            .case_anchor()
+            .map(Path::to_path_buf)
+            .into_iter()
             .collect();
-        let case = CaseContext::load(self.case.as_deref(), &files, self.read_only)?;
+        let case = CaseContext::load(self.case.as_deref(), &anchor, self.read_only)?;
         if let (Some(status), Some(name)) = (&case.chain, case.name())
             && !status.is_intact()
         {

@@ -77,7 +77,8 @@ fn default_case_file(journals: &[std::path::PathBuf], setup: &Setup) -> Option<s
     let path = setup.case.clone().or_else(|| {
         journals
             .first()
-            .map(|j| crate::review::case::default_path(j))
+            .and(setup.case_anchor())
+            .map(crate::review::case::default_path)
     })?;
     // A link to nothing is reported, not skipped (docs/design.md §6.6).
     std::fs::symlink_metadata(&path).is_ok().then_some(path)

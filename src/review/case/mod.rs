@@ -123,11 +123,17 @@ pub const FINAL_DECISION: &str = "A confirmed decision is final: the case file i
 pub const PAUSE_BEFORE_COMMIT_ENV: &str = "RETRACE_TEST_PAUSE_BEFORE_COMMIT_MS";
 
 /// The default case file for a set of journals: [`DEFAULT_FILE_NAME`] in the
-/// folder of the first journal; in the current folder when that journal is
-/// not a regular file (a pipe such as `/dev/stdin` has no folder of its own).
+/// folder of the first journal named; in that folder itself when the first
+/// journal named is a folder (whatever subfolders `-r` reads its journals
+/// from: `retrace review list incident/` finds the decisions that
+/// `retrace review decide … -r incident/` recorded); in the current folder
+/// when that journal is not a regular file (a pipe such as `/dev/stdin` has
+/// no folder of its own).
 pub fn default_path(first_journal: &Path) -> PathBuf {
-    if std::fs::metadata(first_journal).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return PathBuf::from(DEFAULT_FILE_NAME);
+    match std::fs::metadata(first_journal) {
+        Ok(m) if m.is_dir() => return first_journal.join(DEFAULT_FILE_NAME),
+        Ok(m) if !m.is_file() => return PathBuf::from(DEFAULT_FILE_NAME),
+        _ => {}
     }
     match first_journal.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.join(DEFAULT_FILE_NAME),

@@ -362,6 +362,9 @@ fn default_path_is_beside_the_first_journal() {
         default_path(Path::new("activity.jsonl")),
         Path::new("retrace-case.sqlite")
     );
+    // A folder named is the case file's folder, whatever it holds.
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(default_path(d.path()), d.path().join("retrace-case.sqlite"));
     // A pipe or a device has no folder of its own: not /dev/retrace-case.sqlite.
     assert_eq!(
         default_path(Path::new("/dev/null")),
