@@ -204,3 +204,45 @@ fn an_unanswered_wire_request_may_have_been_dispatched() {
     );
     assert!(!text.contains("nothing was sent"), "{text}");
 }
+
+/// Question 2 says when the dispatch it cites is the reader's inference:
+/// the wire log records the answer, and the dispatch is placed at it.
+#[test]
+fn an_inferred_dispatch_is_said_to_be_one() {
+    let d = tempfile::tempdir().unwrap();
+    let response = serde_json::json!({
+        "time": "2025-12-23T18:26:02.422Z", "event": "proxy_response",
+        "source": "proxy", "direction": "egress", "transport": "streamablehttp",
+        "method": "tools/call", "duration_ms": 4222.0, "request_id": "5",
+        "session_id": "b33708f6-ca0a-4e31-9ea2-9de7405c9bd3",
+    });
+    let j = d.path().join("wire.jsonl");
+    std::fs::write(
+        &j,
+        format!(
+            "{}\n{response}\n",
+            wire_request("2025-12-23T18:25:58.234Z", 5)
+        ),
+    )
+    .unwrap();
+    let g = common::json(&common::run(
+        d.path(),
+        &["groups", "--all", "--json", j.to_str().unwrap()],
+    ));
+    let o = common::run(
+        d.path(),
+        &[
+            "investigate",
+            "--group",
+            g[0]["group_id"].as_str().unwrap(),
+            j.to_str().unwrap(),
+        ],
+    );
+    let text = common::stdout(&o);
+    assert!(
+        text.contains(
+            "dispatched at 18:26:02.422 (inferred: the log records the answer, not the dispatch"
+        ),
+        "{text}"
+    );
+}

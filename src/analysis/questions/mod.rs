@@ -247,7 +247,13 @@ impl Ctx<'_> {
                 let d = match l.dispatched {
                     Some(i) => {
                         evidence.push(ev(e, i));
-                        format!("dispatched at {}", hms(x.event(i).at()))
+                        let at = hms(x.event(i).at());
+                        match &x.event(i).facts().inferred {
+                            // Where the reader placed a dispatch the
+                            // journal does not record, and why.
+                            Some(why) => format!("dispatched at {at} (inferred: {why})"),
+                            None => format!("dispatched at {at}"),
+                        }
                     }
                     None => {
                         "dispatched (an outcome is recorded, the dispatch itself is not)".into()
