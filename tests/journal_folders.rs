@@ -373,3 +373,44 @@ fn verify_reads_a_folder_and_leaves_its_case_file_to_itself() {
     assert!(names[2].ends_with("retrace-case.sqlite"), "{names:?}");
     assert!(stderr(&o).contains("NOTES.txt: skipped"), "{}", stderr(&o));
 }
+
+/// A copy of a journal beside it (a `.1` copied rather than rotated, a
+/// `.bak` snapshot taken before the journal grew) is read once, as the
+/// journal: a gateway log whose ids carry the journal's identity made each
+/// of its calls a second call of the same intent, every group a duplicate.
+#[test]
+fn a_copy_of_a_journal_in_its_folder_is_read_once() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/lab/mcp-audit-gateway/audit-log.jsonl");
+    let bytes = std::fs::read(&log).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("audit-log.jsonl"), &bytes).unwrap();
+    std::fs::write(d.path().join("audit-log.jsonl.1"), &bytes).unwrap();
+    let cut = bytes
+        .iter()
+        .take(bytes.len() / 2)
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    std::fs::write(d.path().join("audit-log.jsonl.bak"), &bytes[..cut]).unwrap();
+    let groups = |path: &Path| {
+        let o = retrace()
+            .args(["groups", "--all", "--json"])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        (
+            serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+            stderr(&o),
+        )
+    };
+    let (alone, _) = groups(&log);
+    let (folder, err) = groups(d.path());
+    assert_eq!(folder, alone, "{err}");
+    assert!(err.contains("audit-log.jsonl.1 is a copy of"), "{err}");
+    assert!(
+        err.contains("audit-log.jsonl.bak is a copy of the start of"),
+        "{err}"
+    );
+}

@@ -180,6 +180,29 @@ impl Setup {
                 warnings.push(format!("{shown} is given more than once; it is read once"));
             }
         }
+        // A copy of another journal (whole, or the start of it) is read
+        // once, as the journal it copies.
+        let copied = super::journals::copies(&journals);
+        for &(copy, of) in &copied {
+            let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
+            let what = if len(&journals[copy]) == len(&journals[of]) {
+                "a copy"
+            } else {
+                "a copy of the start"
+            };
+            warnings.push(format!(
+                "{} is {what} of {}; read once, as {}",
+                journals[copy].display(),
+                journals[of].display(),
+                journals[of].display()
+            ));
+        }
+        let journals: Vec<PathBuf> = journals
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !copied.iter().any(|&(c, _)| c == *i))
+            .map(|(_, p)| p)
+            .collect();
         let sample = journals.is_empty();
         let sources = if sample {
             crate::sample::sources()
