@@ -155,7 +155,7 @@ pub fn action_items(
             FindingKind::FingerprintDrift => add(
                 ActionKind::NormalizeArguments,
                 format!(
-                    "Normalize the arguments of {tool} before fingerprinting (a contract default for an argument that retries leave out, numbers written one way), so that retries of one intent land in one group."
+                    "Normalize the arguments of {tool} before the gateway fingerprints them (one way to write a number: the agent sent one value as a string and as a number), and give an argument that retries leave out a default in its replay contract, so that retries of one intent land in one group."
                 ),
             ),
             FindingKind::ArgumentsNotLogged => add(
