@@ -163,3 +163,42 @@ fn a_sallyport_journal_opens_with_its_keys() {
         "{s}"
     );
 }
+
+/// The header tells journals without a chain from verified ones: with a
+/// broken native journal and a gateway log that has no chain, "1 of 2"
+/// alone read as if the other had verified.
+#[test]
+fn the_header_counts_journals_without_a_chain_apart() {
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("activity.jsonl");
+    // Two lines swapped: the chain breaks.
+    let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines.swap(3, 4);
+    std::fs::write(&broken, lines.join("\n") + "\n").unwrap();
+    let unchained = dir.path().join("gateway.jsonl");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/lab/mcp-audit-gateway/audit-log.jsonl"
+        ),
+        &unchained,
+    )
+    .unwrap();
+    for (journals, want) in [
+        (
+            vec![broken.clone(), unchained.clone()],
+            "[chain BROKEN: 1 of 2, 1 without a chain]",
+        ),
+        (
+            vec![SAMPLE.into(), unchained.clone()],
+            "[chain intact: 1 of 2, 1 without a chain]",
+        ),
+    ] {
+        let inv = Investigation::open(&retrace::query::Setup::new(journals), &mut |_| {}).unwrap();
+        let mut app = App::ready(inv, Theme::default(), Rect::new(0, 0, 160, 48));
+        app.update(Action::ShowGroups);
+        let s = screen(&app, 160, 48);
+        assert!(s.lines().next().unwrap().contains(want), "{want}\n{s}");
+    }
+}

@@ -244,7 +244,8 @@ fn follow_badge(f: &super::app::Following, fit: Fit) -> String {
 
 /// The chain status as the title line shows it.
 struct Badge {
-    /// In full: `[chain intact]`, `[chain BROKEN: 1 of 2]`.
+    /// In full: `[chain intact]`, `[chain BROKEN: 1 of 2]`,
+    /// `[chain BROKEN: 1 of 8, 7 without a chain]`.
     text: String,
     /// In a word, for a narrow terminal: `[intact]`, `[BROKEN]`.
     short: &'static str,
@@ -260,16 +261,25 @@ fn chain_badge(d: &Data, theme: &super::theme::Theme) -> Badge {
     let broken = js.iter().filter(|j| j.chain.is_broken()).count();
     let intact = js.iter().filter(|j| j.chain.is_intact()).count();
     let case_broken = d.inv.case().chain.as_ref().is_some_and(|c| !c.is_intact());
+    // Journals with no chain at all are said apart: "1 of 8" alone reads
+    // as if the other seven had verified.
+    let unchained = match js.len() - broken - intact {
+        0 => String::new(),
+        n => format!(", {n} without a chain"),
+    };
     let (text, short) = match (broken, case_broken) {
         (0, true) => ("[case file chain BROKEN]".to_string(), "[BROKEN]"),
-        (n, false) if n > 0 => (format!("[chain BROKEN: {n} of {}]", js.len()), "[BROKEN]"),
+        (n, false) if n > 0 => (
+            format!("[chain BROKEN: {n} of {}{unchained}]", js.len()),
+            "[BROKEN]",
+        ),
         (n, _) if n > 0 => (
-            format!("[chain BROKEN: {n} of {} + case file]", js.len()),
+            format!("[chain BROKEN: {n} of {}{unchained} + case file]", js.len()),
             "[BROKEN]",
         ),
         _ if intact > 0 && intact == js.len() => ("[chain intact]".into(), "[intact]"),
         _ if intact > 0 => (
-            format!("[chain intact: {intact} of {}]", js.len()),
+            format!("[chain intact: {intact} of {}{unchained}]", js.len()),
             "[partly chained]",
         ),
         _ => ("[no chain]".into(), "[no chain]"),
