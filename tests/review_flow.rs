@@ -700,3 +700,53 @@ fn a_folder_read_recursively_keeps_its_case_file_in_the_folder_named() {
         "{q:#}"
     );
 }
+
+/// A reviewer who settled two executions of one group is named once among
+/// the group's flags (`reviewed:alice,reviewed:alice` before).
+#[test]
+fn a_reviewer_is_flagged_once_per_group() {
+    let d = tempfile::tempdir().unwrap();
+    // The fixture without its chain, both executions' outcomes unknown.
+    let text = std::fs::read_to_string(fixture(J)).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            let mut v: serde_json::Map<String, Value> = serde_json::from_str(l).unwrap();
+            v.remove("prev_hash");
+            v.remove("hash");
+            if v.get("execution_id").is_some_and(|x| x == "act_R2") {
+                match v.get("event").and_then(Value::as_str) {
+                    Some("delivered") => return None,
+                    Some("outcome") => {
+                        v.insert("outcome".into(), "unknown".into());
+                        v.remove("target_status");
+                        v.remove("result_reference");
+                    }
+                    _ => {}
+                }
+            }
+            Some(Value::Object(v).to_string())
+        })
+        .collect();
+    std::fs::write(d.path().join(J), lines.join("\n") + "\n").unwrap();
+    for x in ["act_R1", "act_R2"] {
+        let o = run(
+            d.path(),
+            &[
+                "review",
+                "decide",
+                x,
+                J,
+                "--decision",
+                "confirmed_not_executed",
+                "--note",
+                "no trace in the vault audit log",
+                "--reviewer",
+                "alice",
+            ],
+        );
+        assert!(o.status.success(), "{x}: {}", stderr(&o));
+    }
+    let out = stdout(&run(d.path(), &["groups", J, "--all"]));
+    assert_eq!(out.matches("reviewed:alice").count(), 1, "{out}");
+}

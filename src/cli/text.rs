@@ -202,7 +202,12 @@ pub fn groups(
         let mut flags: Vec<String> = g.flags().into_iter().map(str::to_string).collect();
         // A verdict that rests on a reviewer's decision says whose.
         for r in g.resolutions() {
-            flags.push(format!("reviewed:{}", escape(&r.reviewer)));
+            let flag = format!("reviewed:{}", escape(&r.reviewer));
+            // One reviewer who settled both outcome and delivery, or
+            // several executions, is named once.
+            if !flags.contains(&flag) {
+                flags.push(flag);
+            }
         }
         writeln!(
             out,

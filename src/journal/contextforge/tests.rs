@@ -174,6 +174,9 @@ fn a_bad_row_is_reported_with_its_table_and_row_and_the_rest_is_used() {
     };
     let (j, m) = read(&[&d.path().join("mcp.db")]);
     assert_eq!(j[0].bad_line_count, 1);
+    // Rows are the database's lines: "1 of N" counts them all ("1 of 0"
+    // said none was read).
+    assert!(j[0].lines > u64::from(row), "{} rows", j[0].lines);
     let b = &j[0].bad_lines[0];
     assert_eq!(b.line, row);
     assert!(

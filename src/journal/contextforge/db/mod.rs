@@ -537,6 +537,10 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
         ));
     }
     counts.sort();
+    // Rows are this journal's lines: a bad row is counted among them.
+    for _ in 0..counts.iter().map(|(_, n)| n).sum::<u64>() {
+        ctx.count_line();
+    }
     ctx.note(format!(
         "rows read: {}",
         counts
