@@ -134,11 +134,28 @@ fn investigate_answers_the_five_questions_with_evidence() {
 
 #[test]
 fn unknown_group_is_an_input_error() {
+    // With no journal, the sample was searched: the message says so (a
+    // journal forgotten on the command line otherwise read as a wrong id).
     retrace()
         .args(["investigate", "--group", "gnothere"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("no group \"gnothere\""));
+        .stderr(predicates::str::contains(
+            "no group \"gnothere\" in the bundled sample (no journal was given)",
+        ));
+    let journal = root().join("sample-journals/deploy-release-incident/activity.jsonl");
+    retrace()
+        .args(["investigate", "--group", "gnothere"])
+        .arg(&journal)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no group \"gnothere\";"));
+    // An empty id names no group (as a prefix, it named them all).
+    retrace()
+        .args(["investigate", "--group", ""])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no group \"\""));
 }
 
 #[test]
@@ -1002,4 +1019,15 @@ fn a_retry_with_one_field_changed_is_linked_to_its_attempt() {
         )),
         "{md}"
     );
+}
+
+/// `export` needs a group or `--all`, and says so (it named only
+/// `--group`).
+#[test]
+fn export_without_a_group_names_both_choices() {
+    retrace()
+        .args(["export", "--format", "json"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("<--group <ID>|--all>"));
 }

@@ -67,9 +67,18 @@ pub enum QueryError {
     /// A journal could not be loaded.
     #[error(transparent)]
     Journal(#[from] JournalError),
-    /// No group has that id.
-    #[error("no group {0:?}; `retrace groups --all` lists them")]
-    NoSuchGroup(String),
+    /// No group has that id (or the id is empty); `sample`: the journals
+    /// are the bundled sample, no journal having been given.
+    #[error(
+        "no group {id:?}{}; `retrace groups --all` lists them",
+        if *sample { " in the bundled sample (no journal was given)" } else { "" }
+    )]
+    NoSuchGroup {
+        /// What was asked.
+        id: String,
+        /// Whether the journals are the bundled sample.
+        sample: bool,
+    },
     /// Several groups start with that prefix.
     #[error("group id {prefix:?} is ambiguous: {}", matches.join(", "))]
     AmbiguousGroup {
@@ -366,12 +375,20 @@ impl Investigation {
         if let Some(g) = self.all_groups().find(|g| g.id() == id) {
             return Ok(g);
         }
+        let none = || QueryError::NoSuchGroup {
+            id: id.to_string(),
+            sample: self.is_sample(),
+        };
+        // An empty prefix would name every group.
+        if id.is_empty() {
+            return Err(none());
+        }
         let m: Vec<GroupRef<'_>> = self
             .all_groups()
             .filter(|g| g.id().starts_with(id))
             .collect();
         match m.as_slice() {
-            [] => Err(QueryError::NoSuchGroup(id.to_string())),
+            [] => Err(none()),
             [g] => Ok(*g),
             many => Err(QueryError::AmbiguousGroup {
                 prefix: id.to_string(),

@@ -387,18 +387,14 @@ pub enum Command {
     /// Write a postmortem: per group the verdict, a timeline, the five
     /// questions with evidence, reviewer decisions, chain status and a
     /// Mermaid sequence diagram.
+    #[command(group = clap::ArgGroup::new("which").required(true).args(["group", "all"]))]
     Export {
         /// Journals to read: files, compressed or not, and folders of them
         /// (default: the bundled sample incident).
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// Group id (or a unique prefix).
-        #[arg(
-            long,
-            value_name = "ID",
-            required_unless_present = "all",
-            conflicts_with = "all"
-        )]
+        #[arg(long, value_name = "ID")]
         group: Option<String>,
         /// Every group that `retrace groups` lists (two or more calls, a
         /// verdict other than clean, or a fingerprint_drift finding).
