@@ -200,11 +200,20 @@ impl JournalSource {
     /// After a read error of a compressed journal that gave `got` bytes:
     /// keeps them, saying why the rest is missing, when there are any and
     /// the decompressor failed; the error otherwise.
+    ///
+    /// Only a stream that ends early (its input ran out: a file cut short)
+    /// keeps what came before; one whose checksum or data is found wrong
+    /// is corrupt somewhere, perhaps before where the error shows, and
+    /// stays an error.
     fn keep_cut_short(&mut self, e: io::Error, got: &[u8]) -> Result<(), JournalError> {
+        let text = e.to_string().to_ascii_lowercase();
+        let ended_early = e.kind() == io::ErrorKind::UnexpectedEof
+            || text.contains("incomplete")
+            || text.contains("unexpected end");
         match self.compression {
-            Some(c) if !got.is_empty() && e.kind() != io::ErrorKind::Interrupted => {
+            Some(c) if !got.is_empty() && ended_early => {
                 self.cut_short = Some(format!(
-                    "its {} stream is corrupt or cut short after {} decompressed bytes ({e}): the lines before are read, the rest of the file is not",
+                    "its {} stream ends early, after {} decompressed bytes ({e}): the file was cut short (or is damaged near there); the lines before are read, the rest is not",
                     c.name(),
                     got.len()
                 ));
@@ -472,12 +481,20 @@ mod tests {
             assert!(!got.is_empty() && got.len() < text.len(), "{name}");
             assert!(text.starts_with(got), "{name}: not the journal's start");
             let why = s.cut_short().unwrap_or_default();
-            assert!(why.contains("cut short"), "{name}: {why}");
+            assert!(why.contains("ends early"), "{name}: {why}");
             // Whole, it says nothing.
             std::fs::write(&p, &bytes).unwrap();
             let mut s = JournalSource::file(&p);
             s.materialize().unwrap();
             assert_eq!(s.cut_short(), None, "{name}");
+            // A checksum that does not match: corrupt somewhere, an error.
+            let mut bad = bytes.clone();
+            let at = bad.len() - if name.ends_with(".gz") { 6 } else { 2 };
+            bad[at] ^= 0xff;
+            std::fs::write(&p, &bad).unwrap();
+            let mut s = JournalSource::file(&p);
+            let e = s.materialize().unwrap_err().to_string();
+            assert!(e.contains("cannot decompress it"), "{name}: {e}");
             // Cut before anything decompressed.
             std::fs::write(&p, &bytes[..12]).unwrap();
             let mut s = JournalSource::file(&p);

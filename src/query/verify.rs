@@ -37,6 +37,11 @@ pub struct VerifyReport {
     /// for a chained journal verified without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub caveat: Option<&'static str>,
+    /// The journal's compressed stream ended early: only the lines before
+    /// were checked (a note says where), so the journal is not checked
+    /// whole.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_short: bool,
 }
 
 /// Said of every chained journal verified without an anchor.
@@ -65,6 +70,8 @@ impl VerifyReport {
         }
         match &self.chain {
             None => 2,
+            // Only its first part could be read: not checked whole.
+            Some(ChainStatus::Intact { .. } | ChainStatus::NoChain { .. }) if self.cut_short => 1,
             Some(ChainStatus::Intact { .. } | ChainStatus::NoChain { .. }) => 0,
             Some(_) => 1,
         }
@@ -102,6 +109,7 @@ fn verify_case_file(path: &std::path::Path) -> VerifyReport {
         case_file: None,
         anchor: None,
         caveat: None,
+        cut_short: false,
     };
     match crate::review::case::verify(path) {
         Ok(v) => {
@@ -210,6 +218,7 @@ pub fn verify_anchored(
             let name = src.name.clone();
             match crate::journal::verify(src, &opts) {
                 Ok(j) => VerifyReport {
+                    cut_short: j.source().cut_short().is_some(),
                     journal: name,
                     format: Some(j.format),
                     lines: j.lines,
@@ -250,6 +259,7 @@ pub fn verify_anchored(
                     case_file: None,
                     anchor: None,
                     caveat: None,
+                    cut_short: false,
                 },
             }
         })
