@@ -264,7 +264,7 @@ fn a_corrupt_or_cut_compressed_journal_says_so() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("activity.jsonl.gz: its gzip stream is corrupt or cut short"),
+        err.contains("activity.jsonl.gz: its gzip stream ends early"),
         "{err}"
     );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -277,6 +277,13 @@ fn a_corrupt_or_cut_compressed_journal_says_so() {
     };
     assert!(calls(&v) >= 1, "no call read before the cut: {v:#}\n{err}");
     assert!(calls(&v) <= calls(&whole), "{v:#}");
+    // verify checked only its first part: not a whole check (exit 1).
+    let o = retrace()
+        .arg("verify")
+        .arg(folder.join("activity.jsonl.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", common::stdout(&o));
 }
 
 /// A file that no reader takes stays an error when it is named on its
@@ -393,6 +400,8 @@ fn a_copy_of_a_journal_in_its_folder_is_read_once() {
         .unwrap()
         + 1;
     std::fs::write(d.path().join("audit-log.jsonl.bak"), &bytes[..cut]).unwrap();
+    // And compressed, as rotation leaves it.
+    std::fs::write(d.path().join("audit-log.jsonl.2.gz"), gzip(&bytes)).unwrap();
     let groups = |path: &Path| {
         let o = retrace()
             .args(["groups", "--all", "--json"])
@@ -413,4 +422,5 @@ fn a_copy_of_a_journal_in_its_folder_is_read_once() {
         err.contains("audit-log.jsonl.bak is a copy of the start of"),
         "{err}"
     );
+    assert!(err.contains("audit-log.jsonl.2.gz is a copy of"), "{err}");
 }

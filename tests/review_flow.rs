@@ -750,3 +750,39 @@ fn a_reviewer_is_flagged_once_per_group() {
     let out = stdout(&run(d.path(), &["groups", J, "--all"]));
     assert_eq!(out.matches("reviewed:alice").count(), 1, "{out}");
 }
+
+/// A case file an earlier version left beside the first journal file of a
+/// folder read with `-r` is still used, with a warning saying where it
+/// belongs: its decisions do not vanish.
+#[test]
+fn a_case_file_left_in_a_subfolder_by_an_earlier_version_is_still_read() {
+    let d = tempfile::tempdir().unwrap();
+    let sub = d.path().join("incident/sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::copy(fixture(J), sub.join(J)).unwrap();
+    // Recorded where earlier versions put it: beside the journal file.
+    let o = run(
+        &sub,
+        &[
+            "review",
+            "decide",
+            "act_R1",
+            J,
+            "--decision",
+            "confirmed_not_executed",
+            "--note",
+            "no trace in the vault audit log",
+            "--reviewer",
+            "alice",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(d.path(), &["review", "list", "-r", "incident", "--json"]);
+    let err = stderr(&o);
+    let q: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(q.as_array().unwrap().len(), 0, "{q:#}\n{err}");
+    assert!(
+        err.contains("where earlier versions kept this folder's"),
+        "{err}"
+    );
+}

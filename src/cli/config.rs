@@ -359,6 +359,8 @@ pub fn resolve(flags: Flags, settings: Option<(PathBuf, Settings)>) -> Resolved 
         reviewer,
         read_only,
         window: flags.window.window(),
+        // Only a follower keeps both of two alike files (`watch` asks).
+        keep_copies: false,
     };
     Resolved {
         setup,

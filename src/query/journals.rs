@@ -157,41 +157,54 @@ fn skip_reason(f: &Path, forced: bool) -> Option<String> {
 
 /// Journal files that hold a copy of another's bytes, whole or the start of
 /// it: a `.bak` beside a journal, a snapshot taken before the journal grew,
-/// a log copied into the incident folder twice. Reading both counts each of
-/// the copy's records twice, and in formats whose ids carry the journal's
-/// identity (docs/design.md §5.10) as two calls of one intent: a duplicate
-/// made by the copy. Returns (copy, original) positions in `files`: the
-/// shorter of two is the copy, and of two alike the later one.
+/// a log copied into the incident folder twice, compressed or not. Reading
+/// both counts each of the copy's records twice, and in formats whose ids
+/// carry the journal's identity (docs/design.md §5.10) as two calls of one
+/// intent: a duplicate made by the copy. Returns (copy, original) positions
+/// in `files`: the shorter of two is the copy, and of two alike the later
+/// one.
 ///
-/// Only uncompressed regular files whose first lines are the same (their
-/// identity, [`JournalSource::identity`]) are compared, byte for byte, so
-/// unrelated journals cost a read of their first line. Files that cannot be
-/// read are left to the load, which says why.
+/// Only regular files whose first lines are the same (their identity,
+/// [`JournalSource::identity`]) are compared, byte for byte as decompressed,
+/// so unrelated journals cost a read of their first line. Files that cannot
+/// be read are left to the load, which says why.
 pub(super) fn copies(files: &[PathBuf]) -> Vec<(usize, usize)> {
-    let mut by_identity: std::collections::HashMap<String, Vec<(usize, u64)>> =
+    let mut by_identity: std::collections::HashMap<String, Vec<usize>> =
         std::collections::HashMap::new();
     for (i, p) in files.iter().enumerate() {
-        let Ok(meta) = std::fs::metadata(p) else {
-            continue;
-        };
-        let source = JournalSource::file(p);
-        if !meta.is_file() || source.compression().is_some() || meta.len() == 0 {
+        if !std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() > 0) {
             continue;
         }
-        if let Ok(id) = source.identity() {
-            by_identity.entry(id).or_default().push((i, meta.len()));
+        if let Ok(id) = JournalSource::file(p).identity() {
+            by_identity.entry(id).or_default().push(i);
         }
     }
     let mut out = Vec::new();
-    for mut same in by_identity.into_values().filter(|v| v.len() > 1) {
-        // Longest first, then in load order: each file is compared with the
-        // ones kept before it.
-        same.sort_by_key(|&(i, len)| (std::cmp::Reverse(len), i));
+    for same in by_identity.into_values().filter(|v| v.len() > 1) {
+        // Each file in load order against the ones kept so far: a copy of
+        // one of them is left out; one they are copies of replaces them.
         let mut kept: Vec<usize> = Vec::new();
-        for (i, _) in same {
-            match kept.iter().find(|&&k| is_prefix(&files[i], &files[k])) {
-                Some(&k) => out.push((i, k)),
-                None => kept.push(i),
+        for i in same {
+            let mut copy_of = None;
+            let mut replaced = Vec::new();
+            for (n, &k) in kept.iter().enumerate() {
+                match compare(&files[i], &files[k]) {
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal) => {
+                        copy_of = Some(k);
+                        break;
+                    }
+                    Some(std::cmp::Ordering::Greater) => replaced.push(n),
+                    None => {}
+                }
+            }
+            match copy_of {
+                Some(k) => out.push((i, k)),
+                None => {
+                    for &n in replaced.iter().rev() {
+                        out.push((kept.remove(n), i));
+                    }
+                    kept.push(i);
+                }
             }
         }
     }
@@ -199,23 +212,26 @@ pub(super) fn copies(files: &[PathBuf]) -> Vec<(usize, usize)> {
     out
 }
 
-/// Whether the bytes of file `short` are the first bytes of file `long`
-/// (false when either cannot be read).
-fn is_prefix(short: &Path, long: &Path) -> bool {
-    use std::io::Read;
-    let (Ok(a), Ok(b)) = (std::fs::File::open(short), std::fs::File::open(long)) else {
-        return false;
-    };
-    let (mut a, mut b) = (std::io::BufReader::new(a), std::io::BufReader::new(b));
-    let (mut x, mut y) = (vec![0u8; 64 << 10], vec![0u8; 64 << 10]);
+/// How the bytes of journal `a` (decompressed) stand to those of `b`:
+/// `Less` when they are the start of `b`'s, `Equal` when the same,
+/// `Greater` when `b`'s are the start of `a`'s; `None` when they differ or
+/// either cannot be read whole.
+fn compare(a: &Path, b: &Path) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    use std::io::BufRead;
+    let (sa, sb) = (JournalSource::file(a), JournalSource::file(b));
+    let (mut a, mut b) = (sa.open().ok()?, sb.open().ok()?);
     loop {
-        let n = match a.read(&mut x) {
-            Ok(0) => return true,
-            Ok(n) => n,
-            Err(_) => return false,
-        };
-        if b.read_exact(&mut y[..n]).is_err() || x[..n] != y[..n] {
-            return false;
+        let (x, y) = (a.fill_buf().ok()?, b.fill_buf().ok()?);
+        let n = x.len().min(y.len());
+        match (x.len(), y.len()) {
+            (0, 0) => return Some(Ordering::Equal),
+            (0, _) => return Some(Ordering::Less),
+            (_, 0) => return Some(Ordering::Greater),
+            _ if x[..n] != y[..n] => return None,
+            _ => {}
         }
+        a.consume(n);
+        b.consume(n);
     }
 }

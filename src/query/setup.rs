@@ -48,6 +48,11 @@ pub struct Setup {
     /// read (a database is queried for it), so what it leaves out is never
     /// held.
     pub window: TimeWindow,
+    /// Read a journal that is a copy of another loaded with it too, with a
+    /// warning, instead of once as the journal it copies
+    /// ([`super::journals`] `copies`): a follower (`retrace watch`) cannot
+    /// tell which of two alike files will grow.
+    pub keep_copies: bool,
 }
 
 /// A file named by the setup that could not be used.
@@ -182,7 +187,17 @@ impl Setup {
         }
         // A copy of another journal (whole, or the start of it) is read
         // once, as the journal it copies.
-        let copied = super::journals::copies(&journals);
+        let mut copied = super::journals::copies(&journals);
+        if self.keep_copies {
+            for &(copy, of) in &copied {
+                warnings.push(format!(
+                    "{} is a copy of {}, or of its start; both are read, as either may grow: their calls count twice until they differ",
+                    journals[copy].display(),
+                    journals[of].display()
+                ));
+            }
+            copied.clear();
+        }
         for &(copy, of) in &copied {
             let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
             let what = if len(&journals[copy]) == len(&journals[of]) {
@@ -245,7 +260,31 @@ impl Setup {
             .map(Path::to_path_buf)
             .into_iter()
             .collect();
-        let case = CaseContext::load(self.case.as_deref(), &anchor, self.read_only)?;
+        // Earlier versions kept a folder's case file beside its first
+        // journal file, which `-r` may find in a subfolder: one found
+        // there, with none in the folder, is still the investigation's.
+        let legacy = match (&self.case, anchor.first(), journals.first()) {
+            (None, Some(a), Some(first)) if a.is_dir() => {
+                let (new, old) = (
+                    crate::review::case::default_path(a),
+                    crate::review::case::default_path(first),
+                );
+                (!new.exists() && old != new && old.is_file()).then(|| {
+                    warnings.push(format!(
+                        "using the case file {}, where earlier versions kept this folder's; move it to {}",
+                        old.display(),
+                        new.display()
+                    ));
+                    old
+                })
+            }
+            _ => None,
+        };
+        let case = CaseContext::load(
+            self.case.as_deref().or(legacy.as_deref()),
+            &anchor,
+            self.read_only,
+        )?;
         if let (Some(status), Some(name)) = (&case.chain, case.name())
             && !status.is_intact()
         {

@@ -127,8 +127,9 @@ pub struct AnalysisOpts {
 #[derive(Debug, Clone, Default, Args)]
 pub struct CaseOpts {
     /// Case file (SQLite) holding reviewer decisions, notes and bookmarks.
-    /// Default: retrace-case.sqlite in the folder of the first journal;
-    /// the bundled sample has none unless this is given.
+    /// Default: retrace-case.sqlite beside the first journal named, or in
+    /// it when it is a folder; the bundled sample has none unless this is
+    /// given.
     #[arg(long = "case", value_name = "FILE")]
     pub case: Option<PathBuf>,
 

@@ -302,6 +302,12 @@ impl Watch {
                 message: "name the journal files to follow".into(),
             }));
         }
+        // A copy beside a journal may be the one that grows: both are
+        // followed.
+        let setup = Setup {
+            keep_copies: true,
+            ..setup.clone()
+        };
         Self::from_prepared(setup.prepare()?, options)
     }
 

@@ -704,3 +704,32 @@ fn the_records_a_poll_read_are_kept_when_asked() {
     assert!(kept.stats().read_back > 0, "{:?}", kept.stats());
     assert_eq!(kept.take_records().len(), 1);
 }
+
+/// A copy of a journal beside it is followed too: either may be the one
+/// that grows (one-shot commands read it once; a watch that dropped the
+/// live file for its backup missed every call written after it started).
+#[test]
+fn a_watch_follows_both_of_two_alike_journals() {
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/tui-follow-before.jsonl"
+    ))
+    .unwrap();
+    // The backup sorts first.
+    std::fs::write(d.path().join("backup.jsonl"), &text).unwrap();
+    std::fs::write(d.path().join("gateway.jsonl"), &text).unwrap();
+    let mut setup = Setup::new(vec![d.path().to_path_buf()]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let w = Watch::open(&setup, WatchOptions::default()).unwrap();
+    let names = w.journal_names();
+    assert_eq!(names.len(), 2, "{names:?}");
+    // One-shot, the copy is read once.
+    let p = setup.prepare().unwrap();
+    assert_eq!(p.sources.len(), 1, "{:?}", p.warnings);
+    assert!(
+        p.warnings.iter().any(|w| w.contains("is a copy of")),
+        "{:?}",
+        p.warnings
+    );
+}
