@@ -32,9 +32,10 @@ impl Ctx<'_> {
                 format!("one call, one execution, completed and delivered{detail}")
             }
             (TargetAnswer::NotPerformed | TargetAnswer::Conflict | TargetAnswer::KeyRefused, _) => {
-                format!(
-                    "one call, one execution; the target did not act{detail}, and nothing was repeated"
-                )
+                // "One call" says it was not sent again in this group; a
+                // near duplicate in another group may still be a rewritten
+                // repeat, which the findings name.
+                format!("one call, one execution; the target did not act{detail}")
             }
             _ => format!("one call, one execution{detail}"),
         }
