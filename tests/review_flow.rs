@@ -785,4 +785,11 @@ fn a_case_file_left_in_a_subfolder_by_an_earlier_version_is_still_read() {
         err.contains("where earlier versions kept this folder's"),
         "{err}"
     );
+    // verify checks it too.
+    let o = run(d.path(), &["verify", "-r", "incident"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!("sub/{}", case::DEFAULT_FILE_NAME)),
+        "{out}"
+    );
 }

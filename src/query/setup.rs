@@ -158,6 +158,20 @@ impl Setup {
             .find(|p| !is_database_url(p) && !crate::review::case::is_case_file(p))
     }
 
+    /// A case file an earlier version left beside the first journal file
+    /// (`first`) of the folder named first, which `-r` may find in a
+    /// subfolder, when the folder itself has none and `--case` is not
+    /// given: (where it is, where it belongs). Still the investigation's.
+    pub(crate) fn legacy_case(&self, first: Option<&PathBuf>) -> Option<(PathBuf, PathBuf)> {
+        let anchor = self.case_anchor()?;
+        if self.case.is_some() || !anchor.is_dir() {
+            return None;
+        }
+        let new = crate::review::case::default_path(anchor);
+        let old = crate::review::case::default_path(first?);
+        (!new.exists() && old != new && old.is_file()).then_some((old, new))
+    }
+
     /// Reads the contracts, keys and case file the setup names and resolves
     /// the journals (each given once; none: the bundled sample).
     ///
@@ -260,26 +274,15 @@ impl Setup {
             .map(Path::to_path_buf)
             .into_iter()
             .collect();
-        // Earlier versions kept a folder's case file beside its first
-        // journal file, which `-r` may find in a subfolder: one found
-        // there, with none in the folder, is still the investigation's.
-        let legacy = match (&self.case, anchor.first(), journals.first()) {
-            (None, Some(a), Some(first)) if a.is_dir() => {
-                let (new, old) = (
-                    crate::review::case::default_path(a),
-                    crate::review::case::default_path(first),
-                );
-                (!new.exists() && old != new && old.is_file()).then(|| {
-                    warnings.push(format!(
-                        "using the case file {}, where earlier versions kept this folder's; move it to {}",
-                        old.display(),
-                        new.display()
-                    ));
-                    old
-                })
-            }
-            _ => None,
-        };
+        let legacy = self.legacy_case(journals.first());
+        if let Some((old, new)) = &legacy {
+            warnings.push(format!(
+                "using the case file {}, where earlier versions kept this folder's; move it to {}",
+                old.display(),
+                new.display()
+            ));
+        }
+        let legacy = legacy.map(|(old, _)| old);
         let case = CaseContext::load(
             self.case.as_deref().or(legacy.as_deref()),
             &anchor,

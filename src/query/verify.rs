@@ -82,6 +82,10 @@ impl VerifyReport {
 /// beside the first journal), when it exists.
 fn default_case_file(journals: &[std::path::PathBuf], setup: &Setup) -> Option<std::path::PathBuf> {
     let path = setup.case.clone().or_else(|| {
+        // One an earlier version left in a subfolder is still checked.
+        if let Some((old, _)) = setup.legacy_case(journals.first()) {
+            return Some(old);
+        }
         journals
             .first()
             .and(setup.case_anchor())
