@@ -12,6 +12,7 @@
 
 use super::SetupError;
 use crate::journal::{self, JournalError, JournalSource};
+use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 /// The journal files a list of paths stands for, and why files in folders
@@ -160,15 +161,14 @@ fn skip_reason(f: &Path, forced: bool) -> Option<String> {
 /// a log copied into the incident folder twice, compressed or not. Reading
 /// both counts each of the copy's records twice, and in formats whose ids
 /// carry the journal's identity (docs/design.md §5.10) as two calls of one
-/// intent: a duplicate made by the copy. Returns (copy, original) positions
-/// in `files`: the shorter of two is the copy, and of two alike the later
-/// one.
+/// intent: a duplicate made by the copy. Returns one [`Copy`] per file left
+/// out: the shorter of two is the copy, and of two alike the later one.
 ///
 /// Only regular files whose first lines are the same (their identity,
 /// [`JournalSource::identity`]) are compared, byte for byte as decompressed,
 /// so unrelated journals cost a read of their first line. Files that cannot
 /// be read are left to the load, which says why.
-pub(super) fn copies(files: &[PathBuf]) -> Vec<(usize, usize)> {
+pub(super) fn copies(files: &[PathBuf]) -> Vec<Copy> {
     let mut by_identity: std::collections::HashMap<String, Vec<usize>> =
         std::collections::HashMap::new();
     for (i, p) in files.iter().enumerate() {
@@ -189,35 +189,54 @@ pub(super) fn copies(files: &[PathBuf]) -> Vec<(usize, usize)> {
             let mut replaced = Vec::new();
             for (n, &k) in kept.iter().enumerate() {
                 match compare(&files[i], &files[k]) {
-                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal) => {
-                        copy_of = Some(k);
+                    Some(o @ (Ordering::Less | Ordering::Equal)) => {
+                        copy_of = Some(Copy {
+                            copy: i,
+                            of: k,
+                            whole: o == Ordering::Equal,
+                        });
                         break;
                     }
-                    Some(std::cmp::Ordering::Greater) => replaced.push(n),
+                    Some(Ordering::Greater) => replaced.push(n),
                     None => {}
                 }
             }
             match copy_of {
-                Some(k) => out.push((i, k)),
+                Some(c) => out.push(c),
                 None => {
                     for &n in replaced.iter().rev() {
-                        out.push((kept.remove(n), i));
+                        out.push(Copy {
+                            copy: kept.remove(n),
+                            of: i,
+                            whole: false,
+                        });
                     }
                     kept.push(i);
                 }
             }
         }
     }
-    out.sort_unstable();
+    out.sort_unstable_by_key(|c| c.copy);
     out
+}
+
+/// A journal file that is a copy of another ([`copies`]): positions in the
+/// list of files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Copy {
+    /// The file left out.
+    pub copy: usize,
+    /// The file read in its place.
+    pub of: usize,
+    /// The same bytes (decompressed); else the start of `of`'s.
+    pub whole: bool,
 }
 
 /// How the bytes of journal `a` (decompressed) stand to those of `b`:
 /// `Less` when they are the start of `b`'s, `Equal` when the same,
 /// `Greater` when `b`'s are the start of `a`'s; `None` when they differ or
 /// either cannot be read whole.
-fn compare(a: &Path, b: &Path) -> Option<std::cmp::Ordering> {
-    use std::cmp::Ordering;
+fn compare(a: &Path, b: &Path) -> Option<Ordering> {
     use std::io::BufRead;
     let (sa, sb) = (JournalSource::file(a), JournalSource::file(b));
     let (mut a, mut b) = (sa.open().ok()?, sb.open().ok()?);

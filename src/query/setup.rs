@@ -162,7 +162,7 @@ impl Setup {
     /// (`first`) of the folder named first, which `-r` may find in a
     /// subfolder, when the folder itself has none and `--case` is not
     /// given: (where it is, where it belongs). Still the investigation's.
-    pub(crate) fn legacy_case(&self, first: Option<&PathBuf>) -> Option<(PathBuf, PathBuf)> {
+    pub(crate) fn legacy_case(&self, first: Option<&Path>) -> Option<(PathBuf, PathBuf)> {
         let anchor = self.case_anchor()?;
         if self.case.is_some() || !anchor.is_dir() {
             return None;
@@ -202,34 +202,24 @@ impl Setup {
         // A copy of another journal (whole, or the start of it) is read
         // once, as the journal it copies.
         let mut copied = super::journals::copies(&journals);
-        if self.keep_copies {
-            for &(copy, of) in &copied {
-                warnings.push(format!(
-                    "{} is a copy of {}, or of its start; both are read, as either may grow: their calls count twice until they differ",
-                    journals[copy].display(),
-                    journals[of].display()
-                ));
-            }
-            copied.clear();
-        }
-        for &(copy, of) in &copied {
-            let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
-            let what = if len(&journals[copy]) == len(&journals[of]) {
-                "a copy"
+        for c in &copied {
+            let (copy, of) = (journals[c.copy].display(), journals[c.of].display());
+            warnings.push(if self.keep_copies {
+                format!(
+                    "{copy} is a copy of {of}, or of its start; both are read, as either may grow: their calls count twice until they differ"
+                )
             } else {
-                "a copy of the start"
-            };
-            warnings.push(format!(
-                "{} is {what} of {}; read once, as {}",
-                journals[copy].display(),
-                journals[of].display(),
-                journals[of].display()
-            ));
+                let what = if c.whole { "a copy" } else { "a copy of the start" };
+                format!("{copy} is {what} of {of}; read once, as {of}")
+            });
+        }
+        if self.keep_copies {
+            copied.clear();
         }
         let journals: Vec<PathBuf> = journals
             .into_iter()
             .enumerate()
-            .filter(|(i, _)| !copied.iter().any(|&(c, _)| c == *i))
+            .filter(|(i, _)| !copied.iter().any(|c| c.copy == *i))
             .map(|(_, p)| p)
             .collect();
         let sample = journals.is_empty();
@@ -274,7 +264,7 @@ impl Setup {
             .map(Path::to_path_buf)
             .into_iter()
             .collect();
-        let legacy = self.legacy_case(journals.first());
+        let legacy = self.legacy_case(journals.first().map(PathBuf::as_path));
         if let Some((old, new)) = &legacy {
             warnings.push(format!(
                 "using the case file {}, where earlier versions kept this folder's; move it to {}",

@@ -83,7 +83,8 @@ impl VerifyReport {
 fn default_case_file(journals: &[std::path::PathBuf], setup: &Setup) -> Option<std::path::PathBuf> {
     let path = setup.case.clone().or_else(|| {
         // One an earlier version left in a subfolder is still checked.
-        if let Some((old, _)) = setup.legacy_case(journals.first()) {
+        if let Some((old, _)) = setup.legacy_case(journals.first().map(std::path::PathBuf::as_path))
+        {
             return Some(old);
         }
         journals

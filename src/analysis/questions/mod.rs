@@ -321,10 +321,12 @@ impl Ctx<'_> {
         let x = self.x(e);
         let l = self.lc(e);
         let evidence: Vec<EvidenceRef> = l.outcomes().iter().map(|&i| ev(e, i)).collect();
-        if l.dispatch() != Dispatch::Dispatched
-            && !(l.dispatch() == Dispatch::Unknown && l.dispatch_unrecorded)
-            && l.outcomes().is_empty()
-        {
+        let sent_or_may_have = match l.dispatch() {
+            Dispatch::Dispatched => true,
+            Dispatch::Unknown => l.dispatch_unrecorded,
+            Dispatch::Rejected | Dispatch::NotDispatched => false,
+        };
+        if !sent_or_may_have && l.outcomes().is_empty() {
             return answer(3, "No: nothing was sent to the target.".into(), evidence);
         }
         let reviewed = l.resolution.as_ref().map(|r| {
