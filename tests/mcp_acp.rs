@@ -144,6 +144,26 @@ fn wire_request(time: &str, id: u32) -> String {
     .to_string()
 }
 
+/// The wire-log line of the proxy's answer to request `id`, at `time`.
+fn wire_response(time: &str, id: u32, duration_ms: f64) -> String {
+    serde_json::json!({
+        "time": time, "event": "proxy_response",
+        "source": "proxy", "direction": "egress", "transport": "streamablehttp",
+        "method": "tools/call", "duration_ms": duration_ms, "request_id": id.to_string(),
+        "session_id": "b33708f6-ca0a-4e31-9ea2-9de7405c9bd3",
+    })
+    .to_string()
+}
+
+/// `retrace investigate` of the journal's only group (the first one, by
+/// `groups --all --json`), as text.
+fn investigate_first(dir: &std::path::Path, journal: &std::path::Path) -> String {
+    let j = journal.to_str().unwrap();
+    let g = common::json(&common::run(dir, &["groups", "--all", "--json", j]));
+    let group = g[0]["group_id"].as_str().unwrap();
+    common::stdout(&common::run(dir, &["investigate", "--group", group, j]))
+}
+
 /// The wire log records requests and answers, never the dispatch: a
 /// request that got no answer may have reached the backend, so its repeat
 /// is a possible duplicate and, alone, it awaits verification; never a
@@ -151,12 +171,7 @@ fn wire_request(time: &str, id: u32) -> String {
 #[test]
 fn an_unanswered_wire_request_may_have_been_dispatched() {
     let d = tempfile::tempdir().unwrap();
-    let response = serde_json::json!({
-        "time": "2025-12-23T18:27:02.422Z", "event": "proxy_response",
-        "source": "proxy", "direction": "egress", "transport": "streamablehttp",
-        "method": "tools/call", "duration_ms": 1422.0, "request_id": "6",
-        "session_id": "b33708f6-ca0a-4e31-9ea2-9de7405c9bd3",
-    });
+    let response = wire_response("2025-12-23T18:27:02.422Z", 6, 1422.0);
     let retried = d.path().join("retried.jsonl");
     std::fs::write(
         &retried,
@@ -187,16 +202,7 @@ fn an_unanswered_wire_request_may_have_been_dispatched() {
     let g = groups(&alone);
     assert_eq!(g[0]["verdict"], "pending_verification", "{g:#}");
 
-    let o = common::run(
-        d.path(),
-        &[
-            "investigate",
-            "--group",
-            g[0]["group_id"].as_str().unwrap(),
-            alone.to_str().unwrap(),
-        ],
-    );
-    let text = common::stdout(&o);
+    let text = investigate_first(d.path(), &alone);
     assert!(text.contains("unanswered"), "{text}");
     assert!(
         text.contains("Unknown: the journal records requests and answers, not dispatches"),
@@ -210,35 +216,17 @@ fn an_unanswered_wire_request_may_have_been_dispatched() {
 #[test]
 fn an_inferred_dispatch_is_said_to_be_one() {
     let d = tempfile::tempdir().unwrap();
-    let response = serde_json::json!({
-        "time": "2025-12-23T18:26:02.422Z", "event": "proxy_response",
-        "source": "proxy", "direction": "egress", "transport": "streamablehttp",
-        "method": "tools/call", "duration_ms": 4222.0, "request_id": "5",
-        "session_id": "b33708f6-ca0a-4e31-9ea2-9de7405c9bd3",
-    });
     let j = d.path().join("wire.jsonl");
     std::fs::write(
         &j,
         format!(
-            "{}\n{response}\n",
-            wire_request("2025-12-23T18:25:58.234Z", 5)
+            "{}\n{}\n",
+            wire_request("2025-12-23T18:25:58.234Z", 5),
+            wire_response("2025-12-23T18:26:02.422Z", 5, 4222.0)
         ),
     )
     .unwrap();
-    let g = common::json(&common::run(
-        d.path(),
-        &["groups", "--all", "--json", j.to_str().unwrap()],
-    ));
-    let o = common::run(
-        d.path(),
-        &[
-            "investigate",
-            "--group",
-            g[0]["group_id"].as_str().unwrap(),
-            j.to_str().unwrap(),
-        ],
-    );
-    let text = common::stdout(&o);
+    let text = investigate_first(d.path(), &j);
     assert!(
         text.contains(
             "dispatched at 18:26:02.422 (inferred: the log records the answer, not the dispatch"

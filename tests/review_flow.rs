@@ -20,12 +20,23 @@ fn decide(
     note: &str,
     reviewer: &str,
 ) -> std::process::Output {
+    decide_execution(dir, "act_R1", decision, note, reviewer)
+}
+
+/// `retrace review decide EXECUTION` on the fixture journal in `dir`.
+fn decide_execution(
+    dir: &std::path::Path,
+    execution: &str,
+    decision: &str,
+    note: &str,
+    reviewer: &str,
+) -> std::process::Output {
     run(
         dir,
         &[
             "review",
             "decide",
-            "act_R1",
+            execution,
             J,
             "--decision",
             decision,
@@ -730,20 +741,12 @@ fn a_reviewer_is_flagged_once_per_group() {
         .collect();
     std::fs::write(d.path().join(J), lines.join("\n") + "\n").unwrap();
     for x in ["act_R1", "act_R2"] {
-        let o = run(
+        let o = decide_execution(
             d.path(),
-            &[
-                "review",
-                "decide",
-                x,
-                J,
-                "--decision",
-                "confirmed_not_executed",
-                "--note",
-                "no trace in the vault audit log",
-                "--reviewer",
-                "alice",
-            ],
+            x,
+            "confirmed_not_executed",
+            "no trace in the vault audit log",
+            "alice",
         );
         assert!(o.status.success(), "{x}: {}", stderr(&o));
     }
@@ -761,20 +764,11 @@ fn a_case_file_left_in_a_subfolder_by_an_earlier_version_is_still_read() {
     std::fs::create_dir_all(&sub).unwrap();
     std::fs::copy(fixture(J), sub.join(J)).unwrap();
     // Recorded where earlier versions put it: beside the journal file.
-    let o = run(
+    let o = decide(
         &sub,
-        &[
-            "review",
-            "decide",
-            "act_R1",
-            J,
-            "--decision",
-            "confirmed_not_executed",
-            "--note",
-            "no trace in the vault audit log",
-            "--reviewer",
-            "alice",
-        ],
+        "confirmed_not_executed",
+        "no trace in the vault audit log",
+        "alice",
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(d.path(), &["review", "list", "-r", "incident", "--json"]);

@@ -807,36 +807,25 @@ mod tests {
         );
         // What the log does say still counts: a failure before sending, a
         // cancellation, a refusal, an answer.
-        assert_eq!(
-            lc(x(vec![request_only(0), failed(1, g)])).dispatch(),
-            Dispatch::NotDispatched
-        );
-        let cancelled = ev(
-            1,
-            EventKind::Cancelled {
-                by: "client".into(),
-            },
-            g,
-        );
-        assert_eq!(
-            lc(x(vec![request_only(0), cancelled])).dispatch(),
-            Dispatch::NotDispatched
-        );
-        let refused = ev(
-            1,
-            EventKind::Rejected {
-                reason: "policy".into(),
-            },
-            g,
-        );
-        assert_eq!(
-            lc(x(vec![request_only(0), refused])).dispatch(),
-            Dispatch::Rejected
-        );
-        assert_eq!(
-            lc(x(vec![request_only(0), unknown(1, g)])).dispatch(),
-            Dispatch::Dispatched
-        );
+        let cancelled = EventKind::Cancelled {
+            by: "client".into(),
+        };
+        let refused = EventKind::Rejected {
+            reason: "policy".into(),
+        };
+        for (then, want) in [
+            (failed(1, g), Dispatch::NotDispatched),
+            (ev(1, cancelled, g), Dispatch::NotDispatched),
+            (ev(1, refused, g), Dispatch::Rejected),
+            (unknown(1, g), Dispatch::Dispatched),
+        ] {
+            let kind = then.kind.name();
+            assert_eq!(
+                lc(x(vec![request_only(0), then])).dispatch(),
+                want,
+                "{kind}"
+            );
+        }
         // Another journal of the same call records dispatches, and has none.
         let l = lc(x(vec![request_only(0), accepted(0, g)]));
         assert!(!l.dispatch_unrecorded);
