@@ -41,6 +41,23 @@ fn the_joined_sources_give_each_scenario_its_verdict() {
     let groups = lab::groups(&journals, &[]);
     lab::check("joined", &dir.join("truth.json"), &groups, lab::JOINED);
     lab::one_group_per_scenario("joined", &dir.join("truth.json"), &groups);
+    // Each service's spans in a file of its own (client, gateway, server):
+    // the same groups, the gateway's spans joined to their clients across
+    // the files.
+    let split_dir = tempfile::tempdir().unwrap();
+    let mut split = lab::split_by_service(&j.join("traces.jsonl"), split_dir.path());
+    assert_eq!(split.len(), 3, "{split:?}");
+    split.extend([j.join("gateway.log"), j.join("mcp.db")]);
+    assert_eq!(lab::groups(&split, &[]), groups, "one file per service");
+    // The same spans twice, as the line export and as the body: each span
+    // counts once when gateway spans are joined to their clients (twice,
+    // no gateway span was joined, and reads became possible duplicates).
+    let alone = lab::groups(&[j.join("traces.jsonl")], &[]);
+    assert_eq!(
+        lab::groups(&[j.join("traces.jsonl"), j.join("otlp-body.json")], &[]),
+        alone,
+        "the same spans in two files"
+    );
     for g in &groups {
         let out = std::process::Command::new(common::BIN)
             .args(["investigate", "--json", "--group"])

@@ -36,6 +36,94 @@ fn openllmetrys_spans_give_each_scenario_its_verdict() {
     lab::check("openllmetry", &truth, &groups, lab::OPENLLMETRY);
 }
 
+/// Each service exporting its own spans (the client's in one file, the
+/// server's in another) gives the groups one file gives, byte for byte:
+/// the server span's caller, the caller's timeout and OpenLLMetry's
+/// response write are looked up across the files. Before, the MCP SDK's
+/// split traces gave `duplicate_side_effect` for a retried call whose first
+/// handler was cancelled, and OpenLLMetry's server file stopped the load
+/// ("no usable line").
+#[test]
+fn a_trace_split_over_one_file_per_service_reads_as_one() {
+    for system in ["otel-sdk", "openllmetry"] {
+        let (traces, truth) = fixture(system);
+        let dir = tempfile::tempdir().unwrap();
+        let files = lab::split_by_service(&traces, dir.path());
+        let (split, notes) = lab::groups_and_notes(&files, &[]);
+        assert_eq!(split, lab::groups(&[traces], &[]), "{system}: {notes}");
+        let expected = if system == "otel-sdk" {
+            lab::OTEL_SDK
+        } else {
+            lab::OPENLLMETRY
+        };
+        lab::check(system, &truth, &split, expected);
+        assert!(
+            notes.contains("spans, looked up with")
+                && notes.contains("other OpenTelemetry journal(s):"),
+            "{notes}"
+        );
+    }
+}
+
+/// Files of sound spans that give no call of their own are read, not
+/// refused: OpenLLMetry's server spans alone (whose calls are their
+/// client's) say what to load with them, and a file of spans that are no
+/// tool call (one file per span of a real export) says so. Both stopped
+/// the whole load with "no usable line … is it another format?".
+#[test]
+fn files_of_spans_without_calls_of_their_own_are_read() {
+    let (traces, _) = fixture("openllmetry");
+    let dir = tempfile::tempdir().unwrap();
+    let files = lab::split_by_service(&traces, dir.path());
+    let server = files
+        .iter()
+        .find(|f| f.ends_with("lab-tools.jsonl"))
+        .unwrap();
+    let (groups, notes) = lab::groups_and_notes(std::slice::from_ref(server), &[]);
+    assert!(groups.is_empty());
+    assert!(
+        notes.contains(
+            "OpenLLMetry server spans answer tool calls whose client spans are in no journal loaded"
+        ) && notes.contains("load the client's spans with them"),
+        "{notes}"
+    );
+    let out = common::run(dir.path(), &["verify", server.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stdout(&out));
+    assert!(common::stdout(&out).starts_with("NO CHAIN"));
+
+    // One file per span: most hold no tool call; all of them read
+    // together give the groups of the whole export.
+    let (traces, _) = fixture("otel-sdk");
+    let per_span = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (n, line) in std::fs::read_to_string(&traces)
+        .unwrap()
+        .lines()
+        .enumerate()
+    {
+        let data: serde_json::Value = serde_json::from_str(line).unwrap();
+        for (r, rs) in data["resourceSpans"].as_array().unwrap().iter().enumerate() {
+            for (k, ss) in rs["scopeSpans"].as_array().unwrap().iter().enumerate() {
+                for (m, span) in ss["spans"].as_array().unwrap().iter().enumerate() {
+                    let one = serde_json::json!({"resourceSpans": [{
+                        "resource": rs["resource"],
+                        "scopeSpans": [{"scope": ss["scope"], "spans": [span]}],
+                    }]});
+                    let path = per_span.path().join(format!("{n:03}-{r}-{k}-{m:03}.jsonl"));
+                    std::fs::write(&path, format!("{one}\n")).unwrap();
+                    files.push(path);
+                }
+            }
+        }
+    }
+    let (groups, notes) = lab::groups_and_notes(&files, &[]);
+    assert_eq!(groups, lab::groups(&[traces], &[]));
+    assert!(
+        notes.contains("none of its spans is an MCP tool call"),
+        "{notes}"
+    );
+}
+
 /// The client's timeout and the server's cancelled handler: question 3
 /// gives each layer's words, and cites both spans.
 #[test]

@@ -242,6 +242,23 @@ pub fn load_with(
             None => detect(s).map(|f| (f, true)),
         })
         .collect::<Result<_, _>>()?;
+    // The spans of OpenTelemetry journals loaded together are looked up
+    // across them: a trace's client and server spans may be in two files.
+    let trace_set = {
+        let given: Vec<(JournalId, &JournalSource, Format)> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                (
+                    JournalId::try_from(i).unwrap_or(JournalId::MAX),
+                    s,
+                    formats[i].0,
+                )
+            })
+            .collect();
+        super::otlp::TraceSet::read(&given)
+    };
+    let traces = trace_set.as_ref().map(super::otlp::TraceSet::index);
     let builder = Building::run(|sink| {
         for (i, source) in sources.into_iter().enumerate() {
             let id = JournalId::try_from(i).unwrap_or(JournalId::MAX);
@@ -265,7 +282,7 @@ pub fn load_with(
                 source,
                 identities[i].clone(),
                 formats[i],
-                companions,
+                (companions, traces.as_ref()),
                 opts,
                 (&mut |r: Record| sink.push(r), false),
                 &mut prog,
@@ -414,7 +431,7 @@ pub(crate) fn verify_by(
         source,
         identity,
         format,
-        Vec::new(),
+        (Vec::new(), None),
         opts,
         (&mut sink, path == VerifyPath::Fast),
         &mut prog,
@@ -427,7 +444,7 @@ fn read_one(
     source: JournalSource,
     identity: String,
     (format, detected): (Format, bool),
-    companions: Vec<Format>,
+    (companions, traces): (Vec<Format>, Option<&super::otlp::Spans<'_>>),
     opts: &LoadOptions,
     (sink, drop_records): (&mut dyn FnMut(Record), bool),
     progress: &mut dyn FnMut(u64),
@@ -442,12 +459,14 @@ fn read_one(
         companions,
     );
     ctx.window = opts.window;
+    ctx.traces = traces;
     if drop_records {
         ctx.drop_records();
     }
     format.reader().read(&mut ctx)?;
     let Read {
         lines,
+        usable_without_records,
         left_out_executions,
         records,
         bad,
@@ -466,14 +485,19 @@ fn read_one(
         ChainStatus::Broken { lines_checked, .. } if !detected => *lines_checked > 1,
         _ => true,
     };
-    if records == 0 && !chain_holds && bad_count == 0 && !is_blank(&source) {
+    if records == 0
+        && usable_without_records == 0
+        && !chain_holds
+        && bad_count == 0
+        && !is_blank(&source)
+    {
         return Err(JournalError::NoUsableLine {
             journal: source.name.clone(),
             lines,
             format: format.noun().to_string(),
         });
     }
-    if records == 0 && bad_count > 0 && !chain_holds {
+    if records == 0 && usable_without_records == 0 && bad_count > 0 && !chain_holds {
         let first = bad.into_iter().next().unwrap_or(LineError {
             journal: source.name.clone(),
             line: 0,

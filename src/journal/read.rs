@@ -32,6 +32,12 @@ pub struct ReadCtx<'a> {
     /// The part of the journal to read: readers that query a database put
     /// it in their queries; [`ReadCtx::emit`] applies it to every record.
     pub window: super::TimeWindow,
+    /// The spans of the other OpenTelemetry journals loaded with this one
+    /// (none for a single one, for `retrace verify` and for `watch`).
+    pub(crate) traces: Option<&'a super::otlp::Spans<'a>>,
+    /// Sound lines or spans that give no record of this journal
+    /// ([`ReadCtx::usable_without_records`]).
+    usable_without_records: u64,
     /// Whether the records read are dropped unseen (`retrace verify`), so
     /// that a reader may count them instead of building them
     /// ([`ReadCtx::count_unbuilt`]).
@@ -53,6 +59,8 @@ pub struct ReadCtx<'a> {
 /// What a reader found, once it is done: [`ReadCtx::finish`].
 pub(super) struct Read {
     pub lines: u64,
+    /// Sound lines or spans that gave no record of this journal.
+    pub usable_without_records: u64,
     pub left_out_executions: u64,
     pub records: u64,
     pub bad: Vec<LineError>,
@@ -84,6 +92,8 @@ impl<'a> ReadCtx<'a> {
             keys,
             companions,
             window: super::TimeWindow::default(),
+            traces: None,
+            usable_without_records: 0,
             records_unused: false,
             in_window: std::collections::HashMap::new(),
             left_out: 0,
@@ -154,6 +164,7 @@ impl<'a> ReadCtx<'a> {
         }
         Read {
             lines: self.lines,
+            usable_without_records: self.usable_without_records,
             left_out_executions: executions as u64,
             records: self.records,
             bad: self.bad,
@@ -185,6 +196,20 @@ impl ReadCtx<'_> {
     pub(crate) fn count_unbuilt(&mut self, n: u64) {
         debug_assert!(self.records_unused && self.window.is_unbounded());
         self.records += n;
+    }
+
+    /// How many records were emitted (or counted) so far.
+    pub(crate) fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Says that `n` of this journal's lines or spans were read and are
+    /// sound, though no record of this journal comes of them: spans that
+    /// are no tool call, or that another journal's reader reads (an
+    /// OpenLLMetry server write, with its client's span). The journal is
+    /// then not refused as having no usable line.
+    pub(crate) fn usable_without_records(&mut self, n: u64) {
+        self.usable_without_records += n;
     }
 
     /// Emits one record, unless the time window leaves it out

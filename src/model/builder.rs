@@ -311,11 +311,32 @@ impl ModelBuilder {
     }
 
     /// Adds a session. A second record for the same session id fills in the
-    /// fields the first one lacked (a start record, then an end record).
+    /// fields the first one lacked (a start record, then an end record),
+    /// and widens the session to its earlier start or later end (with that
+    /// end's reason), so that the order of the records does not matter.
     pub fn push_session(&mut self, s: Session) {
         match self.session_index.get(&s.session_id) {
             Some(&i) => {
                 let old = &mut self.sessions[i];
+                // Records of one session from several journals (a
+                // service's spans over several files): it ran from the
+                // earliest start to the latest end, whatever the order the
+                // journals were given in; its evidence is the record of
+                // its start.
+                if let (Some(a), Some(b)) = (old.started_at, s.started_at)
+                    && b < a
+                {
+                    old.started_at = Some(b);
+                    old.source = s.source;
+                }
+                if let (Some(a), Some(b)) = (old.ended_at, s.ended_at)
+                    && b > a
+                {
+                    old.ended_at = Some(b);
+                    if s.end_reason.is_some() {
+                        old.end_reason = s.end_reason.clone();
+                    }
+                }
                 macro_rules! fill {
                     ($($f:ident),*) => { $( if old.$f.is_none() { old.$f = s.$f; } )* };
                 }
@@ -624,6 +645,37 @@ mod tests {
             b.push(r.clone());
         }
         b.finish()
+    }
+
+    /// One session's records from several journals (a service's spans
+    /// over several files) give the same session in any order: from the
+    /// earliest start, cited there, to the latest end with its reason. The
+    /// first record given won before.
+    #[test]
+    fn a_sessions_records_give_one_session_in_any_order() {
+        let part = |from: i64, to: i64, line: u32, reason: &str| {
+            Record::Session(Box::new(Session {
+                session_id: "s".into(),
+                started_at: Some(t(from)),
+                ended_at: Some(t(to)),
+                end_reason: Some(reason.into()),
+                source: at_line(line),
+                ..Session::default()
+            }))
+        };
+        let records = [
+            part(5, 9, 2, "first"),
+            part(1, 4, 1, "early"),
+            part(3, 12, 3, "late"),
+        ];
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+            let m = whole(&order.map(|i| records[i].clone()));
+            let s = m.session("s").unwrap();
+            assert_eq!(s.started_at, Some(t(1)), "{order:?}");
+            assert_eq!(s.source, at_line(1), "{order:?}");
+            assert_eq!(s.ended_at, Some(t(12)), "{order:?}");
+            assert_eq!(s.end_reason.as_deref(), Some("late"), "{order:?}");
+        }
     }
 
     /// A model made of the first `cut` records, grown by the rest.

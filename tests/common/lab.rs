@@ -75,6 +75,46 @@ pub fn groups_and_notes<S: AsRef<std::ffi::OsStr>>(
     (groups, stderr(&out))
 }
 
+/// Splits an OTLP JSON line export (one `TracesData` a line) into one
+/// file per service in `dir`, as when each service exports its own spans:
+/// each `resourceSpans` entry goes, as a `TracesData` line of its own, to
+/// `<service.name>.jsonl`. Returns the files, by service name.
+pub fn split_by_service(traces: &Path, dir: &Path) -> Vec<PathBuf> {
+    let mut by_service: BTreeMap<String, String> = BTreeMap::new();
+    for line in std::fs::read_to_string(traces).unwrap().lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let data: Value = serde_json::from_str(line).unwrap();
+        for rs in data["resourceSpans"].as_array().unwrap() {
+            let service = rs["resource"]["attributes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|a| a["key"] == "service.name")
+                .and_then(|a| a["value"]["stringValue"].as_str())
+                .unwrap_or("unknown_service")
+                .to_string();
+            let text = by_service.entry(service).or_default();
+            text.push_str(&serde_json::json!({ "resourceSpans": [rs] }).to_string());
+            text.push('\n');
+        }
+    }
+    assert!(
+        by_service.len() > 1,
+        "{} holds one service",
+        traces.display()
+    );
+    by_service
+        .into_iter()
+        .map(|(service, text)| {
+            let path = dir.join(format!("{service}.jsonl"));
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect()
+}
+
 pub use super::skip::skip;
 
 // The verdicts each system's journals can prove, by scenario (or the

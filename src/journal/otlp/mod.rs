@@ -12,11 +12,14 @@ mod calls;
 mod span;
 
 pub use calls::CANCEL_MARGIN;
+pub(crate) use calls::Spans;
 
 use super::{
-    BadLine, Capabilities, FormatFacts, JournalError, JournalReader, ReadCtx, for_each_line, lines,
+    BadLine, Capabilities, ChainKeys, Format, FormatFacts, JournalError, JournalReader,
+    JournalSource, ReadCtx, for_each_line, lines,
 };
-use crate::model::Layer;
+use crate::model::{JournalId, Layer};
+use rayon::prelude::*;
 use span::{Batch, Span};
 use std::io::Read;
 
@@ -52,6 +55,171 @@ fn opens_traces_data(text: &[u8]) -> bool {
     rest.starts_with(b"\"resourceSpans\"") || rest.starts_with(b"\"resource_spans\"")
 }
 
+/// The spans of every OpenTelemetry journal loaded together, so that each
+/// journal's calls are read with the spans of the others at hand: a client
+/// and the server it calls each export to a file of their own, and a
+/// Collector's `file` exporter that rotates puts a trace's spans into two
+/// files (docs/formats.md#otlp-json). Only looked up (a span's parent, its
+/// children, the gateway span that fits it): each journal emits its own
+/// spans' calls, and reports its own bad lines.
+#[derive(Default)]
+pub struct TraceSet {
+    /// The spans of each journal, by journal, in load order.
+    journals: Vec<(JournalId, Vec<Span>)>,
+}
+
+impl TraceSet {
+    /// Parses the spans of the OpenTelemetry journals among `journals`
+    /// (journal id, source, format), on every core; `None` unless there are
+    /// two or more (one journal's reader has its own spans). What cannot be
+    /// parsed is left out here: the journal's own read reports it.
+    pub(crate) fn read(journals: &[(JournalId, &JournalSource, Format)]) -> Option<TraceSet> {
+        let otlp: Vec<(JournalId, &JournalSource)> = journals
+            .iter()
+            .filter(|(_, _, f)| *f == Format::OtlpJson)
+            .map(|&(id, s, _)| (id, s))
+            .collect();
+        if otlp.len() < 2 {
+            return None;
+        }
+        let journals = otlp
+            .par_iter()
+            .map(|&(id, source)| (id, spans_of(id, source)))
+            .collect();
+        Some(TraceSet { journals })
+    }
+
+    /// The spans of followed files' recent lines (journal, the lines as a
+    /// source, the line number of the first and its offset in the file),
+    /// each placed where it is in its file.
+    pub(crate) fn of_windows(windows: &[(JournalId, JournalSource, u32, u64)]) -> TraceSet {
+        let journals = windows
+            .iter()
+            .map(|(id, source, first_line, first_offset)| {
+                let mut spans = spans_of(*id, source);
+                for s in &mut spans {
+                    if let crate::model::SourceRef::Line { line, offset, .. } = &mut s.source {
+                        *line = line.saturating_add(first_line.saturating_sub(1));
+                        *offset = crate::model::LineOffset::new(
+                            offset.get().saturating_add(*first_offset),
+                        );
+                    }
+                }
+                (*id, spans)
+            })
+            .collect();
+        TraceSet { journals }
+    }
+
+    /// Replaces the spans with `fresh` (the files' recent spans), keeping
+    /// a span no longer there while a span of its trace still is, in any
+    /// journal (a partner of a span that is still read again).
+    pub(crate) fn renew(&mut self, fresh: TraceSet) {
+        use std::collections::{HashMap, HashSet};
+        let live: HashSet<&str> = fresh
+            .journals
+            .iter()
+            .flat_map(|(_, spans)| spans.iter().map(|s| s.trace.as_str()))
+            .collect();
+        let mut old: HashMap<JournalId, Vec<Span>> = std::mem::take(&mut self.journals)
+            .into_iter()
+            .map(|(id, spans)| {
+                let kept = spans
+                    .into_iter()
+                    .filter(|s| live.contains(s.trace.as_str()))
+                    .collect();
+                (id, kept)
+            })
+            .collect();
+        let mut journals = Vec::with_capacity(fresh.journals.len());
+        for (id, mut spans) in fresh.journals {
+            if let Some(left) = old.remove(&id) {
+                let here: HashSet<(&str, &str)> = spans
+                    .iter()
+                    .map(|s| (s.trace.as_str(), s.id.as_str()))
+                    .collect();
+                let left: Vec<Span> = left
+                    .into_iter()
+                    .filter(|s| !here.contains(&(s.trace.as_str(), s.id.as_str())))
+                    .collect();
+                spans.extend(left);
+            }
+            journals.push((id, spans));
+        }
+        // A journal with no recent lines now (read again from its start
+        // after a rotation) keeps its spans still needed.
+        journals.extend(old.into_iter().filter(|(_, spans)| !spans.is_empty()));
+        journals.sort_by_key(|(id, _)| *id);
+        self.journals = journals;
+    }
+
+    /// Drops the spans of journal `journal`.
+    pub(crate) fn forget(&mut self, journal: JournalId) {
+        self.journals.retain(|(id, _)| *id != journal);
+    }
+
+    /// Whether it holds spans of a journal other than `journal`.
+    pub(crate) fn has_others(&self, journal: JournalId) -> bool {
+        self.journals
+            .iter()
+            .any(|(id, spans)| *id != journal && !spans.is_empty())
+    }
+
+    /// How many journals it holds spans of.
+    pub(crate) fn journal_count(&self) -> usize {
+        self.journals.iter().filter(|(_, s)| !s.is_empty()).count()
+    }
+
+    /// The index of `own`, the spans of journal `journal` as its reader
+    /// has them, and of the other journals' spans here (for a followed
+    /// file read again: its own spans are where its reader places them).
+    pub(crate) fn index_with<'a>(&'a self, journal: JournalId, own: &'a [Span]) -> Spans<'a> {
+        let others = self.journals.iter().filter(|(id, _)| *id != journal);
+        Spans::new(
+            own.iter()
+                .chain(others.clone().flat_map(|(_, spans)| spans)),
+            std::iter::once((journal, own.len()))
+                .chain(others.map(|(id, spans)| (*id, spans.len())))
+                .collect(),
+        )
+    }
+
+    /// The index of every journal's spans, each span once, that each
+    /// journal's reader looks its spans' partners up in.
+    pub(crate) fn index(&self) -> Spans<'_> {
+        Spans::new(
+            self.journals.iter().flat_map(|(_, spans)| spans),
+            self.journals
+                .iter()
+                .map(|(id, spans)| (*id, spans.len()))
+                .collect(),
+        )
+    }
+}
+
+/// The spans of one journal, read as [`OtlpReader`] reads them, whatever
+/// else the read finds (bad lines, notes) dropped; none when it cannot be
+/// read at all.
+pub(crate) fn spans_of(journal: JournalId, source: &JournalSource) -> Vec<Span> {
+    let keys = ChainKeys::default();
+    let mut sink = |_| {};
+    let mut progress = |_| {};
+    let mut ctx = ReadCtx::new(
+        journal,
+        source,
+        String::new(),
+        Format::OtlpJson,
+        (&mut sink, &mut progress),
+        &keys,
+        Vec::new(),
+    );
+    match read_body(&mut ctx) {
+        Ok(Some(spans)) => spans,
+        Ok(None) => read_lines(&mut ctx).unwrap_or_default(),
+        Err(_) => Vec::new(),
+    }
+}
+
 impl JournalReader for OtlpReader {
     fn sniff(&self, first_lines: &[&[u8]]) -> bool {
         match first_lines {
@@ -69,9 +237,16 @@ impl JournalReader for OtlpReader {
             Some(spans) => spans,
             None => read_lines(ctx)?,
         };
-        let c = calls::emit(ctx, &spans);
+        let traces = ctx.traces;
+        let c = calls::emit(ctx, &spans, traces);
+        let with = match traces.map(|t| t.others(ctx.journal)) {
+            Some((others, n)) if n > 0 => {
+                format!(", looked up with {others} in {n} other OpenTelemetry journal(s)")
+            }
+            _ => String::new(),
+        };
         ctx.note(format!(
-            "{} spans: {} tool calls sent by clients, {} handled by servers, {} through a gateway ({} joined to their client here); {} other spans",
+            "{} spans{with}: {} tool calls sent by clients, {} handled by servers, {} through a gateway ({} joined to their client); {} other spans",
             spans.len(),
             c.client,
             c.server,
@@ -79,11 +254,33 @@ impl JournalReader for OtlpReader {
             c.gateway_joined,
             c.other
         ));
-        if c.orphan_writes > 0 {
+        if c.answered_elsewhere > 0 {
             ctx.note(format!(
-                "{} OpenLLMetry server spans answer tool calls whose client spans are not in this journal; they name no tool and are not read: export the client's spans to the same file",
+                "{} OpenLLMetry server spans answer tool calls of another journal loaded with it, and are read with their client's spans there",
+                c.answered_elsewhere
+            ));
+        }
+        if c.orphan_writes > 0 {
+            let loaded = if ctx.records_unused() {
+                "not in this journal (`verify` reads each journal alone)"
+            } else {
+                "in no journal loaded"
+            };
+            ctx.note(format!(
+                "{} OpenLLMetry server spans answer tool calls whose client spans are {loaded}; they name no tool and are not read: load the client's spans with them",
                 c.orphan_writes
             ));
+        }
+        if c.client + c.server + c.gateway + c.answered_elsewhere + c.orphan_writes == 0
+            && !spans.is_empty()
+        {
+            ctx.note("none of its spans is an MCP tool call");
+        }
+        // Sound spans that give this journal no record (none is a tool
+        // call, another journal's reader reads them) are no reason to
+        // refuse it: a rotated or per-service export has such files.
+        if ctx.records() == 0 {
+            ctx.usable_without_records(spans.len() as u64);
         }
         Ok(())
     }

@@ -12,12 +12,13 @@ use crate::model::{Arguments, CallRef, Layer, Link, OutcomeKind};
 use serde_json::json;
 use std::collections::HashMap;
 
-/// Gateway `tool.invoke` spans joined to the client span of the same file
-/// that sent them: the same tool name, another service, the invocation
+/// Gateway `tool.invoke` spans joined to the client span that sent them
+/// (among the spans of every OpenTelemetry journal loaded together, so
+/// that each journal finds the same pairs): the same tool name, another service, the invocation
 /// starting within the client span (less [`SKEW`] at its start: a
 /// gateway cannot start a call before its client has ended it), and
 /// exactly one such pairing each way. Returns client span index → invoke span index.
-pub(super) fn match_gateways(spans: &[Span], roles: &[Option<Role>]) -> HashMap<usize, usize> {
+pub(super) fn match_gateways(spans: &[&Span], roles: &[Option<Role>]) -> HashMap<usize, usize> {
     let clients: Vec<(usize, &str)> = roles
         .iter()
         .enumerate()
@@ -38,7 +39,7 @@ pub(super) fn match_gateways(spans: &[Span], roles: &[Option<Role>]) -> HashMap<
         return HashMap::new();
     }
     let fits = |c: usize, g: usize| {
-        let (c, g) = (&spans[c], &spans[g]);
+        let (c, g) = (spans[c], spans[g]);
         c.resource.service != g.resource.service && g.start >= c.start - SKEW && g.start <= c.end
     };
     let mut by_tool: HashMap<&str, Vec<usize>> = HashMap::new();

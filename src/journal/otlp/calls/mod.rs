@@ -26,10 +26,11 @@
 //! span another, tied to its caller by [`Link::CalledFrom`] so that the
 //! join of sources makes them one (docs/design.md §5.12) whether they come
 //! in one file or two. OpenLLMetry's server span names no tool, so it is
-//! read only with its client's spans in the same file; a gateway's span is
-//! joined to the client span whose tool it carries within its time, when
-//! exactly one fits (ContextForge does not pass the client's trace context
-//! on).
+//! read only with its client's span; a gateway's span is joined to the
+//! client span whose tool it carries within its time, when exactly one fits
+//! (ContextForge does not pass the client's trace context on). Partners are
+//! looked up among the spans of every OpenTelemetry journal loaded together
+//! ([`Spans`]; docs/formats.md#otlp-json, "Several files").
 
 mod gateway;
 mod openllmetry;
@@ -37,13 +38,15 @@ mod sdk;
 
 use super::span::{Kind, Span, StatusCode};
 use crate::journal::{BadLine, ReadCtx};
-use crate::model::{ActionRecord, JsonRpcId, Link, ProcessInfo, Record, Session, ToolHint};
+use crate::model::{
+    ActionRecord, JournalId, JsonRpcId, Link, ProcessInfo, Record, Session, ToolHint,
+};
 use chrono::{DateTime, TimeDelta, Utc};
 use gateway::{gateway, match_gateways};
 use openllmetry::llm_tool;
 use sdk::{sdk_client, sdk_server};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How long after its caller gave up (a client's or gateway's timeout) a
 /// server span that ends without error is read as cancelled rather than
@@ -57,34 +60,76 @@ pub const CANCEL_MARGIN: TimeDelta = TimeDelta::seconds(1);
 /// comparing their spans' times: 50 ms.
 const SKEW: TimeDelta = TimeDelta::milliseconds(50);
 
-/// What the spans of one journal hold, indexed by trace and span id.
+/// Spans indexed by trace and span id, each span once: a journal's own,
+/// or those of every OpenTelemetry journal loaded together
+/// ([`super::TraceSet`]), so that a span's parent, children and gateway
+/// partner are found in whichever file holds them. Built once per load:
+/// each journal's reader looks its own spans up in it.
 pub struct Spans<'a> {
-    spans: &'a [Span],
+    /// Each span once (the first of the same trace and span id).
+    spans: Vec<&'a Span>,
     by_id: HashMap<(&'a str, &'a str), usize>,
     /// Children by parent position.
     children: HashMap<usize, Vec<usize>>,
+    /// Gateway `tool.invoke` positions by the client span position that
+    /// sent them ([`match_gateways`]), and the reverse.
+    gateway_of: HashMap<usize, usize>,
+    client_of_invoke: HashMap<usize, usize>,
+    /// Whether any span is an SDK server span of a `tools/call`.
+    has_sdk_servers: bool,
+    /// Spans by journal, for notes.
+    per_journal: Vec<(JournalId, usize)>,
 }
 
 impl<'a> Spans<'a> {
-    /// Indexes `spans`.
-    pub fn new(spans: &'a [Span]) -> Spans<'a> {
-        let mut by_id = HashMap::with_capacity(spans.len());
-        for (i, s) in spans.iter().enumerate() {
-            by_id.insert((s.trace.as_str(), s.id.as_str()), i);
+    /// Indexes `spans` (of journals `per_journal`: id, spans in it). A
+    /// span given twice (overlapping exports, the same spans as a line
+    /// export and as a body) is indexed once, so that it counts once when
+    /// gateway spans are joined to their clients.
+    pub fn new(
+        spans: impl Iterator<Item = &'a Span>,
+        per_journal: Vec<(JournalId, usize)>,
+    ) -> Spans<'a> {
+        let mut by_id = HashMap::new();
+        let mut unique: Vec<&'a Span> = Vec::new();
+        for s in spans {
+            if let std::collections::hash_map::Entry::Vacant(e) =
+                by_id.entry((s.trace.as_str(), s.id.as_str()))
+            {
+                e.insert(unique.len());
+                unique.push(s);
+            }
         }
         let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
-        for (i, s) in spans.iter().enumerate() {
+        for (i, s) in unique.iter().enumerate() {
             if let Some(p) = &s.parent
                 && let Some(&pi) = by_id.get(&(s.trace.as_str(), p.as_str()))
             {
                 children.entry(pi).or_default().push(i);
             }
         }
+        let roles: Vec<Option<Role>> = unique.iter().map(|s| role(s).ok().flatten()).collect();
+        let has_sdk_servers = roles.iter().any(|r| matches!(r, Some(Role::SdkServer(_))));
+        let gateway_of = match_gateways(&unique, &roles);
+        let client_of_invoke = gateway_of.iter().map(|(&c, &g)| (g, c)).collect();
         Spans {
-            spans,
+            spans: unique,
             by_id,
             children,
+            gateway_of,
+            client_of_invoke,
+            has_sdk_servers,
+            per_journal,
         }
+    }
+
+    /// How many spans the journals other than `journal` hold, and how
+    /// many such journals there are.
+    pub fn others(&self, journal: JournalId) -> (usize, usize) {
+        self.per_journal
+            .iter()
+            .filter(|(j, _)| *j != journal)
+            .fold((0, 0), |(spans, n), (_, k)| (spans + k, n + 1))
     }
 
     fn position(&self, trace: &str, id: &str) -> Option<usize> {
@@ -93,14 +138,13 @@ impl<'a> Spans<'a> {
 
     fn parent(&self, s: &Span) -> Option<&'a Span> {
         let p = self.position(&s.trace, s.parent.as_deref()?)?;
-        Some(&self.spans[p])
+        Some(self.spans[p])
     }
 
     fn children(&self, s: &Span) -> Vec<&'a Span> {
-        let spans = self.spans;
         self.position(&s.trace, &s.id)
             .and_then(|i| self.children.get(&i))
-            .map(|c| c.iter().map(|&i| &spans[i]).collect())
+            .map(|c| c.iter().map(|&i| self.spans[i]).collect())
             .unwrap_or_default()
     }
 
@@ -358,18 +402,33 @@ pub struct Counts {
     pub server: usize,
     /// Gateway calls read.
     pub gateway: usize,
-    /// Gateway calls joined to a client span of the same file.
+    /// Gateway calls of this journal joined to their client span.
     pub gateway_joined: usize,
-    /// Server writes of OpenLLMetry whose client span is not in the file.
+    /// OpenLLMetry server writes whose client spans are in another journal
+    /// loaded with this one, whose reader reads them.
+    pub answered_elsewhere: usize,
+    /// Server writes of OpenLLMetry whose client span is in no journal
+    /// loaded.
     pub orphan_writes: usize,
     /// Spans that are not about tool calls.
     pub other: usize,
 }
 
-/// Emits the calls `spans` hold into `ctx`; spans that claim to be a tool
-/// call but cannot be read as one are reported as bad lines.
-pub fn emit(ctx: &mut ReadCtx<'_>, spans: &[Span]) -> Counts {
-    let idx = Spans::new(spans);
+/// Emits the calls the journal's spans `spans` hold into `ctx`, looking
+/// their partners up in `loaded`, the index of every OpenTelemetry
+/// journal loaded with it (or, without one, among its own spans); spans of
+/// this journal that claim to be a tool call but cannot be read as one are
+/// reported as bad lines. Other journals' spans are only looked up: their
+/// own readers emit their calls and report their bad spans.
+pub fn emit(ctx: &mut ReadCtx<'_>, spans: &[Span], loaded: Option<&Spans<'_>>) -> Counts {
+    let local;
+    let idx = match loaded {
+        Some(idx) => idx,
+        None => {
+            local = Spans::new(spans.iter(), vec![(ctx.journal, spans.len())]);
+            &local
+        }
+    };
     let mut counts = Counts::default();
     let mut roles: Vec<Option<Role>> = Vec::with_capacity(spans.len());
     for s in spans {
@@ -381,36 +440,51 @@ pub fn emit(ctx: &mut ReadCtx<'_>, spans: &[Span]) -> Counts {
             }
         }
     }
-    let has_sdk_servers = roles.iter().any(|r| matches!(r, Some(Role::SdkServer(_))));
-    let gateway_of = match_gateways(spans, &roles);
-    counts.gateway_joined = gateway_of.len();
     emit_sessions(ctx, spans, &roles);
-    let mut client_of_invoke: HashMap<usize, String> = HashMap::new();
-    for (&client, &invoke) in &gateway_of {
-        client_of_invoke.insert(invoke, execution_id(&spans[client]));
-    }
-    for (i, (s, r)) in spans.iter().zip(&roles).enumerate() {
+    let own: HashSet<(&str, &str)> = spans
+        .iter()
+        .map(|s| (s.trace.as_str(), s.id.as_str()))
+        .collect();
+    for (s, r) in spans.iter().zip(&roles) {
+        let at = idx.position(&s.trace, &s.id);
         match r {
             Some(Role::SdkClient(tool)) => {
                 counts.client += 1;
-                let via = gateway_of.get(&i).map(|&g| &spans[g]);
-                sdk_client(ctx, &idx, (s, via), tool, has_sdk_servers);
+                let via = at
+                    .and_then(|p| idx.gateway_of.get(&p))
+                    .map(|&g| idx.spans[g]);
+                sdk_client(ctx, idx, (s, via), tool, idx.has_sdk_servers);
             }
             Some(Role::SdkServer(tool)) => {
                 counts.server += 1;
-                sdk_server(ctx, &idx, s, tool);
+                sdk_server(ctx, idx, s, tool);
             }
             Some(Role::LlmTool(tool)) => {
                 counts.client += 1;
-                if llm_tool(ctx, &idx, s, tool) {
+                if llm_tool(ctx, idx, s, tool) {
                     counts.server += 1;
                 }
             }
             Some(Role::GatewayInvoke(tool)) => {
                 counts.gateway += 1;
-                gateway(ctx, &idx, s, tool, client_of_invoke.get(&i).cloned());
+                let client = at
+                    .and_then(|p| idx.client_of_invoke.get(&p))
+                    .map(|&c| execution_id(idx.spans[c]));
+                counts.gateway_joined += usize::from(client.is_some());
+                gateway(ctx, idx, s, tool, client);
             }
-            None if is_orphan_reply(&idx, s) => counts.orphan_writes += 1,
+            None if is_llm_reply(s) => match idx.parent(s).and_then(|w| idx.parent(w)) {
+                Some(t) if t.str_attr("traceloop.span.kind") == Some("tool") => {
+                    // Read with its client's span: here when that span is
+                    // this journal's, else by its own journal's reader.
+                    if own.contains(&(t.trace.as_str(), t.id.as_str())) {
+                        counts.other += 1;
+                    } else {
+                        counts.answered_elsewhere += 1;
+                    }
+                }
+                _ => counts.orphan_writes += 1,
+            },
             None if s.name == "tools/list.mcp" => {
                 // OpenLLMetry records the tools/list result: what the
                 // server declares about its tools (docs/design.md §4.5).
@@ -431,16 +505,13 @@ pub fn emit(ctx: &mut ReadCtx<'_>, spans: &[Span]) -> Counts {
     counts
 }
 
-/// Whether `s` is OpenLLMetry's server-side write of a tool result whose
-/// client spans are not in the file (the write names no tool).
-fn is_orphan_reply(idx: &Spans<'_>, s: &Span) -> bool {
+/// Whether `s` is OpenLLMetry's server-side write of a tool result (it
+/// names no tool: the call is its client's `NAME.tool` span, two levels
+/// up).
+fn is_llm_reply(s: &Span) -> bool {
     s.name == "ResponseStreamWriter"
         && s.str_attr("mcp.response.value")
             .is_some_and(|v| v.contains("\"content\""))
-        && idx
-            .parent(s)
-            .and_then(|w| idx.parent(w))
-            .is_none_or(|t| t.str_attr("traceloop.span.kind") != Some("tool"))
 }
 
 /// One session per service instance that sent calls.

@@ -1,5 +1,5 @@
 //! OpenLLMetry's spans of one `tools/call`: the client's `NAME.tool` span
-//! and, when the file holds it, the server's `ResponseStreamWriter` that
+//! and, when a journal loaded holds it, the server's `ResponseStreamWriter` that
 //! wrote the response.
 
 use super::{
@@ -21,7 +21,7 @@ fn is_error_result(v: &str) -> Option<bool> {
 }
 
 /// OpenLLMetry's client `NAME.tool` span, with the server's response write
-/// when the file holds it. Returns whether it did.
+/// when a journal loaded holds it. Returns whether it did.
 pub(super) fn llm_tool(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &str) -> bool {
     let id = execution_id(s);
     let write = idx

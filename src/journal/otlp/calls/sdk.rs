@@ -107,7 +107,7 @@ pub(super) fn sdk_client(
                 Delivery::NotRecorded,
             ),
             None => (
-                "the client span records that an answer came back, not what it said (no server spans in this journal)".to_string(),
+                "the client span records that an answer came back, not what it said (no server spans in the journals loaded)".to_string(),
                 Delivery::Delivered,
             ),
         };
