@@ -307,6 +307,54 @@ impl Follower {
     }
 }
 
+/// The spans of the recent lines of followed OpenTelemetry files, each at
+/// its place in its file: what [`ChunkReader::read_again_with`] looks a
+/// span's partners up in (a client's and a server's spans in two files;
+/// docs/formats.md#otlp-json, "Several files"). A span that left its
+/// file's recent lines is kept while a span of its trace is still in some
+/// file's: a busy server's file moves on faster than a quiet client's, and
+/// the client's calls still being read again keep their answers.
+#[derive(Default)]
+pub struct FollowedSpans {
+    set: super::otlp::TraceSet,
+}
+
+impl FollowedSpans {
+    /// Takes the recent spans of `readers` (OpenTelemetry readers with
+    /// recent lines; others are left out), keeping those that left them
+    /// while their trace is still there. Whether two or more files hold
+    /// spans (with fewer, there is nothing to look up across files).
+    pub fn update(&mut self, readers: &[&ChunkReader]) -> bool {
+        let windows: Vec<(JournalId, JournalSource, u32, u64)> = readers
+            .iter()
+            .filter(|r| r.format == Format::OtlpJson)
+            .filter_map(|r| {
+                let (bytes, line, offset) = r.window()?;
+                Some((
+                    r.journal,
+                    JournalSource::memory(&r.name, bytes.to_vec()),
+                    line,
+                    offset,
+                ))
+            })
+            .collect();
+        let fresh = super::otlp::TraceSet::of_windows(&windows);
+        self.set.renew(fresh);
+        self.set.journal_count() >= 2
+    }
+
+    /// Whether it holds spans of a journal other than `journal`.
+    pub fn has_others(&self, journal: JournalId) -> bool {
+        self.set.has_others(journal)
+    }
+
+    /// Forgets the spans of journal `journal`, whose file was truncated:
+    /// what it held is gone.
+    pub fn forget(&mut self, journal: JournalId) {
+        self.set.forget(journal);
+    }
+}
+
 /// What reading one chunk gave.
 #[derive(Debug)]
 pub struct ChunkRead {
@@ -410,8 +458,23 @@ impl ChunkReader {
     /// # Errors
     /// Only what stops a reader (I/O); bad lines are in [`ChunkRead::bad`].
     pub fn read(&mut self, chunk: &Chunk, keys: &ChainKeys) -> Result<ChunkRead, JournalError> {
+        self.read_with(chunk, keys, None)
+    }
+
+    /// [`ChunkReader::read`], an OpenTelemetry reader looking its spans'
+    /// partners up among `partners` too (the other followed files' recent
+    /// spans, [`FollowedSpans`]).
+    ///
+    /// # Errors
+    /// As [`ChunkReader::read`].
+    pub fn read_with(
+        &mut self,
+        chunk: &Chunk,
+        keys: &ChainKeys,
+        partners: Option<&FollowedSpans>,
+    ) -> Result<ChunkRead, JournalError> {
         if !pairs_lines(self.format) {
-            return self.read_piece(chunk, keys);
+            return self.read_piece(chunk, keys, partners);
         }
         // The recent lines again, with the new ones after them.
         let (piece, replaces_from) = match self.window.take() {
@@ -431,7 +494,7 @@ impl ChunkReader {
             None => (chunk.clone(), None),
         };
         let before = self.line_ids.clone();
-        let mut read = self.read_piece(&piece, keys)?;
+        let mut read = self.read_piece(&piece, keys, partners)?;
         read.replaces_from = replaces_from;
         // Bad lines and notes of the lines read before were said then.
         read.bad.retain(|e| e.line >= chunk.first_line);
@@ -468,10 +531,48 @@ impl ChunkReader {
             line_ids: HashMap::new(),
             window: None,
         };
-        again.read_piece(chunk, keys)
+        again.read_piece(chunk, keys, None)
     }
 
-    fn read_piece(&mut self, chunk: &Chunk, keys: &ChainKeys) -> Result<ChunkRead, JournalError> {
+    /// The recent lines kept to be read again (a reader that pairs
+    /// lines): their bytes, the line number of the first and its offset.
+    fn window(&self) -> Option<(&[u8], u32, u64)> {
+        self.window
+            .as_ref()
+            .map(|w| (w.bytes.as_slice(), w.first_line, w.first_offset))
+    }
+
+    /// Reads the recent lines again, nothing new after them, an
+    /// OpenTelemetry reader looking its spans' partners up among
+    /// `partners` (the other followed files' recent spans): what a new
+    /// span in another file changes in this one's calls (a server span
+    /// that answers a client span here). The records replace those the
+    /// window gave ([`ChunkRead::replaces_from`]); `None` without a
+    /// window.
+    ///
+    /// # Errors
+    /// As [`ChunkReader::read`].
+    pub fn read_again_with(
+        &mut self,
+        keys: &ChainKeys,
+        partners: &FollowedSpans,
+    ) -> Option<Result<ChunkRead, JournalError>> {
+        let (bytes, first_line, first_offset) = self.window()?;
+        let lines = u32::try_from(memchr::memchr_iter(b'\n', bytes).count()).unwrap_or(u32::MAX);
+        let next = Chunk {
+            bytes: Vec::new(),
+            first_line: first_line.saturating_add(lines),
+            first_offset: first_offset + bytes.len() as u64,
+        };
+        Some(self.read_with(&next, keys, Some(partners)))
+    }
+
+    fn read_piece(
+        &mut self,
+        chunk: &Chunk,
+        keys: &ChainKeys,
+        partners: Option<&FollowedSpans>,
+    ) -> Result<ChunkRead, JournalError> {
         let source = JournalSource::memory(&self.name, chunk.bytes.clone());
         if self.identity.is_none() || chunk.first_line == 1 {
             // The journal's identity is its first line's (docs/design.md
@@ -492,6 +593,13 @@ impl ChunkReader {
             self.companions.clone(),
         );
         ctx.carry_line_ids(std::mem::take(&mut self.line_ids));
+        // The chunk's own spans, and the other followed files' recent
+        // spans, for an OpenTelemetry reader to look partners up in.
+        let own_spans = partners.map(|_| super::otlp::spans_of(self.journal, &source));
+        let index = partners
+            .zip(own_spans.as_deref())
+            .map(|(p, own)| p.set.index_with(self.journal, own));
+        ctx.traces = index.as_ref();
         let result = self.format.reader().read(&mut ctx);
         self.line_ids = ctx.take_line_ids();
         let Read {
@@ -503,8 +611,19 @@ impl ChunkReader {
         } = ctx.finish();
         result?;
         let lines = chunk.first_line.saturating_sub(1);
+        let own = self.journal;
+        // Only this journal's sources are where the chunk is: a span of
+        // another followed file (an OpenLLMetry server write read with
+        // its client's) is already at its place in that file.
         let rebase = |s: &mut SourceRef| {
-            if let SourceRef::Line { line, offset, .. } = s {
+            if let SourceRef::Line {
+                journal,
+                line,
+                offset,
+                ..
+            } = s
+                && *journal == own
+            {
                 *line = line.saturating_add(lines);
                 *offset = LineOffset::new(offset.get().saturating_add(chunk.first_offset));
             }

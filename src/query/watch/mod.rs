@@ -10,7 +10,7 @@
 
 use super::{Capabilities, Format, LineError, Prepared, QueryError, Setup, Severity, Verdict};
 use crate::analysis::{self, Config, GroupKey, incremental};
-use crate::journal::follow::{ChunkReader, Followed, Follower};
+use crate::journal::follow::{ChunkRead, ChunkReader, Followed, FollowedSpans, Follower};
 use crate::journal::{ChainKeys, JournalError, JournalSource, SourceData, SqliteTail, detect};
 use crate::model::{Execution, JournalId, ModelBuilder, Record, Session, ToolHint};
 use chrono::{DateTime, Utc};
@@ -273,6 +273,13 @@ pub struct Watch {
     index_note: Option<String>,
     /// Records read since [`Watch::keep_records`] (follow.rs), if asked.
     kept: Option<Vec<Record>>,
+    /// The followed OpenTelemetry files' recent spans, and those of their
+    /// traces that left them ([`FollowedSpans`]).
+    partners: FollowedSpans,
+    /// Whether an OpenTelemetry file got lines this poll: the others'
+    /// recent spans are then read again with its (a client's span and the
+    /// server's that answers it may be in two files).
+    otlp_grew: bool,
 }
 
 /// Where an event of this poll is, for [`ChangeEvent`].
@@ -379,6 +386,8 @@ impl Watch {
             evictions,
             index_note,
             kept: None,
+            partners: FollowedSpans::default(),
+            otlp_grew: false,
         })
     }
 
@@ -431,6 +440,9 @@ impl Watch {
         for j in 0..self.files.len() {
             more |= self.poll_file(j, &mut notices, &mut seen);
         }
+        if std::mem::take(&mut self.otlp_grew) {
+            self.read_spans_again(&mut notices, &mut seen);
+        }
         let mut touched = self.place(&seen);
         if self.apply_rewrites(&mut notices, &mut seen) {
             // The files found rewritten are read again from their start
@@ -477,6 +489,7 @@ impl Watch {
         let mut records: Vec<(u32, Option<u32>, Record)> = Vec::new();
         let mut retract: Vec<(u32, HashSet<String>)> = Vec::new();
         let mut truncated = Vec::new();
+        let self_evicting = self.options.evict_after.is_some();
         for f in found {
             let file = &mut self.files[j];
             match f {
@@ -522,58 +535,31 @@ impl Watch {
                     let Some(reader) = file.reader.as_mut() else {
                         continue;
                     };
-                    match reader.read(&chunk, &self.keys) {
+                    let format = reader.format();
+                    self.otlp_grew |= format == Format::OtlpJson;
+                    // OpenTelemetry spans are read with the partners the
+                    // other files' spans gave at the last poll: a window
+                    // read alone would leave its spans' readings, wrong,
+                    // to the lines about to leave it.
+                    let id = JournalId::try_from(j).unwrap_or(JournalId::MAX);
+                    let partners = (format == Format::OtlpJson)
+                        .then_some(&self.partners)
+                        .filter(|p| p.has_others(id));
+                    match reader.read_with(&chunk, &self.keys, partners) {
                         Ok(r) => {
-                            // What this journal can show is known from its
-                            // records (a format of several kinds of log),
-                            // as `retrace groups` knows it.
-                            if !r.records.is_empty() {
-                                self.caps.0[j].1 = r.capabilities;
-                            }
-                            if let Some(from) = r.replaces_from {
-                                let ids = std::mem::take(&mut file.window_executions);
-                                retract.push((from, ids));
-                            }
-                            if reader.pairs_lines() {
-                                for rec in &r.records {
-                                    if let Record::Event { execution_id, .. } = rec {
-                                        file.window_executions.insert(execution_id.clone());
-                                    }
-                                }
-                            }
-                            self.stats.bad_lines += r.bad_count;
-                            let shown = r.bad.len() as u64;
-                            notices.extend(r.bad.into_iter().map(Notice::BadLine));
-                            if r.bad_count > shown {
-                                notices.push(Notice::MoreBadLines {
-                                    journal: file.name.clone(),
-                                    count: r.bad_count - shown,
-                                });
-                            }
-                            // A reader's notes sum up what it read (spans
-                            // seen, pairings made): of one poll's lines they
-                            // say little, and would repeat every poll.
                             let first = chunk.first_line;
-                            let generation = file.generation;
-                            let hashed = self.options.evict_after.is_some()
-                                && reader.format() == Format::Native;
-                            records.extend(
-                                r.records
-                                    .into_iter()
-                                    .filter(|rec| match rec {
-                                        // A server's hints, read again, are not new.
-                                        Record::ToolHint(h) => {
-                                            r.replaces_from.is_none()
-                                                || h.source.position() >= first
-                                        }
-                                        _ => true,
-                                    })
-                                    .map(|rec| {
-                                        let hash = hashed
-                                            .then(|| evict::chunk_line_hash(&chunk, &rec))
-                                            .flatten();
-                                        (generation, hash, rec)
-                                    }),
+                            let hash = |rec: &Record| {
+                                (self_evicting && format == Format::Native)
+                                    .then(|| evict::chunk_line_hash(&chunk, rec))
+                                    .flatten()
+                            };
+                            self.take_read(
+                                j,
+                                r,
+                                first,
+                                &hash,
+                                (&mut records, &mut retract),
+                                notices,
                             );
                         }
                         Err(e) => notices.push(Notice::Note {
@@ -596,6 +582,9 @@ impl Watch {
                     if let Some(r) = file.reader.as_mut() {
                         r.restart();
                     }
+                    // Its spans are gone, as partners too.
+                    let id = JournalId::try_from(j).unwrap_or(JournalId::MAX);
+                    self.partners.forget(id);
                     // What was read of it is gone: dropped below.
                     truncated.push(file.generation);
                     file.generation += 1;
@@ -614,6 +603,134 @@ impl Watch {
         for g in truncated {
             self.drop_file(j, g, seen);
         }
+        self.apply_reads(j, records, retract, seen);
+        more
+    }
+
+    /// Reads the recent lines of every followed OpenTelemetry file again,
+    /// each looking its spans' partners up among the others' recent spans
+    /// too (docs/formats.md#otlp-json, "Several files"): a server span
+    /// that just arrived in one file changes how the client span it
+    /// answers in another reads (delivered or not, cancelled or
+    /// finished). Nothing is done for fewer than two such files.
+    fn read_spans_again(&mut self, notices: &mut Vec<Notice>, seen: &mut HashMap<String, Seen>) {
+        let readers: Vec<&ChunkReader> = self
+            .files
+            .iter()
+            .filter_map(|f| f.reader.as_ref())
+            .collect();
+        if !self.partners.update(&readers) {
+            return;
+        }
+        let partners = std::mem::take(&mut self.partners);
+        for j in 0..self.files.len() {
+            let file = &mut self.files[j];
+            if file.given_up {
+                continue;
+            }
+            let Some(reader) = file
+                .reader
+                .as_mut()
+                .filter(|r| r.format() == Format::OtlpJson)
+            else {
+                continue;
+            };
+            match reader.read_again_with(&self.keys, &partners) {
+                Some(Ok(r)) => {
+                    let mut records = Vec::new();
+                    let mut retract = Vec::new();
+                    // Only the window is read: every line was seen.
+                    let first = r.replaces_from.map_or(0, |_| u32::MAX);
+                    self.take_read(
+                        j,
+                        r,
+                        first,
+                        &|_| None,
+                        (&mut records, &mut retract),
+                        notices,
+                    );
+                    self.apply_reads(j, records, retract, seen);
+                }
+                Some(Err(e)) => notices.push(Notice::Note {
+                    journal: file.name.clone(),
+                    text: e.to_string(),
+                }),
+                None => {}
+            }
+        }
+        self.partners = partners;
+    }
+
+    /// Takes what reading file `j` gave, whose lines from `first` on are
+    /// new: what the journal can show, its bad lines as notices, its
+    /// records into `records` with the file they came from and their line
+    /// hash (`hash`, for lines read back), and the window they replace
+    /// into `retract`. A reader's notes sum up what it read (spans seen,
+    /// pairings made): of one poll's lines they say little, and would
+    /// repeat every poll, so they are not shown.
+    #[allow(clippy::type_complexity)]
+    fn take_read(
+        &mut self,
+        j: usize,
+        r: ChunkRead,
+        first: u32,
+        hash: &dyn Fn(&Record) -> Option<u32>,
+        (records, retract): (
+            &mut Vec<(u32, Option<u32>, Record)>,
+            &mut Vec<(u32, HashSet<String>)>,
+        ),
+        notices: &mut Vec<Notice>,
+    ) {
+        // What this journal can show is known from its records (a format
+        // of several kinds of log), as `retrace groups` knows it.
+        if !r.records.is_empty() {
+            self.caps.0[j].1 = r.capabilities;
+        }
+        let file = &mut self.files[j];
+        if let Some(from) = r.replaces_from {
+            let ids = std::mem::take(&mut file.window_executions);
+            retract.push((from, ids));
+        }
+        if file.reader.as_ref().is_some_and(ChunkReader::pairs_lines) {
+            for rec in &r.records {
+                if let Record::Event { execution_id, .. } = rec {
+                    file.window_executions.insert(execution_id.clone());
+                }
+            }
+        }
+        self.stats.bad_lines += r.bad_count;
+        let shown = r.bad.len() as u64;
+        notices.extend(r.bad.into_iter().map(Notice::BadLine));
+        if r.bad_count > shown {
+            notices.push(Notice::MoreBadLines {
+                journal: file.name.clone(),
+                count: r.bad_count - shown,
+            });
+        }
+        let generation = file.generation;
+        let replaces = r.replaces_from.is_some();
+        records.extend(
+            r.records
+                .into_iter()
+                .filter(|rec| match rec {
+                    // A server's hints, read again, are not new.
+                    Record::ToolHint(h) => !replaces || h.source.position() >= first,
+                    _ => true,
+                })
+                .map(|rec| (generation, hash(&rec), rec)),
+        );
+    }
+
+    /// Puts what reading file `j` gave into the executions: the windows
+    /// read again are retracted, then the records added, and an execution
+    /// left with no event leaves its group.
+    fn apply_reads(
+        &mut self,
+        j: usize,
+        records: Vec<(u32, Option<u32>, Record)>,
+        retract: Vec<(u32, HashSet<String>)>,
+        seen: &mut HashMap<String, Seen>,
+    ) {
         let id = JournalId::try_from(j).unwrap_or(JournalId::MAX);
         let mut retracted = Vec::new();
         for (from, ids) in retract {
@@ -640,7 +757,6 @@ impl Watch {
         for x in emptied {
             self.forget(&x, seen);
         }
-        more
     }
 }
 

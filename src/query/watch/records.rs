@@ -44,13 +44,24 @@ impl Watch {
         read.more
     }
 
-    /// Takes back the events of journal `journal` from line `from` on, of
-    /// the executions `ids` (a pairing window about to be read again).
+    /// Takes back the events of journal `journal` from line `from` on of
+    /// its current file, of the executions `ids` (a pairing window about to
+    /// be read again): those read there, and those read with a request
+    /// there (a span of another file, read with its client's span in this
+    /// window). Events read from the file before a rotation (another
+    /// generation, whose lines have the same numbers) stay.
     pub(super) fn retract(&mut self, journal: JournalId, from: u32, ids: &HashSet<String>) {
+        let current = self
+            .files
+            .get(usize::from(journal))
+            .map_or(0, |f| f.generation);
+        let in_window =
+            |s: &crate::model::SourceRef| s.journal() == journal && s.position() >= from;
         for id in ids {
             let before = self.executions.get(id).map_or(0, |x| x.events.len());
-            self.retain_events(id, |e, _| {
-                e.source.journal() != journal || e.source.position() < from
+            self.retain_events(id, |e, generation| {
+                generation != current
+                    || (!in_window(&e.source) && !e.facts().request.as_ref().is_some_and(in_window))
             });
             let after = self.executions.get(id).map_or(0, |x| x.events.len());
             self.stats.events = self.stats.events.saturating_sub((before - after) as u64);

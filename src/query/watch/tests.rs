@@ -80,14 +80,7 @@ fn the_sample_incident_is_reported_as_it_is_written() {
     setup.contracts = vec![format!("{dir}/contracts.toml").into()];
     setup.key_file = Some(format!("{dir}/sample.key").into());
     setup.case = Some(d.path().join("none.sqlite"));
-    let mut w = Watch::open(
-        &setup,
-        WatchOptions {
-            settle: Duration::ZERO,
-            ..WatchOptions::default()
-        },
-    )
-    .unwrap();
+    let mut w = settled(&setup);
     let mut all = Vec::new();
     for line in text.lines() {
         writeln!(f, "{line}").unwrap();
@@ -112,7 +105,7 @@ fn the_sample_incident_is_reported_as_it_is_written() {
     assert_eq!(w.stats().events, text.lines().count() as u64);
 }
 
-/// Writes `journals` (paths from the repository root) into a folder a
+/// Writes `journals` (paths from the repository root, or absolute) into a folder a
 /// line at a time, polling after each, and checks that the verdicts
 /// the watch ends on are those `retrace groups` gives the whole files.
 fn ends_as_groups_does(journals: &[&str]) {
@@ -146,7 +139,11 @@ fn ends_as_groups_does_with(
     let mut last: HashMap<String, Verdict> = HashMap::new();
     let mut reported = Vec::new();
     for (j, p) in journals.iter().zip(&paths) {
-        let text = std::fs::read_to_string(format!("{root}/{j}")).unwrap();
+        let text = if Path::new(j).is_absolute() {
+            std::fs::read_to_string(j).unwrap()
+        } else {
+            std::fs::read_to_string(format!("{root}/{j}")).unwrap()
+        };
         let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
         for line in text.lines() {
             writeln!(f, "{line}").unwrap();
@@ -194,6 +191,208 @@ fn ends_as_groups_does_with(
         );
     }
     (reported, w.stats())
+}
+
+/// Splits an OTLP JSON line export into one file per service in `dir`
+/// (each `resourceSpans` entry a line of `<service.name>.jsonl`), as when
+/// each service exports its own spans; the files, by service name.
+fn split_by_service(traces: &Path, dir: &Path) -> Vec<PathBuf> {
+    let mut by_service: std::collections::BTreeMap<String, String> = Default::default();
+    for line in std::fs::read_to_string(traces).unwrap().lines() {
+        let data: serde_json::Value = serde_json::from_str(line).unwrap();
+        for rs in data["resourceSpans"].as_array().unwrap() {
+            let service = rs["resource"]["attributes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|a| a["key"] == "service.name")
+                .and_then(|a| a["value"]["stringValue"].as_str())
+                .unwrap_or("unknown_service")
+                .to_string();
+            let text = by_service.entry(service).or_default();
+            text.push_str(&serde_json::json!({ "resourceSpans": [rs] }).to_string());
+            text.push('\n');
+        }
+    }
+    by_service
+        .into_iter()
+        .map(|(service, text)| {
+            let path = dir.join(format!("{service}.jsonl"));
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect()
+}
+
+/// The client's spans and the server's in two files, followed as each
+/// grows (the client's file first, then the server's, a line a poll):
+/// the watch ends on the verdicts `groups` gives both files, which are
+/// one file's. It kept the verdicts of the client's spans read alone
+/// (`duplicate_side_effect` for a retry whose first handler was
+/// cancelled, `undelivered_result` for a call still to be reviewed).
+#[test]
+fn a_trace_in_one_file_per_service_is_watched_as_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for system in ["otel-sdk", "openllmetry"] {
+        let d = tempfile::tempdir().unwrap();
+        let traces = root.join(format!("tests/fixtures/lab/{system}/traces.jsonl"));
+        let files = split_by_service(&traces, d.path());
+        let mut names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        // The client's file first: its calls are read before their
+        // servers' spans arrive.
+        names.sort_by_key(|n| !n.ends_with("lab-agent.jsonl"));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        ends_as_groups_does(&names);
+    }
+}
+
+/// A watch of `setup` that reports each change at once (no settling).
+fn settled(setup: &Setup) -> Watch {
+    Watch::open(
+        setup,
+        WatchOptions {
+            settle: Duration::ZERO,
+            ..WatchOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Every group's verdict as the watch holds it, sorted by id.
+fn held_verdicts(w: &Watch) -> Verdicts {
+    let mut v: Verdicts = w
+        .groups
+        .iter()
+        .filter_map(|(k, g)| Some((k.id(), g.current?)))
+        .filter(|(_, v)| *v != Verdict::Clean)
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// The split traces of `system`, followed to their end in `d`: the watch
+/// and the files (the client's first).
+fn watching_split(system: &str, d: &Path) -> (Watch, Vec<PathBuf>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let traces = root.join(format!("tests/fixtures/lab/{system}/traces.jsonl"));
+    let mut files = split_by_service(&traces, d);
+    files.sort_by_key(|f| !f.ends_with("lab-agent.jsonl"));
+    let mut setup = Setup::new(files.clone());
+    setup.case = Some(d.join("none.sqlite"));
+    let mut w = settled(&setup);
+    while w.poll().1 {}
+    (w, files)
+}
+
+/// A busy server's file moves on while the client's stays quiet: the
+/// client's calls, read again each time a file grows, keep the server
+/// spans that answered them after those left the server file's recent
+/// lines. They were read as unanswered again (OpenLLMetry's server write,
+/// which says the tool finished, was lost), and a server's window read
+/// alone before it was read with the client's spans left its spans read
+/// alone: a retry whose first handler was cancelled turned
+/// `duplicate_side_effect`, a call to review `undelivered_result`.
+#[test]
+fn a_quiet_clients_calls_keep_their_answers_from_a_busy_servers_file() {
+    for system in ["otel-sdk", "openllmetry"] {
+        let d = tempfile::tempdir().unwrap();
+        let (mut w, files) = watching_split(system, d.path());
+        let before = held_verdicts(&w);
+        assert!(before.len() >= 4, "{system}: {before:?}");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&files[1])
+            .unwrap();
+        // Spans of other requests (a health check), each its own trace.
+        let lines = crate::journal::follow::PAIRING_WINDOW_LINES as usize + 200;
+        let filler = |n: usize| {
+            format!(
+                r#"{{"resourceSpans":[{{"resource":{{"attributes":[{{"key":"service.name","value":{{"stringValue":"lab-tools"}}}}]}},"scopeSpans":[{{"scope":{{"name":"health"}},"spans":[{{"traceId":"{n:032x}","spanId":"{n:016x}","name":"GET /healthz","kind":2,"startTimeUnixNano":"1764586800000000000","endTimeUnixNano":"1764586800001000000"}}]}}]}}]}}"#
+            )
+        };
+        for poll in 0..6 {
+            let text: String = (0..lines / 6)
+                .map(|k| filler(poll * lines + k + 1) + "\n")
+                .collect();
+            f.write_all(text.as_bytes()).unwrap();
+            while w.poll().1 {}
+        }
+        assert_eq!(held_verdicts(&w), before, "{system}");
+    }
+}
+
+/// OpenLLMetry's server write, read with its client's span in the other
+/// file, is taken back with the client's window each time it is read
+/// again: it was kept, and added again on every poll that read a file's
+/// new lines (13 events more each poll).
+#[test]
+fn a_span_read_with_another_files_is_not_added_again_by_each_poll() {
+    let d = tempfile::tempdir().unwrap();
+    let (mut w, files) = watching_split("openllmetry", d.path());
+    let events = w.stats().events;
+    let verdicts = held_verdicts(&w);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&files[1])
+        .unwrap();
+    for _ in 0..5 {
+        f.write_all(b"\n").unwrap();
+        while w.poll().1 {}
+    }
+    assert_eq!(w.stats().events, events);
+    assert_eq!(held_verdicts(&w), verdicts);
+}
+
+/// OpenLLMetry's server write, read with its client's span in another
+/// followed file, is cited at its own line of its own file: a chunk's
+/// sources are moved to their place in the file only when they are the
+/// chunk's own.
+#[test]
+fn a_span_read_with_another_files_is_cited_in_its_own_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    let traces = root.join("tests/fixtures/lab/openllmetry/traces.jsonl");
+    let mut files = split_by_service(&traces, d.path());
+    files.sort_by_key(|f| !f.ends_with("lab-agent.jsonl"));
+    // Lines before the client's recent ones (blank here), so that the
+    // lines read again start far from the file's first line.
+    let client = std::fs::read_to_string(&files[0]).unwrap();
+    let before = "\n".repeat(crate::journal::follow::PAIRING_WINDOW_LINES as usize + 100);
+    std::fs::write(&files[0], format!("{before}{client}")).unwrap();
+    let mut setup = Setup::new(files.clone());
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut w = Watch::open(&setup, WatchOptions::default()).unwrap();
+    w.keep_records();
+    for _ in 0..100 {
+        if !w.poll().1 {
+            break;
+        }
+    }
+    let server = std::fs::read_to_string(&files[1]).unwrap();
+    let server: Vec<&str> = server.lines().collect();
+    let mut cited = 0;
+    for r in w.take_records() {
+        let Record::Event { event, .. } = r else {
+            continue;
+        };
+        if event.facts().layer != Some(crate::model::Layer::Server) {
+            continue;
+        }
+        let span = event.extra()["otel.span_id"].as_str().unwrap().to_string();
+        let crate::model::SourceRef::Line { journal, line, .. } = event.source else {
+            panic!("{:?}", event.source);
+        };
+        assert_eq!(journal, 1, "span {span}");
+        assert!(
+            server
+                .get(line as usize - 1)
+                .is_some_and(|l| l.contains(&span)),
+            "span {span} cited at line {line} of the server's {} lines",
+            server.len()
+        );
+        cited += 1;
+    }
+    assert!(cited >= 13, "{cited} server writes");
 }
 
 /// A notice as a test compares it: a change's executions as a set (the
@@ -346,14 +545,7 @@ fn watched_and_loaded(files: &[std::path::PathBuf]) -> (Verdicts, Verdicts) {
     let mut setup = Setup::new(files.to_vec());
     let d = tempfile::tempdir().unwrap();
     setup.case = Some(d.path().join("none.sqlite"));
-    let mut w = Watch::open(
-        &setup,
-        WatchOptions {
-            settle: Duration::ZERO,
-            ..WatchOptions::default()
-        },
-    )
-    .unwrap();
+    let mut w = settled(&setup);
     for _ in 0..10_000 {
         if !w.poll().1 {
             break;
@@ -559,6 +751,42 @@ fn write_rotating(lines: &[&str], rotate_at: usize, options: WatchOptions) -> Ve
         }
     }
     out
+}
+
+/// A journal whose reader pairs lines, rotated halfway: reading the new
+/// file's window again took back the events with the same line numbers in
+/// the rotated file too, and a group whose calls straddle the rotation
+/// ended withdrawn. The watch ends on what `groups` gives both files.
+#[test]
+fn a_pairing_window_read_again_keeps_what_the_rotated_file_gave() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text =
+        std::fs::read_to_string(root.join("tests/fixtures/lab/otel-sdk/traces.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("live.jsonl");
+    std::fs::File::create(&p).unwrap();
+    let mut setup = Setup::new(vec![p.clone()]);
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut w = settled(&setup);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    for (i, line) in lines.iter().enumerate() {
+        if i == lines.len() / 2 {
+            std::fs::rename(&p, d.path().join("live.jsonl.1")).unwrap();
+            f = std::fs::File::create(&p).unwrap();
+        }
+        writeln!(f, "{line}").unwrap();
+        while w.poll().1 {}
+    }
+    let watched = held_verdicts(&w);
+    let both = [d.path().join("live.jsonl.1"), p];
+    let (_, loaded) = watched_and_loaded(&both);
+    let loaded: Verdicts = loaded
+        .into_iter()
+        .filter(|(_, v)| *v != Verdict::Clean)
+        .collect();
+    assert!(loaded.len() >= 4, "{loaded:?}");
+    assert_eq!(watched, loaded);
 }
 
 /// A journal rotated between the first execution of a group and its
