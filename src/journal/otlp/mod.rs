@@ -112,8 +112,11 @@ impl TraceSet {
     }
 
     /// Replaces the spans with `fresh` (the files' recent spans), keeping
-    /// a span no longer there while a span of its trace still is, in any
-    /// journal (a partner of a span that is still read again).
+    /// a span no longer there while it is still a partner of one that is:
+    /// a span of its trace is still there, in any journal (its parent or
+    /// child), or it is the other half of a gateway pairing
+    /// ([`calls::Spans::gateway_pairs`]: a ContextForge `tool.invoke` span
+    /// is in a trace of its own, not its client's).
     pub(crate) fn renew(&mut self, fresh: TraceSet) {
         use std::collections::{HashMap, HashSet};
         let live: HashSet<&str> = fresh
@@ -121,12 +124,46 @@ impl TraceSet {
             .iter()
             .flat_map(|(_, spans)| spans.iter().map(|s| s.trace.as_str()))
             .collect();
-        let mut old: HashMap<JournalId, Vec<Span>> = std::mem::take(&mut self.journals)
+        let before = std::mem::take(&mut self.journals);
+        // Spans of no live trace that pair with a fresh gateway or client
+        // span: looked up among the fresh spans and those.
+        let paired: HashSet<(String, String)> = {
+            let fresh_keys: HashSet<(&str, &str)> = fresh
+                .journals
+                .iter()
+                .flat_map(|(_, spans)| spans.iter().map(|s| (s.trace.as_str(), s.id.as_str())))
+                .collect();
+            let leaving = before
+                .iter()
+                .flat_map(|(_, spans)| spans)
+                .filter(|s| !live.contains(s.trace.as_str()));
+            let idx = Spans::new(
+                fresh
+                    .journals
+                    .iter()
+                    .flat_map(|(_, spans)| spans)
+                    .chain(leaving),
+                Vec::new(),
+            );
+            let is_fresh = |s: &Span| fresh_keys.contains(&(s.trace.as_str(), s.id.as_str()));
+            idx.gateway_pairs()
+                .filter_map(|(c, g)| match (is_fresh(c), is_fresh(g)) {
+                    (true, false) => Some(g),
+                    (false, true) => Some(c),
+                    _ => None,
+                })
+                .map(|s| (s.trace.clone(), s.id.clone()))
+                .collect()
+        };
+        let mut old: HashMap<JournalId, Vec<Span>> = before
             .into_iter()
             .map(|(id, spans)| {
                 let kept = spans
                     .into_iter()
-                    .filter(|s| live.contains(s.trace.as_str()))
+                    .filter(|s| {
+                        live.contains(s.trace.as_str())
+                            || paired.contains(&(s.trace.clone(), s.id.clone()))
+                    })
                     .collect();
                 (id, kept)
             })

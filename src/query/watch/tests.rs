@@ -1,7 +1,7 @@
 use super::*;
 use crate::query::Investigation;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A journal in a fresh folder holding the sample incident's first `n`
 /// lines, open for appending, with the incident's lines and a setup that
@@ -960,4 +960,113 @@ fn a_watch_follows_both_of_two_alike_journals() {
         "{:?}",
         p.warnings
     );
+}
+
+/// A ContextForge-shaped `tool.invoke` span for each client `tools/call`
+/// span of `client` (one span a line, as the line export writes them):
+/// each in a trace of its own (the gateway does not pass the client's
+/// trace context on), naming the client's tool and starting a millisecond
+/// into the client's span, written to `gateway.jsonl` in `dir`.
+fn gateway_file(client: &Path, dir: &Path) -> PathBuf {
+    let mut out = String::new();
+    let mut n = 0u64;
+    for line in std::fs::read_to_string(client).unwrap().lines() {
+        let data: serde_json::Value = serde_json::from_str(line).unwrap();
+        for rs in data["resourceSpans"].as_array().unwrap() {
+            for ss in rs["scopeSpans"].as_array().unwrap() {
+                for s in ss["spans"].as_array().unwrap() {
+                    let name = s["name"].as_str().unwrap();
+                    let Some(tool) = name.split("tools/call ").nth(1) else {
+                        continue;
+                    };
+                    if s["kind"] != 3 {
+                        continue;
+                    }
+                    n += 1;
+                    let start: u64 = s["startTimeUnixNano"].as_str().unwrap().parse().unwrap();
+                    let end: u64 = s["endTimeUnixNano"].as_str().unwrap().parse().unwrap();
+                    let span = serde_json::json!({
+                        "traceId": format!("{:032x}", 0xfeed_0000_u64 + n),
+                        "spanId": format!("{:016x}", 0xfeed_0000_u64 + n),
+                        "name": "tool.invoke",
+                        "kind": 1,
+                        "startTimeUnixNano": (start + 1_000_000).to_string(),
+                        "endTimeUnixNano": end.saturating_sub(1_000_000).max(start + 1_000_000).to_string(),
+                        "attributes": [
+                            {"key": "tool.name", "value": {"stringValue": tool}},
+                            {"key": "success", "value": {"boolValue": true}},
+                        ],
+                        "status": {"code": 1},
+                    });
+                    let line = serde_json::json!({"resourceSpans": [{
+                        "resource": {"attributes": [
+                            {"key": "service.name", "value": {"stringValue": "mcp-gateway"}}
+                        ]},
+                        "scopeSpans": [{"scope": {"name": "mcpgateway"}, "spans": [span]}],
+                    }]});
+                    out.push_str(&line.to_string());
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    assert!(n >= 5, "{n} tools/call client spans");
+    let p = dir.join("gateway.jsonl");
+    std::fs::write(&p, out).unwrap();
+    p
+}
+
+/// A span of another request (a health check) of `service`, in a trace of
+/// its own numbered `n`.
+fn health_span(service: &str, n: u64) -> String {
+    format!(
+        r#"{{"resourceSpans":[{{"resource":{{"attributes":[{{"key":"service.name","value":{{"stringValue":"{service}"}}}}]}},"scopeSpans":[{{"scope":{{"name":"health"}},"spans":[{{"traceId":"{n:032x}","spanId":"{n:016x}","name":"GET /healthz","kind":2,"startTimeUnixNano":"1764586800000000000","endTimeUnixNano":"1764586800001000000"}}]}}]}}]}}"#
+    )
+}
+
+/// The client's file rotated while a gateway's file, whose `tool.invoke`
+/// spans are in traces of their own, goes on growing: the gateway's spans,
+/// read again with each poll, keep the client spans they were joined to.
+/// Kept only while a span of their own trace was still recent, those left
+/// with the rotation, and the gateway's spans were read again unjoined:
+/// two groups more than `groups` gives the same files.
+#[test]
+fn a_gateways_spans_keep_their_clients_after_the_clients_file_rotates() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let traces = root.join("tests/fixtures/lab/otel-sdk/traces.jsonl");
+    let mut files = split_by_service(&traces, d.path());
+    files.sort_by_key(|f| !f.ends_with("lab-agent.jsonl"));
+    let client = files[0].clone();
+    files.push(gateway_file(&client, d.path()));
+    let mut setup = Setup::new(files.clone());
+    setup.case = Some(d.path().join("none.sqlite"));
+    let mut w = settled(&setup);
+    while w.poll().1 {}
+    let (_, loaded) = watched_and_loaded(&files);
+    let non_clean = |v: Verdicts| -> Verdicts {
+        v.into_iter()
+            .filter(|(_, v)| *v != Verdict::Clean)
+            .collect()
+    };
+    assert_eq!(held_verdicts(&w), non_clean(loaded), "before the rotation");
+
+    let rotated = d.path().join("lab-agent.jsonl.1");
+    std::fs::rename(&client, &rotated).unwrap();
+    std::fs::write(&client, health_span("lab-agent", 1) + "\n").unwrap();
+    while w.poll().1 {}
+    let mut gateway = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&files[2])
+        .unwrap();
+    for n in 2..8 {
+        writeln!(gateway, "{}", health_span("mcp-gateway", n)).unwrap();
+        while w.poll().1 {}
+    }
+    let mut all = vec![rotated];
+    all.extend(files);
+    let (_, loaded) = watched_and_loaded(&all);
+    let loaded = non_clean(loaded);
+    assert!(loaded.len() >= 4, "{loaded:?}");
+    assert_eq!(held_verdicts(&w), loaded, "after the rotation");
 }

@@ -123,6 +123,14 @@ impl<'a> Spans<'a> {
         }
     }
 
+    /// Each gateway `tool.invoke` span with the client span it was joined
+    /// to ([`match_gateways`]): (client, invoke).
+    pub fn gateway_pairs(&self) -> impl Iterator<Item = (&'a Span, &'a Span)> + '_ {
+        self.gateway_of
+            .iter()
+            .map(|(&c, &g)| (self.spans[c], self.spans[g]))
+    }
+
     /// How many spans the journals other than `journal` hold, and how
     /// many such journals there are.
     pub fn others(&self, journal: JournalId) -> (usize, usize) {
