@@ -180,17 +180,28 @@ pub struct SearchIndex {
 }
 
 impl SearchIndex {
-    /// Indexes the first `n` groups.
+    /// Indexes the first `n` groups. Each group's fields are made on every
+    /// core (rendering a group's arguments parses its action); the values
+    /// are then interned in group order, so the index is the same however
+    /// the work was split.
     pub fn build(inv: &Investigation, n: usize) -> SearchIndex {
-        let mut ix = SearchIndex::default();
+        use rayon::prelude::*;
+        let rows: Vec<Option<[String; FIELDS]>> = (0..n)
+            .into_par_iter()
+            .map(|i| inv.group_at(GroupIdx::new(i)).map(|g| fields(&g)))
+            .collect();
+        let mut ix = SearchIndex {
+            values: Vec::new(),
+            shared: Vec::with_capacity(n),
+            ids: Vec::with_capacity(n),
+        };
         let mut interned: std::collections::HashMap<String, u32> = Default::default();
-        for i in 0..n {
-            let Some(g) = inv.group_at(GroupIdx::new(i)) else {
+        for row in rows {
+            let Some([tool, actor, scope, target, args, id, execs]) = row else {
                 ix.shared.push([0; 5]);
                 ix.ids.push(String::new());
                 continue;
             };
-            let [tool, actor, scope, target, args, id, execs] = fields(&g);
             let mut slot = |v: String| {
                 let next = u32::try_from(ix.values.len()).unwrap_or(u32::MAX);
                 *interned.entry(v).or_insert_with_key(|v| {
