@@ -406,3 +406,56 @@ fn a_copy_of_a_journal_in_its_folder_is_read_once() {
         "{err}"
     );
 }
+
+/// A folder of OpenTelemetry exports whose rotation left a file holding
+/// one line cut short (the export was renamed mid-write), and a file of
+/// nothing but bad lines that open like an export: each is skipped with a
+/// note naming it and its first bad line, and the folder's other journal
+/// gives the verdicts it gives alone. The whole folder failed on either.
+/// Named on its own, such a file stays an error.
+#[test]
+fn a_file_of_a_folder_with_no_readable_line_is_skipped_with_a_note() {
+    let d = tempfile::tempdir().unwrap();
+    let traces =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lab/otel-sdk/traces.jsonl");
+    let text = std::fs::read_to_string(&traces).unwrap();
+    std::fs::write(d.path().join("traces.jsonl"), &text).unwrap();
+    let first = text.lines().next().unwrap();
+    // The start of a line, no newline: a write cut short by the rotation.
+    std::fs::write(d.path().join("traces.jsonl.2"), &first[..first.len() / 2]).unwrap();
+    std::fs::write(
+        d.path().join("zz-bad.jsonl"),
+        format!("{}\nnot json\n{{\"resourceSpans\":[{{\"scopeSpans\":[{{\"spans\":[{{\"traceId\":\"zz\"}}]}}]}}]}}\n", &first[..first.len() / 3]),
+    )
+    .unwrap();
+    let (folder, err) = groups(&[d.path().as_os_str()]);
+    for (name, why) in [
+        ("traces.jsonl.2", "line 1 is cut short"),
+        (
+            "zz-bad.jsonl",
+            "zz-bad.jsonl:1: not an OTLP TracesData object",
+        ),
+    ] {
+        let skipped = format!("{name}: skipped: not one of its lines can be read");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("note: ") && l.contains(&skipped) && l.contains(why)),
+            "{name}: {err}"
+        );
+    }
+    let (alone, _) = groups(&[traces.as_os_str()]);
+    assert_eq!(verdicts(&folder), verdicts(&alone));
+    assert!(
+        verdicts(&folder)
+            .iter()
+            .any(|(_, v)| v == "duplicate_side_effect"),
+        "{folder}"
+    );
+    let o = retrace()
+        .args(["groups"])
+        .arg(d.path().join("zz-bad.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("zz-bad.jsonl:1:"), "{}", stderr(&o));
+}

@@ -37,7 +37,9 @@ pub(super) fn open_for_output<'a>(
     }
     super::warn(&prepared.warnings);
     super::notes(&prepared.skipped);
+    let said = prepared.skipped.len();
     let inv = Investigation::load(prepared, &mut |_| {})?;
+    super::notes(inv.skipped().get(said..).unwrap_or_default());
     super::report_load(&inv);
     Ok((output, inv))
 }

@@ -150,7 +150,10 @@ pub fn open(setup: &Setup) -> Result<Investigation, CliError> {
     let prepared = setup.prepare().map_err(QueryError::from)?;
     warn(&prepared.warnings);
     notes(&prepared.skipped);
+    let said = prepared.skipped.len();
     let inv = Investigation::load(prepared, &mut |_| {})?;
+    // Files of a folder found unreadable while loading.
+    notes(inv.skipped().get(said..).unwrap_or_default());
     report_load(&inv);
     Ok(inv)
 }

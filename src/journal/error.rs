@@ -154,7 +154,7 @@ pub enum JournalError {
     /// The journal's lines were read, but none is a record of its format
     /// (docs/design.md §7.3: bad input, exit 2).
     #[error(
-        "{journal}: no usable line: none of its {lines} line(s) is a record retrace reads as {format}; is it another format (try without --input-format)?"
+        "{journal}: no usable line: none of its {lines} line(s) is a record retrace reads as {format}; {hint}"
     )]
     NoUsableLine {
         /// Journal name.
@@ -163,6 +163,9 @@ pub enum JournalError {
         lines: u64,
         /// The format it was read as.
         format: String,
+        /// What to try: another format, when one was forced on it
+        /// (`--input-format`); else what was read of its last line.
+        hint: String,
     },
     /// Not one line of the journal could be read.
     #[error("{first} (no readable record in {count} bad line(s))")]

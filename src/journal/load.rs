@@ -495,6 +495,14 @@ fn read_one(
             journal: source.name.clone(),
             lines,
             format: format.noun().to_string(),
+            // Its first lines look like the format, yet none was read and
+            // none was bad: the reader's note says why (a last line cut
+            // short, taken as still being written).
+            hint: match notes.first() {
+                _ if !detected => "is it another format (try without --input-format)?".into(),
+                Some(n) => n.clone(),
+                None => "is it another format?".into(),
+            },
         });
     }
     if records == 0 && usable_without_records == 0 && bad_count > 0 && !chain_holds {

@@ -23,6 +23,8 @@ pub(super) struct Expanded {
     pub files: Vec<PathBuf>,
     /// One line per file or folder left out of a folder, naming it and why.
     pub skipped: Vec<String>,
+    /// The files of `files` found in a folder (not named on their own).
+    pub in_folder: std::collections::HashSet<PathBuf>,
 }
 
 /// Expands `paths`: a file stays, a folder becomes its journal files
@@ -59,7 +61,10 @@ pub(super) fn expand(
                     skipped += 1;
                     out.skipped.push(format!("{}: skipped: {why}", f.display()));
                 }
-                None => out.files.push(f),
+                None => {
+                    out.in_folder.insert(f.clone());
+                    out.files.push(f);
+                }
             }
         }
         if folders_left > 0 {

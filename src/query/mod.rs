@@ -221,13 +221,46 @@ impl Investigation {
     }
 
     fn load_as(
-        p: Prepared,
+        mut p: Prepared,
         progress: &mut dyn FnMut(LoadStage),
         follow: bool,
     ) -> Result<Self, QueryError> {
-        let (journals, model) = journal::load_with(p.sources, &p.options, &mut |r| {
-            progress(LoadStage::Reading(r))
-        })?;
+        let (journals, model) = loop {
+            match journal::load_with(p.sources.clone(), &p.options, &mut |r| {
+                progress(LoadStage::Reading(r))
+            }) {
+                Ok(loaded) => break loaded,
+                Err(e) => {
+                    // A file of a folder none of whose lines can be read
+                    // (only bad lines, a line cut short by a rotation) is
+                    // skipped with a note, and the others read again
+                    // without it; named on its own, it stays an error.
+                    let unusable = match &e {
+                        JournalError::NoUsableLine { journal, .. } => Some(journal.as_str()),
+                        JournalError::NothingReadable { first, .. } => Some(first.journal.as_str()),
+                        _ => None,
+                    };
+                    let at = unusable.and_then(|name| {
+                        p.sources
+                            .iter()
+                            .zip(&p.in_folder)
+                            .position(|(s, &f)| f && s.name == name)
+                    });
+                    match at {
+                        Some(i) if p.sources.len() > 1 => {
+                            let s = p.sources.remove(i);
+                            p.in_folder.remove(i);
+                            p.skipped.push(format!(
+                                "{}: skipped: not one of its lines can be read: {}",
+                                s.name,
+                                crate::sanitize::escape(&e.to_string())
+                            ));
+                        }
+                        _ => return Err(e.into()),
+                    }
+                }
+            }
+        };
         progress(LoadStage::Analysing);
         let window = narrowed(&model, &journals, p.window);
         let analysis = if follow {

@@ -133,6 +133,10 @@ pub struct Prepared {
     /// line each naming the file and why (not a journal, a binary file,
     /// subfolders without `-r`).
     pub skipped: Vec<String>,
+    /// Per source: whether it is a file of a folder given as a journal,
+    /// which is skipped with a note when not one of its lines can be read
+    /// (the same file named on its own stays an error).
+    pub(super) in_folder: Vec<bool>,
     inputs: Vec<(PathBuf, String)>,
 }
 
@@ -223,6 +227,10 @@ impl Setup {
             .map(|(_, p)| p)
             .collect();
         let sample = journals.is_empty();
+        let in_folder = journals
+            .iter()
+            .map(|p| expanded.in_folder.contains(p))
+            .collect();
         let sources = if sample {
             crate::sample::sources()
         } else {
@@ -324,6 +332,7 @@ impl Setup {
             window: self.window,
             warnings,
             skipped: expanded.skipped,
+            in_folder,
             inputs,
         })
     }
