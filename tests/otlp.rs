@@ -156,3 +156,55 @@ fn an_unknown_outcome_is_told_in_each_layers_words() {
         .collect();
     assert!(lines.len() >= 2, "both spans cited: {q3}");
 }
+
+/// The MCP SDK's spans record a tool's name, not its arguments: the review
+/// queue, the postmortem and its timeline say the arguments were not
+/// recorded. They showed `{}`, which reads as a call with no arguments.
+#[test]
+fn arguments_a_span_does_not_record_are_said_to_be_not_recorded() {
+    let (traces, _) = fixture("otel-sdk");
+    let out = std::process::Command::new(common::BIN)
+        .args(["review", "list", "--read-only"])
+        .arg(&traces)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("arguments       (not recorded: the MCP SDK's spans record the tool's name, not its arguments)"),
+        "{text}"
+    );
+    assert!(!text.contains("arguments       {}"), "{text}");
+    let out = std::process::Command::new(common::BIN)
+        .args([
+            "export",
+            "--format",
+            "markdown",
+            "-o",
+            "-",
+            "--group",
+            "g7b6585d38a",
+        ])
+        .arg(&traces)
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        md.contains("| Arguments (fingerprinted) | (not recorded: the MCP SDK"),
+        "{md}"
+    );
+    assert!(
+        md.contains("deploy\\_release (arguments not recorded)"),
+        "{md}"
+    );
+    assert!(!md.contains("deploy\\_release {}"), "{md}");
+}

@@ -542,14 +542,8 @@ pub(super) fn judge(
     }
     // Readers say when their format does not record the arguments.
     if let Some((x, what)) = xs.iter().find_map(|&x| {
-        let ex = model.execution(x);
         // Another layer's record of the call may hold what this one lacks.
-        let accepted = || ex.events().filter(|e| e.is_accepted());
-        if accepted().any(|e| e.facts().arguments == Arguments::Full) {
-            return None;
-        }
-        let e = accepted().next()?;
-        let what = match &e.facts().arguments {
+        let what = match model.execution(x).arguments_recorded()? {
             Arguments::Full => return None,
             Arguments::No(w) => format!("the journal does not log tool arguments ({w})"),
             Arguments::Partly(w) => format!("the journal logs tool arguments only in part ({w})"),

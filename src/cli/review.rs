@@ -70,7 +70,14 @@ fn write_item(out: &mut dyn Write, it: &QueueItem) -> std::io::Result<()> {
     )?;
     writeln!(out, "  actor           {}", e(&it.actor))?;
     writeln!(out, "  intent scope    {}", e(&it.intent_scope))?;
-    writeln!(out, "  arguments       {}", e(&it.arguments.to_string()))?;
+    writeln!(
+        out,
+        "  arguments       {}",
+        e(&crate::query::words::arguments_words(
+            &it.arguments.to_string(),
+            it.arguments_recorded.as_deref()
+        ))
+    )?;
     writeln!(out, "  accepted        {}", utc(it.accepted_at))?;
     writeln!(out, "  first dispatch  {}", utc(it.first_dispatch_at))?;
     writeln!(out, "  asks            {}", it.question)?;

@@ -366,7 +366,16 @@ fn group(s: &mut String, g: &GroupReport) {
         ("Actor", code(&g.actor)),
         ("Intent scope", code(&g.intent_scope)),
         ("Intent fingerprint", code(&g.fingerprint)),
-        ("Arguments (fingerprinted)", code(&g.arguments.to_string())),
+        (
+            "Arguments (fingerprinted)",
+            match &g.arguments_recorded {
+                None => code(&g.arguments.to_string()),
+                Some(r) => text(&crate::query::words::arguments_words(
+                    &g.arguments.to_string(),
+                    Some(r),
+                )),
+            },
+        ),
         (
             "Contract",
             format!(

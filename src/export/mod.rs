@@ -352,6 +352,7 @@ impl<N: Namer> Builder<'_, N> {
             intent_scope: self.name_or_placeholder(Class::Scope, g.intent_scope()),
             fingerprint: self.namer.id(Class::Fingerprint, g.fingerprint()),
             arguments,
+            arguments_recorded: g.arguments_recorded(),
             contract_class: contract.class.as_str().to_string(),
             attach_window: humantime::format_duration(contract.attach_window).to_string(),
             contract_configured: contract.configured,

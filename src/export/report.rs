@@ -176,6 +176,10 @@ pub struct GroupReport {
     pub fingerprint: String,
     /// Arguments that were fingerprinted (canonical record).
     pub arguments: Value,
+    /// What the journals lack of the arguments (`no: …`, `partly: …`);
+    /// absent when they hold them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments_recorded: Option<String>,
     /// Action class of the contract applied.
     pub contract_class: String,
     /// Attach window of the contract applied.

@@ -140,6 +140,22 @@ impl<'m> ExecutionRef<'m> {
         })
     }
 
+    /// Whether the journals record the call's tool arguments: full when
+    /// any layer's record of the call holds them (the one
+    /// [`ExecutionRef::action`] takes), else what its first accepted record
+    /// says it lacks; `None` with no accepted record.
+    pub fn arguments_recorded(self) -> Option<&'m Arguments> {
+        let mut first = None;
+        for e in self.events().filter(|e| e.is_accepted()) {
+            let a = &e.facts().arguments;
+            if *a == Arguments::Full {
+                return Some(a);
+            }
+            first.get_or_insert(a);
+        }
+        first
+    }
+
     /// The canonical action record, if known. When several layers
     /// recorded the call (docs/design.md §5.12), the first record that
     /// holds the tool arguments, else the first: what the call asked for is

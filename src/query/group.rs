@@ -145,6 +145,15 @@ impl<'a> GroupRef<'a> {
         Some(words::redact_secrets(&args, &self.g.contract.secret_fields))
     }
 
+    /// What the journals lack of the first execution's tool arguments
+    /// (`no: …`, `partly: …`, [`crate::model::Arguments::label`]); `None`
+    /// when they hold them, so that `{}` is never read as "called with no
+    /// arguments" when the journal does not log them.
+    pub fn arguments_recorded(&self) -> Option<String> {
+        let x = *self.g.executions.first()?;
+        self.inv.model.execution(x).arguments_recorded()?.label()
+    }
+
     /// Reviewer decisions applied to the group's executions.
     pub fn resolutions(&self) -> impl Iterator<Item = &'a Resolution> + 'a {
         let a = &self.inv.analysis;

@@ -190,6 +190,10 @@ pub struct QueueItem {
     pub intent_scope: String,
     /// Tool arguments as the journal recorded them.
     pub arguments: Value,
+    /// What the journals lack of the arguments (`no: …`, `partly: …`);
+    /// absent when they hold them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments_recorded: Option<String>,
     /// When the execution was accepted.
     pub accepted_at: Option<DateTime<Utc>>,
     /// First dispatch to the target.
@@ -453,6 +457,7 @@ fn item(
             .and_then(|a| a.arguments())
             .map(|m| super::words::redact_secrets(&Value::Object(m), inv.secret_fields(xi)))
             .unwrap_or(Value::Null),
+        arguments_recorded: x.arguments_recorded().and_then(|a| a.label()),
         accepted_at: l.accepted.map(|i| x.event(i).at()),
         first_dispatch_at,
         state: summary.state,

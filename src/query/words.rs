@@ -159,6 +159,24 @@ pub fn is_vocabulary(s: &str) -> bool {
     !s.is_empty() && s.len() <= 40 && s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
 }
 
+/// Tool arguments as a front end shows them (`args`, compact JSON), with
+/// what the journals lack of them (`recorded`: the label of
+/// [`crate::model::Arguments`], `no: …` or `partly: …`; `None` when they
+/// hold them): `(not recorded: <why>)` in place of an empty `{}`, which
+/// would read as a call with no arguments.
+pub fn arguments_words(args: &str, recorded: Option<&str>) -> String {
+    let empty = matches!(args, "{}" | "null" | "");
+    match recorded {
+        None => args.to_string(),
+        Some(l) => match l.split_once(": ") {
+            Some(("no", why)) if empty => format!("(not recorded: {why})"),
+            Some(("no", why)) => format!("{args} (arguments not recorded: {why})"),
+            Some((_, why)) => format!("{args} (in part: {why})"),
+            None => format!("{args} ({l})"),
+        },
+    }
+}
+
 /// Key details of an event in one line, each identity through `n`, the
 /// arguments' secret fields redacted: what the TUI's event list, the
 /// review queue and the postmortem timeline show.
@@ -210,7 +228,16 @@ fn detail(e: EventRef<'_>, secret_fields: &[String], n: &mut dyn Namer) -> Strin
                 .get("arguments")
                 .map(|a| redact_secrets(&a, secret_fields))
                 .unwrap_or(Value::Null);
-            let mut s = format!("{} {}", action.tool().unwrap_or("?"), n.value(&args));
+            let shown = n.value(&args).to_string();
+            let shown = match &e.facts().arguments {
+                crate::model::Arguments::Full => shown,
+                crate::model::Arguments::No(_) if matches!(shown.as_str(), "{}" | "null") => {
+                    "(arguments not recorded)".to_string()
+                }
+                crate::model::Arguments::No(_) => format!("{shown} (arguments not recorded)"),
+                crate::model::Arguments::Partly(_) => format!("{shown} (arguments in part)"),
+            };
+            let mut s = format!("{} {shown}", action.tool().unwrap_or("?"));
             s = joined(s, call_words(call, n));
             if let Some(k) = idempotency_key {
                 s.push_str(&format!(" · key {}", n.id(Class::Key, k)));
@@ -275,4 +302,31 @@ fn detail(e: EventRef<'_>, secret_fields: &[String], n: &mut dyn Namer) -> Strin
 /// [`event_detail`] as the journal wrote it, nothing redacted.
 pub fn event_summary(e: EventRef<'_>) -> String {
     event_detail(e, &[], &mut Plain)
+}
+
+#[cfg(test)]
+mod arguments_words_tests {
+    use super::arguments_words;
+
+    #[test]
+    fn arguments_are_shown_with_what_the_journal_lacks_of_them() {
+        assert_eq!(arguments_words(r#"{"a":1}"#, None), r#"{"a":1}"#);
+        assert_eq!(arguments_words("{}", None), "{}");
+        assert_eq!(
+            arguments_words("{}", Some("no: spans record names only")),
+            "(not recorded: spans record names only)"
+        );
+        assert_eq!(
+            arguments_words("null", Some("no: paths only")),
+            "(not recorded: paths only)"
+        );
+        assert_eq!(
+            arguments_words(r#"{"path":"/x"}"#, Some("no: paths only")),
+            r#"{"path":"/x"} (arguments not recorded: paths only)"#
+        );
+        assert_eq!(
+            arguments_words(r#"{"q":"ab"}"#, Some("partly: clipped to 256 bytes")),
+            r#"{"q":"ab"} (in part: clipped to 256 bytes)"#
+        );
+    }
 }

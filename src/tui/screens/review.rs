@@ -343,7 +343,10 @@ pub fn record_lines(
             field(
                 &mut out,
                 "arguments",
-                &esc(&it.arguments.to_string()),
+                &esc(&crate::query::words::arguments_words(
+                    &it.arguments.to_string(),
+                    it.arguments_recorded.as_deref(),
+                )),
                 w,
                 b,
                 m,
