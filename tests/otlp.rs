@@ -208,3 +208,57 @@ fn arguments_a_span_does_not_record_are_said_to_be_not_recorded() {
     );
     assert!(!md.contains("deploy\\_release {}"), "{md}");
 }
+
+/// A call the client's and the server's spans both record is drawn as one
+/// call and one dispatch, the server's record a note, and a group with no
+/// target names no target: the postmortem's diagram drew each layer's
+/// record as a call of its own (four calls and four dispatches for two),
+/// to "Target the target".
+#[test]
+fn the_diagram_draws_a_call_two_layers_recorded_once() {
+    let (traces, _) = fixture("otel-sdk");
+    let out = std::process::Command::new(common::BIN)
+        .args([
+            "export",
+            "--format",
+            "markdown",
+            "-o",
+            "-",
+            "--group",
+            "g7b6585d38a",
+        ])
+        .arg(&traces)
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let diagram: Vec<&str> = md
+        .lines()
+        .skip_while(|l| *l != "```mermaid")
+        .take_while(|l| *l != "```")
+        .collect();
+    let count = |p: &str| {
+        diagram
+            .iter()
+            .filter(|l| l.trim_start().starts_with(p))
+            .count()
+    };
+    assert_eq!(count("A->>G:"), 2, "{diagram:#?}");
+    assert_eq!(count("G->>T:"), 2, "{diagram:#?}");
+    assert_eq!(
+        diagram
+            .iter()
+            .filter(|l| l.contains("reaches the server"))
+            .count(),
+        2,
+        "{diagram:#?}"
+    );
+    assert!(
+        diagram.contains(&"    participant T as Target"),
+        "{diagram:#?}"
+    );
+}

@@ -12,6 +12,7 @@
 
 use super::abridge::{Piece, Shown, left_out};
 use super::{GroupReport, hms};
+use std::collections::HashSet;
 use std::fmt::Write;
 
 /// Longest message text kept, in characters, before `…`.
@@ -93,10 +94,21 @@ fn shorten(s: &str, max: usize) -> (&str, bool) {
 /// ([`super::abridge`]) so that Mermaid draws it.
 pub fn sequence_diagram(g: &GroupReport, shown: &Shown<'_>) -> String {
     let mut d = String::from("sequenceDiagram\n");
-    let target = g.target.as_deref().unwrap_or("the target");
     let _ = writeln!(d, "    participant A as Agent");
     let _ = writeln!(d, "    participant G as Gateway");
-    let _ = writeln!(d, "    participant T as Target {}", escape(target));
+    match g.target.as_deref() {
+        Some(target) => {
+            let _ = writeln!(d, "    participant T as Target {}", escape(target));
+        }
+        None => {
+            let _ = writeln!(d, "    participant T as Target");
+        }
+    }
+    // Executions already drawn as called and as dispatched: a call several
+    // layers recorded (client and server spans, docs/design.md §5.12) is
+    // one call and one dispatch, each later layer's record a note.
+    let mut called: HashSet<&str> = HashSet::new();
+    let mut dispatched: HashSet<&str> = HashSet::new();
     for piece in shown.timeline(g) {
         let r = match piece {
             Piece::Row(r) => r,
@@ -110,9 +122,20 @@ pub fn sequence_diagram(g: &GroupReport, shown: &Shown<'_>) -> String {
             }
         };
         let t = hms(r.at);
-        let x = r.execution_id.as_deref().unwrap_or("?");
+        let id = r.execution_id.as_deref().unwrap_or("?");
+        let x = &*short_id(id);
         let call = r.call_id.as_deref().unwrap_or("a call");
+        let layer = r.detail.rsplit_once("seen by the ").map(|(_, l)| l);
         let line = match r.stage.as_str() {
+            "accepted" if !called.insert(id) => format!(
+                "Note over G,T: {}",
+                escape(&format!(
+                    "{t} {x} reaches the {}",
+                    layer.unwrap_or("next layer")
+                ))
+            ),
+            // The same dispatch, as another layer recorded it.
+            "dispatched" if !dispatched.insert(id) => continue,
             "accepted" => format!(
                 "A->>G: {}",
                 escape(&format!("{t} {call}: tools/call {}", g.tool))
@@ -149,7 +172,16 @@ pub fn sequence_diagram(g: &GroupReport, shown: &Shown<'_>) -> String {
             ),
             "outcome" if r.detail.starts_with("unknown") => format!(
                 "Note over G,T: {}",
-                escape(&format!("{t} outcome of {x} UNKNOWN: {}", r.detail))
+                escape(&format!(
+                    "{t} outcome of {x} UNKNOWN: {}",
+                    // What the outcome says beyond its being unknown
+                    // through a response.
+                    r.detail
+                        .split(" · ")
+                        .filter(|p| !matches!(*p, "unknown" | "via response"))
+                        .collect::<Vec<_>>()
+                        .join(" · ")
+                ))
             ),
             "outcome" => {
                 let mut s = String::new();
@@ -200,6 +232,20 @@ pub fn sequence_diagram(g: &GroupReport, shown: &Shown<'_>) -> String {
         let _ = writeln!(d, "    {line}");
     }
     d
+}
+
+/// An execution id as a diagram shows it: a long one (an OpenTelemetry
+/// trace and span id) as its first 12 and last 8 characters around `…`,
+/// so that a message or note keeps room for what it says; the report's
+/// table beside the diagram gives it whole.
+fn short_id(id: &str) -> std::borrow::Cow<'_, str> {
+    let n = id.chars().count();
+    if n <= 24 {
+        return id.into();
+    }
+    let head: String = id.chars().take(12).collect();
+    let tail: String = id.chars().skip(n - 8).collect();
+    format!("{head}…{tail}").into()
 }
 
 #[cfg(test)]

@@ -37,6 +37,8 @@ trap 'rm -rf "$work"' EXIT
 # The exports to check.
 "$retrace" export --group gfc --format markdown -o "$work/sample.md"
 "$retrace" export "$root/tests/fixtures/hostile.jsonl" --all --format markdown -o "$work/hostile.md"
+# Calls recorded by two layers (client and server spans), no target.
+"$retrace" export "$root/tests/fixtures/lab/otel-sdk/traces.jsonl" --all --format markdown -o "$work/otel-sdk.md"
 cp "$root/tests/fixtures/pending-retry.jsonl" "$work/"
 "$retrace" export "$work/pending-retry.jsonl" --all --format markdown -o "$work/pending.md"
 "$retrace" review decide act_R1 "$work/pending-retry.jsonl" --reviewer "ci; end #35;" \
