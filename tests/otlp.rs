@@ -262,3 +262,47 @@ fn the_diagram_draws_a_call_two_layers_recorded_once() {
         "{diagram:#?}"
     );
 }
+
+/// The same spans in two files (an export that overlaps the one before
+/// it): each span is read once, from the first file that holds it, and
+/// the second file's note says so. Read in both, every event of a call in
+/// both counted twice in its execution's timeline (14 events for 7).
+#[test]
+fn a_span_in_two_files_is_read_once() {
+    let (traces, _) = fixture("otel-sdk");
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&traces).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let half = lines.len() / 2;
+    // a: the first two thirds; b: the last two thirds (overlapping a).
+    let a = d.path().join("a.jsonl");
+    let b = d.path().join("b.jsonl");
+    std::fs::write(&a, lines[..half + lines.len() / 6].join("\n") + "\n").unwrap();
+    std::fs::write(&b, lines[half - lines.len() / 6..].join("\n") + "\n").unwrap();
+    let events = |files: &[&std::path::Path]| {
+        let out = std::process::Command::new(common::BIN)
+            .args(["investigate", "--json", "--group", "gc75aa19691"])
+            .args(files)
+            .output()
+            .unwrap();
+        let v = common::json(&out);
+        let counts: Vec<u64> = v["executions_detail"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["events"].as_u64().unwrap())
+            .collect();
+        (counts, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (alone, _) = events(&[&traces]);
+    let (split, err) = events(&[&a, &b]);
+    assert_eq!(split, alone, "{err}");
+    assert!(
+        err.contains("b.jsonl: ") && err.contains("are in a journal loaded before it too"),
+        "{err}"
+    );
+    assert_eq!(
+        lab::groups(&[a.clone(), b.clone()], &[]),
+        lab::groups(std::slice::from_ref(&traces), &[])
+    );
+}

@@ -291,6 +291,12 @@ impl JournalReader for OtlpReader {
             c.gateway_joined,
             c.other
         ));
+        if c.read_elsewhere > 0 {
+            ctx.note(format!(
+                "{} of its spans are in a journal loaded before it too (the same spans twice), and are read there, once",
+                c.read_elsewhere
+            ));
+        }
         if c.answered_elsewhere > 0 {
             ctx.note(format!(
                 "{} OpenLLMetry server spans answer tool calls of another journal loaded with it, and are read with their client's spans there",
@@ -308,7 +314,13 @@ impl JournalReader for OtlpReader {
                 c.orphan_writes
             ));
         }
-        if c.client + c.server + c.gateway + c.answered_elsewhere + c.orphan_writes == 0
+        if c.client
+            + c.server
+            + c.gateway
+            + c.answered_elsewhere
+            + c.orphan_writes
+            + c.read_elsewhere
+            == 0
             && !spans.is_empty()
         {
             ctx.note("none of its spans is an MCP tool call");

@@ -420,6 +420,9 @@ pub struct Counts {
     pub orphan_writes: usize,
     /// Spans that are not about tool calls.
     pub other: usize,
+    /// Spans an earlier journal loaded with it holds too (overlapping
+    /// exports, the same spans as lines and as a body), read there once.
+    pub read_elsewhere: usize,
 }
 
 /// Emits the calls the journal's spans `spans` hold into `ctx`, looking
@@ -455,6 +458,15 @@ pub fn emit(ctx: &mut ReadCtx<'_>, spans: &[Span], loaded: Option<&Spans<'_>>) -
         .collect();
     for (s, r) in spans.iter().zip(&roles) {
         let at = idx.position(&s.trace, &s.id);
+        // The same span twice is read once, where the index has it (the
+        // first journal that holds it): read in each file, its events
+        // counted twice in an execution's timeline.
+        if let Some(first) = at.map(|p| idx.spans[p].source)
+            && (first.journal() != s.source.journal() || first.position() != s.source.position())
+        {
+            counts.read_elsewhere += 1;
+            continue;
+        }
         match r {
             Some(Role::SdkClient(tool)) => {
                 counts.client += 1;
