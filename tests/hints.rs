@@ -19,7 +19,14 @@ fn by_tool<'a>(groups: &'a [serde_json::Value], tool: &str) -> Vec<&'a serde_jso
 
 #[test]
 fn openllmetrys_tools_list_answer_gives_the_hints() {
-    let groups = lab::groups(&[otel("openllmetry")], &[]);
+    let (groups, notes) = lab::groups_and_notes(&[otel("openllmetry")], &[]);
+    // The note on running without contracts says a server's hint counts:
+    // it said every tool is treated as irreversible, beside a verdict
+    // that rests on a read-only hint.
+    assert!(
+        notes.contains("irreversible with a 15m attach window (read_only where its server declares readOnlyHint"),
+        "{notes}"
+    );
     // The lab's server declares get_status read-only, the others not.
     for g in by_tool(&groups, "get_status") {
         assert_eq!(g["class_basis"], "hint", "{g}");

@@ -254,7 +254,7 @@ impl Seen {
     pub(super) fn notes(&self, model: &Model, config: &Config, notes: &mut Vec<String>) {
         if config.contracts.is_empty() && model.execution_count() > 0 {
             notes.push(
-                "no tool contracts (--contracts): every tool is treated as irreversible with a 15m attach window, and argument defaults are not filled in, so a retry that leaves one out lands in another group"
+                "no tool contracts (--contracts): every tool is treated as irreversible with a 15m attach window (read_only where its server declares readOnlyHint: an untrusted hint), and argument defaults are not filled in, so a retry that leaves one out lands in another group"
                     .into(),
             );
         }
