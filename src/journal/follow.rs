@@ -322,8 +322,10 @@ pub struct FollowedSpans {
 impl FollowedSpans {
     /// Takes the recent spans of `readers` (OpenTelemetry readers with
     /// recent lines; others are left out), keeping those that left them
-    /// while their trace is still there. Whether two or more files hold
-    /// spans (with fewer, there is nothing to look up across files).
+    /// while their trace is still there. Whether a file's recent spans may
+    /// have partners it does not hold: two or more files hold spans, or
+    /// some left their file (a rotated file's spans, partners of the new
+    /// file's).
     pub fn update(&mut self, readers: &[&ChunkReader]) -> bool {
         let windows: Vec<(JournalId, JournalSource, u32, u64)> = readers
             .iter()
@@ -340,7 +342,7 @@ impl FollowedSpans {
             .collect();
         let fresh = super::otlp::TraceSet::of_windows(&windows);
         self.set.renew(fresh);
-        self.set.journal_count() >= 2
+        self.set.journal_count() >= 2 || self.set.has_left()
     }
 
     /// Whether it holds spans of a journal other than `journal`.

@@ -66,6 +66,11 @@ fn opens_traces_data(text: &[u8]) -> bool {
 pub struct TraceSet {
     /// The spans of each journal, by journal, in load order.
     journals: Vec<(JournalId, Vec<Span>)>,
+    /// Of a followed journal ([`TraceSet::renew`]): how many of its spans,
+    /// first in its list, are in its file's recent lines; those after them
+    /// left (a rotated file's, lines the window moved past) and are kept as
+    /// partners, of its own recent spans too.
+    recent: std::collections::HashMap<JournalId, usize>,
 }
 
 impl TraceSet {
@@ -86,7 +91,10 @@ impl TraceSet {
             .par_iter()
             .map(|&(id, source)| (id, spans_of(id, source)))
             .collect();
-        Some(TraceSet { journals })
+        Some(TraceSet {
+            journals,
+            recent: Default::default(),
+        })
     }
 
     /// The spans of followed files' recent lines (journal, the lines as a
@@ -108,7 +116,10 @@ impl TraceSet {
                 (*id, spans)
             })
             .collect();
-        TraceSet { journals }
+        TraceSet {
+            journals,
+            recent: Default::default(),
+        }
     }
 
     /// Replaces the spans with `fresh` (the files' recent spans), keeping
@@ -169,7 +180,9 @@ impl TraceSet {
             })
             .collect();
         let mut journals = Vec::with_capacity(fresh.journals.len());
+        self.recent.clear();
         for (id, mut spans) in fresh.journals {
+            self.recent.insert(id, spans.len());
             if let Some(left) = old.remove(&id) {
                 let here: HashSet<(&str, &str)> = spans
                     .iter()
@@ -193,13 +206,36 @@ impl TraceSet {
     /// Drops the spans of journal `journal`.
     pub(crate) fn forget(&mut self, journal: JournalId) {
         self.journals.retain(|(id, _)| *id != journal);
+        self.recent.remove(&journal);
     }
 
-    /// Whether it holds spans of a journal other than `journal`.
+    /// The spans of `journal` that left its file's recent lines (all of
+    /// them for a journal not followed).
+    fn left_of(&self, journal: JournalId) -> &[Span] {
+        self.journals
+            .iter()
+            .find(|(id, _)| *id == journal)
+            .map_or(&[], |(_, spans)| {
+                spans
+                    .get(self.recent.get(&journal).copied().unwrap_or(0)..)
+                    .unwrap_or_default()
+            })
+    }
+
+    /// Whether it holds spans a reader of `journal`'s recent lines does
+    /// not have: another journal's, or its own that left them.
     pub(crate) fn has_others(&self, journal: JournalId) -> bool {
         self.journals
             .iter()
             .any(|(id, spans)| *id != journal && !spans.is_empty())
+            || !self.left_of(journal).is_empty()
+    }
+
+    /// Whether any followed journal has spans that left its recent lines.
+    pub(crate) fn has_left(&self) -> bool {
+        self.journals
+            .iter()
+            .any(|(id, _)| !self.left_of(*id).is_empty())
     }
 
     /// How many journals it holds spans of.
@@ -212,9 +248,14 @@ impl TraceSet {
     /// file read again: its own spans are where its reader places them).
     pub(crate) fn index_with<'a>(&'a self, journal: JournalId, own: &'a [Span]) -> Spans<'a> {
         let others = self.journals.iter().filter(|(id, _)| *id != journal);
+        // Its own spans that left its recent lines (a rotated file's)
+        // partner its recent ones too; the recent ones, given first, are
+        // the ones indexed when both hold a span.
+        let left = self.left_of(journal);
         Spans::new(
             own.iter()
-                .chain(others.clone().flat_map(|(_, spans)| spans)),
+                .chain(others.clone().flat_map(|(_, spans)| spans))
+                .chain(left),
             std::iter::once((journal, own.len()))
                 .chain(others.map(|(id, spans)| (*id, spans.len())))
                 .collect(),

@@ -1070,3 +1070,42 @@ fn a_gateways_spans_keep_their_clients_after_the_clients_file_rotates() {
     assert!(loaded.len() >= 4, "{loaded:?}");
     assert_eq!(held_verdicts(&w), loaded, "after the rotation");
 }
+
+/// One OpenTelemetry file rotated between a call's client spans and the
+/// server spans that answer it: the new file's server spans are read with
+/// the rotated file's client spans, as `groups` reads both files. They
+/// were read alone (partners were looked up only across two or more
+/// followed files): the server's spans became calls of an unknown caller,
+/// a critical `duplicate_side_effect` no file holds, never withdrawn.
+#[test]
+fn a_rotated_files_spans_answer_the_new_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text =
+        std::fs::read_to_string(root.join("tests/fixtures/lab/otel-sdk/traces.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // (client spans, their server's): deploy_release; send_invoice and
+    // get_status.
+    for (client, server) in [(1, 2), (7, 8)] {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("traces.jsonl");
+        std::fs::write(&p, format!("{}\n", lines[client])).unwrap();
+        let mut setup = Setup::new(vec![p.clone()]);
+        setup.case = Some(d.path().join("none.sqlite"));
+        let mut w = settled(&setup);
+        while w.poll().1 {}
+        let rotated = d.path().join("traces.jsonl.1");
+        std::fs::rename(&p, &rotated).unwrap();
+        std::fs::write(&p, "").unwrap();
+        while w.poll().1 {}
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        writeln!(f, "{}", lines[server]).unwrap();
+        while w.poll().1 {}
+        let (_, loaded) = watched_and_loaded(&[rotated, p]);
+        let loaded: Verdicts = loaded
+            .into_iter()
+            .filter(|(_, v)| *v != Verdict::Clean)
+            .collect();
+        assert!(!loaded.is_empty(), "lines {client}, {server}");
+        assert_eq!(held_verdicts(&w), loaded, "lines {client}, {server}");
+    }
+}
