@@ -383,11 +383,37 @@ fn not_an_object(v: &Value) -> BadLine {
 }
 
 fn not_json(e: &serde_json::Error) -> BadLine {
-    BadLine::new(format!("not valid JSON: {e}"))
+    BadLine::new(format!("not valid JSON: {}", json_error(e)))
+}
+
+/// A JSON parse error of one journal line in words that do not clash with
+/// the journal's own line number: serde_json counts lines within the text
+/// it parsed, so "at line 1 column 19" of journal line 6 becomes "at
+/// character 19" (a line's text with a newline inside keeps its line).
+pub(crate) fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let what = text.strip_suffix(&at).unwrap_or(&text);
+    match (e.line(), e.column()) {
+        (0, _) => what.to_string(),
+        (1, c) => format!("{what} at character {c}"),
+        (l, c) => format!("{what} at line {l}, character {c} of its text"),
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_json_error_names_the_character_not_a_line_of_its_own() {
+        let e = serde_json::from_str::<serde_json::Value>("{\"a\": tru}").unwrap_err();
+        assert_eq!(super::json_error(&e), "expected ident at character 10");
+        let e = serde_json::from_str::<serde_json::Value>("{\"a\":\n x}").unwrap_err();
+        assert_eq!(
+            super::json_error(&e),
+            "expected value at line 2, character 2 of its text"
+        );
+    }
+
     use super::*;
     use serde_json::json;
 
