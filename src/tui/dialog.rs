@@ -434,9 +434,13 @@ pub fn decide_lines(d: &Decide, theme: &Theme, width: usize) -> Vec<Line<'static
     let mut lines = vec![Line::from(vec![
         Span::styled(esc(&it.execution_id).into_owned(), theme.accent),
         Span::styled(
+            // What the reviewer is asked, as the queue's row says it (the
+            // execution's own status read `clean` for an open delivery).
             format!(
                 " · {} · group {} {}",
-                it.status, it.group_id, it.group_verdict
+                it.asks.topic(),
+                it.group_id,
+                it.group_verdict
             ),
             theme.muted,
         ),
