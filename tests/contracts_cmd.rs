@@ -199,3 +199,28 @@ fn a_split_hint_is_counted_in_the_draft() {
         "{list}"
     );
 }
+
+/// The sample's contracts cover tools its journals never call: lint lists
+/// them (`never_seen`) and exits 0, as nothing contradicts the calls. It
+/// exited 1, which the README says means a contradiction.
+#[test]
+fn a_contract_of_a_tool_never_called_is_no_contradiction() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "contracts",
+            "lint",
+            root.join("sample-journals/deploy-release-incident")
+                .to_str()
+                .unwrap(),
+            "--contracts",
+            root.join("sample-journals/contracts.toml")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("never_seen"), "{}", stdout(&o));
+}

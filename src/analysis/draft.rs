@@ -424,6 +424,15 @@ pub enum LintKind {
     WindowTooShort,
 }
 
+impl LintKind {
+    /// Whether the calls contradict the contracts (what `retrace contracts
+    /// lint` exits 1 on): all but [`LintKind::NeverSeen`], since one
+    /// contracts file commonly covers tools these journals never call.
+    pub fn contradicts(self) -> bool {
+        self != LintKind::NeverSeen
+    }
+}
+
 /// One lint finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LintFinding {

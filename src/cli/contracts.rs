@@ -39,8 +39,10 @@ pub fn draft(
     Ok(())
 }
 
-/// `retrace contracts lint`: the findings, and exit code 1 when there are
-/// any (0 when the contracts fit the calls).
+/// `retrace contracts lint`: the findings, and exit code 1 when one says
+/// the calls contradict the contracts ([`crate::analysis::draft::LintKind::contradicts`];
+/// 0 when the contracts fit the calls, a contract of a tool never called
+/// included).
 ///
 /// # Errors
 /// Unreadable journals or contracts; output errors.
@@ -58,5 +60,5 @@ pub fn lint(setup: &Setup, json: bool, out: &mut dyn Write) -> Result<u8, CliErr
             writeln!(out, "  {kind:<22} {}", escape(&f.message))?;
         }
     }
-    Ok(u8::from(!findings.is_empty()))
+    Ok(u8::from(findings.iter().any(|f| f.kind.contradicts())))
 }
