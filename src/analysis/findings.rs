@@ -76,7 +76,7 @@ pub struct Finding {
     /// What kind.
     pub kind: FindingKind,
     /// What was seen, in words. Shared by the findings that say the same
-    /// ([`Texts`]): most of a journal's groups say one of a few things.
+    /// (`Texts`): most of a journal's groups say one of a few things.
     pub detail: std::sync::Arc<str>,
     /// Supporting journal lines.
     pub evidence: Vec<EvidenceRef>,

@@ -48,7 +48,7 @@ pub enum Cause {
 /// All calls sharing (intent fingerprint, actor, intent scope), judged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Group {
-    /// Stable id ([`GroupKey::id`]). Front ends accept any unique prefix.
+    /// Stable id (`GroupKey::id`). Front ends accept any unique prefix.
     pub id: String,
     /// Recomputed intent fingerprint.
     pub fingerprint: String,
@@ -72,7 +72,7 @@ pub struct Group {
     pub last_at: Option<DateTime<Utc>>,
     /// The verdict.
     pub verdict: Verdict,
-    /// What gave the verdict; [`explain`] turns it into words.
+    /// What gave the verdict; `explain` turns it into words.
     pub cause: Cause,
     /// The pair (or execution) the five questions are asked about: the one
     /// that decided the verdict, or for a verdict about one execution, the

@@ -215,7 +215,7 @@ impl GroupKey {
         }
     }
 
-    /// Whether this is an orphan's key ([`GroupKey::orphan`]).
+    /// Whether this is an orphan's key (`GroupKey::orphan`).
     pub fn is_orphan(&self) -> bool {
         self.fingerprint.starts_with("orphan:")
     }

@@ -7,7 +7,7 @@
 //! A process killed before the rename leaves the target as it was and a
 //! temporary file named `.<target name>.<random>.retrace-tmp` beside it.
 //!
-//! [`write`] only ever replaces a regular file: an existing target that is
+//! [`write()`] only ever replaces a regular file: an existing target that is
 //! a symbolic link, a folder, a FIFO, a socket or a device node is refused
 //! (renaming over it would put a regular file in its place, and as root
 //! replace `/dev/null` or `/dev/full`). [`check_not_input`] lets a command
@@ -16,7 +16,7 @@
 //! symbolic link or a hard link of an input is caught too.
 //!
 //! Test hook: when the environment variable [`PAUSE_BEFORE_RENAME_ENV`]
-//! holds a number of milliseconds, [`write`] prints
+//! holds a number of milliseconds, [`write()`] prints
 //! `retrace: test hook: pausing before rename` on stderr and sleeps that
 //! long after the temporary file is complete and before the rename, so
 //! that a test can kill the process there.

@@ -216,7 +216,7 @@ impl ReadCtx<'_> {
     /// ([`super::TimeWindow`]: an execution goes with the first record of
     /// it, a session by whether its run overlaps the window, a tool hint is
     /// always kept); records left
-    /// out are counted, and [`ReadCtx::finish`] notes how many.
+    /// out are counted, and `ReadCtx::finish` notes how many.
     pub fn emit(&mut self, r: Record) {
         if !self.window.is_unbounded() && !self.admits(&r) {
             self.left_out += 1;

@@ -299,7 +299,7 @@ impl JournalSource {
     }
 
     /// The journal's content identity: 8 hex digits of SHA-256 over its
-    /// first line (without the line end; at most [`IDENTITY_PREFIX`] bytes
+    /// first line (without the line end; at most `IDENTITY_PREFIX` bytes
     /// of it). The same under any file name, path or load order, and
     /// stable while the journal grows; unrelated journals differ because
     /// their first lines do (a timestamp, a session, a chain hash). Ids

@@ -351,7 +351,7 @@ pub struct TailRead {
     pub records: Vec<crate::model::Record>,
     /// The rows that could not be read (skipped), each naming its row.
     pub bad: Vec<super::LineError>,
-    /// A table holds more new rows than one poll reads ([`TAIL_ROWS`]).
+    /// A table holds more new rows than one poll reads (`TAIL_ROWS`).
     pub more: bool,
     /// A table's last rowid is below the last one read (rows deleted, or
     /// the file replaced): the table, and its last rowid read and now.

@@ -33,7 +33,7 @@ pub enum Record {
 
 /// Everything the journals say, folded by execution. Plain data.
 ///
-/// Executions are held encoded ([`super::packed`]): a journal of ten
+/// Executions are held encoded (`super::packed`): a journal of ten
 /// million events is held whole, and an execution of five events takes
 /// about a hundred and fifty bytes this way, against some eight hundred as
 /// [`Event`] values (docs/design.md §9.8). They are read through

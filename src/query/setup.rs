@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Default)]
 pub struct Setup {
     /// Journal files and folders of them (each folder stands for the
-    /// journal files in it, [`super::journals`]); empty means the bundled
+    /// journal files in it, `super::journals`); empty means the bundled
     /// sample incident (with its own contracts and key).
     pub journals: Vec<PathBuf>,
     /// A folder also stands for the journal files in its subfolders.
@@ -50,7 +50,7 @@ pub struct Setup {
     pub window: TimeWindow,
     /// Read a journal that is a copy of another loaded with it too, with a
     /// warning, instead of once as the journal it copies
-    /// ([`super::journals`] `copies`): a follower (`retrace watch`) cannot
+    /// (`super::journals` `copies`): a follower (`retrace watch`) cannot
     /// tell which of two alike files will grow.
     pub keep_copies: bool,
 }

@@ -261,7 +261,7 @@ impl Theme {
     /// (no-color.org: a program's colour is off, its other text
     /// attributes may stay): every role keeps its text attributes and
     /// loses its colours, secondary text is dim, and the selection is
-    /// reverse video ([`Theme::visible_selection`]). The name stays, so
+    /// reverse video (`Theme::visible_selection`). The name stays, so
     /// that the theme key still cycles the shipped themes.
     pub fn without_color(&self) -> Theme {
         let strip = |s: Style| {

@@ -27,7 +27,7 @@
 //! * cancelled: "Tool execution cancelled for run_id=…" (the log), or an
 //!   invocation that ended with no error text and no upstream answer (the
 //!   database): the client went away, the outcome is unknown;
-//! * delivered: "Request completed: POST … - <status>" after the tool's own
+//! * delivered: "Request completed: POST … - `<status>`" after the tool's own
 //!   answer (the response was written to the client); `delivery_failed`
 //!   when the call was cancelled and no response followed although the
 //!   journal goes on.

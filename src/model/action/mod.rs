@@ -141,7 +141,7 @@ impl ActionRecord {
     /// built from the text itself, without a value tree. `None` when that
     /// record would not be stored as text (a member name at or beyond
     /// U+E000, an indexed string that needs escaping, nesting of
-    /// [`MAX_DEPTH`] levels) or `text` is not an object: parse it and use
+    /// `MAX_DEPTH` levels) or `text` is not an object: parse it and use
     /// [`ActionRecord::from_map`] then.
     ///
     /// `text` must be in RFC 8785 form (a native journal line the raw chain

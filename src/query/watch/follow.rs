@@ -74,7 +74,7 @@ pub struct Refreshes {
 pub struct FollowPoll {
     /// Events read since following began.
     pub events: u64,
-    /// Events per second over the last [`RATE_WINDOW`] (0 until two polls
+    /// Events per second over the last `RATE_WINDOW` (0 until two polls
     /// have been made).
     pub rate: f64,
     /// The time of the newest event read, as the journal says.
@@ -217,10 +217,10 @@ impl Follow {
     }
 
     /// Whether a new investigation is due: the journals changed since the
-    /// last one, and [`MIN_REFRESH`] (or twice the time the last one took
+    /// last one, and `MIN_REFRESH` (or twice the time the last one took
     /// to open) has passed.
     /// While a journal's last line is still being written, it waits up to
-    /// [`PARTIAL_LINE_WAIT`] for the newline.
+    /// `PARTIAL_LINE_WAIT` for the newline.
     pub fn due(&self) -> bool {
         let wait = MIN_REFRESH.max(self.open_took * 2);
         self.dirty

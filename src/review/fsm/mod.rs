@@ -34,7 +34,7 @@ pub struct Subject {
     pub execution_id: String,
     /// Its group.
     pub group_id: String,
-    /// Decisions the item allows (see [`crate::review::queue::QueueItem::allowed`]).
+    /// Decisions the item allows (see `crate::review::queue::QueueItem::allowed`).
     pub allowed: Vec<Decision>,
     /// Who decides.
     pub reviewer: String,
