@@ -15,7 +15,7 @@ use super::action::Action;
 use super::jobs::{ExportJob, Job, RecordJob};
 use super::keys::{Ctx, table};
 use super::theme::Theme;
-use super::widgets::text::{esc, wrap};
+use super::widgets::text::{esc, fit, wrap};
 use super::widgets::{Cursor, Move};
 use crate::query::{Decision, DecisionError, DecisionRecord, Flow, Investigation, QueueItem};
 use crate::review::fsm::{NoteEdit, consequence};
@@ -431,20 +431,23 @@ fn labelled(
 /// The decision dialog's lines for an inner width (pure).
 pub fn decide_lines(d: &Decide, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let it = &d.item;
-    let mut lines = vec![Line::from(vec![
-        Span::styled(esc(&it.execution_id).into_owned(), theme.accent),
-        Span::styled(
-            // What the reviewer is asked, as the queue's row says it (the
-            // execution's own status read `clean` for an open delivery).
-            format!(
-                " · {} · group {} {}",
-                it.asks.topic(),
-                it.group_id,
-                it.group_verdict
+    let mut lines = vec![fit(
+        Line::from(vec![
+            Span::styled(esc(&it.execution_id).into_owned(), theme.accent),
+            Span::styled(
+                // What the reviewer is asked, as the queue's row says it (the
+                // execution's own status read `clean` for an open delivery).
+                format!(
+                    " · {} · group {} {}",
+                    it.asks.topic(),
+                    it.group_id,
+                    it.group_verdict
+                ),
+                theme.muted,
             ),
-            theme.muted,
-        ),
-    ])];
+        ]),
+        width,
+    )];
     lines.extend(labelled(
         "outcome",
         &esc(&it.known_outcome),

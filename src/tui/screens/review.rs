@@ -318,16 +318,20 @@ pub fn record_lines(
             }
         }
         Some(it) => {
-            out.push(Line::from(vec![
-                Span::styled(esc(&it.execution_id).into_owned(), theme.accent),
-                Span::raw("  "),
-                Span::styled(it.asks.topic(), theme.severity(it.waiting_severity())),
-                Span::styled(format!("  group {} ", it.group_id), m),
-                Span::styled(
-                    format!("{} [{}]", it.group_verdict, it.severity),
-                    theme.severity(it.severity),
-                ),
-            ]));
+            // Cut with `…` when the pane is narrower, never mid-word unsaid.
+            out.push(fit(
+                Line::from(vec![
+                    Span::styled(esc(&it.execution_id).into_owned(), theme.accent),
+                    Span::raw("  "),
+                    Span::styled(it.asks.topic(), theme.severity(it.waiting_severity())),
+                    Span::styled(format!("  group {} ", it.group_id), m),
+                    Span::styled(
+                        format!("{} [{}]", it.group_verdict, it.severity),
+                        theme.severity(it.severity),
+                    ),
+                ]),
+                w,
+            ));
             let b = theme.base;
             field(&mut out, "tool", &esc(&it.tool), w, b, m);
             field(
@@ -663,6 +667,26 @@ fn draw(data: &Data, st: &Review, theme: &Theme, frame: &mut Frame, body: Rect) 
 mod tests {
     use super::*;
     use crate::tui::screens::testing::{assert_binds, shared};
+
+    /// A record's header wider than the pane ends with `…`: it was cut
+    /// mid-word with nothing to say so (`possible_duplicate [h`).
+    #[test]
+    fn a_cut_header_says_it_was_cut() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pending-retry.jsonl");
+        let d = tempfile::tempdir().unwrap();
+        let mut setup = crate::query::Setup::new(vec![p]);
+        setup.case = Some(d.path().join("case.sqlite"));
+        let inv = Investigation::open(&setup, &mut |_| {}).unwrap();
+        let data = Data::new(inv);
+        let item = data.queue.first();
+        assert!(item.is_some(), "the fixture has an execution to review");
+        let theme = Theme::dark();
+        let whole = record_lines(&data, item, &theme, 200)[0].to_string();
+        assert!(!whole.ends_with('…'), "{whole}");
+        let cut = record_lines(&data, item, &theme, 40)[0].to_string();
+        assert!(cut.ends_with('…') && cut.chars().count() <= 40, "{cut}");
+    }
 
     /// The screen's keys ask for exactly what its update answers to.
     #[test]
