@@ -306,3 +306,58 @@ fn a_span_in_two_files_is_read_once() {
         lab::groups(std::slice::from_ref(&traces), &[])
     );
 }
+
+/// An event whose request line is in another file names that file:
+/// `request_line` alone named a line of the other file as if it were the
+/// event's own.
+#[test]
+fn a_request_line_in_another_file_names_its_file() {
+    let (traces, _) = fixture("openllmetry");
+    let d = tempfile::tempdir().unwrap();
+    let split = lab::split_by_service(&traces, d.path());
+    let requests = |files: &[std::path::PathBuf]| {
+        let mut found = Vec::new();
+        for g in lab::groups(files, &[]) {
+            let out = std::process::Command::new(common::BIN)
+                .args(["investigate", "--json", "--group"])
+                .arg(g["group_id"].as_str().unwrap())
+                .args(files)
+                .output()
+                .unwrap();
+            let v = common::json(&out);
+            let mut stack = vec![v];
+            while let Some(o) = stack.pop() {
+                match o {
+                    serde_json::Value::Object(m) => {
+                        if m.get("facts").and_then(|f| f.get("request_line")).is_some() {
+                            found.push((
+                                m["evidence"]["journal"].as_str().unwrap().to_string(),
+                                m.get("request_journal")
+                                    .and_then(|j| j.as_str())
+                                    .map(str::to_string),
+                            ));
+                        }
+                        stack.extend(m.into_iter().map(|(_, v)| v));
+                    }
+                    serde_json::Value::Array(a) => stack.extend(a),
+                    _ => {}
+                }
+            }
+        }
+        found
+    };
+    let alone = requests(std::slice::from_ref(&traces));
+    assert!(!alone.is_empty());
+    assert!(alone.iter().all(|(_, r)| r.is_none()), "{alone:?}");
+    let across = requests(&split);
+    assert!(
+        across
+            .iter()
+            .any(|(j, r)| r.as_ref().is_some_and(|r| r != j)),
+        "{across:?}"
+    );
+    assert!(
+        across.iter().all(|(j, r)| r.as_ref() != Some(j)),
+        "{across:?}"
+    );
+}

@@ -351,6 +351,11 @@ pub struct EventView {
     /// `origin`; [`crate::model::ReaderFacts`]). Omitted when empty.
     #[serde(skip_serializing_if = "crate::model::ReaderFacts::is_empty")]
     pub facts: crate::model::ReaderFacts,
+    /// The journal of the request line `facts.request_line` names, when it
+    /// is another journal than the event's (a span answered in another
+    /// file); omitted when it is the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_journal: Option<String>,
     /// The event as read, the arguments' secret fields redacted, for
     /// renderers that word it themselves ([`super::words::event_detail`]
     /// with a pseudonymizer).
@@ -537,6 +542,12 @@ impl Investigation {
                     }
                     f
                 },
+                request_journal: e
+                    .facts()
+                    .request
+                    .map(|r| r.journal())
+                    .filter(|&j| j != e.source().journal())
+                    .map(|j| self.journal_name(j)),
                 record: {
                     let mut r = redacted(e, secrets);
                     if let EventKind::Accepted(a) = &mut r.kind {
