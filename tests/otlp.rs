@@ -15,6 +15,15 @@ fn fixture(system: &str) -> (PathBuf, PathBuf) {
     )
 }
 
+/// What `retrace ARGS JOURNAL` prints on stdout; it must succeed.
+fn stdout_of(args: &[&str], journal: &std::path::Path) -> String {
+    let mut all = args.to_vec();
+    all.push(journal.to_str().unwrap());
+    let o = common::run(journal.parent().unwrap(), &all);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    common::stdout(&o)
+}
+
 #[test]
 fn the_mcp_sdks_spans_give_each_scenario_its_verdict() {
     let (traces, truth) = fixture("otel-sdk");
@@ -163,24 +172,14 @@ fn an_unknown_outcome_is_told_in_each_layers_words() {
 #[test]
 fn arguments_a_span_does_not_record_are_said_to_be_not_recorded() {
     let (traces, _) = fixture("otel-sdk");
-    let out = std::process::Command::new(common::BIN)
-        .args(["review", "list", "--read-only"])
-        .arg(&traces)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = stdout_of(&["review", "list", "--read-only"], &traces);
     assert!(
         text.contains("arguments       (not recorded: the MCP SDK's spans record the tool's name, not its arguments)"),
         "{text}"
     );
     assert!(!text.contains("arguments       {}"), "{text}");
-    let out = std::process::Command::new(common::BIN)
-        .args([
+    let md = stdout_of(
+        &[
             "export",
             "--format",
             "markdown",
@@ -188,15 +187,8 @@ fn arguments_a_span_does_not_record_are_said_to_be_not_recorded() {
             "-",
             "--group",
             "g7b6585d38a",
-        ])
-        .arg(&traces)
-        .output()
-        .unwrap();
-    let md = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        &traces,
     );
     assert!(
         md.contains("| Arguments (fingerprinted) | (not recorded: the MCP SDK"),
@@ -217,8 +209,8 @@ fn arguments_a_span_does_not_record_are_said_to_be_not_recorded() {
 #[test]
 fn the_diagram_draws_a_call_two_layers_recorded_once() {
     let (traces, _) = fixture("otel-sdk");
-    let out = std::process::Command::new(common::BIN)
-        .args([
+    let md = stdout_of(
+        &[
             "export",
             "--format",
             "markdown",
@@ -226,15 +218,8 @@ fn the_diagram_draws_a_call_two_layers_recorded_once() {
             "-",
             "--group",
             "g7b6585d38a",
-        ])
-        .arg(&traces)
-        .output()
-        .unwrap();
-    let md = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        &traces,
     );
     let diagram: Vec<&str> = md
         .lines()
