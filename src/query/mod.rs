@@ -226,7 +226,16 @@ impl Investigation {
         follow: bool,
     ) -> Result<Self, QueryError> {
         let (journals, model) = loop {
-            match journal::load_with(p.sources.clone(), &p.options, &mut |r| {
+            // The sources are kept for another try only when a file of a
+            // folder may have to be left out (a piped journal's bytes are
+            // not copied for nothing).
+            let may_retry = p.sources.len() > 1 && p.in_folder.iter().any(|&f| f);
+            let sources = if may_retry {
+                p.sources.clone()
+            } else {
+                std::mem::take(&mut p.sources)
+            };
+            match journal::load_with(sources, &p.options, &mut |r| {
                 progress(LoadStage::Reading(r))
             }) {
                 Ok(loaded) => break loaded,
