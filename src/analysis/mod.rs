@@ -926,7 +926,26 @@ pub fn explain(
     }
     let a = &g.asked;
     let answers = match &a.pair {
-        Some(p) => ctx.pair_texts(p, a.earlier, a.later, a.call),
+        Some(p) => {
+            // The group's calls beyond the pair: other executions, and
+            // calls attached to any execution but the pair's own.
+            let mut others: Vec<(ExecIdx, Option<EventIdx>)> = g
+                .executions
+                .iter()
+                .filter(|&&x| x != a.earlier && x != a.later)
+                .map(|&x| (x, None))
+                .collect();
+            for &x in &g.executions {
+                let attached = analysis.lifecycles[x.get()].attached();
+                others.extend(
+                    attached
+                        .iter()
+                        .filter(|&&i| a.call != Some(i) || x != a.earlier)
+                        .map(|&i| (x, Some(i))),
+                );
+            }
+            ctx.pair_texts(p, (a.earlier, a.later, a.call), &others)
+        }
         None => ctx.single_texts(a.earlier),
     };
     Explanation { reason, answers }

@@ -316,6 +316,69 @@ fn two_sessions_of_one_process_are_one_process() {
     assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
 }
 
+/// In a group of three calls, Q1 names the two calls its answer compares
+/// and says where the third came from: "both calls came from s1" read as
+/// if every call had, when the third came from another process.
+#[test]
+fn a_third_calls_process_is_named_in_q1() {
+    let mut l = completed_then_retry("deploy", "10:01:00", "s1");
+    l.push(session("s3", 3));
+    l.extend([
+        accepted(9, "10:02:00", "x3", "deploy", "s3"),
+        ev(10, "10:02:00", "x3", "dispatched", ""),
+    ]);
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.executions.len(), 3);
+    let ex = inv.explain(g);
+    let q1 = &ex.answers[0];
+    assert!(!q1.text.contains("both calls"), "{}", q1.text);
+    assert!(
+        q1.text
+            .starts_with("One process: x1 and x2 came from session s1"),
+        "{}",
+        q1.text
+    );
+    assert!(
+        q1.text
+            .contains("The group's other call: x3 came from session s3 (pid 3, started 2026-09-01 09:00:00), another process."),
+        "{}",
+        q1.text
+    );
+    // The third call's accepted record and session are cited too.
+    let sessions = q1
+        .evidence
+        .iter()
+        .filter(|e| matches!(e, EvidenceRef::Session { .. }))
+        .count();
+    assert_eq!(sessions, 2, "{:?}", q1.evidence);
+    assert_eq!(q1.evidence.len(), 5, "{:?}", q1.evidence);
+
+    // A call attached to the first execution is one of the group's calls
+    // too, and is named by its execution and time.
+    let mut l = completed_then_retry("deploy", "10:01:00", "s1");
+    l.push(session("s3", 3));
+    l.push(ev(
+        9,
+        "10:00:30",
+        "x1",
+        "attached",
+        r#","call":{"call_id":"c9","session_id":"s3","jsonrpc_id":9},"recovery":"queried_status""#,
+    ));
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!((g.executions.len(), g.calls), (2, 3));
+    let q1 = &inv.explain(g).answers[0];
+    assert!(
+        q1.text.contains("x1 and x2 came from session s1")
+            && q1.text.contains(
+                "The group's other call: the call attached to x1 at 10:00:30 came from session s3 (pid 3, started 2026-09-01 09:00:00), another process."
+            ),
+        "{}",
+        q1.text
+    );
+}
+
 /// What a group's pairs find of Q1 from each execution's known facts is
 /// what the question itself finds, for every pair: one session, two
 /// sessions of one process, two processes, a session with no process, a

@@ -109,35 +109,10 @@ impl Ctx<'_> {
         self.journals.name(j).to_string()
     }
 
-    /// Q1's value alone, without words, by [`processes_of`].
-    pub fn processes_value(&self, e: ExecIdx, f: ExecIdx) -> Processes {
-        let (Some((_, ce)), Some((_, cf))) = (self.x(e).accepted(), self.x(f).accepted()) else {
-            return Processes::Unknown;
-        };
-        let key = |id: &str| self.model.session(id).and_then(|s| s.process_key());
-        processes_of(ce.call.session_id, cf.call.session_id, |a, b| {
-            (key(a), key(b))
-        })
-    }
-
-    /// Q1 for two executions: the value, the answer text and the evidence.
-    pub fn processes(&self, e: ExecIdx, f: ExecIdx) -> (Processes, String, Vec<EvidenceRef>) {
-        let le = self.lc(e);
-        let lf = self.lc(f);
-        let value = self.processes_value(e, f);
-        let mut evidence: Vec<EvidenceRef> =
-            [le.accepted.map(|i| ev(e, i)), lf.accepted.map(|i| ev(f, i))]
-                .into_iter()
-                .flatten()
-                .collect();
-        let (Some((_, ce)), Some((_, cf))) = (self.x(e).accepted(), self.x(f).accepted()) else {
-            return (
-                value,
-                "unknown: an accepted record is missing, so the callers are not known".into(),
-                evidence,
-            );
-        };
-        let describe = |id: &str| match self.model.session(id) {
+    /// A session in words: `session s1 (pid 4242, agent, started …)`, or
+    /// `session s1 (no session record)`.
+    fn describe_session(&self, id: &str) -> String {
+        match self.model.session(id) {
             Some(s) => {
                 let mut d = format!("session {id}");
                 if let Some(p) = &s.process {
@@ -158,6 +133,48 @@ impl Ctx<'_> {
                 d
             }
             None => format!("session {id} (no session record)"),
+        }
+    }
+
+    /// Q1's value alone, without words, by [`processes_of`].
+    pub fn processes_value(&self, e: ExecIdx, f: ExecIdx) -> Processes {
+        let (Some((_, ce)), Some((_, cf))) = (self.x(e).accepted(), self.x(f).accepted()) else {
+            return Processes::Unknown;
+        };
+        let key = |id: &str| self.model.session(id).and_then(|s| s.process_key());
+        processes_of(ce.call.session_id, cf.call.session_id, |a, b| {
+            (key(a), key(b))
+        })
+    }
+
+    /// Q1 for two executions: the value, the answer text and the evidence.
+    /// `pair` names the two calls where the group has more (`"x1 and
+    /// x2"`); `None` says "both calls".
+    pub fn processes(
+        &self,
+        e: ExecIdx,
+        f: ExecIdx,
+        pair: Option<&str>,
+    ) -> (Processes, String, Vec<EvidenceRef>) {
+        let le = self.lc(e);
+        let lf = self.lc(f);
+        let value = self.processes_value(e, f);
+        let mut evidence: Vec<EvidenceRef> =
+            [le.accepted.map(|i| ev(e, i)), lf.accepted.map(|i| ev(f, i))]
+                .into_iter()
+                .flatten()
+                .collect();
+        let (Some((_, ce)), Some((_, cf))) = (self.x(e).accepted(), self.x(f).accepted()) else {
+            return (
+                value,
+                "unknown: an accepted record is missing, so the callers are not known".into(),
+                evidence,
+            );
+        };
+        let describe = |id: &str| self.describe_session(id);
+        let (both, the_calls) = match pair {
+            Some(p) => (p.to_string(), p.to_string()),
+            None => ("both calls".to_string(), "the calls".to_string()),
         };
         let (ce, cf) = (ce.call, cf.call);
         for c in [ce, cf] {
@@ -181,23 +198,34 @@ impl Ctx<'_> {
         };
         let text = match (value, ce.session_id, cf.session_id) {
             (Processes::One, Some(a), Some(b)) if a == b => {
-                format!(
-                    "One process: both calls came from {}.{reconnect}",
-                    describe(a)
-                )
+                format!("One process: {both} came from {}.{reconnect}", describe(a))
             }
-            (Processes::One, Some(a), Some(b)) => format!(
-                "One process: {} and {} are two runs of the same process instance.{reconnect}",
-                describe(a),
-                describe(b)
-            ),
-            (Processes::Distinct, Some(a), Some(b)) => format!(
-                "Two distinct processes: {} and {}.",
-                describe(a),
-                describe(b)
-            ),
+            (Processes::One, Some(a), Some(b)) => match pair {
+                Some(p) => format!(
+                    "One process: {p} came from {} and {}, two runs of the same process instance.{reconnect}",
+                    describe(a),
+                    describe(b)
+                ),
+                None => format!(
+                    "One process: {} and {} are two runs of the same process instance.{reconnect}",
+                    describe(a),
+                    describe(b)
+                ),
+            },
+            (Processes::Distinct, Some(a), Some(b)) => match pair {
+                Some(p) => format!(
+                    "Two distinct processes: {p} came from {} and {}.",
+                    describe(a),
+                    describe(b)
+                ),
+                None => format!(
+                    "Two distinct processes: {} and {}.",
+                    describe(a),
+                    describe(b)
+                ),
+            },
             (_, Some(a), Some(b)) => format!(
-                "unknown: the calls came from two agent runs, {} and {}, and the journal names no process for at least one of them; a reconnecting process can start a new run",
+                "unknown: {the_calls} came from two agent runs, {} and {}, and the journal names no process for at least one of them; a reconnecting process can start a new run",
                 describe(a),
                 describe(b)
             ),
@@ -205,16 +233,16 @@ impl Ctx<'_> {
                 let caps = self.journals.caps_of(self.x(e));
                 match (&ce.mcp_session_id, &cf.mcp_session_id) {
                     (Some(a), Some(b)) if a == b => format!(
-                        "unknown: both calls used MCP session {a}, but the journal records no agent run for them"
+                        "unknown: {both} used MCP session {a}, but the journal records no agent run for them"
                     ),
                     (Some(a), Some(b)) => format!(
-                        "unknown: the calls came over MCP sessions {a} and {b}; a reconnecting process opens a new MCP session, and the journal names no process"
+                        "unknown: {the_calls} came over MCP sessions {a} and {b}; a reconnecting process opens a new MCP session, and the journal names no process"
                     ),
                     _ if !caps.sessions => format!(
                         "unknown: {} records no agent session or process identity",
                         self.format_name(e)
                     ),
-                    _ => "unknown: the calls carry no session id".into(),
+                    _ => format!("unknown: {the_calls} carry no session id"),
                 }
             }
         };
@@ -487,13 +515,16 @@ impl Ctx<'_> {
     }
 
     /// Answers for a pair (earlier execution `e`, later execution `f` or
-    /// attached call event `call` on `e`).
+    /// attached call event `call` on `e`). `others` are the group's other
+    /// calls (an execution, or with an event a call attached to it): Q1
+    /// then names the two calls it compares and says where each other
+    /// call came from (docs/design.md §5.1: the question is
+    /// about the calls, not only the pair the verdict rests on).
     pub fn pair_texts(
         &self,
         p: &PairAnswers,
-        e: ExecIdx,
-        f: ExecIdx,
-        call: Option<EventIdx>,
+        (e, f, call): (ExecIdx, ExecIdx, Option<EventIdx>),
+        others: &[(ExecIdx, Option<EventIdx>)],
     ) -> Vec<Answer> {
         let xf = self.x(f);
         let later_at = match call {
@@ -507,8 +538,13 @@ impl Ctx<'_> {
                     KindRef::Attached { call, .. } => call.session_id,
                     _ => None,
                 };
+                let both = if others.is_empty() {
+                    "both calls".to_string()
+                } else {
+                    format!("{} and the call attached to it", self.x(e).id())
+                };
                 let text = match (ce.flatten(), ca) {
-                    (Some(a), Some(b)) if a == b => format!("One process: both calls came from session {a}."),
+                    (Some(a), Some(b)) if a == b => format!("One process: {both} came from session {a}."),
                     (Some(a), Some(b)) => format!(
                         "Two sessions ({a}, {b}), but the later call attached to the same execution, so the gateway treated it as one intent."
                     ),
@@ -517,10 +553,15 @@ impl Ctx<'_> {
                 let mut evidence: Vec<EvidenceRef> =
                     self.lc(e).accepted.map(|a| ev(e, a)).into_iter().collect();
                 evidence.push(ev(e, i));
+                let mut text = text;
+                text.push_str(&self.other_callers(e, others, &mut evidence));
                 answer(1, text, evidence)
             }
             None => {
-                let (_, text, evidence) = self.processes(e, f);
+                let pair = format!("{} and {}", self.x(e).id(), xf.id());
+                let pair = (!others.is_empty()).then_some(pair.as_str());
+                let (_, mut text, mut evidence) = self.processes(e, f, pair);
+                text.push_str(&self.other_callers(e, others, &mut evidence));
                 answer(1, text, evidence)
             }
         };
@@ -532,6 +573,78 @@ impl Ctx<'_> {
             self.q4(e, if call.is_some() { None } else { later_at }),
             q5,
         ]
+    }
+
+    /// Most other calls Q1 names one by one; the rest are counted.
+    const OTHER_CALLERS_NAMED: usize = 3;
+
+    /// Q1's sentence on the group's calls beyond the pair it compares
+    /// (`others`: an execution's call, or with an event the call attached
+    /// to that execution): where each came from, and whether that is
+    /// `e`'s process; empty when there are none. Each named call's record
+    /// and session are cited.
+    fn other_callers(
+        &self,
+        e: ExecIdx,
+        others: &[(ExecIdx, Option<EventIdx>)],
+        evidence: &mut Vec<EvidenceRef>,
+    ) -> String {
+        if others.is_empty() {
+            return String::new();
+        }
+        let first = self.x(e).accepted().and_then(|(_, a)| a.call.session_id);
+        let key = |id: &str| self.model.session(id).and_then(|s| s.process_key());
+        let named = others.len().min(Self::OTHER_CALLERS_NAMED);
+        let words: Vec<String> = others[..named]
+            .iter()
+            .map(|&(o, attached)| {
+                let x = self.x(o);
+                let (who, session, cited) = match attached {
+                    Some(i) => {
+                        let session = match x.event(i).kind() {
+                            KindRef::Attached { call, .. } => call.session_id,
+                            _ => None,
+                        };
+                        let who = format!(
+                            "the call attached to {} at {}",
+                            x.id(),
+                            hms(x.event(i).at())
+                        );
+                        (who, session, Some(i))
+                    }
+                    None => {
+                        let session = x.accepted().and_then(|(_, a)| a.call.session_id);
+                        (x.id().to_string(), session, self.lc(o).accepted)
+                    }
+                };
+                if let Some(i) = cited {
+                    evidence.push(ev(o, i));
+                }
+                let Some(sid) = session else {
+                    return format!("{who} names no session");
+                };
+                if let Some(i) = self.model.sessions.iter().position(|s| s.session_id == sid) {
+                    let r = EvidenceRef::Session {
+                        index: SessionIdx::new(i),
+                    };
+                    if !evidence.contains(&r) {
+                        evidence.push(r);
+                    }
+                }
+                let process = match processes_of(first, Some(sid), |a, b| (key(a), key(b))) {
+                    Processes::One => format!("the process of {}", self.x(e).id()),
+                    Processes::Distinct => "another process".into(),
+                    Processes::Unknown => "a process the journal does not name".into(),
+                };
+                format!("{who} came from {}, {process}", self.describe_session(sid))
+            })
+            .collect();
+        let more = match others.len() - named {
+            0 => String::new(),
+            n => format!("; and {n} more"),
+        };
+        let noun = if others.len() == 1 { "call" } else { "calls" };
+        format!(" The group's other {noun}: {}{more}.", words.join("; "))
     }
 
     fn q5(&self, p: &PairAnswers, e: ExecIdx, f: ExecIdx, call: Option<EventIdx>) -> Answer {
