@@ -1020,3 +1020,45 @@ fn anonymize_replaces_idempotency_keys_with_quotes_and_escapes() {
         assert!(!out.contains("SECRETKEY"), "{format}:\n{out}");
     }
 }
+
+/// A group of three deploys: the second re-sent the first after its
+/// result was lost (a duplicate side effect), the third came from another
+/// process. The target acted three times, but the postmortem counts one
+/// duplicate side effect, not two, and question 1 says where each call
+/// came from instead of "both calls came from ses_A".
+#[test]
+fn a_repeat_from_another_process_is_not_counted_as_a_duplicate() {
+    let (d, _) = copy_fixture("three-calls-two-processes.jsonl");
+    let o = run(
+        d.path(),
+        &[
+            "export",
+            "three-calls-two-processes.jsonl",
+            "--all",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    for part in [
+        "**Impact:** **1 duplicate side effect(s)** on `api.internal.example/v1`",
+        "One process: act\\_D1 and act\\_D2 came from session ses\\_A",
+        "The group's other call: act\\_D3 came from session ses\\_B (pid 200, agent, started 2026-07-22 10:00:30), another process.",
+    ] {
+        assert!(md.contains(part), "missing {part:?} in\n{md}");
+    }
+    let o = run(
+        d.path(),
+        &[
+            "export",
+            "three-calls-two-processes.jsonl",
+            "--all",
+            "--format",
+            "json",
+        ],
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["groups"][0]["acted"], 3);
+    assert_eq!(v["groups"][0]["duplicates"], 1);
+}

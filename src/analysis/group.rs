@@ -91,6 +91,12 @@ pub struct Group {
     /// outcome that a later replay with the same key settled). The review
     /// queue reads it.
     pub statuses: Vec<Option<Verdict>>,
+    /// Side effects beyond the first that are duplicates: later executions
+    /// that repeat an earlier one as a `duplicate_side_effect`, and
+    /// executions whose second dispatch the target acted on again
+    /// (docs/design.md §5.2, §5.3). A repeat from a distinct process, or
+    /// after the earlier result was delivered, is not one of them.
+    pub duplicates: usize,
     /// The tool contract applied.
     /// Shared by the groups that apply the same contract.
     pub contract: std::sync::Arc<ToolContract>,
@@ -144,22 +150,28 @@ pub(crate) const PARALLEL_GROUP: usize = 4096;
 /// (`ascending`: whether `xs` is in index order):
 /// the first, and every earlier one still inside the attach window, most
 /// recent first. The walk is bounded (PAIR_SCAN) so that a group of a
-/// hundred thousand calls stays linear; it stops early once the worst
-/// verdict is found. The first found among equals is kept, as by
-/// [`consider`], so runs judged apart and then considered in order give
-/// what one walk gives.
+/// hundred thousand calls stays linear; a later execution's walk stops
+/// once it is found to be a duplicate side effect. The first found among
+/// equals is kept, as by [`consider`], so runs judged apart and then
+/// considered in order give what one walk gives.
+///
+/// Also the number of those later executions that are a duplicate side
+/// effect of an earlier one (docs/design.md §5.3): what the postmortem
+/// counts, where the target's every action beyond the first would count
+/// a repeat from a distinct process or after a delivered result too.
 fn best_pair(
     ctx: &questions::Ctx<'_>,
     xs: &[ExecIdx],
     known: &[Known<'_>],
     (window, ascending): (std::time::Duration, bool),
     later: std::ops::Range<usize>,
-) -> Option<Candidate> {
+) -> (Option<Candidate>, usize) {
     let mut best: Option<Candidate> = None;
+    let mut duplicates = 0;
     // `earlier` holds (execution, its place in the group), sorted by
     // execution as before.
     let mut earlier: Vec<(ExecIdx, usize)> = Vec::with_capacity(PAIR_SCAN + 1);
-    'outer: for j in later {
+    for j in later {
         let (Some(&f), Some(kf)) = (xs.get(j), known.get(j)) else {
             break;
         };
@@ -189,16 +201,14 @@ fn best_pair(
             let p = ctx.pair_answers_known(e, f, window, &known[i], kf);
             if let Some(v) = verdict::pair_verdict(&p) {
                 consider(&mut best, v, e, f, Some(p), None);
-            }
-            if best
-                .as_ref()
-                .is_some_and(|b| b.0 == Verdict::DuplicateSideEffect)
-            {
-                break 'outer;
+                if v == Verdict::DuplicateSideEffect {
+                    duplicates += 1;
+                    break;
+                }
             }
         }
     }
-    best
+    (best, duplicates)
 }
 
 /// What the pairs of a group read of each of its executions, found once
@@ -326,6 +336,7 @@ pub(super) fn judge(
 
     // Candidate (verdict, earlier, later, pair answers) items.
     let mut best: Option<Candidate> = None;
+    let mut duplicates = 0usize;
     let mut statuses: Vec<Option<Verdict>> = Vec::with_capacity(xs.len());
 
     // For each execution, whether a later one with the same idempotency
@@ -381,6 +392,7 @@ pub(super) fn judge(
             && let Some(v) = verdict::redispatch_verdict(&ctx.lc(x).redispatch(model.execution(x)))
         {
             consider(&mut best, v, x, x, None, None);
+            duplicates += usize::from(v == Verdict::DuplicateSideEffect);
         }
         statuses.push((!superseded).then_some(v));
         for &a in ctx.lc(x).attached() {
@@ -397,7 +409,7 @@ pub(super) fn judge(
     let walk = (window, xs.windows(2).all(|w| w[0] < w[1]));
     if xs.len() > PARALLEL_GROUP {
         use rayon::prelude::*;
-        let runs: Vec<Option<Candidate>> = (1..xs.len())
+        let runs: Vec<(Option<Candidate>, usize)> = (1..xs.len())
             .step_by(PARALLEL_GROUP)
             .collect::<Vec<_>>()
             .into_par_iter()
@@ -411,11 +423,18 @@ pub(super) fn judge(
                 )
             })
             .collect();
-        for (v, e, f, p, call) in runs.into_iter().flatten() {
+        for (run, n) in runs {
+            duplicates += n;
+            if let Some((v, e, f, p, call)) = run {
+                consider(&mut best, v, e, f, p, call);
+            }
+        }
+    } else {
+        let (run, n) = best_pair(ctx, xs, &known, walk, 1..xs.len());
+        duplicates += n;
+        if let Some((v, e, f, p, call)) = run {
             consider(&mut best, v, e, f, p, call);
         }
-    } else if let Some((v, e, f, p, call)) = best_pair(ctx, xs, &known, walk, 1..xs.len()) {
-        consider(&mut best, v, e, f, p, call);
     }
 
     let calls: usize = xs
@@ -607,6 +626,7 @@ pub(super) fn judge(
         near_duplicates: Vec::new(),
         statuses,
         contract,
+        duplicates,
     }
 }
 

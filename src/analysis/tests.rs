@@ -345,6 +345,10 @@ fn a_third_calls_process_is_named_in_q1() {
         "{}",
         q1.text
     );
+    // Two later executions acted, but only x2 duplicated x1's effect: x3
+    // came from another process, a distinct intent (docs/design.md §5.3).
+    assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
+    assert_eq!(g.duplicates, 1);
     // The third call's accepted record and session are cited too.
     let sessions = q1
         .evidence

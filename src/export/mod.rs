@@ -373,6 +373,7 @@ impl<N: Namer> Builder<'_, N> {
             abridged: false,
             acted: effects.acted,
             acted_by_reviewer: effects.acted_by_reviewer,
+            duplicates: effects.duplicates,
             unknown: effects.unknown,
             action_items: g
                 .action_items()
@@ -513,7 +514,7 @@ fn impact(groups: &[GroupReport]) -> Impact {
         let duplicate = g.verdict == Verdict::DuplicateSideEffect;
         let possible = g.verdict == Verdict::PossibleDuplicate;
         if duplicate {
-            i.duplicate_side_effects += g.acted.saturating_sub(1).max(1);
+            i.duplicate_side_effects += g.duplicates.max(1);
         }
         i.possible_duplicates += usize::from(possible);
         i.unknown_outcomes += g.unknown;

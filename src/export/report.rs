@@ -230,6 +230,9 @@ pub struct GroupReport {
     pub acted: usize,
     /// Of those, the ones only a reviewer's decision shows.
     pub acted_by_reviewer: usize,
+    /// Side effects beyond the first that are duplicates
+    /// ([`crate::query::Effects::duplicates`]).
+    pub duplicates: usize,
     /// Dispatched executions whose outcome nothing settled.
     pub unknown: usize,
     /// What to change so that it does not happen again.
@@ -248,8 +251,10 @@ pub struct ActionItemReport {
 /// What the exported groups did, together: the postmortem's summary.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Impact {
-    /// Side effects beyond the first, in groups whose verdict is
-    /// `duplicate_side_effect`.
+    /// Duplicate side effects: in groups whose verdict is
+    /// `duplicate_side_effect`, the later executions that duplicated an
+    /// earlier one's effect ([`GroupReport::duplicates`]); a repeat from a
+    /// distinct process, or after a delivered result, is not counted.
     pub duplicate_side_effects: usize,
     /// Groups that may hold a duplicate (`possible_duplicate`).
     pub possible_duplicates: usize,

@@ -283,7 +283,10 @@ impl GroupRef<'_> {
 
     /// What the target did across the group's executions.
     pub fn effects(&self) -> Effects {
-        let mut e = Effects::default();
+        let mut e = Effects {
+            duplicates: self.g.duplicates,
+            ..Effects::default()
+        };
         for x in self.executions() {
             let l = self.inv.analysis.lifecycle(x);
             let ex = self.inv.model.execution(x);

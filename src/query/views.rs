@@ -323,13 +323,11 @@ pub struct Effects {
     pub unknown: usize,
     /// When the executions the target acted on were dispatched.
     pub acted_at: Vec<DateTime<Utc>>,
-}
-
-impl Effects {
-    /// Side effects beyond the first: what a duplicate cost.
-    pub fn extra(&self) -> usize {
-        self.acted.saturating_sub(1)
-    }
+    /// Of the side effects beyond the first, the duplicates: what the
+    /// group's duplicates cost ([`crate::analysis::Group::duplicates`]).
+    /// A repeat from a distinct process, or after the earlier result was
+    /// delivered, acted too but is not counted here.
+    pub duplicates: usize,
 }
 
 /// One event for display.
