@@ -357,9 +357,48 @@ fn a_third_calls_process_is_named_in_q1() {
         .count();
     assert_eq!(sessions, 2, "{:?}", q1.evidence);
     assert_eq!(q1.evidence.len(), 5, "{:?}", q1.evidence);
+}
 
-    // A call attached to the first execution is one of the group's calls
-    // too, and is named by its execution and time.
+/// Calls that name only their MCP session (wire logs) are said to have
+/// come over it in Q1, not to "name no session".
+#[test]
+fn other_calls_known_by_their_mcp_session_are_named_in_q1() {
+    // The unknown answer before the sentence ends with a full stop.
+    let mcp_call = |seq: u32, at: &str, x: &str, mcp: &str| {
+        ev(
+            seq,
+            at,
+            x,
+            "accepted",
+            &format!(
+                r#","call":{{"call_id":"c{seq}","mcp_session_id":"{mcp}","jsonrpc_id":{seq}}},"action":{{"actor":"a","tool":"deploy","arguments":{{"v":1}},"intent_scope":"run:1"}}"#
+            ),
+        )
+    };
+    let l = vec![
+        mcp_call(1, "10:00:00", "x1", "m1"),
+        ev(2, "10:00:01", "x1", "dispatched", ""),
+        mcp_call(3, "10:01:00", "x2", "m2"),
+        ev(4, "10:01:01", "x2", "dispatched", ""),
+        mcp_call(5, "10:02:00", "x3", "m1"),
+    ];
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.executions.len(), 3);
+    let q1 = &inv.explain(g).answers[0];
+    assert!(
+        q1.text.contains(
+            "a reconnecting process opens a new MCP session, and the journal names no process. The group's other call: x3 came over MCP session m1, as x1 did."
+        ),
+        "{}",
+        q1.text
+    );
+}
+
+/// A call attached to the first execution is one of the group's calls
+/// too: Q1 names it by its execution and time.
+#[test]
+fn a_call_attached_beside_the_pair_is_named_in_q1() {
     let mut l = completed_then_retry("deploy", "10:01:00", "s1");
     l.push(session("s3", 3));
     l.push(ev(

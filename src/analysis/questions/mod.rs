@@ -39,6 +39,21 @@ fn answer(question: u8, text: String, evidence: Vec<EvidenceRef>) -> Answer {
     }
 }
 
+/// `more` after `text`, as a sentence of its own: `text` ends with a full
+/// stop first (an `unknown:` answer has none). `text` alone when `more`
+/// is empty.
+fn sentences(mut text: String, more: String) -> String {
+    if more.is_empty() {
+        return text;
+    }
+    if !text.ends_with('.') {
+        text.push('.');
+    }
+    text.push(' ');
+    text.push_str(&more);
+    text
+}
+
 /// A short description of a call: call id, JSON-RPC id, session.
 fn describe_call(c: CallView<'_>) -> String {
     let mut parts = Vec::new();
@@ -553,15 +568,14 @@ impl Ctx<'_> {
                 let mut evidence: Vec<EvidenceRef> =
                     self.lc(e).accepted.map(|a| ev(e, a)).into_iter().collect();
                 evidence.push(ev(e, i));
-                let mut text = text;
-                text.push_str(&self.other_callers(e, others, &mut evidence));
+                let text = sentences(text, self.other_callers(e, others, &mut evidence));
                 answer(1, text, evidence)
             }
             None => {
                 let pair = format!("{} and {}", self.x(e).id(), xf.id());
                 let pair = (!others.is_empty()).then_some(pair.as_str());
-                let (_, mut text, mut evidence) = self.processes(e, f, pair);
-                text.push_str(&self.other_callers(e, others, &mut evidence));
+                let (_, text, mut evidence) = self.processes(e, f, pair);
+                let text = sentences(text, self.other_callers(e, others, &mut evidence));
                 answer(1, text, evidence)
             }
         };
@@ -592,17 +606,21 @@ impl Ctx<'_> {
         if others.is_empty() {
             return String::new();
         }
-        let first = self.x(e).accepted().and_then(|(_, a)| a.call.session_id);
+        let first_call = self.x(e).accepted().map(|(_, a)| a.call);
+        let first = first_call.and_then(|c| c.session_id);
+        let first_mcp = first_call.and_then(|c| c.mcp_session_id);
         let key = |id: &str| self.model.session(id).and_then(|s| s.process_key());
         let named = others.len().min(Self::OTHER_CALLERS_NAMED);
+        // Whether a call named is known only by its MCP session.
+        let mut mcp_only = false;
         let words: Vec<String> = others[..named]
             .iter()
             .map(|&(o, attached)| {
                 let x = self.x(o);
-                let (who, session, cited) = match attached {
+                let (who, call, cited) = match attached {
                     Some(i) => {
-                        let session = match x.event(i).kind() {
-                            KindRef::Attached { call, .. } => call.session_id,
+                        let call = match x.event(i).kind() {
+                            KindRef::Attached { call, .. } => Some(call),
                             _ => None,
                         };
                         let who = format!(
@@ -610,18 +628,31 @@ impl Ctx<'_> {
                             x.id(),
                             hms(x.event(i).at())
                         );
-                        (who, session, Some(i))
+                        (who, call, Some(i))
                     }
                     None => {
-                        let session = x.accepted().and_then(|(_, a)| a.call.session_id);
-                        (x.id().to_string(), session, self.lc(o).accepted)
+                        let call = x.accepted().map(|(_, a)| a.call);
+                        (x.id().to_string(), call, self.lc(o).accepted)
                     }
                 };
                 if let Some(i) = cited {
                     evidence.push(ev(o, i));
                 }
-                let Some(sid) = session else {
-                    return format!("{who} names no session");
+                let Some(sid) = call.and_then(|c| c.session_id) else {
+                    // Only an MCP session: the same one as the first
+                    // call's, or another (a reconnect opens a new one).
+                    return match call.and_then(|c| c.mcp_session_id) {
+                        Some(m) => {
+                            mcp_only = true;
+                            let same = if first_mcp == Some(m) {
+                                format!(", as {} did", self.x(e).id())
+                            } else {
+                                String::new()
+                            };
+                            format!("{who} came over MCP session {m}{same}")
+                        }
+                        None => format!("{who} names no session"),
+                    };
                 };
                 if let Some(i) = self.model.sessions.iter().position(|s| s.session_id == sid) {
                     let r = EvidenceRef::Session {
@@ -644,7 +675,15 @@ impl Ctx<'_> {
             n => format!("; and {n} more"),
         };
         let noun = if others.len() == 1 { "call" } else { "calls" };
-        format!(" The group's other {noun}: {}{more}.", words.join("; "))
+        let unnamed = if mcp_only {
+            " The journal names no process for a call known only by its MCP session: a reconnecting process opens a new one."
+        } else {
+            ""
+        };
+        format!(
+            "The group's other {noun}: {}{more}.{unnamed}",
+            words.join("; ")
+        )
     }
 
     fn q5(&self, p: &PairAnswers, e: ExecIdx, f: ExecIdx, call: Option<EventIdx>) -> Answer {
