@@ -1034,3 +1034,39 @@ fn export_without_a_group_names_both_choices() {
         .code(2)
         .stderr(predicates::str::contains("<--group <ID>|--all>"));
 }
+
+/// A gh-aw log where github-mcp-server passed on the API's `504 Gateway
+/// Timeout` as a tool error, and where the gateway gave up waiting
+/// (`context deadline exceeded`), then the same issue was created again:
+/// neither answer shows the target did not act (docs/design.md §10.6), so
+/// each repeat is a possible duplicate, not a safe retry.
+#[test]
+fn a_timeout_or_an_open_status_in_a_tool_error_is_no_proof_the_target_did_not_act() {
+    let j = root().join("tests/fixtures/gh-aw/retry-after-gateway-timeout.jsonl");
+    let v = json(&["groups", "--json", "--read-only", j.to_str().unwrap()]);
+    let verdicts: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["possible_duplicate", "possible_duplicate"],
+        "{v}"
+    );
+    let id = v[0]["group_id"].as_str().unwrap();
+    let d = json(&[
+        "investigate",
+        "--read-only",
+        j.to_str().unwrap(),
+        "--group",
+        id,
+        "--json",
+    ]);
+    let q3 = d["questions"][2]["answer"].as_str().unwrap();
+    assert!(
+        q3.starts_with("Yes, but it does not tell whether the target acted: HTTP 504 (failure)"),
+        "{q3}"
+    );
+}

@@ -191,17 +191,36 @@ pub enum End {
 }
 
 impl End {
-    /// An outcome with no HTTP status: what MCP-level logs record.
+    /// An outcome as MCP-level logs record it: no HTTP status field, only
+    /// the error text of a failed call. A failure's text is read for what
+    /// it says of the target ([`ErrorText::of`]): a timeout is
+    /// [`End::TimedOut`] (the call was sent, the outcome is unknown), and an
+    /// HTTP status that leaves the side effect open (docs/design.md §10.6:
+    /// a tool's `504 Gateway Timeout` from the API it called) is kept as
+    /// the outcome's status, so neither reads as "the target did not act".
     pub fn response(
         outcome: OutcomeKind,
         error: Option<String>,
         result_reference: Option<String>,
     ) -> End {
-        End::Outcome {
-            outcome,
-            error,
-            status: None,
-            result_reference,
+        let read = match (&outcome, error.as_deref()) {
+            (OutcomeKind::Failure, Some(text)) => ErrorText::of(text),
+            _ => ErrorText::Definite,
+        };
+        match read {
+            ErrorText::TimedOut => End::TimedOut { error },
+            ErrorText::Status(s) => End::Outcome {
+                outcome,
+                error,
+                status: Some(s),
+                result_reference,
+            },
+            ErrorText::Definite => End::Outcome {
+                outcome,
+                error,
+                status: None,
+                result_reference,
+            },
         }
     }
 
@@ -212,6 +231,75 @@ impl End {
             End::TimedOut { .. } => true,
             End::Outcome { outcome, .. } => *outcome != OutcomeKind::Unknown,
         }
+    }
+}
+
+/// What a failed call's error text says of whether the target acted, for
+/// logs that record no HTTP status of their own ([`End::response`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ErrorText {
+    /// Nothing that leaves it open: a definite failure.
+    Definite,
+    /// The caller stopped waiting (`context deadline exceeded`, `Timed out
+    /// while waiting for response`): the call went out, its outcome is
+    /// unknown.
+    TimedOut,
+    /// An HTTP status that does not say whether a POST acted
+    /// (docs/design.md §10.6), written as the status and its reason phrase
+    /// (`504 Gateway Timeout`) or after `status`/`HTTP` (`status code 502`).
+    Status(u16),
+}
+
+/// The statuses of docs/design.md §10.6 with their RFC 9110 reason
+/// phrases, lowercase.
+const AMBIGUOUS_REASONS: [(u16, &str); 5] = [
+    (408, "request timeout"),
+    (500, "internal server error"),
+    (502, "bad gateway"),
+    (503, "service unavailable"),
+    (504, "gateway timeout"),
+];
+
+/// Words that say a caller stopped waiting, lowercase.
+const TIMEOUT_WORDS: [&str; 4] = [
+    "timed out",
+    "deadline exceeded",
+    "i/o timeout",
+    "timeout exceeded",
+];
+
+impl ErrorText {
+    /// Reads an error text (any case). A status wins over a timeout: a
+    /// `504 Gateway Timeout` is the API's answer, kept as such.
+    pub(crate) fn of(text: &str) -> ErrorText {
+        let lower = text.to_lowercase();
+        let b = lower.as_bytes();
+        for (code, reason) in AMBIGUOUS_REASONS {
+            let digits = code.to_string();
+            let mut from = 0;
+            while let Some(i) = lower[from..].find(&digits).map(|i| i + from) {
+                from = i + digits.len();
+                // Three digits of their own, not part of a longer number.
+                let alone = (i == 0 || !b[i - 1].is_ascii_digit())
+                    && b.get(from).is_none_or(|c| !c.is_ascii_digit());
+                if !alone {
+                    continue;
+                }
+                let after = lower[from..].trim_start_matches([' ', ':', '(', '-']);
+                let before = lower[..i].trim_end_matches([' ', ':', '=', '"', '(']);
+                if after.starts_with(reason)
+                    || before.ends_with("status")
+                    || before.ends_with("status code")
+                    || before.ends_with("http")
+                {
+                    return ErrorText::Status(code);
+                }
+            }
+        }
+        if TIMEOUT_WORDS.iter().any(|w| lower.contains(w)) {
+            return ErrorText::TimedOut;
+        }
+        ErrorText::Definite
     }
 }
 
@@ -412,6 +500,80 @@ mod tests {
     use super::*;
     use crate::journal::with_test_ctx;
     use crate::model::Record;
+
+    /// Error texts seen in real logs: github-mcp-server passing on the
+    /// API's answer, gh-aw's gateway and mcp-acp's proxy giving up, and
+    /// tool errors that say nothing of a timeout or an open status.
+    #[test]
+    fn error_texts_are_read_for_what_they_say_of_the_target() {
+        let cases = [
+            (
+                "failed to create issue: POST https://api.github.com/repos/o/r/issues: 504 Gateway Timeout []",
+                ErrorText::Status(504),
+            ),
+            (
+                "POST https://x/y: 502 Bad Gateway []",
+                ErrorText::Status(502),
+            ),
+            (
+                "upstream answered with status code 503",
+                ErrorText::Status(503),
+            ),
+            ("HTTP 500: oops", ErrorText::Status(500)),
+            ("Request failed (status=408)", ErrorText::Status(408)),
+            (
+                "calling \"tools/call\": context deadline exceeded",
+                ErrorText::TimedOut,
+            ),
+            (
+                "Timed out while waiting for response to ClientRequest. Waited 30.0 seconds.",
+                ErrorText::TimedOut,
+            ),
+            ("read tcp 10.0.0.1:443: i/o timeout", ErrorText::TimedOut),
+            // A definite failure, whatever numbers it holds.
+            (
+                "failed to create issue: 422 Validation Failed",
+                ErrorText::Definite,
+            ),
+            ("issue 5040 not found", ErrorText::Definite),
+            ("port 15040 closed; retried 504x", ErrorText::Definite),
+            ("404 Not Found", ErrorText::Definite),
+            ("permission denied", ErrorText::Definite),
+        ];
+        for (text, want) in cases {
+            assert_eq!(ErrorText::of(text), want, "{text}");
+        }
+        // Only a failure's text is read: a success that mentions a timeout
+        // stays a success.
+        assert!(matches!(
+            End::response(
+                OutcomeKind::Success,
+                Some("timed out once, then ok".into()),
+                None
+            ),
+            End::Outcome {
+                outcome: OutcomeKind::Success,
+                status: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            End::response(
+                OutcomeKind::Failure,
+                Some("context deadline exceeded".into()),
+                None
+            ),
+            End::TimedOut { .. }
+        ));
+        assert!(matches!(
+            End::response(OutcomeKind::Failure, Some("502 Bad Gateway".into()), None),
+            End::Outcome {
+                outcome: OutcomeKind::Failure,
+                status: Some(502),
+                ..
+            }
+        ));
+    }
 
     fn at(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(&format!("2026-09-01T{s}Z"))
