@@ -207,3 +207,41 @@ fn the_list_names_what_waits() {
     assert!(head.contains("  delivery_unknown  group "), "{head}");
     assert!(!head.contains(" clean "), "{head}");
 }
+
+/// The delivery question is open only where a repeat within the attach
+/// window made the pair a possible duplicate (docs/design.md §5.8): a third
+/// create_issue 21 minutes after the second (beyond the 15-minute default
+/// window) leaves the second's delivery nothing to decide, and one refused
+/// before dispatch would not either. The first still waits.
+#[test]
+fn a_repeat_after_the_attach_window_opens_no_delivery_question() {
+    let (d, j) = setup();
+    let path = d.path().join(j);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(concat!(
+        r#"{"timestamp":"2026-04-28T11:10:30.000000000Z","direction":"OUT","type":"REQUEST","server_id":"github","method":"tools/call","payload":{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"arguments":{"owner":"acme","repo":"shop","title":"Checkout fails on Safari"},"name":"create_issue"}}}"#,
+        "\n",
+        r#"{"timestamp":"2026-04-28T11:10:30.900000000Z","direction":"IN","type":"RESPONSE","server_id":"github","payload":{"id":6,"jsonrpc":"2.0","result":{"content":[{"text":"{\"number\":420}","type":"text"}]}}}"#,
+        "\n",
+    ));
+    std::fs::write(&path, text).unwrap();
+    let q = json(&run(d.path(), &["review", "list", j, "--json"]));
+    let asked: Vec<(&str, &str)> = q
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["execution_id"].as_str().unwrap(),
+                i["asks"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "{q:#}");
+    assert_eq!(asked[0].1, "delivery", "{q:#}");
+    // The one asked about is the first create_issue (line 3).
+    assert_eq!(
+        q[0]["accepted_at"], "2026-04-28T10:48:58.316785893Z",
+        "{q:#}"
+    );
+}

@@ -630,6 +630,33 @@ pub(super) fn judge(
     }
 }
 
+/// Whether a later execution of `xs` than the one at `pos`, begun within
+/// its attach window, makes a `possible_duplicate` pair with it: what
+/// opens the delivery question on an execution whose journal cannot show
+/// delivery (docs/design.md §5.8). A later call refused before dispatch,
+/// or begun after the window, leaves nothing open. At most [`PAIR_SCAN`]
+/// later executions are compared, as judging does.
+pub(super) fn repeated_as_possible_duplicate(
+    ctx: &questions::Ctx<'_>,
+    xs: &[ExecIdx],
+    pos: usize,
+    window: std::time::Duration,
+) -> bool {
+    let Some(&e) = xs.get(pos) else {
+        return false;
+    };
+    let ke = Known::of(ctx, e, window);
+    xs.iter()
+        .skip(pos + 1)
+        .take(PAIR_SCAN)
+        .map(|&f| (f, Known::of(ctx, f, window)))
+        .take_while(|(_, kf)| !ke.outside(kf.start))
+        .any(|(f, kf)| {
+            let p = ctx.pair_answers_known(e, f, window, &ke, &kf);
+            verdict::pair_verdict(&p) == Some(Verdict::PossibleDuplicate)
+        })
+}
+
 /// The first later call of a group, for groups decided by a status verdict.
 fn first_pair(
     ctx: &questions::Ctx<'_>,

@@ -880,6 +880,35 @@ pub fn canonical_action(model: &Model, config: &Config, g: &Group) -> Value {
     fingerprint::canonical_record(action, &g.contract, &config.key, &mut unkeyed)
 }
 
+/// Whether a later execution of group `g` than `x` repeats `x` as a
+/// `possible_duplicate` pair: the repeat that makes whether `x`'s result
+/// was delivered worth a reviewer's question (docs/design.md §5.8). False
+/// when `x` is not in `g`.
+pub fn repeated_as_possible_duplicate(
+    model: &Model,
+    analysis: &Analysis,
+    journals: &dyn JournalCaps,
+    g: &Group,
+    x: ExecIdx,
+) -> bool {
+    let ctx = questions::Ctx {
+        model,
+        lifecycles: &analysis.lifecycles,
+        journals,
+    };
+    g.executions
+        .iter()
+        .position(|&e| e == x)
+        .is_some_and(|pos| {
+            group::repeated_as_possible_duplicate(
+                &ctx,
+                &g.executions,
+                pos,
+                g.contract.attach_window,
+            )
+        })
+}
+
 /// The verdict of a group in words and its five answers with evidence.
 /// Computed on demand: only groups someone looks at need words.
 pub fn explain(

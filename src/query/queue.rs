@@ -298,7 +298,14 @@ fn open_question(
             && !inv.caps_of(xi).delivery
             && pos + 1 < g.executions.len()
             && g.verdict == Verdict::PossibleDuplicate
-            && !g.contract.attach_window.is_zero() =>
+            && !g.contract.attach_window.is_zero()
+            && crate::analysis::repeated_as_possible_duplicate(
+                &inv.model,
+                &inv.analysis,
+                &inv.journals,
+                g,
+                xi,
+            ) =>
         {
             Some(Asks::Delivery)
         }
