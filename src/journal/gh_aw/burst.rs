@@ -256,14 +256,42 @@ impl Doubt<'_> {
         if !differ && self.open == 0 {
             return None;
         }
+        // The open requests were sent before this answer came, not always
+        // before this call: "before it" read as the latter.
         let never = match self.open {
             0 => String::new(),
-            1 => ", and 1 request sent before it never got an answer".to_string(),
-            k => format!(", and {k} requests sent before it never got an answer"),
+            1 => ", and 1 request sent before this answer came never got one".to_string(),
+            k => format!(", and {k} requests sent before this answer came never got one"),
         };
         Some(format!(
             "{} requests to {} were in flight and the answers this call may have got differ ({} failed, {} succeeded{never}): this answer may be another call's",
             self.in_flight, self.server, self.failed, self.ok
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Doubt;
+
+    /// The requests left unanswered are placed against the answer, which
+    /// they preceded, not against the call (one was sent after it).
+    #[test]
+    fn unanswered_requests_are_said_to_precede_the_answer() {
+        let d = Doubt {
+            server: "safeoutputs",
+            in_flight: 2,
+            failure: false,
+            orphans: 0,
+            failed: 0,
+            ok: 1,
+            open: 1,
+        };
+        assert_eq!(
+            d.why().as_deref(),
+            Some(
+                "2 requests to safeoutputs were in flight and the answers this call may have got differ (0 failed, 1 succeeded, and 1 request sent before this answer came never got one): this answer may be another call's"
+            )
+        );
     }
 }
