@@ -245,3 +245,64 @@ fn a_repeat_after_the_attach_window_opens_no_delivery_question() {
         "{q:#}"
     );
 }
+
+/// The group's first execution is compared with every later one within
+/// the window, as judging compares it: 65 refused repeats (`422`) between
+/// it and a successful one still leave its delivery asked about. Only the
+/// next 64 executions were looked at, and the queue of a possible
+/// duplicate came out empty.
+#[test]
+fn the_first_call_is_compared_with_every_repeat_in_the_window() {
+    let d = tempfile::tempdir().unwrap();
+    let request = |id: u32, at: &str| {
+        format!(
+            r#"{{"timestamp":"2026-04-28T10:{at}Z","direction":"OUT","type":"REQUEST","server_id":"github","method":"tools/call","payload":{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"arguments":{{"owner":"acme","repo":"shop","title":"Checkout fails on Safari"}},"name":"create_issue"}}}}}}"#
+        )
+    };
+    let answer = |id: u32, at: &str, text: &str, error: bool| {
+        format!(
+            r#"{{"timestamp":"2026-04-28T10:{at}Z","direction":"IN","type":"RESPONSE","server_id":"github","payload":{{"id":{id},"jsonrpc":"2.0","result":{{"content":[{{"text":{},"type":"text"}}],"isError":{error}}}}}}}"#,
+            serde_json::Value::String(text.into())
+        )
+    };
+    let mut lines = vec![
+        request(1, "48:00.000"),
+        answer(1, "48:00.500", r#"{"number":412}"#, false),
+    ];
+    for k in 0..65u32 {
+        let at = |ms: u32| format!("{:02}:{:02}.{:03}", 49 + k / 60, k % 60, ms);
+        lines.push(request(k + 2, &at(0)));
+        lines.push(answer(
+            k + 2,
+            &at(500),
+            "422 Validation Failed: title",
+            true,
+        ));
+    }
+    lines.push(request(99, "51:30.000"));
+    lines.push(answer(99, "51:30.500", r#"{"number":413}"#, false));
+    std::fs::write(d.path().join("rpc-messages.jsonl"), lines.join("\n") + "\n").unwrap();
+    let g = json(&run(
+        d.path(),
+        &["groups", "--json", "--read-only", "rpc-messages.jsonl"],
+    ));
+    assert_eq!(g[0]["verdict"], "possible_duplicate", "{g:#}");
+    let q = json(&run(
+        d.path(),
+        &[
+            "review",
+            "list",
+            "--read-only",
+            "rpc-messages.jsonl",
+            "--json",
+        ],
+    ));
+    let firsts: Vec<&str> = q
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["accepted_at"] == "2026-04-28T10:48:00Z")
+        .map(|i| i["asks"].as_str().unwrap())
+        .collect();
+    assert_eq!(firsts, ["delivery"], "{q:#}");
+}

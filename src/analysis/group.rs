@@ -634,8 +634,9 @@ pub(super) fn judge(
 /// its attach window, makes a `possible_duplicate` pair with it: what
 /// opens the delivery question on an execution whose journal cannot show
 /// delivery (docs/design.md §5.8). A later call refused before dispatch,
-/// or begun after the window, leaves nothing open. At most [`PAIR_SCAN`]
-/// later executions are compared, as judging does.
+/// or begun after the window, leaves nothing open. The pairs compared are
+/// the ones judging compares ([`best_pair`]): the group's first execution
+/// with every later one, any other with the next [`PAIR_SCAN`].
 pub(super) fn repeated_as_possible_duplicate(
     ctx: &questions::Ctx<'_>,
     xs: &[ExecIdx],
@@ -646,9 +647,10 @@ pub(super) fn repeated_as_possible_duplicate(
         return false;
     };
     let ke = Known::of(ctx, e, window);
+    let scan = if pos == 0 { usize::MAX } else { PAIR_SCAN };
     xs.iter()
         .skip(pos + 1)
-        .take(PAIR_SCAN)
+        .take(scan)
         .map(|&f| (f, Known::of(ctx, f, window)))
         .take_while(|(_, kf)| !ke.outside(kf.start))
         .any(|(f, kf)| {
