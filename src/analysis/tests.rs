@@ -395,6 +395,28 @@ fn other_calls_known_by_their_mcp_session_are_named_in_q1() {
     );
 }
 
+/// Where the first call's session names no process, Q1 does not say the
+/// other call's process is unnamed: its own session names it.
+#[test]
+fn an_other_call_whose_process_cannot_be_matched_says_why() {
+    let mut l = completed_then_retry("deploy", "10:01:00", "s4");
+    l[0] = r#"{"kind":"session","session_id":"s4","actor":"a"}"#.to_string();
+    l[2] = accepted(1, "10:00:00", "x1", "deploy", "s4");
+    l.push(session("s3", 3));
+    l.push(accepted(9, "10:02:00", "x3", "deploy", "s3"));
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.executions.len(), 3);
+    let q1 = &inv.explain(g).answers[0];
+    assert!(
+        q1.text.contains(
+            "x3 came from session s3 (pid 3, started 2026-09-01 09:00:00), and whether that is the process of x1 is not known: a session names no process."
+        ),
+        "{}",
+        q1.text
+    );
+}
+
 /// A call attached to the first execution is one of the group's calls
 /// too: Q1 names it by its execution and time.
 #[test]

@@ -611,7 +611,8 @@ impl Ctx<'_> {
         let first_mcp = first_call.and_then(|c| c.mcp_session_id);
         let key = |id: &str| self.model.session(id).and_then(|s| s.process_key());
         let named = others.len().min(Self::OTHER_CALLERS_NAMED);
-        // Whether a call named is known only by its MCP session.
+        // Whether a call named is known only by an MCP session other than
+        // the first call's.
         let mut mcp_only = false;
         let words: Vec<String> = others[..named]
             .iter()
@@ -642,14 +643,13 @@ impl Ctx<'_> {
                     // Only an MCP session: the same one as the first
                     // call's, or another (a reconnect opens a new one).
                     return match call.and_then(|c| c.mcp_session_id) {
+                        Some(m) if first_mcp == Some(m) => format!(
+                            "{who} came over MCP session {m}, as {} did",
+                            self.x(e).id()
+                        ),
                         Some(m) => {
                             mcp_only = true;
-                            let same = if first_mcp == Some(m) {
-                                format!(", as {} did", self.x(e).id())
-                            } else {
-                                String::new()
-                            };
-                            format!("{who} came over MCP session {m}{same}")
+                            format!("{who} came over MCP session {m}")
                         }
                         None => format!("{who} names no session"),
                     };
@@ -665,7 +665,10 @@ impl Ctx<'_> {
                 let process = match processes_of(first, Some(sid), |a, b| (key(a), key(b))) {
                     Processes::One => format!("the process of {}", self.x(e).id()),
                     Processes::Distinct => "another process".into(),
-                    Processes::Unknown => "a process the journal does not name".into(),
+                    Processes::Unknown => format!(
+                        "and whether that is the process of {} is not known: a session names no process",
+                        self.x(e).id()
+                    ),
                 };
                 format!("{who} came from {}, {process}", self.describe_session(sid))
             })
@@ -676,7 +679,7 @@ impl Ctx<'_> {
         };
         let noun = if others.len() == 1 { "call" } else { "calls" };
         let unnamed = if mcp_only {
-            " The journal names no process for a call known only by its MCP session: a reconnecting process opens a new one."
+            " The journal names no process for a call that came over another MCP session: a reconnecting process opens a new one."
         } else {
             ""
         };
