@@ -176,6 +176,16 @@ pub enum End {
         /// What the gateway said.
         error: Option<String>,
     },
+    /// An answer came, a failure whose error text says a caller on the way
+    /// timed out (`Request timed out`, `context deadline exceeded`): the
+    /// call was sent, and what the target did is unknown. Its outcome event
+    /// says why it is read so ([`ReaderFacts::inferred`]).
+    TimeoutInAnswer {
+        /// The error text.
+        error: String,
+        /// Where the result is (`line 12`).
+        result_reference: Option<String>,
+    },
     /// The target's answer as the log classifies it (`unknown` when the log
     /// cannot tell what happened, nor whether the call was sent).
     Outcome {
@@ -193,8 +203,8 @@ pub enum End {
 impl End {
     /// An outcome as MCP-level logs record it: no HTTP status field, only
     /// the error text of a failed call. A failure's text is read for what
-    /// it says of the target ([`ErrorText::of`]): a timeout is
-    /// [`End::TimedOut`] (the call was sent, the outcome is unknown), and an
+    /// it says of the target (`ErrorText::of`): a timeout is
+    /// [`End::TimeoutInAnswer`] (the call was sent, the outcome is unknown), and an
     /// HTTP status that leaves the side effect open (docs/design.md §10.6:
     /// a tool's `504 Gateway Timeout` from the API it called) is kept as
     /// the outcome's status, so neither reads as "the target did not act".
@@ -207,15 +217,30 @@ impl End {
             (OutcomeKind::Failure, Some(text)) => ErrorText::of(text),
             _ => ErrorText::Definite,
         };
+        match (read, error) {
+            (ErrorText::TimedOut, Some(error)) => End::TimeoutInAnswer {
+                error,
+                result_reference,
+            },
+            (_, error) => End::answered(outcome, error, read, result_reference),
+        }
+    }
+
+    /// [`End::Outcome`], with the status `read` found in the error text.
+    fn answered(
+        outcome: OutcomeKind,
+        error: Option<String>,
+        read: ErrorText,
+        result_reference: Option<String>,
+    ) -> End {
         match read {
-            ErrorText::TimedOut => End::TimedOut { error },
             ErrorText::Status(s) => End::Outcome {
                 outcome,
                 error,
                 status: Some(s),
                 result_reference,
             },
-            ErrorText::Definite => End::Outcome {
+            ErrorText::Definite | ErrorText::TimedOut => End::Outcome {
                 outcome,
                 error,
                 status: None,
@@ -228,7 +253,7 @@ impl End {
     fn implies_dispatch(&self) -> bool {
         match self {
             End::Rejected { .. } | End::DispatchFailed { .. } => false,
-            End::TimedOut { .. } => true,
+            End::TimedOut { .. } | End::TimeoutInAnswer { .. } => true,
             End::Outcome { outcome, .. } => *outcome != OutcomeKind::Unknown,
         }
     }
@@ -250,57 +275,150 @@ pub(crate) enum ErrorText {
     Status(u16),
 }
 
-/// The statuses of docs/design.md §10.6 with their RFC 9110 reason
-/// phrases, lowercase.
-const AMBIGUOUS_REASONS: [(u16, &str); 5] = [
-    (408, "request timeout"),
-    (500, "internal server error"),
-    (502, "bad gateway"),
-    (503, "service unavailable"),
-    (504, "gateway timeout"),
+/// Why an answer whose error text says a caller timed out is read as an
+/// unknown outcome (shown on its event).
+pub(crate) const TIMEOUT_READ: &str = "its error text says the call timed out or its connection dropped: an answer came, but what the target did is unknown";
+
+/// The statuses of docs/design.md §10.6.
+const AMBIGUOUS_STATUSES: [u16; 5] = [408, 500, 502, 503, 504];
+
+/// Reason phrases that follow a status in error texts, lowercase, each
+/// with the statuses it names (`0`: any of its class, by the first digit
+/// given): RFC 9110's, the variants proxies write (nginx's `Gateway
+/// Time-out`), and Python requests' `Server Error`/`Client Error`. A phrase
+/// after another status (`issue #504 not found`) names none.
+const REASONS: [(&str, u16); 24] = [
+    ("request timeout", 408),
+    ("internal server error", 500),
+    ("bad gateway", 502),
+    ("service unavailable", 503),
+    ("service temporarily unavailable", 503),
+    ("gateway timeout", 504),
+    ("gateway time-out", 504),
+    ("server error", 5),
+    ("client error", 4),
+    ("bad request", 400),
+    ("unauthorized", 401),
+    ("payment required", 402),
+    ("forbidden", 403),
+    ("not found", 404),
+    ("method not allowed", 405),
+    ("not acceptable", 406),
+    ("conflict", 409),
+    ("gone", 410),
+    ("precondition failed", 412),
+    ("payload too large", 413),
+    ("unsupported media type", 415),
+    ("unprocessable entity", 422),
+    ("validation failed", 422),
+    ("too many requests", 429),
 ];
 
-/// Words that say a caller stopped waiting, lowercase.
-const TIMEOUT_WORDS: [&str; 4] = [
-    "timed out",
-    "deadline exceeded",
-    "i/o timeout",
-    "timeout exceeded",
+/// Words a status follows, lowercase (`status code 502`, `HTTP/1.1 504`,
+/// `statusCode: 503`).
+const STATUS_WORDS: [&str; 8] = [
+    "status",
+    "status code",
+    "statuscode",
+    "status_code",
+    "http",
+    "http error",
+    "http/1.1",
+    "http/2",
+];
+
+/// Words that say a caller stopped waiting for an answer, or that the
+/// connection dropped while it waited, lowercase.
+const TIMEOUT_WORDS: [&str; 18] = [
+    "context canceled",
+    "socket hang up",
+    "econnreset",
+    "connection reset",
+    "unexpected eof",
+    "context deadline exceeded",
+    "deadline_exceeded",
+    "request timed out",
+    "timed out while waiting",
+    "timed out waiting",
+    "operation timed out",
+    "read timed out",
+    "read timeout",
+    "response timeout",
+    "upstream request timeout",
+    "request timeout after",
+    "aborted due to timeout",
+    "etimedout",
+];
+
+/// Words that put a timeout before the request was sent (connecting),
+/// which leaves the failure definite, lowercase.
+const CONNECT_WORDS: [&str; 4] = [
+    "dial tcp",
+    "connect etimedout",
+    "connect timed out",
+    "connection timed out",
 ];
 
 impl ErrorText {
-    /// Reads an error text (any case). A status wins over a timeout: a
-    /// `504 Gateway Timeout` is the API's answer, kept as such.
+    /// Reads an error text (any case). The first HTTP status the text
+    /// names decides when there is one: an open one (§10.6) is kept, any
+    /// other (`422 Unprocessable Entity`) is a definite failure. Otherwise
+    /// words that say a caller stopped waiting for an answer, or that the
+    /// connection dropped, make it a timeout, unless they are about
+    /// connecting (`dial tcp …: i/o timeout`: nothing was sent); then an
+    /// open status's reason phrase alone (`Gateway Timeout`) is that
+    /// status.
     pub(crate) fn of(text: &str) -> ErrorText {
         let lower = text.to_lowercase();
-        let b = lower.as_bytes();
-        for (code, reason) in AMBIGUOUS_REASONS {
-            let digits = code.to_string();
-            let mut from = 0;
-            while let Some(i) = lower[from..].find(&digits).map(|i| i + from) {
-                from = i + digits.len();
-                // Three digits of their own, not part of a longer number.
-                let alone = (i == 0 || !b[i - 1].is_ascii_digit())
-                    && b.get(from).is_none_or(|c| !c.is_ascii_digit());
-                if !alone {
-                    continue;
-                }
-                let after = lower[from..].trim_start_matches([' ', ':', '(', '-']);
-                let before = lower[..i].trim_end_matches([' ', ':', '=', '"', '(']);
-                if after.starts_with(reason)
-                    || before.ends_with("status")
-                    || before.ends_with("status code")
-                    || before.ends_with("http")
-                {
-                    return ErrorText::Status(code);
-                }
-            }
+        match first_status(&lower) {
+            Some(s) if AMBIGUOUS_STATUSES.contains(&s) => return ErrorText::Status(s),
+            Some(_) => return ErrorText::Definite,
+            None => {}
         }
-        if TIMEOUT_WORDS.iter().any(|w| lower.contains(w)) {
+        let connecting = CONNECT_WORDS.iter().any(|w| lower.contains(w));
+        let waited = TIMEOUT_WORDS.iter().any(|w| lower.contains(w))
+            || (lower.contains("i/o timeout") && !connecting);
+        if waited && !connecting {
             return ErrorText::TimedOut;
         }
-        ErrorText::Definite
+        // A reason phrase of an open status alone (`Gateway Timeout`).
+        match REASONS
+            .iter()
+            .find(|(r, c)| AMBIGUOUS_STATUSES.contains(c) && lower.contains(r))
+        {
+            Some(&(_, code)) => ErrorText::Status(code),
+            None => ErrorText::Definite,
+        }
     }
+}
+
+/// The first HTTP status (100–599) that `lower` names: three digits of
+/// their own followed by a reason phrase ([`REASONS`]) or after a status
+/// word ([`STATUS_WORDS`]).
+fn first_status(lower: &str) -> Option<u16> {
+    let b = lower.as_bytes();
+    let mut i = 0;
+    while i + 3 <= b.len() {
+        let digits = &b[i..i + 3];
+        let alone = digits.iter().all(u8::is_ascii_digit)
+            && (i == 0 || !b[i - 1].is_ascii_digit())
+            && b.get(i + 3).is_none_or(|c| !c.is_ascii_digit());
+        if alone
+            && let Ok(code) = lower[i..i + 3].parse::<u16>()
+            && (100..600).contains(&code)
+        {
+            let after = lower[i + 3..].trim_start_matches([' ', ':', '(', '-']);
+            let before = lower[..i].trim_end_matches([' ', ':', '=', '"', '(']);
+            let names = |&(r, c): &(&str, u16)| {
+                after.starts_with(r) && (c == code || (c < 10 && code / 100 == c))
+            };
+            if REASONS.iter().any(names) || STATUS_WORDS.iter().any(|w| before.ends_with(w)) {
+                return Some(code);
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Whether the result reached the agent.
@@ -447,12 +565,24 @@ impl Pending {
                 }),
             );
         }
+        let timeout_read = matches!(a.end, End::TimeoutInAnswer { .. });
         let kind = match a.end {
             End::Rejected { reason } => EventKind::Rejected { reason },
             End::DispatchFailed { error } => EventKind::DispatchFailed { error },
             End::TimedOut { error } => {
                 EventKind::response_outcome(OutcomeKind::Unknown, error, None)
             }
+            End::TimeoutInAnswer {
+                error,
+                result_reference,
+            } => EventKind::Outcome {
+                outcome: OutcomeKind::Unknown,
+                target_status: None,
+                exit_status: None,
+                texts: OutcomeTexts::new(Some(error), result_reference),
+                replayed: false,
+                observed_via: ObservedVia::Response,
+            },
             End::Outcome {
                 outcome,
                 error,
@@ -472,6 +602,7 @@ impl Pending {
             request: (a.source != self.source).then_some(self.source),
             layer: self.layer,
             links: a.links,
+            inferred: timeout_read.then(|| TIMEOUT_READ.to_string()),
             ..ReaderFacts::default()
         };
         ctx.event(
@@ -530,15 +661,62 @@ mod tests {
                 ErrorText::TimedOut,
             ),
             ("read tcp 10.0.0.1:443: i/o timeout", ErrorText::TimedOut),
-            // A definite failure, whatever numbers it holds.
+            ("MCP error -32001: Request timed out", ErrorText::TimedOut),
+            ("Error: ETIMEDOUT", ErrorText::TimedOut),
+            (
+                "The operation was aborted due to timeout",
+                ErrorText::TimedOut,
+            ),
+            ("upstream request timeout", ErrorText::TimedOut),
+            ("request timeout after 30000ms", ErrorText::TimedOut),
+            // Statuses as Python requests, nginx and JSON bodies write them.
+            (
+                "504 Server Error: Gateway Timeout for url: https://x/y",
+                ErrorText::Status(504),
+            ),
+            ("<h1>504 Gateway Time-out</h1>", ErrorText::Status(504)),
+            (
+                "503 Service Temporarily Unavailable",
+                ErrorText::Status(503),
+            ),
+            ("{\"statusCode\": 503}", ErrorText::Status(503)),
+            ("status_code=504", ErrorText::Status(504)),
+            ("HTTP error 502 from upstream", ErrorText::Status(502)),
+            ("error: HTTP/1.1 504", ErrorText::Status(504)),
+            // A definite failure, whatever numbers or words it holds: the
+            // first status named decides, and a timeout while connecting
+            // means nothing was sent.
             (
                 "failed to create issue: 422 Validation Failed",
+                ErrorText::Definite,
+            ),
+            (
+                "422 Unprocessable Entity: check failed, got status 500",
                 ErrorText::Definite,
             ),
             ("issue 5040 not found", ErrorText::Definite),
             ("port 15040 closed; retried 504x", ErrorText::Definite),
             ("404 Not Found", ErrorText::Definite),
             ("permission denied", ErrorText::Definite),
+            (
+                "invalid argument: timeout exceeded maximum of 300 seconds",
+                ErrorText::Definite,
+            ),
+            (
+                "session timed out, please sign in again",
+                ErrorText::Definite,
+            ),
+            (
+                "submission deadline exceeded for this period; the form is closed",
+                ErrorText::Definite,
+            ),
+            ("dial tcp 10.0.0.1:443: i/o timeout", ErrorText::Definite),
+            ("connect ETIMEDOUT 10.0.0.1:443", ErrorText::Definite),
+            ("issue #504 not found", ErrorText::Definite),
+            ("Gateway Timeout", ErrorText::Status(504)),
+            ("socket hang up", ErrorText::TimedOut),
+            ("read ECONNRESET", ErrorText::TimedOut),
+            ("context canceled", ErrorText::TimedOut),
         ];
         for (text, want) in cases {
             assert_eq!(ErrorText::of(text), want, "{text}");
@@ -563,7 +741,7 @@ mod tests {
                 Some("context deadline exceeded".into()),
                 None
             ),
-            End::TimedOut { .. }
+            End::TimeoutInAnswer { .. }
         ));
         assert!(matches!(
             End::response(OutcomeKind::Failure, Some("502 Bad Gateway".into()), None),

@@ -417,7 +417,20 @@ impl Ctx<'_> {
                     .collect();
                 let layered = said.iter().any(|(l, _)| *l);
                 let said: Vec<String> = said.into_iter().map(|(_, w)| w).collect();
+                // An answer came whose error says the call timed out: read
+                // as unknown by retrace, not recorded so by the gateway.
+                let timed_out = l.outcomes().iter().find_map(|&i| {
+                    let ev = x.event(i);
+                    ev.facts().inferred.as_ref()?;
+                    match ev.kind() {
+                        KindRef::Outcome { error, .. } => error.map(str::to_string),
+                        _ => None,
+                    }
+                });
                 let base = match (l.outcomes().is_empty(), said.is_empty()) {
+                    _ if let Some(err) = timed_out => format!(
+                        "Yes, but it does not tell whether the target acted: the answer says the call timed out or its connection dropped ({err}); nothing has resolved it."
+                    ),
                     (true, _) => {
                         "No: no response or exit status is recorded; the outcome is unknown.".into()
                     }
