@@ -388,11 +388,15 @@ pub(super) fn judge(
         // One execution dispatched more than once: each dispatch was an
         // attempt at the target.
         // (A verdict only for an execution dispatched twice or more.)
-        if ctx.lc(x).dispatches >= 2
-            && let Some(v) = verdict::redispatch_verdict(&ctx.lc(x).redispatch(model.execution(x)))
-        {
-            consider(&mut best, v, x, x, None, None);
-            duplicates += usize::from(v == Verdict::DuplicateSideEffect);
+        if ctx.lc(x).dispatches >= 2 {
+            let r = ctx.lc(x).redispatch(model.execution(x));
+            if let Some(v) = verdict::redispatch_verdict(&r) {
+                consider(&mut best, v, x, x, None, None);
+                // Each acting dispatch beyond the first is a duplicate.
+                if v == Verdict::DuplicateSideEffect {
+                    duplicates += r.performed.saturating_sub(1).max(1);
+                }
+            }
         }
         statuses.push((!superseded).then_some(v));
         for &a in ctx.lc(x).attached() {

@@ -395,6 +395,27 @@ fn other_calls_known_by_their_mcp_session_are_named_in_q1() {
     );
 }
 
+/// One execution dispatched three times, the target acting on each: two
+/// duplicate side effects, not one.
+#[test]
+fn each_acting_dispatch_beyond_the_first_is_a_duplicate() {
+    let acted = r#","outcome":"success","target_status":201"#;
+    let l = vec![
+        session("s1", 1),
+        accepted(1, "10:00:00", "x1", "deploy", "s1"),
+        ev(2, "10:00:01", "x1", "dispatched", ""),
+        ev(3, "10:00:02", "x1", "outcome", acted),
+        ev(4, "10:00:03", "x1", "dispatched", ""),
+        ev(5, "10:00:04", "x1", "outcome", acted),
+        ev(6, "10:00:05", "x1", "dispatched", ""),
+        ev(7, "10:00:06", "x1", "outcome", acted),
+    ];
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.verdict, Verdict::DuplicateSideEffect);
+    assert_eq!(g.duplicates, 2);
+}
+
 /// Where the first call's session names no process, Q1 does not say the
 /// other call's process is unnamed: its own session names it.
 #[test]
