@@ -395,6 +395,54 @@ fn other_calls_known_by_their_mcp_session_are_named_in_q1() {
     );
 }
 
+/// When the pair Q1 compares is an execution and a call attached to it,
+/// and the group has more calls, the attached call is named by its time.
+#[test]
+fn an_attached_pair_is_named_by_its_time_in_q1() {
+    let l = vec![
+        session("s1", 1),
+        accepted(1, "10:00:00", "x1", "deploy", "s1"),
+        ev(2, "10:00:01", "x1", "dispatched", ""),
+        ev(
+            3,
+            "10:00:02",
+            "x1",
+            "outcome",
+            r#","outcome":"failure","target_status":400"#,
+        ),
+        ev(
+            4,
+            "10:00:30",
+            "x1",
+            "attached",
+            r#","call":{"call_id":"c4","session_id":"s1","jsonrpc_id":4},"recovery":"queried_status""#,
+        ),
+        accepted(5, "10:01:00", "x2", "deploy", "s1"),
+        ev(6, "10:01:01", "x2", "dispatched", ""),
+        ev(
+            7,
+            "10:01:02",
+            "x2",
+            "outcome",
+            r#","outcome":"success","target_status":201"#,
+        ),
+        ev(8, "10:01:03", "x2", "delivered", ""),
+    ];
+    let inv = investigate(&l, vec![]);
+    let g = only_group(&inv);
+    assert_eq!(g.verdict, Verdict::AttachedRetry);
+    let q1 = &inv.explain(g).answers[0];
+    assert!(
+        q1.text.starts_with(
+            "One process: x1 and the call attached to it at 10:00:30 came from session s1."
+        ) && q1
+            .text
+            .contains("The group's other call: x2 came from session s1"),
+        "{}",
+        q1.text
+    );
+}
+
 /// One execution dispatched three times, the target acting on each: two
 /// duplicate side effects, not one.
 #[test]

@@ -569,7 +569,11 @@ impl Ctx<'_> {
                 let both = if others.is_empty() {
                     "both calls".to_string()
                 } else {
-                    format!("{} and the call attached to it", self.x(e).id())
+                    format!(
+                        "{} and the call attached to it at {}",
+                        self.x(e).id(),
+                        hms(self.x(e).event(i).at())
+                    )
                 };
                 let text = match (ce.flatten(), ca) {
                     (Some(a), Some(b)) if a == b => format!("One process: {both} came from session {a}."),
