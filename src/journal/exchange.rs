@@ -222,28 +222,13 @@ impl End {
                 error,
                 result_reference,
             },
-            (_, error) => End::answered(outcome, error, read, result_reference),
-        }
-    }
-
-    /// [`End::Outcome`], with the status `read` found in the error text.
-    fn answered(
-        outcome: OutcomeKind,
-        error: Option<String>,
-        read: ErrorText,
-        result_reference: Option<String>,
-    ) -> End {
-        match read {
-            ErrorText::Status(s) => End::Outcome {
+            (read, error) => End::Outcome {
                 outcome,
                 error,
-                status: Some(s),
-                result_reference,
-            },
-            ErrorText::Definite | ErrorText::TimedOut => End::Outcome {
-                outcome,
-                error,
-                status: None,
+                status: match read {
+                    ErrorText::Status(s) => Some(s),
+                    _ => None,
+                },
                 result_reference,
             },
         }
