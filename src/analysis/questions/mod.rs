@@ -151,6 +151,19 @@ impl Ctx<'_> {
         }
     }
 
+    /// Adds the record of session `id` to `evidence`, once, when the
+    /// journals hold one.
+    fn cite_session(&self, id: &str, evidence: &mut Vec<EvidenceRef>) {
+        if let Some(i) = self.model.sessions.iter().position(|s| s.session_id == id) {
+            let r = EvidenceRef::Session {
+                index: SessionIdx::new(i),
+            };
+            if !evidence.contains(&r) {
+                evidence.push(r);
+            }
+        }
+    }
+
     /// Q1's value alone, without words, by [`processes_of`].
     pub fn processes_value(&self, e: ExecIdx, f: ExecIdx) -> Processes {
         let (Some((_, ce)), Some((_, cf))) = (self.x(e).accepted(), self.x(f).accepted()) else {
@@ -192,17 +205,8 @@ impl Ctx<'_> {
             None => ("both calls".to_string(), "the calls".to_string()),
         };
         let (ce, cf) = (ce.call, cf.call);
-        for c in [ce, cf] {
-            if let Some(id) = c.session_id
-                && let Some(i) = self.model.sessions.iter().position(|s| s.session_id == id)
-            {
-                let r = EvidenceRef::Session {
-                    index: SessionIdx::new(i),
-                };
-                if !evidence.contains(&r) {
-                    evidence.push(r);
-                }
-            }
+        for id in [ce, cf].iter().filter_map(|c| c.session_id) {
+            self.cite_session(id, &mut evidence);
         }
         // A change of MCP session within one run is the reconnect itself.
         let reconnect = match (&ce.mcp_session_id, &cf.mcp_session_id) {
@@ -671,14 +675,7 @@ impl Ctx<'_> {
                         None => format!("{who} names no session"),
                     };
                 };
-                if let Some(i) = self.model.sessions.iter().position(|s| s.session_id == sid) {
-                    let r = EvidenceRef::Session {
-                        index: SessionIdx::new(i),
-                    };
-                    if !evidence.contains(&r) {
-                        evidence.push(r);
-                    }
-                }
+                self.cite_session(sid, evidence);
                 let process = match processes_of(first, Some(sid), |a, b| (key(a), key(b))) {
                     Processes::One => format!("the process of {}", self.x(e).id()),
                     Processes::Distinct => "another process".into(),
