@@ -1055,32 +1055,27 @@ fn a_timeout_or_an_open_status_in_a_tool_error_is_no_proof_the_target_did_not_ac
         ["possible_duplicate", "possible_duplicate"],
         "{v}"
     );
-    let id = v[0]["group_id"].as_str().unwrap();
-    let d = json(&[
-        "investigate",
-        "--read-only",
-        j.to_str().unwrap(),
-        "--group",
-        id,
-        "--json",
-    ]);
-    let q3 = d["questions"][2]["answer"].as_str().unwrap();
+    // Question 3's answer on the group at `k`.
+    let q3_of = |k: usize| {
+        let id = v[k]["group_id"].as_str().unwrap();
+        let d = json(&[
+            "investigate",
+            "--read-only",
+            j.to_str().unwrap(),
+            "--group",
+            id,
+            "--json",
+        ]);
+        d["questions"][2]["answer"].as_str().unwrap().to_string()
+    };
+    let q3 = q3_of(0);
     assert!(
         q3.starts_with("Yes, but it does not tell whether the target acted: HTTP 504 (failure)"),
         "{q3}"
     );
     // The gateway's own timeout is an answer that says so, read as an
     // unknown outcome; it is not said to be "recorded as unknown".
-    let id = v[1]["group_id"].as_str().unwrap();
-    let d = json(&[
-        "investigate",
-        "--read-only",
-        j.to_str().unwrap(),
-        "--group",
-        id,
-        "--json",
-    ]);
-    let q3 = d["questions"][2]["answer"].as_str().unwrap();
+    let q3 = q3_of(1);
     assert_eq!(
         q3,
         "Yes, but it does not tell whether the target acted: the answer says the call timed out or its connection dropped (calling \"tools/call\": context deadline exceeded); nothing has resolved it.",
