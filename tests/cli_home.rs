@@ -218,7 +218,10 @@ fn since_and_until_narrow_to_the_executions_that_began_in_the_window() {
         "{}",
         stderr(&o)
     );
-    // Only the second deploy_release: no longer a duplicate here.
+    // Only the second deploy_release began in the window: the first one,
+    // within its attach window before it, is read with it, and the pair
+    // is still the duplicate it is (a window never turns a duplicate
+    // clean, docs/design.md §7.2).
     let o = retrace(
         d.path(),
         &[
@@ -231,11 +234,16 @@ fn since_and_until_narrow_to_the_executions_that_began_in_the_window() {
         &[],
     );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert!(
-        v.as_array()
-            .unwrap()
-            .iter()
-            .all(|g| g["verdict"] == "clean"),
+    let deploy = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["tool"] == "deploy_release")
+        .unwrap();
+    assert_eq!(deploy["verdict"], "duplicate_side_effect", "{v}");
+    assert_eq!(
+        deploy["before_window"],
+        serde_json::json!(["act_01J4K8J7DX7V"]),
         "{v}"
     );
     // Investigate, review list and export take them too, before or after
@@ -288,6 +296,88 @@ fn since_and_until_narrow_to_the_executions_that_began_in_the_window() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A repeat in a `--since` window is judged with the call it repeats from
+/// before the window (docs/design.md §7.2): that call is read within the
+/// longest attach window before the window's start, marked as begun
+/// before it, and counted apart; an intent with no call in the window
+/// stays out. Without this, `--since` between the two deploys showed the
+/// duplicate as `clean`.
+#[test]
+fn a_repeat_in_the_window_is_judged_with_the_call_it_repeats_before_it() {
+    let d = tempfile::tempdir().unwrap();
+    // The sample: list_releases 14:01:02, deploy_release 14:03:18 and
+    // 14:04:02, get_release_status 14:05:30; deploy_release's contract has
+    // a 2h attach window.
+    let since = ["--since", "2026-07-22T14:03:30Z"];
+    let mut args = vec!["groups", "--all", "--json"];
+    args.extend(since);
+    let o = retrace(d.path(), &args, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let tools: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["tool"].as_str().unwrap())
+        .collect();
+    // list_releases began before the window and nothing repeats it in it.
+    assert_eq!(tools, ["deploy_release", "get_release_status"], "{v}");
+    assert_eq!(v[0]["verdict"], "duplicate_side_effect", "{v}");
+    assert_eq!(v[0]["executions"], 2, "{v}");
+    assert_eq!(
+        v[0]["before_window"],
+        serde_json::json!(["act_01J4K8J7DX7V"]),
+        "{v}"
+    );
+    assert!(v[1].get("before_window").is_none(), "{v}");
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "only the 2 of 4 executions that began at or after 2026-07-22 14:03:30Z (--since/--until), with 1 earlier execution of their intents"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("left out 5 of 20 records (1 call(s) that began outside it; 1 earlier call(s) of intents called in it were read with them)"),
+        "{err}"
+    );
+    // investigate marks the earlier call, and its JSON says it too.
+    let mut args = vec!["investigate", "--group", "gfc4a6c60d4"];
+    args.extend(since);
+    let o = retrace(d.path(), &args, &[]);
+    assert!(
+        stdout(&o).contains("act_01J4K8J7DX7V  completed_result_not_delivered  (before the window"),
+        "{}",
+        stdout(&o)
+    );
+    args.push("--json");
+    let o = retrace(d.path(), &args, &[]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let marks: Vec<bool> = v["executions_detail"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.get("before_window").is_some_and(|b| b == true))
+        .collect();
+    assert_eq!(marks, [true, false], "{v:#}");
+    // With the window's start after every deploy, neither is read: the
+    // lookback only brings earlier calls of intents called in the window.
+    let o = retrace(
+        d.path(),
+        &[
+            "groups",
+            "--all",
+            "--json",
+            "--since",
+            "2026-07-22T14:05:00Z",
+        ],
+        &[],
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v[0]["tool"], "get_release_status", "{v}");
 }
 
 /// `retrace completions bash | head -2` once panicked with a backtrace

@@ -281,11 +281,12 @@ fn a_live_postgresql_database_gets_the_same_verdicts_and_the_window_narrows_its_
         rows_read(&err, "structured_log_entries"),
         rows_read(&all_err, "structured_log_entries"),
     );
-    assert!(
-        narrow > 0 && narrow * 4 < wide,
-        "{narrow} of {wide} rows read"
-    );
-    assert_eq!(rows_read(&err, "tool_metrics"), 2);
+    // The queries start the attach window (15 minutes, no contracts)
+    // before --since, where the calls a repeat may pair with lie
+    // (docs/design.md §7.2): here the earlier scenarios; --until still
+    // cuts the later ones off.
+    assert!(narrow > 0 && narrow < wide, "{narrow} of {wide} rows read");
+    assert!(rows_read(&err, "tool_metrics") >= 2, "{err}");
 
     // A row cited by a position or key reads back as the row.
     let (j, m) = retrace::journal::load(

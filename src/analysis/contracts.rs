@@ -303,6 +303,18 @@ impl Contracts {
             .unwrap_or_else(ToolContract::unconfigured)
     }
 
+    /// The longest attach window a tool can have under these contracts
+    /// (§4.4): the longest configured one, and at least the default's, which
+    /// every tool without a contract takes. A repeat is judged with an
+    /// earlier call only within it, so it bounds how far before a
+    /// `--since` the calls a repeat may pair with lie (docs/design.md §7.2).
+    pub fn longest_attach_window(&self) -> Duration {
+        self.tools
+            .values()
+            .map(|c| c.attach_window)
+            .fold(DEFAULT_ATTACH_WINDOW, Duration::max)
+    }
+
     /// Configured tools and their contracts, by tool name.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &ToolContract)> {
         self.tools.iter().map(|(k, v)| (k.as_str(), v))

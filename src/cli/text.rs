@@ -294,7 +294,12 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "Executions")?;
     for x in &d.executions_detail {
-        writeln!(out, "  {}  {}", escape(&x.execution_id), x.state)?;
+        let before = if x.before_window {
+            "  (before the window: an earlier call of this intent)"
+        } else {
+            ""
+        };
+        writeln!(out, "  {}  {}{before}", escape(&x.execution_id), x.state)?;
         let lane: Vec<String> = x
             .stages
             .marks()

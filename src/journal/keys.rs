@@ -138,6 +138,20 @@ pub struct LoadOptions {
     pub keys: ChainKeys,
     /// The part of the journals to read (`--since`, `--until`).
     pub window: super::TimeWindow,
+    /// With a `--since`, the executions read from before it as context
+    /// ([`super::Lookback`]); `None` reads the window alone.
+    pub lookback: Option<super::Lookback>,
+}
+
+impl LoadOptions {
+    /// The window readers apply: [`LoadOptions::window`], its start moved
+    /// back by the lookback's reach.
+    pub fn read_window(&self) -> super::TimeWindow {
+        match &self.lookback {
+            Some(l) => self.window.widened(l.reach),
+            None => self.window,
+        }
+    }
 }
 
 #[cfg(test)]

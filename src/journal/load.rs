@@ -191,6 +191,7 @@ pub fn load(
         forced,
         keys: ChainKeys::default(),
         window: super::TimeWindow::default(),
+        lookback: None,
     };
     load_with(sources, &opts, progress)
 }
@@ -458,7 +459,7 @@ fn read_one(
         &opts.keys,
         companions,
     );
-    ctx.window = opts.window;
+    ctx.set_window(opts);
     ctx.traces = traces;
     if drop_records {
         ctx.drop_records();

@@ -97,6 +97,23 @@ pub struct TimeWindow {
     pub until: Option<chrono::DateTime<chrono::Utc>>,
 }
 
+/// Executions read from before a window's start, so that a repeat in the
+/// window is judged with the earlier call it repeats (docs/design.md §7.2):
+/// with `--since`, the executions that began up to `reach` before it are
+/// read too, but for those named in `leave_out`.
+///
+/// An investigation fills `leave_out` after a first read: the executions
+/// of that reach whose intent has no execution in the window, which then
+/// stay out as everything else before the window does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lookback {
+    /// How far before `since` executions are read: the longest attach
+    /// window in force (§4.4).
+    pub reach: chrono::TimeDelta,
+    /// Ids of executions within the reach to leave out after all.
+    pub leave_out: std::sync::Arc<std::collections::HashSet<String>>,
+}
+
 /// A `--since`/`--until` value that is neither a time nor a duration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -108,6 +125,17 @@ impl TimeWindow {
     /// Whether the window reads everything.
     pub fn is_unbounded(&self) -> bool {
         self.since.is_none() && self.until.is_none()
+    }
+
+    /// The window with its start moved `reach` earlier (no start: none).
+    pub fn widened(&self, reach: chrono::TimeDelta) -> TimeWindow {
+        TimeWindow {
+            since: self.since.map(|s| {
+                s.checked_sub_signed(reach)
+                    .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+            }),
+            until: self.until,
+        }
     }
 
     /// Whether `t` lies in the window (bounds included).

@@ -31,7 +31,13 @@ pub struct ReadCtx<'a> {
     pub companions: Vec<Format>,
     /// The part of the journal to read: readers that query a database put
     /// it in their queries; [`ReadCtx::emit`] applies it to every record.
+    /// With a lookback it starts before the investigation's window
+    /// ([`super::LoadOptions::read_window`]).
     pub window: super::TimeWindow,
+    /// With a lookback: the investigation's own start (executions that
+    /// began before it are context), and the executions of the reach to
+    /// leave out ([`super::Lookback`]).
+    lookback: Option<(chrono::DateTime<chrono::Utc>, super::Lookback)>,
     /// The spans of the other OpenTelemetry journals loaded with this one
     /// (none for a single one, for `retrace verify` and for `watch`).
     pub(crate) traces: Option<&'a super::otlp::Spans<'a>>,
@@ -45,7 +51,7 @@ pub struct ReadCtx<'a> {
     /// How often each line hash was seen ([`ReadCtx::line_id`]).
     line_ids: std::collections::HashMap<[u8; 4], u32>,
     /// Executions seen so far, and whether the window keeps them.
-    in_window: std::collections::HashMap<String, bool>,
+    in_window: std::collections::HashMap<String, Kept>,
     left_out: u64,
     chain: ChainStatus,
     capabilities: Capabilities,
@@ -54,6 +60,17 @@ pub struct ReadCtx<'a> {
     bad: Vec<LineError>,
     bad_count: u64,
     notes: Vec<String>,
+}
+
+/// Whether the time window keeps an execution ([`ReadCtx::emit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    /// It began in the window.
+    Yes,
+    /// It began in the lookback before the window ([`super::Lookback`]).
+    Context,
+    /// It is left out.
+    No,
 }
 
 /// What a reader found, once it is done: [`ReadCtx::finish`].
@@ -92,6 +109,7 @@ impl<'a> ReadCtx<'a> {
             keys,
             companions,
             window: super::TimeWindow::default(),
+            lookback: None,
             traces: None,
             usable_without_records: 0,
             records_unused: false,
@@ -152,11 +170,35 @@ impl<'a> ReadCtx<'a> {
 
     /// What the reader found.
     pub(super) fn finish(mut self) -> Read {
-        let executions = self.in_window.values().filter(|&&k| !k).count();
-        if self.left_out > 0 {
+        let executions = self.in_window.values().filter(|&&k| k == Kept::No).count();
+        let context = self
+            .in_window
+            .values()
+            .filter(|&&k| k == Kept::Context)
+            .count();
+        if self.left_out > 0 || context > 0 {
+            let (window, earlier) = match &self.lookback {
+                Some((since, _)) if context > 0 => (
+                    super::TimeWindow {
+                        since: Some(*since),
+                        until: self.window.until,
+                    },
+                    format!(
+                        "; {context} earlier call(s) of intents called in it were read with them"
+                    ),
+                ),
+                Some((since, _)) => (
+                    super::TimeWindow {
+                        since: Some(*since),
+                        until: self.window.until,
+                    },
+                    String::new(),
+                ),
+                None => (self.window, String::new()),
+            };
             self.notes.push(format!(
-                "the time window ({}) left out {} of {} records ({} call(s) that began outside it)",
-                self.window.describe(),
+                "the time window ({}) left out {} of {} records ({} call(s) that began outside it{earlier})",
+                window.describe(),
                 self.left_out,
                 self.records + self.left_out,
                 executions
@@ -212,6 +254,16 @@ impl ReadCtx<'_> {
         self.usable_without_records += n;
     }
 
+    /// Applies `opts`' window to what is read: [`super::LoadOptions::read_window`],
+    /// and its lookback's `leave_out`.
+    pub(super) fn set_window(&mut self, opts: &super::LoadOptions) {
+        self.window = opts.read_window();
+        self.lookback = match (&opts.lookback, opts.window.since) {
+            (Some(l), Some(since)) => Some((since, l.clone())),
+            _ => None,
+        };
+    }
+
     /// Emits one record, unless the time window leaves it out
     /// ([`super::TimeWindow`]: an execution goes with the first record of
     /// it, a session by whether its run overlaps the window, a tool hint is
@@ -237,11 +289,21 @@ impl ReadCtx<'_> {
                 event,
             } => {
                 if let Some(&keep) = self.in_window.get(execution_id) {
-                    return keep;
+                    return keep != Kept::No;
                 }
-                let keep = self.window.contains(event.at);
+                let keep = match &self.lookback {
+                    _ if !self.window.contains(event.at) => Kept::No,
+                    Some((since, l)) if event.at < *since => {
+                        if l.leave_out.contains(execution_id.as_str()) {
+                            Kept::No
+                        } else {
+                            Kept::Context
+                        }
+                    }
+                    _ => Kept::Yes,
+                };
                 self.in_window.insert(execution_id.clone(), keep);
-                keep
+                keep != Kept::No
             }
         }
     }

@@ -188,6 +188,12 @@ impl GroupRef<'_> {
             flags: self.flags(),
             class_basis: g.contract.basis(),
             resolutions: self.resolutions().cloned().collect(),
+            before_window: g
+                .executions
+                .iter()
+                .filter(|&&x| self.inv.before_window(x))
+                .map(|&x| self.inv.model.execution(x).id().to_string())
+                .collect(),
         }
     }
 

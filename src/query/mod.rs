@@ -119,6 +119,10 @@ pub struct Narrowed {
     pub window: TimeWindow,
     /// Executions that began in it.
     pub kept: usize,
+    /// Executions that began before it, read as the lookback of a
+    /// `--since` (docs/design.md §7.2): earlier calls of intents called in
+    /// it, within the longest attach window before it.
+    pub context: usize,
     /// Executions the journals hold.
     pub of: usize,
 }
@@ -137,10 +141,17 @@ impl Narrowed {
         })
     }
 
-    /// In words: `only the 3 of 12 executions that began from … until …`.
+    /// In words: `only the 3 of 12 executions that began from … until …`,
+    /// and `, with 1 earlier execution of their intents (before the window,
+    /// within the attach window)` when the lookback read any.
     pub fn describe(&self) -> String {
+        let context = match self.context {
+            0 => String::new(),
+            1 => ", with 1 earlier execution of their intents (begun before the window, within its attach window)".into(),
+            n => format!(", with {n} earlier executions of their intents (begun before the window, within their attach window)"),
+        };
         format!(
-            "only the {} of {} executions that began {} (--since/--until)",
+            "only the {} of {} executions that began {} (--since/--until){context}",
             self.kept,
             self.of,
             self.window.describe()
@@ -154,13 +165,110 @@ fn narrowed(model: &Model, journals: &[LoadedJournal], window: TimeWindow) -> Op
     if window.is_unbounded() {
         return None;
     }
-    let kept = model.execution_count();
+    let held = model.execution_count();
+    let context = window.since.map_or(0, |since| {
+        model
+            .executions()
+            .filter(|x| x.started_at().is_some_and(|t| t < since))
+            .count()
+    });
     let left_out: u64 = journals.iter().map(|j| j.left_out_executions).sum();
     Some(Narrowed {
         window,
-        kept,
-        of: kept + usize::try_from(left_out).unwrap_or(usize::MAX),
+        kept: held - context,
+        context,
+        of: held + usize::try_from(left_out).unwrap_or(usize::MAX),
     })
+}
+
+/// Reads the prepared journals, skipping with a note a file of a folder
+/// none of whose lines can be read (named on its own, such a file stays an
+/// error). `again`: the sources are kept for another read.
+fn read_journals(
+    p: &mut Prepared,
+    progress: &mut dyn FnMut(LoadStage),
+    again: bool,
+) -> Result<(Vec<LoadedJournal>, Model), QueryError> {
+    let loaded = loop {
+        // The sources are kept for another try only when a file of a
+        // folder may have to be left out (a piped journal's bytes are
+        // not copied for nothing).
+        let may_retry = again || (p.sources.len() > 1 && p.in_folder.iter().any(|&f| f));
+        let sources = if may_retry {
+            p.sources.clone()
+        } else {
+            std::mem::take(&mut p.sources)
+        };
+        match journal::load_with(sources, &p.options, &mut |r| {
+            progress(LoadStage::Reading(r))
+        }) {
+            Ok(loaded) => break loaded,
+            Err(e) => {
+                // A file of a folder none of whose lines can be read
+                // (only bad lines, a line cut short by a rotation) is
+                // skipped with a note, and the others read again
+                // without it; named on its own, it stays an error.
+                let unusable = match &e {
+                    JournalError::NoUsableLine { journal, .. } => Some(journal.as_str()),
+                    JournalError::NothingReadable { first, .. } => Some(first.journal.as_str()),
+                    _ => None,
+                };
+                let at = unusable.and_then(|name| {
+                    p.sources
+                        .iter()
+                        .zip(&p.in_folder)
+                        .position(|(s, &f)| f && s.name == name)
+                });
+                match at {
+                    Some(i) if p.sources.len() > 1 => {
+                        let s = p.sources.remove(i);
+                        p.in_folder.remove(i);
+                        p.skipped.push(format!(
+                            "{}: skipped: not one of its lines can be read: {}",
+                            s.name,
+                            crate::sanitize::escape(&e.to_string())
+                        ));
+                    }
+                    _ => return Err(e.into()),
+                }
+            }
+        }
+    };
+    Ok(loaded)
+}
+
+fn analyze_as(
+    model: &Model,
+    journals: &Vec<LoadedJournal>,
+    config: &Config,
+    follow: bool,
+) -> Analysis {
+    if follow {
+        analysis::analyze_followed(model, journals, config)
+    } else {
+        analysis::analyze(model, journals, config)
+    }
+}
+
+/// The executions that began before `since` in groups none of whose
+/// executions began at or after it: read only as the lookback of a window
+/// (docs/design.md §7.2), they are left out of the investigation.
+fn context_only(
+    model: &Model,
+    analysis: &Analysis,
+    since: chrono::DateTime<chrono::Utc>,
+) -> std::collections::HashSet<String> {
+    let before = |x: ExecIdx| model.execution(x).started_at().is_some_and(|t| t < since);
+    analysis
+        .groups
+        .iter()
+        .filter(|g| g.executions.iter().all(|&x| before(x)))
+        .flat_map(|g| {
+            g.executions
+                .iter()
+                .map(|&x| model.execution(x).id().to_string())
+        })
+        .collect()
 }
 
 impl analysis::JournalCaps for Vec<LoadedJournal> {
@@ -225,58 +333,33 @@ impl Investigation {
         progress: &mut dyn FnMut(LoadStage),
         follow: bool,
     ) -> Result<Self, QueryError> {
-        let (journals, model) = loop {
-            // The sources are kept for another try only when a file of a
-            // folder may have to be left out (a piped journal's bytes are
-            // not copied for nothing).
-            let may_retry = p.sources.len() > 1 && p.in_folder.iter().any(|&f| f);
-            let sources = if may_retry {
-                p.sources.clone()
-            } else {
-                std::mem::take(&mut p.sources)
-            };
-            match journal::load_with(sources, &p.options, &mut |r| {
-                progress(LoadStage::Reading(r))
-            }) {
-                Ok(loaded) => break loaded,
-                Err(e) => {
-                    // A file of a folder none of whose lines can be read
-                    // (only bad lines, a line cut short by a rotation) is
-                    // skipped with a note, and the others read again
-                    // without it; named on its own, it stays an error.
-                    let unusable = match &e {
-                        JournalError::NoUsableLine { journal, .. } => Some(journal.as_str()),
-                        JournalError::NothingReadable { first, .. } => Some(first.journal.as_str()),
-                        _ => None,
-                    };
-                    let at = unusable.and_then(|name| {
-                        p.sources
-                            .iter()
-                            .zip(&p.in_folder)
-                            .position(|(s, &f)| f && s.name == name)
-                    });
-                    match at {
-                        Some(i) if p.sources.len() > 1 => {
-                            let s = p.sources.remove(i);
-                            p.in_folder.remove(i);
-                            p.skipped.push(format!(
-                                "{}: skipped: not one of its lines can be read: {}",
-                                s.name,
-                                crate::sanitize::escape(&e.to_string())
-                            ));
-                        }
-                        _ => return Err(e.into()),
-                    }
-                }
-            }
-        };
+        // With a start to the window, the calls a repeat in it may pair
+        // with are read too (docs/design.md §7.2): first all of the
+        // lookback, then, when some of its intents have no call in the
+        // window, again without them.
+        let since = p.window.since.filter(|_| !follow);
+        if since.is_some() {
+            let reach = p.config.contracts.longest_attach_window();
+            p.options.lookback = Some(crate::journal::Lookback {
+                reach: chrono::TimeDelta::from_std(reach).unwrap_or(chrono::TimeDelta::MAX),
+                leave_out: Default::default(),
+            });
+        }
+        let (mut journals, mut model) = read_journals(&mut p, progress, since.is_some())?;
         progress(LoadStage::Analysing);
+        let mut analysis = analyze_as(&model, &journals, &p.config, follow);
+        if let Some(since) = since {
+            let leave_out = context_only(&model, &analysis, since);
+            if !leave_out.is_empty()
+                && let Some(l) = p.options.lookback.as_mut()
+            {
+                l.leave_out = std::sync::Arc::new(leave_out);
+                (journals, model) = read_journals(&mut p, progress, false)?;
+                progress(LoadStage::Analysing);
+                analysis = analyze_as(&model, &journals, &p.config, follow);
+            }
+        }
         let window = narrowed(&model, &journals, p.window);
-        let analysis = if follow {
-            analysis::analyze_followed(&model, &journals, &p.config)
-        } else {
-            analysis::analyze(&model, &journals, &p.config)
-        };
         Ok(Investigation {
             journals,
             model,
@@ -332,6 +415,20 @@ impl Investigation {
     /// how many executions it kept.
     pub fn narrowed(&self) -> Option<Narrowed> {
         self.window
+    }
+
+    /// Whether execution `x` began before a `--since` window: it was read
+    /// as the lookback, an earlier call a repeat in the window may pair
+    /// with (docs/design.md §7.2).
+    pub fn before_window(&self, x: ExecIdx) -> bool {
+        self.window
+            .and_then(|n| n.window.since)
+            .is_some_and(|since| {
+                self.model
+                    .execution(x)
+                    .started_at()
+                    .is_some_and(|t| t < since)
+            })
     }
 
     /// Notes about the analysis as a whole (no contracts, no key, a

@@ -357,6 +357,7 @@ impl Setup {
         }
         Ok(LoadOptions {
             window: self.window,
+            lookback: None,
             forced: self.input_format,
             keys: ChainKeys {
                 signer_key: chain_key(&self.signer_key)?,

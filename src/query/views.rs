@@ -56,6 +56,11 @@ pub struct GroupSummary {
     /// when, which case file entry); absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resolutions: Vec<Resolution>,
+    /// Under `--since`: the ids of the group's executions that began
+    /// before the window, read because a repeat in it may pair with them
+    /// (docs/design.md §7.2); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub before_window: Vec<String>,
 }
 
 /// Calls over time (see [`Investigation::call_rate`]).
@@ -267,6 +272,11 @@ pub struct ExecutionSummary {
     /// The reviewer decision applied to this execution, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolution: Option<Resolution>,
+    /// Whether it began before a `--since` window: read only as the
+    /// earlier call a repeat in the window may pair with (docs/design.md
+    /// §7.2).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub before_window: bool,
 }
 
 /// A call that attached to an execution.
@@ -508,6 +518,7 @@ impl Investigation {
                 })
             }),
             resolution: l.resolution.as_deref().cloned(),
+            before_window: self.before_window(xi),
         }
     }
 

@@ -193,6 +193,12 @@ fn head_lines(data: &Data, st: &Execution, theme: &Theme, width: u16) -> Vec<Lin
         Span::raw(x.state),
         Span::raw("  "),
     ]];
+    if x.before_window {
+        units.push(vec![
+            Span::styled("before the window", theme.muted),
+            Span::raw("  "),
+        ]);
+    }
     if let Some(g) = group {
         units.push(vec![
             Span::styled("group ", theme.muted),

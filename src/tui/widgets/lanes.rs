@@ -263,6 +263,7 @@ mod tests {
             events: 0,
             first_event: None,
             resolution: None,
+            before_window: false,
         }
     }
 

@@ -160,6 +160,12 @@ fn head_units(st: &Detail, x: &ExecutionSummary, theme: &Theme) -> Vec<Vec<Span<
         ],
         vec![Span::styled(x.state, state_style), Span::raw(" ")],
     ];
+    if x.before_window {
+        units.push(vec![
+            Span::styled("before the window", theme.muted),
+            Span::raw(" "),
+        ]);
+    }
     // A reviewer's decision, in words: it settles the outcome (no unknown
     // badge, no dotted line) unless it is an escalation.
     if let Some(r) = &x.resolution {
