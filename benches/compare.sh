@@ -511,6 +511,15 @@ if needs duck1 && compgen -G "$RES/duck1.err.*" > /dev/null; then
   echo "  it finds $(echo "$counts" | awk '{print $2}') intents, $(echo "$counts" | awk '{print $4}') of them called more than once;" \
     "retrace groups lists $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$RES/groups-1m.json") groups."
 fi
+if needs v1 && needs duck1; then
+  # groups, the TUI and export check the chain as they read (docs/design.md
+  # §6): verify's work is a floor under theirs, which the ratio shows.
+  vw=$(value v1 1); dw=$(value duck1 1)
+  if isnum "$vw" && isnum "$dw"; then
+    echo "Floor: reading 1M events checks their chain; that check alone (retrace verify) took" \
+      "$(awk -v a="$vw" -v b="$dw" 'BEGIN { printf "%.2fx", a / b }') DuckDB's GROUP BY time."
+  fi
+fi
 if needs tui && compgen -G "$RES/tui.out.*" > /dev/null; then
   echo "TUI bench (cargo bench --bench tui on $J1): worst key to frame $(fmt_t "$(tui_fig worst)") (median over runs);"
   echo "  its full output is in $RES/tui.out.*"
