@@ -1081,3 +1081,76 @@ fn a_timeout_or_an_open_status_in_a_tool_error_is_no_proof_the_target_did_not_ac
         "Yes, but it does not tell whether the target acted: the answer says the call timed out or its connection dropped (calling \"tools/call\": context deadline exceeded); nothing has resolved it.",
     );
 }
+
+/// A journal shipped twice (an at-least-once log shipper repeats lines)
+/// shows each execution dispatched twice. For a `read_only` tool that is no
+/// duplicate side effect: it has no side effect to repeat (docs/design.md
+/// §4.4). Before, the sample's `list_releases` read this way was
+/// `duplicate_side_effect`, critical.
+#[test]
+fn a_read_only_tool_dispatched_twice_duplicates_nothing() {
+    let s = root().join("sample-journals");
+    let dir = tempfile::tempdir().unwrap();
+    let a = std::fs::read(s.join("deploy-release-incident/activity.jsonl")).unwrap();
+    let twice = dir.path().join("twice.jsonl");
+    std::fs::write(&twice, [a.clone(), a].concat()).unwrap();
+    let (c, k) = (s.join("contracts.toml"), s.join("sample.key"));
+    let args = [
+        "--contracts",
+        c.to_str().unwrap(),
+        "--key-file",
+        k.to_str().unwrap(),
+    ];
+    let mut cmd = vec!["groups", "--all", "--json", twice.to_str().unwrap()];
+    cmd.extend(args);
+    let v = json(&cmd);
+    let verdict = |tool: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["tool"] == tool)
+            .map(|g| (g["verdict"].clone(), g["dispatches"].clone()))
+            .unwrap()
+    };
+    assert_eq!(
+        verdict("list_releases"),
+        ("distinct_intent".into(), 2.into()),
+        "{v:#}"
+    );
+    assert_eq!(
+        verdict("get_release_status"),
+        ("distinct_intent".into(), 2.into()),
+        "{v:#}"
+    );
+    // The deploy did act twice over: still the duplicate.
+    assert_eq!(
+        verdict("deploy_release").0,
+        "duplicate_side_effect",
+        "{v:#}"
+    );
+    let id = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["tool"] == "list_releases")
+        .unwrap()["group_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut cmd = vec![
+        "investigate",
+        "--group",
+        &id,
+        "--json",
+        twice.to_str().unwrap(),
+    ];
+    cmd.extend(args);
+    let d = json(&cmd);
+    assert!(
+        d["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("2 times; the tool is read-only, so a repeat duplicates nothing"),
+        "{d:#}"
+    );
+}

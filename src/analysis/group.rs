@@ -389,7 +389,8 @@ pub(super) fn judge(
         // attempt at the target.
         // (A verdict only for an execution dispatched twice or more.)
         if ctx.lc(x).dispatches >= 2 {
-            let r = ctx.lc(x).redispatch(model.execution(x));
+            let read_only = d.contract.class == crate::analysis::contracts::ActionClass::ReadOnly;
+            let r = ctx.lc(x).redispatch(model.execution(x), read_only);
             if let Some(v) = verdict::redispatch_verdict(&r) {
                 consider(&mut best, v, x, x, None, None);
                 // Each acting dispatch beyond the first is a duplicate.

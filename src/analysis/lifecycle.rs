@@ -607,8 +607,8 @@ impl Lifecycle {
     }
 
     /// What matters when the gateway dispatched this execution more than
-    /// once.
-    pub fn redispatch(&self, x: ExecutionRef<'_>) -> super::verdict::Redispatch {
+    /// once; `read_only`: whether its tool is (its group's contract).
+    pub fn redispatch(&self, x: ExecutionRef<'_>, read_only: bool) -> super::verdict::Redispatch {
         let key_sent = self.key_event.is_some();
         // One read of the events: each outcome's answer, the last dispatch.
         let mut answers: Vec<(EventIdx, TargetAnswer)> = Vec::new();
@@ -641,6 +641,7 @@ impl Lifecycle {
                     .any(|(_, a)| matches!(a, TargetAnswer::Replayed | TargetAnswer::Conflict)),
             cleared_before_last: !before_last.is_empty()
                 && before_last.iter().all(|a| a.no_new_effect()),
+            read_only,
         }
     }
 

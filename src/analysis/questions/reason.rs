@@ -52,12 +52,16 @@ impl Ctx<'_> {
                     "with the same idempotency key, and the target did not act again"
                 }
                 Verdict::SafeRetry => "after the target had shown it did nothing",
+                Verdict::DistinctIntent => {
+                    "; the tool is read-only, so a repeat duplicates nothing"
+                }
                 _ => {
                     "while its first dispatch had no known outcome: the target may have acted twice"
                 }
             };
+            let sep = if what.starts_with(';') { "" } else { " " };
             return format!(
-                "the gateway dispatched {} {} times {what}",
+                "the gateway dispatched {} {} times{sep}{what}",
                 xe.id(),
                 le.dispatches
             );

@@ -403,16 +403,22 @@ pub struct Redispatch {
     /// Before the last dispatch, the target had shown it did nothing
     /// (not executed, or a definite failure), and never that it acted.
     pub cleared_before_last: bool,
+    /// The tool is `read_only`: it has no side effect, so a repeat
+    /// duplicates nothing (docs/design.md §4.4).
+    pub read_only: bool,
 }
 
 /// The verdict for an execution dispatched more than once, or `None` for
 /// one dispatch. The same rows as for two executions (docs/design.md §5): each
-/// dispatch is an attempt at the target.
+/// dispatch is an attempt at the target; and as there, a `read_only`
+/// tool's repeat is `distinct_intent` (§4.4: it duplicates nothing).
 pub fn redispatch_verdict(r: &Redispatch) -> Option<Verdict> {
     if r.dispatches < 2 {
         return None;
     }
-    Some(if r.deduplicated {
+    Some(if r.read_only {
+        Verdict::DistinctIntent
+    } else if r.deduplicated {
         Verdict::DeduplicatedByTarget
     } else if r.performed >= 2 {
         Verdict::DuplicateSideEffect

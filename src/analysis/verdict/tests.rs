@@ -355,16 +355,22 @@ fn redispatch_verdicts_exhaustive() {
     for dispatches in 0..4 {
         for performed in 0..4 {
             for deduplicated in [false, true] {
-                for cleared_before_last in [false, true] {
+                for (cleared_before_last, read_only) in
+                    [(false, false), (false, true), (true, false), (true, true)]
+                {
                     let r = Redispatch {
                         dispatches,
                         performed,
                         deduplicated,
                         cleared_before_last,
+                        read_only,
                     };
                     let v = redispatch_verdict(&r);
                     let expected = if dispatches < 2 {
                         None
+                    } else if read_only {
+                        // A read-only tool's repeat duplicates nothing.
+                        Some(Verdict::DistinctIntent)
                     } else if deduplicated {
                         Some(Verdict::DeduplicatedByTarget)
                     } else if performed >= 2 {
@@ -376,7 +382,7 @@ fn redispatch_verdicts_exhaustive() {
                     };
                     assert_eq!(v, expected, "{r:?}");
                     // Never "fine" while a second dispatch may have acted.
-                    if dispatches >= 2 && !deduplicated && !cleared_before_last {
+                    if dispatches >= 2 && !deduplicated && !cleared_before_last && !read_only {
                         assert!(v.unwrap() <= Verdict::PossibleDuplicate, "{r:?}");
                     }
                 }
