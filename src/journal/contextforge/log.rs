@@ -57,8 +57,16 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
     let mut end: Option<DateTime<Utc>> = None;
     let mut skipped = 0u64;
     let mut emitted = 0u64;
+    // Whether INFO-level lines are logged, at which the steps of a call
+    // are: the first lines (start-up) are INFO at that level, so it is
+    // known before the first request ends.
+    let mut info = false;
     for_each_line(ctx, |ctx, line| {
         let m = parse_object(line.bytes)?;
+        info |= m
+            .get("levelname")
+            .and_then(Value::as_str)
+            .is_some_and(super::logs_steps);
         let at = match m.get("@timestamp") {
             Some(Value::String(t)) => Some(crate::journal::parse_time("@timestamp", t)?),
             Some(_) => {
@@ -92,7 +100,7 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
         });
         let done = take_line(r, &m, mark)?;
         if done && let Some(r) = open.remove(&rid) {
-            if emit(ctx, r, end, false) {
+            if emit(ctx, r, end, (false, info)) {
                 emitted += 1;
             } else {
                 skipped += 1;
@@ -102,12 +110,19 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
     })?;
     for rid in order {
         if let Some(r) = open.remove(&rid) {
-            if emit(ctx, r, end, false) {
+            if emit(ctx, r, end, (false, info)) {
                 emitted += 1;
             } else {
                 skipped += 1;
             }
         }
+    }
+    if !info {
+        // "Request completed", the delivery, is an INFO line too.
+        let mut caps = super::FACTS.capabilities;
+        caps.delivery = false;
+        ctx.set_capabilities(caps);
+        ctx.note(super::NO_INFO_NOTE);
     }
     if skipped > 0 {
         ctx.note(format!(

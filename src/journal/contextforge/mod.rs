@@ -231,7 +231,10 @@ fn nonempty(s: &Option<String>) -> Option<String> {
         .map(str::to_string)
 }
 
-fn classify(r: &Request, from_database: bool) -> End {
+/// `starts_logged`: whether the source keeps INFO-level lines, at which
+/// ContextForge logs "MCP tool call started"; at a higher `LOG_LEVEL` the
+/// absence of that line says nothing (docs/formats.md#contextforge).
+fn classify(r: &Request, from_database: bool, starts_logged: bool) -> End {
     match &r.upstream {
         Some(Upstream::Failed {
             mark,
@@ -316,6 +319,20 @@ fn classify(r: &Request, from_database: bool) -> End {
                         "the invocation ended with no error text and no answer from the upstream: ContextForge cancelled the call (the client went away)".into(),
                     ),
                 },
+                Some(i)
+                    if r.started.is_none()
+                        && i.integration.as_deref() == Some("MCP")
+                        && !starts_logged =>
+                {
+                    End::Unknown {
+                        error: Some(format!(
+                            "{}; the journal keeps no INFO-level line (LOG_LEVEL above INFO), where ContextForge says it calls the upstream: whether it did is not known",
+                            nonempty(&i.error)
+                                .unwrap_or_else(|| "the tool invocation failed".into())
+                        )),
+                        at: i.mark,
+                    }
+                }
                 Some(i) if r.started.is_none() && i.integration.as_deref() == Some("MCP") => {
                     End::DispatchFailed {
                         error: nonempty(&i.error)
@@ -354,6 +371,16 @@ fn classify(r: &Request, from_database: bool) -> End {
     }
 }
 
+/// The note for a source that keeps no INFO-level line: what it cannot
+/// show (docs/formats.md#contextforge).
+pub(crate) const NO_INFO_NOTE: &str = "no INFO-level line: ContextForge runs at a LOG_LEVEL above INFO (its default is ERROR), so calls that succeeded are not in its log, and whether a failed call reached the upstream is not known; LOG_LEVEL=INFO logs every call";
+
+/// Whether a log level (`levelname`, the `level` column) is INFO or
+/// finer: the level ContextForge logs each call's steps at.
+pub(crate) fn logs_steps(level: &str) -> bool {
+    matches!(level, "INFO" | "DEBUG" | "TRACE" | "NOTSET")
+}
+
 /// How long a journal must go on after a cancelled request for the
 /// absence of its "Request completed" to prove that no response was
 /// written: ContextForge writes it within milliseconds.
@@ -381,13 +408,14 @@ fn scope(r: &Request) -> String {
 
 /// Emits the events of one request (the rules of the module doc).
 /// `journal_end` is the last moment the source shows; `from_database` says
-/// whether the source is the database (which keeps no error types).
+/// whether the source is the database (which keeps no error types);
+/// `starts_logged` whether it keeps INFO-level lines ([`classify`]).
 /// Returns whether the request was a tool call (and emitted).
 pub(crate) fn emit(
     ctx: &mut ReadCtx<'_>,
     r: Request,
     journal_end: Option<DateTime<Utc>>,
-    from_database: bool,
+    (from_database, starts_logged): (bool, bool),
 ) -> bool {
     if !r.is_tool_call() {
         return false;
@@ -418,7 +446,7 @@ pub(crate) fn emit(
     let Some(accepted_at) = first else {
         return false;
     };
-    let end = classify(&r, from_database);
+    let end = classify(&r, from_database, starts_logged);
 
     // accepted
     let tool = r

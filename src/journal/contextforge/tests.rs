@@ -320,3 +320,106 @@ fn urls_times_and_trace_context() {
     assert_eq!(server_of("POST /servers/9f2/mcp").as_deref(), Some("9f2"));
     assert_eq!(server_of("POST /rpc"), None);
 }
+
+/// The fixture log as ContextForge writes it at `LOG_LEVEL=ERROR` (its
+/// default): its INFO lines dropped.
+fn error_level_log(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(fixture("gateway.log")).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains("\"levelname\": \"INFO\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let p = dir.join("gateway.log");
+    std::fs::write(&p, kept).unwrap();
+    p
+}
+
+/// At a LOG_LEVEL above INFO, "MCP tool call started" is never logged:
+/// its absence says nothing of whether the upstream was called. The first
+/// deploy of `drop_then_retry` (the tool acted; the client went away) was
+/// read as a dispatch failure, "nothing was sent", and its retry as a
+/// `safe_retry`. It is an unknown outcome now, and the journal says what
+/// such a log cannot show; delivery ("Request completed", INFO) is not
+/// recorded either.
+#[test]
+fn a_log_without_info_lines_does_not_say_nothing_was_sent() {
+    let d = tempfile::tempdir().unwrap();
+    let log = error_level_log(d.path());
+    let (j, m) = read(&[&log]);
+    let deploys = of(&m, "lab-tools-deploy-release");
+    assert!(!deploys.is_empty());
+    for x in &deploys {
+        assert!(!names(x).contains(&"dispatch_failed"), "{:?}", names(x));
+    }
+    let (outcome, error) = deploys[0]
+        .events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Outcome { outcome, texts, .. } => {
+                Some((*outcome, texts.error().map(str::to_string)))
+            }
+            _ => None,
+        })
+        .expect("an outcome");
+    assert_eq!(outcome, crate::model::OutcomeKind::Unknown, "{error:?}");
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|e| e.contains("no INFO-level line")),
+        "{error:?}"
+    );
+    assert!(
+        j[0].notes
+            .iter()
+            .any(|n| n.starts_with("no INFO-level line")),
+        "{:?}",
+        j[0].notes
+    );
+    assert!(!j[0].capabilities.delivery);
+    // The same log at INFO keeps its reading.
+    let (j, m) = read(&[&fixture("gateway.log")]);
+    assert!(j[0].capabilities.delivery);
+    assert!(
+        !j[0]
+            .notes
+            .iter()
+            .any(|n| n.starts_with("no INFO-level line"))
+    );
+    assert!(!of(&m, "lab-tools-deploy-release").is_empty());
+}
+
+/// The database's structured log at LOG_LEVEL=ERROR reads alike; with no
+/// row at all (STRUCTURED_LOGGING_DATABASE_ENABLED off, the default) it
+/// records no delivery, as a database without the table.
+#[test]
+fn a_database_without_info_rows_or_without_rows_records_no_delivery() {
+    let d = tempfile::tempdir().unwrap();
+    let db = database(
+        d.path(),
+        "DELETE FROM structured_log_entries WHERE level = 'INFO';",
+    );
+    let (j, m) = read(&[&db]);
+    assert!(!j[0].capabilities.delivery);
+    assert!(
+        j[0].notes
+            .iter()
+            .any(|n| n.starts_with("no INFO-level line")),
+        "{:?}",
+        j[0].notes
+    );
+    for x in of(&m, "lab-tools-deploy-release") {
+        assert!(!names(&x).contains(&"dispatch_failed"), "{:?}", names(&x));
+    }
+    let e = tempfile::tempdir().unwrap();
+    let db = database(e.path(), "DELETE FROM structured_log_entries;");
+    let (j, _) = read(&[&db]);
+    assert!(!j[0].capabilities.delivery);
+    assert!(
+        j[0].notes
+            .iter()
+            .any(|n| n.contains("structured_log_entries table holds no row")),
+        "{:?}",
+        j[0].notes
+    );
+}

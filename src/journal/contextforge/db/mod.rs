@@ -104,6 +104,7 @@ impl Query {
                 "request_method",
                 "context",
                 "error_details",
+                "level",
             ],
         }
     }
@@ -438,6 +439,10 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
         spans: &mut spans,
         metrics: &mut metrics,
     };
+    // Whether INFO-level rows are kept, at which the steps of a call are
+    // (ContextForge writes the rows at its LOG_LEVEL).
+    let mut info = false;
+    let mut log_rows = 0u64;
     if has_logs {
         let mut current: Option<Request> = None;
         let mut pending: Vec<(Request, Option<DateTime<Utc>>)> = Vec::new();
@@ -447,6 +452,8 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
                 names: Query::Logs.columns(),
                 values: &v,
             };
+            info |= c.text("level").is_some_and(super::logs_steps);
+            log_rows += 1;
             let source = cite(LOGS, row);
             match log_row(&c, source) {
                 Ok((corr, line)) => {
@@ -476,7 +483,7 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
         pending.sort_by_key(|(r, _)| r.started.or(r.received).map(|m| m.at));
         for (mut r, end) in pending {
             tied.enrich(&mut r);
-            if emit(ctx, r, end, true) {
+            if emit(ctx, r, end, (true, info)) {
                 emitted += 1;
             } else {
                 skipped += 1;
@@ -510,7 +517,7 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
         if let Some(t) = t {
             r.notes.push(("annotations", t.annotations.clone()));
         }
-        if emit(ctx, r, end, true) {
+        if emit(ctx, r, end, (true, info)) {
             emitted += 1;
         }
     }
@@ -518,18 +525,30 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
     for (row, e) in bad {
         ctx.bad_line(row, e);
     }
-    if !has_logs {
+    // A table with no row in what was read records as little as none: the
+    // database's default (STRUCTURED_LOGGING_DATABASE_ENABLED false) makes
+    // the table and writes nothing to it.
+    if !has_logs || log_rows == 0 {
         let mut caps = super::FACTS.capabilities;
         caps.delivery = false;
         caps.authenticated_actor = false;
         ctx.set_capabilities(caps);
-        ctx.note(
-            "the database has no structured_log_entries table (STRUCTURED_LOGGING_DATABASE_ENABLED off): each tool_metrics row is a call, with no user, no dispatch and no delivery",
-        );
+        ctx.note(if has_logs {
+            "the database's structured_log_entries table holds no row (STRUCTURED_LOGGING_DATABASE_ENABLED off, ContextForge's default): each tool_metrics row is a call, with no user, no arguments, no dispatch and no delivery; ContextForge's JSON log (LOG_TO_FILE, LOG_LEVEL=INFO) records them, and read with the database it shows each call twice"
+        } else {
+            "the database has no structured_log_entries table (STRUCTURED_LOGGING_DATABASE_ENABLED off): each tool_metrics row is a call, with no user, no dispatch and no delivery"
+        });
     } else if lone > 0 {
         ctx.note(format!(
             "{lone} tool_metrics row(s) match no request of the structured log and are read as calls of their own"
         ));
+    }
+    if log_rows > 0 && !info {
+        // "Request completed", the delivery, is an INFO line too.
+        let mut caps = super::FACTS.capabilities;
+        caps.delivery = false;
+        ctx.set_capabilities(caps);
+        ctx.note(super::NO_INFO_NOTE);
     }
     if skipped > 0 {
         ctx.note(format!(
