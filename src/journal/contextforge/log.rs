@@ -53,6 +53,8 @@ const MASK: &str = "******";
 /// I/O errors; bad lines are reported and skipped.
 pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
     let mut open: HashMap<String, Request> = HashMap::new();
+    // Requests begun so far under each correlation id.
+    let mut requests: HashMap<String, u32> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut end: Option<DateTime<Utc>> = None;
     let mut skipped = 0u64;
@@ -91,13 +93,36 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
             at,
             source: line.source,
         };
-        let r = open.entry(rid.clone()).or_insert_with(|| {
-            order.push(rid.clone());
-            Request {
-                correlation: Some(rid.clone()),
-                ..Request::default()
+        // A request begins with its "Incoming request" line. A client may
+        // send its own X-Correlation-ID, which ContextForge keeps: one id
+        // for a retry of the same call, or for a whole agent run. A second
+        // request of an id ends the one still open (its client went away)
+        // and is a request of its own, `<id>~N` (docs/formats.md#contextforge).
+        let begins = is_incoming(&m);
+        if begins
+            && open.get(&rid).is_some_and(|r| r.received.is_some())
+            && let Some(r) = open.remove(&rid)
+        {
+            if emit(ctx, r, end, (false, info)) {
+                emitted += 1;
+            } else {
+                skipped += 1;
             }
-        });
+        }
+        let r = match open.entry(rid.clone()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let n = requests.entry(rid.clone()).or_insert(0);
+                if begins || *n == 0 {
+                    *n += 1;
+                }
+                order.push(rid.clone());
+                e.insert(Request {
+                    correlation: Some(super::nth_request(&rid, *n)),
+                    ..Request::default()
+                })
+            }
+        };
         let done = take_line(r, &m, mark)?;
         if done && let Some(r) = open.remove(&rid) {
             if emit(ctx, r, end, (false, info)) {
@@ -116,6 +141,10 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
                 skipped += 1;
             }
         }
+    }
+    let shared = requests.values().filter(|&&n| n > 1).count();
+    if shared > 0 {
+        ctx.note(super::shared_ids_note(shared));
     }
     if !info {
         // "Request completed", the delivery, is an INFO line too.
@@ -138,6 +167,14 @@ fn str_at<'a>(m: &'a Map<String, Value>, path: &[&str]) -> Option<&'a str> {
         v = v.get(k)?;
     }
     v.as_str()
+}
+
+/// Whether a line is the one a request begins with: "📩 Incoming request"
+/// of the request logging middleware.
+fn is_incoming(m: &Map<String, Value>) -> bool {
+    let name = m.get("name").and_then(Value::as_str).unwrap_or("");
+    let message = m.get("message").and_then(Value::as_str).unwrap_or("");
+    name.ends_with("request_logging_middleware") && message.contains("Incoming request: ")
 }
 
 /// Folds one line of request `r` into it; returns whether it was the

@@ -371,6 +371,27 @@ fn classify(r: &Request, from_database: bool, starts_logged: bool) -> End {
     }
 }
 
+/// The correlation id of the `n`th request (from 1) that carried `id`: the
+/// id itself for the first, `<id>~<n>` after it. ContextForge keeps a
+/// client's own X-Correlation-ID, which several requests may carry; the
+/// log and the database number them alike, in time order, so that the two
+/// still join (docs/formats.md#contextforge).
+pub(crate) fn nth_request(id: &str, n: u32) -> String {
+    if n <= 1 {
+        id.to_string()
+    } else {
+        format!("{id}~{n}")
+    }
+}
+
+/// The note for a source in which `ids` correlation ids carried more than
+/// one request.
+pub(crate) fn shared_ids_note(ids: usize) -> String {
+    format!(
+        "{ids} correlation id(s) carried several HTTP requests (a client's own X-Correlation-ID, which ContextForge keeps): each request is read as a call of its own, the second as <id>~2 and so on; requests that ran at the same time under one id cannot be told apart, and the log and the database are joined by the order of their requests under each id"
+    )
+}
+
 /// The note for a source that keeps no INFO-level line: what it cannot
 /// show (docs/formats.md#contextforge).
 pub(crate) const NO_INFO_NOTE: &str = "no INFO-level line: ContextForge runs at a LOG_LEVEL above INFO (its default is ERROR), so calls that succeeded are not in its log, and whether a failed call reached the upstream is not known; LOG_LEVEL=INFO logs every call";

@@ -423,3 +423,60 @@ fn a_database_without_info_rows_or_without_rows_records_no_delivery() {
         j[0].notes
     );
 }
+
+/// A client may send its own X-Correlation-ID, which ContextForge keeps:
+/// here the retry of `drop_then_retry` reuses its first request's id, as
+/// retry middleware that sets the id once per logical request does. The two
+/// requests were read as one execution dispatched twice, and the real
+/// repeat hidden. Each request is its own execution now (`<id>~2`), in the
+/// log, in the database, and in both read together, with a note.
+#[test]
+fn requests_that_share_a_correlation_id_are_executions_of_their_own() {
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("gateway.log")).unwrap();
+    let log = d.path().join("gateway.log");
+    // The log and the database excerpt come from two runs: each has its
+    // own ids (first deploy, retry).
+    let (first, retry) = (
+        "39962c49b13849849a8a0d49e4eeabef",
+        "d3e64e2515bc45fbadbf80111355504b",
+    );
+    std::fs::write(&log, text.replace(retry, first)).unwrap();
+    let (first_db, retry_db) = (
+        "36681c0494ce487d986fbd76e1266c42",
+        "5fa2d851314b4615947366ff9981fcdb",
+    );
+    let db = database(
+        d.path(),
+        &format!(
+            "UPDATE structured_log_entries SET correlation_id = '{first_db}', request_id = '{first_db}' WHERE correlation_id = '{retry_db}';"
+        ),
+    );
+    for (path, id) in [(&log, first), (&db, first_db)] {
+        let (j, m) = read(&[path]);
+        let deploys = of(&m, "lab-tools-deploy-release");
+        let ids: Vec<&str> = deploys.iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [format!("contextforge:{id}"), format!("contextforge:{id}~2")],
+            "{path:?}"
+        );
+        assert!(
+            !names(&deploys[0]).contains(&"delivered"),
+            "{:?}",
+            names(&deploys[0])
+        );
+        assert!(
+            names(&deploys[1]).contains(&"delivered"),
+            "{:?}",
+            names(&deploys[1])
+        );
+        assert!(
+            j[0].notes
+                .iter()
+                .any(|n| n.starts_with("1 correlation id(s) carried several HTTP requests")),
+            "{:?}",
+            j[0].notes
+        );
+    }
+}

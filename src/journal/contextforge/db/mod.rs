@@ -445,6 +445,11 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
     let mut log_rows = 0u64;
     if has_logs {
         let mut current: Option<Request> = None;
+        // The correlation id of `current`'s rows, and which request of it
+        // `current` is.
+        let (mut current_id, mut nth) = (String::new(), 0u32);
+        // Ids that carried more than one request.
+        let mut shared = 0usize;
         let mut pending: Vec<(Request, Option<DateTime<Utc>>)> = Vec::new();
         b.rows(Query::Logs, &mut |(row, v)| {
             count(LOGS, &mut counts);
@@ -457,16 +462,30 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
             let source = cite(LOGS, row);
             match log_row(&c, source) {
                 Ok((corr, line)) => {
-                    if current.as_ref().and_then(|r| r.correlation.as_deref())
-                        != Some(corr.as_str())
-                    {
+                    // Rows come by correlation id, then time. Several
+                    // requests may carry one id (a client's own
+                    // X-Correlation-ID, kept by ContextForge): each is a
+                    // request of its own, numbered as the log numbers it
+                    // (`super::nth_request`).
+                    // A request ends with "Request completed"; one whose
+                    // client went away has none, and ends where the next
+                    // call starts.
+                    let again = current.as_ref().is_some_and(|r| {
+                        r.completed.is_some()
+                            || (line.starts_call()
+                                && (r.started.is_some() || r.invocation.is_some()))
+                    });
+                    if corr != current_id || again {
                         if let Some(done) = current.take() {
                             pending.push((done, end));
                         }
+                        nth = if corr == current_id { nth + 1 } else { 1 };
+                        shared += usize::from(nth == 2);
                         current = Some(Request {
-                            correlation: Some(corr),
+                            correlation: Some(super::nth_request(&corr, nth)),
                             ..Request::default()
                         });
+                        current_id = corr;
                     }
                     if let Some(r) = current.as_mut() {
                         take_row(r, line);
@@ -488,6 +507,9 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
             } else {
                 skipped += 1;
             }
+        }
+        if shared > 0 {
+            ctx.note(super::shared_ids_note(shared));
         }
     }
 

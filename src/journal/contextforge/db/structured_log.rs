@@ -43,6 +43,14 @@ pub(super) fn log_row(c: &Cols<'_>, source: SourceRef) -> Result<(String, LogLin
     ))
 }
 
+impl LogLine {
+    /// Whether the row says a call to the upstream starts ("MCP tool call
+    /// started").
+    pub(super) fn starts_call(&self) -> bool {
+        s_at(&self.context, &["metadata", "event"]) == Some("mcp_call_started")
+    }
+}
+
 fn s_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     let mut v = v;
     for k in path {
