@@ -234,6 +234,42 @@ impl End {
         }
     }
 
+    /// The event this answer is, and why it is read so when its error text
+    /// decided it ([`TIMEOUT_READ`]).
+    pub(crate) fn into_event(self) -> (EventKind, Option<&'static str>) {
+        match self {
+            End::Rejected { reason } => (EventKind::Rejected { reason }, None),
+            End::DispatchFailed { error } => (EventKind::DispatchFailed { error }, None),
+            End::TimedOut { error } => (
+                EventKind::response_outcome(OutcomeKind::Unknown, error, None),
+                None,
+            ),
+            End::TimeoutInAnswer {
+                error,
+                result_reference,
+            } => (
+                EventKind::response_outcome(OutcomeKind::Unknown, Some(error), result_reference),
+                Some(TIMEOUT_READ),
+            ),
+            End::Outcome {
+                outcome,
+                error,
+                status,
+                result_reference,
+            } => (
+                EventKind::Outcome {
+                    outcome,
+                    target_status: status,
+                    exit_status: None,
+                    texts: OutcomeTexts::new(error, result_reference),
+                    replayed: false,
+                    observed_via: ObservedVia::Response,
+                },
+                None,
+            ),
+        }
+    }
+
     /// Whether the answer shows that the call reached the target.
     fn implies_dispatch(&self) -> bool {
         match self {
@@ -550,44 +586,13 @@ impl Pending {
                 }),
             );
         }
-        let timeout_read = matches!(a.end, End::TimeoutInAnswer { .. });
-        let kind = match a.end {
-            End::Rejected { reason } => EventKind::Rejected { reason },
-            End::DispatchFailed { error } => EventKind::DispatchFailed { error },
-            End::TimedOut { error } => {
-                EventKind::response_outcome(OutcomeKind::Unknown, error, None)
-            }
-            End::TimeoutInAnswer {
-                error,
-                result_reference,
-            } => EventKind::Outcome {
-                outcome: OutcomeKind::Unknown,
-                target_status: None,
-                exit_status: None,
-                texts: OutcomeTexts::new(Some(error), result_reference),
-                replayed: false,
-                observed_via: ObservedVia::Response,
-            },
-            End::Outcome {
-                outcome,
-                error,
-                status,
-                result_reference,
-            } => EventKind::Outcome {
-                outcome,
-                target_status: status,
-                exit_status: None,
-                texts: OutcomeTexts::new(error, result_reference),
-                replayed: false,
-                observed_via: ObservedVia::Response,
-            },
-        };
+        let (kind, inferred) = a.end.into_event();
         let facts = ReaderFacts {
             pairing: a.pairing,
             request: (a.source != self.source).then_some(self.source),
             layer: self.layer,
             links: a.links,
-            inferred: timeout_read.then(|| TIMEOUT_READ.to_string()),
+            inferred: inferred.map(str::to_string),
             ..ReaderFacts::default()
         };
         ctx.event(

@@ -609,14 +609,16 @@ pub(crate) fn emit(
         }
         End::Answered { outcome, error, at } => {
             tool_answered = true;
+            // The tool's own error text may say it timed out or lost its
+            // connection on the target's side: what it did is unknown.
+            let (kind, inferred) =
+                crate::journal::exchange::End::response(outcome, error, None).into_event();
             ctx.event(
                 &id,
-                Event::new(
-                    at.at,
-                    EventKind::response_outcome(outcome, error, None),
-                    at.source,
-                )
-                .with_facts(facts(ReaderFacts::default())),
+                Event::new(at.at, kind, at.source).with_facts(facts(ReaderFacts {
+                    inferred: inferred.map(str::to_string),
+                    ..ReaderFacts::default()
+                })),
             );
         }
         End::Unknown { error, at } => {

@@ -406,6 +406,59 @@ fn openllmetry_spans_give_arguments_and_the_servers_reply() {
     assert_eq!(action.tool(), Some("deploy"));
 }
 
+/// A tool that acted and then answered with an error saying it timed out
+/// (OpenLLMetry, content capture on: `error.type` `tool_error`). The
+/// client received that answer: it did not stop waiting, and the tool's
+/// timeout leaves what the target did unknown. It was read as the
+/// client's timeout (delivery failed) and the server's write as a definite
+/// failure, so a retry that made the target act twice was `safe_retry`.
+#[test]
+fn a_tool_error_that_speaks_of_a_timeout_is_an_answer_with_an_unknown_outcome() {
+    const TEXT: &str = "Error executing tool charge_card: Timed out waiting for the payment provider (request may have been applied)";
+    let mut tool = span(TRACE_A, "00000000000000c1", "charge_card.tool", 1, 0, 6);
+    tool.attrs = vec![
+        ("traceloop.span.kind", json!("tool")),
+        ("traceloop.entity.name", json!("charge_card")),
+        (
+            "traceloop.entity.input",
+            json!(r#"{"tool_name": "charge_card", "arguments": {"amount": 5}}"#),
+        ),
+        ("error.type", json!("tool_error")),
+    ];
+    tool.status = Some((2, TEXT));
+    let mut write = span(TRACE_A, "00000000000000a1", "ResponseStreamWriter", 1, 1, 1);
+    write.parent = Some("00000000000000c1");
+    write.attrs = vec![("mcp.request.id", json!("2"))];
+    let mut reply = span(TRACE_A, "00000000000000b1", "ResponseStreamWriter", 1, 4, 4);
+    reply.parent = Some("00000000000000a1");
+    reply.attrs = vec![
+        ("mcp.request.id", json!("2")),
+        (
+            "mcp.response.value",
+            json!(format!(
+                r#"{{"content": [{{"type": "text", "text": "{TEXT}"}}], "isError": true}}"#
+            )),
+        ),
+    ];
+    let text = lines(&[
+        batch("lab-agent", "a1", &[tool, write]),
+        batch("lab-tools", "t1", &[reply]),
+    ]);
+    let (_, m) = read(&text);
+    let ev = events(&m, TRACE_A, "00000000000000c1");
+    assert!(
+        ev.contains(&("delivered", Some(Layer::Client), None)),
+        "{ev:?}"
+    );
+    assert!(!ev.iter().any(|e| e.0 == "delivery_failed"), "{ev:?}");
+    for layer in [Layer::Client, Layer::Server] {
+        assert!(
+            ev.contains(&("outcome", Some(layer), Some(OutcomeKind::Unknown))),
+            "{ev:?}"
+        );
+    }
+}
+
 #[test]
 fn a_gateway_span_joins_the_one_client_span_it_fits() {
     let mut invoke = span(TRACE_B, "00000000000000d1", "tool.invoke", 1, 30, 90);

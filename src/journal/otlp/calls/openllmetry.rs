@@ -9,7 +9,7 @@ use super::{
 use crate::journal::ReadCtx;
 use crate::journal::exchange::{self, Answer, Call, Delivery, Dispatch, End};
 use crate::journal::otlp::span::{Span, StatusCode};
-use crate::model::{Arguments, CallRef, Event, EventKind, Layer, OutcomeKind, ReaderFacts};
+use crate::model::{Arguments, CallRef, Event, Layer, OutcomeKind, ReaderFacts};
 use serde_json::{Value, json};
 
 /// Whether a tool result (`CallToolResult` JSON) says the tool failed.
@@ -18,6 +18,19 @@ fn is_error_result(v: &str) -> Option<bool> {
         Ok(Value::Object(m)) => Some(m.get("isError").and_then(Value::as_bool) == Some(true)),
         _ => None,
     }
+}
+
+/// The text of a `tools/call` result (`mcp.response.value`): its `text`
+/// content items joined by a space; `None` when it has none.
+fn result_text(v: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(v).ok()?;
+    let texts: Vec<&str> = v
+        .get("content")?
+        .as_array()?
+        .iter()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join(" "))
 }
 
 /// OpenLLMetry's client `NAME.tool` span, with the server's response write
@@ -53,7 +66,16 @@ pub(super) fn llm_tool(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &
             None => "the tool span is the call being sent".into(),
         }),
     };
-    let (dispatch, end, delivery) = if timed_out(s) {
+    // A tool error is the tool's answer, which the client received: its
+    // text may speak of a timeout (the tool's own, on the target's side),
+    // which `End::response` reads; the client did not stop waiting.
+    let (dispatch, end, delivery) = if s.str_attr("error.type") == Some("tool_error") {
+        (
+            sent,
+            End::response(OutcomeKind::Failure, s.error_text(), None),
+            Delivery::Delivered,
+        )
+    } else if timed_out(s) {
         (
             sent,
             End::TimedOut {
@@ -75,12 +97,6 @@ pub(super) fn llm_tool(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &
                 error: s.error_text().unwrap_or_default(),
             },
             Delivery::NotRecorded,
-        )
-    } else if s.str_attr("error.type") == Some("tool_error") {
-        (
-            sent,
-            End::response(OutcomeKind::Failure, s.error_text(), None),
-            Delivery::Delivered,
         )
     } else if s.failed() {
         (
@@ -137,7 +153,11 @@ pub(super) fn llm_tool(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &
     // The server's write of the response: the tool had finished.
     let value = r.str_attr("mcp.response.value");
     let (outcome, error) = match value.and_then(is_error_result) {
-        Some(true) => (OutcomeKind::Failure, r.error_text()),
+        // The error result's own text, when the span keeps none.
+        Some(true) => (
+            OutcomeKind::Failure,
+            r.error_text().or_else(|| value.and_then(result_text)),
+        ),
         Some(false) => (OutcomeKind::Success, None),
         None if r.failed() => (OutcomeKind::Failure, r.error_text()),
         None => (
@@ -148,20 +168,20 @@ pub(super) fn llm_tool(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &
             ),
         ),
     };
+    // A tool's error text may say it timed out or lost its connection on
+    // the target's side: what the target did is then unknown.
+    let (kind, inferred) = End::response(outcome, error, None).into_event();
     ctx.event(
         &id,
-        Event::new(
-            r.start,
-            EventKind::response_outcome(outcome, error, None),
-            r.source,
-        )
-        .with_extra(span_extra(r))
-        .with_facts(ReaderFacts {
-            layer: Some(Layer::Server),
-            links: vec![span_link(r)],
-            request: Some(s.source),
-            ..ReaderFacts::default()
-        }),
+        Event::new(r.start, kind, r.source)
+            .with_extra(span_extra(r))
+            .with_facts(ReaderFacts {
+                layer: Some(Layer::Server),
+                links: vec![span_link(r)],
+                request: Some(s.source),
+                inferred: inferred.map(str::to_string),
+                ..ReaderFacts::default()
+            }),
     );
     true
 }
