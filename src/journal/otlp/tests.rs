@@ -326,6 +326,45 @@ fn a_client_span_no_server_answers_has_no_delivery_when_servers_are_traced() {
     assert_eq!(a[2].2, Some(OutcomeKind::Unknown));
 }
 
+/// The server restarted under a call: its handler span ended UNSET, as a
+/// finished one does, and the client received JSON-RPC error -32603
+/// 13 ms later. That was read as a success delivered, and the retry that
+/// made the target act again as a `distinct_intent`. The error came in
+/// place of the result: not delivered; and the server span does not show
+/// that the tool finished: outcome unknown.
+#[test]
+fn an_internal_error_in_place_of_the_answer_is_no_delivery_and_no_success() {
+    let mut c = client(TRACE_A, "00000000000000c1", "deploy", "3", 0, 3_013);
+    c.status = Some((2, "Server returned an error response"));
+    c.attrs.push(("error.type", json!("-32603")));
+    let text = lines(&[
+        batch("lab-agent", "a1", &[c]),
+        batch(
+            "lab-tools",
+            "t1",
+            &[server(
+                TRACE_A,
+                "0000000000000051",
+                "00000000000000c1",
+                "deploy",
+                4,
+                3_000,
+            )],
+        ),
+    ]);
+    let (_, m) = read(&text);
+    let a = events(&m, TRACE_A, "00000000000000c1");
+    assert!(
+        a.contains(&("delivery_failed", Some(Layer::Client), None)),
+        "{a:?}"
+    );
+    assert!(!a.iter().any(|e| e.0 == "delivered"), "{a:?}");
+    assert!(
+        a.contains(&("outcome", Some(Layer::Server), Some(OutcomeKind::Unknown))),
+        "{a:?}"
+    );
+}
+
 #[test]
 fn jsonrpc_refusals_were_not_executed_and_connection_errors_not_sent() {
     let mut refused = client(TRACE_A, "00000000000000c1", "deploy", "3", 0, 5);

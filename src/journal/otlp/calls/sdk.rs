@@ -66,17 +66,26 @@ pub(super) fn sdk_client(
         )
     } else if let Some(code) = jsonrpc_error(s).filter(|_| s.failed()) {
         let error = s.error_text();
-        let outcome = if REFUSAL_CODES.contains(&code) {
-            OutcomeKind::NotExecuted
+        // A refusal was the whole answer; any other error came in place of
+        // the tool's result, which did not reach the agent (docs/design.md
+        // §5.12: delivery is the client's word).
+        let (outcome, delivery) = if REFUSAL_CODES.contains(&code) {
+            (OutcomeKind::NotExecuted, Delivery::Delivered)
         } else {
-            OutcomeKind::Unknown
+            (
+                OutcomeKind::Unknown,
+                Delivery::Failed(format!(
+                    "the client received JSON-RPC error {code} ({}) in place of the tool's result",
+                    error.as_deref().unwrap_or("no message")
+                )),
+            )
         };
         (
             Dispatch::WithRequest {
                 inferred: Some(sent.into()),
             },
             End::response(outcome, error, None),
-            Delivery::Delivered,
+            delivery,
         )
     } else if s.failed() {
         (
@@ -155,6 +164,15 @@ fn caller_gave_up(idx: &Spans<'_>, s: &Span) -> Option<DateTime<Utc>> {
         .min()
 }
 
+/// When the caller of server span `s` received a JSON-RPC error other than
+/// a refusal (`-32603`, an internal error) in place of the answer: its
+/// parent client span failed so. With its code.
+fn caller_got_error(idx: &Spans<'_>, s: &Span) -> Option<(DateTime<Utc>, i64)> {
+    let parent = idx.parent(s)?;
+    let code = jsonrpc_error(parent).filter(|c| parent.failed() && !REFUSAL_CODES.contains(c))?;
+    Some((parent.end, code))
+}
+
 /// The MCP SDK's server span of one `tools/call`.
 pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &str) {
     let id = execution_id(s);
@@ -175,7 +193,24 @@ pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool:
                 )),
                 None,
             ),
-            _ => End::response(OutcomeKind::Success, None, None),
+            // A handler torn down (the server restarting under it) also
+            // ends like a finished one; its caller then gets an internal
+            // error instead of the answer, at about the same time.
+            _ => match caller_got_error(idx, s) {
+                Some((t, code)) if (s.end - t).abs() <= CANCEL_MARGIN => End::response(
+                    OutcomeKind::Unknown,
+                    Some(format!(
+                        "the handler stopped {} of its caller receiving JSON-RPC error {code} in place of the answer; the SDK ends a handler torn down (a server restarting) like a finished one, so this span does not show that the tool finished",
+                        if s.end <= t {
+                            format!("{} ahead", ms(t - s.end))
+                        } else {
+                            format!("{} after", ms(s.end - t))
+                        }
+                    )),
+                    None,
+                ),
+                _ => End::response(OutcomeKind::Success, None, None),
+            },
         }
     };
     let caller = idx.parent(s);
