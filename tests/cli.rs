@@ -1154,3 +1154,41 @@ fn a_read_only_tool_dispatched_twice_duplicates_nothing() {
         "{d:#}"
     );
 }
+
+/// A line cut short in the middle of a journal took the retry's accepted
+/// record with it: the retry's dispatch and HTTP 201 made a group of their
+/// own, `clean` with 0 calls, hidden among the clean single calls. Such a
+/// group is shown now, flagged `no_accepted_record`.
+#[test]
+fn an_execution_without_its_accepted_record_is_shown_and_flagged() {
+    let s = root().join("sample-journals");
+    let text = std::fs::read_to_string(s.join("deploy-release-incident/activity.jsonl")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    // Line 11: the retry's accepted record.
+    assert!(lines[10].contains("\"accepted\""), "{}", lines[10]);
+    lines[10] = &lines[10][..200];
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, lines.join("\n")).unwrap();
+    let v = json(&[
+        "groups",
+        "--json",
+        cut.to_str().unwrap(),
+        "--contracts",
+        s.join("contracts.toml").to_str().unwrap(),
+        "--key-file",
+        s.join("sample.key").to_str().unwrap(),
+    ]);
+    let orphan = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["tool"] == "?")
+        .unwrap_or_else(|| panic!("the orphan is listed by default: {v:#}"));
+    assert_eq!(orphan["calls"], 0, "{v:#}");
+    assert_eq!(
+        orphan["flags"],
+        serde_json::json!(["no_accepted_record"]),
+        "{v:#}"
+    );
+}

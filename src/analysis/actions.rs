@@ -181,8 +181,11 @@ pub fn action_items(
                     "Find out why {target} answered one execution of {tool} in two contradicting ways before trusting either answer."
                 ),
             ),
-            // A link to look at, not something to change.
-            FindingKind::FingerprintMismatch | FindingKind::NearDuplicate => {}
+            // A link to look at, not something to change; a journal's gap,
+            // which the bad lines it reports name.
+            FindingKind::FingerprintMismatch
+            | FindingKind::NearDuplicate
+            | FindingKind::NoAcceptedRecord => {}
         }
     }
     out

@@ -58,6 +58,10 @@ pub enum FindingKind {
     /// Two outcome events of one execution disagree on whether the target
     /// acted (a response, then a status query that says otherwise).
     OutcomeContradiction,
+    /// The journal holds events of the execution but no accepted record:
+    /// its tool, arguments and caller are unknown, so it cannot be compared
+    /// with the calls it may repeat (a bad line may have held it).
+    NoAcceptedRecord,
 }
 
 impl FindingKind {
@@ -527,6 +531,7 @@ mod tests {
                 "no_replay_contract",
                 "arguments_not_logged",
                 "outcome_contradiction",
+                "no_accepted_record",
             ]
         );
         for k in FindingKind::ALL {

@@ -112,7 +112,10 @@ impl Group {
     /// another group under another fingerprint, §4.3: its repeat may be
     /// there).
     pub fn worth_a_look(&self) -> bool {
-        self.calls >= 2 || self.verdict != Verdict::Clean || self.has(FindingKind::FingerprintDrift)
+        self.calls >= 2
+            || self.verdict != Verdict::Clean
+            || self.has(FindingKind::FingerprintDrift)
+            || self.has(FindingKind::NoAcceptedRecord)
     }
     /// Whether a finding of this kind is present.
     pub fn has(&self, k: FindingKind) -> bool {
@@ -519,6 +522,25 @@ pub(super) fn judge(
             kind: FindingKind::NoReplayContract,
             detail,
             evidence,
+        });
+    }
+    // A group of its own of an execution with no accepted record
+    // (`GroupKey::orphan`): what it is cannot be told, so it is shown.
+    if d.key.fingerprint.starts_with("orphan:")
+        && let Some(&x) = xs.first()
+    {
+        let ex = model.execution(x);
+        findings.push(Finding {
+            kind: FindingKind::NoAcceptedRecord,
+            detail: texts.of(format_args!(
+                "the journal holds {} event(s) of {} but no accepted record: its tool, arguments and caller are unknown, so it cannot be compared with the calls it may repeat (a bad line may have held it)",
+                ex.len(),
+                ex.id()
+            )),
+            evidence: vec![EvidenceRef::Event {
+                execution: x,
+                event: EventIdx::new(0),
+            }],
         });
     }
     for &x in xs {

@@ -590,6 +590,9 @@ fn events_without_an_accepted_record_still_form_a_group() {
         .expect("orphan group");
     assert_eq!(ghost.calls, 0);
     assert!(!ghost.has(FindingKind::NoReplayContract));
+    // It cannot be compared with anything: shown, and said why.
+    assert!(ghost.has(FindingKind::NoAcceptedRecord));
+    assert!(ghost.worth_a_look());
 }
 
 #[test]

@@ -129,7 +129,8 @@ impl<'a> GroupRef<'a> {
         self.g.has(k)
     }
     /// Whether the group is listed by default (docs/design.md §7: two or
-    /// more calls, or a verdict other than `clean`).
+    /// more calls, a verdict other than `clean`, or a `fingerprint_drift`
+    /// or `no_accepted_record` finding).
     pub fn worth_a_look(&self) -> bool {
         self.g.worth_a_look()
     }

@@ -277,7 +277,8 @@ pub enum Command {
         #[arg(value_name = "JOURNAL")]
         journals: Vec<PathBuf>,
         /// List every group, not only those with two or more calls, a
-        /// verdict other than clean, or a fingerprint_drift finding.
+        /// verdict other than clean, or a fingerprint_drift or
+        /// no_accepted_record finding.
         #[arg(long)]
         all: bool,
         /// Print a JSON array.
@@ -398,7 +399,8 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         group: Option<String>,
         /// Every group that `retrace groups` lists (two or more calls, a
-        /// verdict other than clean, or a fingerprint_drift finding).
+        /// verdict other than clean, or a fingerprint_drift or
+        /// no_accepted_record finding).
         #[arg(long)]
         all: bool,
         /// Output format.
