@@ -1192,3 +1192,20 @@ fn an_execution_without_its_accepted_record_is_shown_and_flagged() {
         "{v:#}"
     );
 }
+
+/// `investigate` names the intent's arguments (which release, which
+/// invoice): before, only the export, `--json` and the TUI showed them.
+#[test]
+fn investigate_names_the_arguments_of_the_intent() {
+    let out = retrace()
+        .args(["investigate", "--group", "gfc4a6c60d4"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "  arguments    {\"region\":\"us-east-1\",\"service\":\"catalog\",\"version\":\"2026.07.22\"}\n"
+        ),
+        "{text}"
+    );
+}

@@ -255,6 +255,20 @@ pub fn groups(
     Ok(())
 }
 
+/// Characters of a group's arguments `investigate` shows on their line;
+/// `--json` and the export give them whole.
+const ARGUMENTS_SHOWN: usize = 240;
+
+/// A group's arguments on one line: compact JSON, cut after
+/// [`ARGUMENTS_SHOWN`] characters with a pointer to the whole.
+fn arguments_line(args: &serde_json::Value) -> String {
+    let text = args.to_string();
+    match text.char_indices().nth(ARGUMENTS_SHOWN) {
+        Some((i, _)) => format!("{}… (--json shows them whole)", &text[..i]),
+        None => text,
+    }
+}
+
 pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     let s = &d.summary;
     let style = severity_style(s.severity);
@@ -270,6 +284,11 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "  tool         {}", escape(&s.tool))?;
     if let Some(tg) = &d.target {
         writeln!(out, "  target       {}", escape(tg))?;
+    }
+    // The arguments of the intent as fingerprinted (secret fields as
+    // their keyed references): which release, which invoice.
+    if let Some(args) = d.canonical_action.get("arguments") {
+        writeln!(out, "  arguments    {}", escape(&arguments_line(args)))?;
     }
     writeln!(out, "  actor        {}", escape(&s.actor))?;
     writeln!(out, "  intent scope {}", escape(&s.intent_scope))?;
@@ -390,4 +409,22 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_arguments_are_cut_on_a_character_with_a_pointer_to_the_whole() {
+        let short = serde_json::json!({"service": "catalog"});
+        assert_eq!(arguments_line(&short), r#"{"service":"catalog"}"#);
+        let long = serde_json::json!({"note": "é".repeat(400)});
+        let line = arguments_line(&long);
+        assert!(line.ends_with("… (--json shows them whole)"), "{line}");
+        assert_eq!(
+            line.chars().count(),
+            ARGUMENTS_SHOWN + "… (--json shows them whole)".chars().count()
+        );
+    }
 }
