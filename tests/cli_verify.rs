@@ -286,3 +286,46 @@ fn a_piped_journal_is_verified_like_a_file() {
         "{text}"
     );
 }
+
+/// `verify` reads the case file beside the journals for their anchors.
+/// It read it through a read-only connection, which in WAL mode makes the
+/// `-wal` and `-shm` files and cannot remove them: a folder verified was
+/// left with two new files. Reading leaves the folder as it was.
+#[test]
+fn verify_leaves_no_file_beside_the_case_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(SAMPLE).parent().unwrap();
+    for f in ["activity.jsonl", "sessions.jsonl"] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    retrace()
+        .args([
+            "review",
+            "decide",
+            "--decision",
+            "escalated",
+            "--note",
+            "checked",
+            "--reviewer",
+            "alice",
+            "act_01J4K8J7DX7V",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let names = || {
+        let mut n: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    let before = names();
+    assert!(
+        before.contains(&"retrace-case.sqlite".to_string()),
+        "{before:?}"
+    );
+    retrace().arg("verify").arg(dir.path()).assert().code(0);
+    assert_eq!(names(), before);
+}

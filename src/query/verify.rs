@@ -313,7 +313,9 @@ fn case_anchor(
     use crate::review::case::{Access, CaseFile};
     let mut best: Option<(u64, super::anchor::AnchorEntry, String)> = None;
     for c in cases {
-        let Ok(file) = CaseFile::open(c, Access::ReadOnly) else {
+        // Read as an investigation reads it (`Access::Read`): a read-only
+        // connection leaves the WAL's `-wal` and `-shm` files beside it.
+        let Ok(file) = CaseFile::open(c, Access::Read) else {
             continue;
         };
         let Ok((decisions, _)) = file.decisions() else {
