@@ -137,8 +137,17 @@ pub fn detect(source: &JournalSource) -> Result<Format, JournalError> {
             let text = String::from_utf8_lossy(l);
             let shown: String = text.chars().take(60).collect();
             let more = if text.chars().count() > 60 { "…" } else { "" };
+            // A line that is not JSON at all (a line cut short, the
+            // journal's only one) says so: no format was tried on it.
+            let broken = match serde_json::from_slice::<serde::de::IgnoredAny>(l) {
+                Err(e) if l.first() == Some(&b'{') => format!(
+                    "it is not valid JSON ({}: cut short?); ",
+                    crate::sanitize::escape(&e.to_string())
+                ),
+                _ => String::new(),
+            };
             format!(
-                "first line starts \"{}{more}\"",
+                "{broken}first line starts \"{}{more}\"",
                 crate::sanitize::escape(&shown)
             )
         }

@@ -357,6 +357,18 @@ mod tests {
         let e = detect(&src).unwrap_err().to_string();
         assert!(e.starts_with("x.jsonl:2: unknown journal format"), "{e}");
         assert!(e.contains("gh-aw-mcpg"), "{e}");
+        // A line cut short says it is not JSON (a journal of one such
+        // line read as "unknown format" only).
+        let src =
+            JournalSource::embedded("y.jsonl", b"{\"kind\":\"event\",\"seq\":1,\"at\":\"2026");
+        let e = detect(&src).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "y.jsonl:1: unknown journal format (it is not valid JSON (EOF while parsing"
+            ),
+            "{e}"
+        );
+        assert!(e.contains("cut short?); first line starts"), "{e}");
     }
 
     fn utc(s: &str) -> chrono::DateTime<chrono::Utc> {
