@@ -1209,3 +1209,41 @@ fn investigate_names_the_arguments_of_the_intent() {
         "{text}"
     );
 }
+
+/// A journal piped in with `--since` is read twice (the window's lookback,
+/// docs/design.md §7.2): the second read found the pipe drained and showed
+/// an empty journal, exit 0. The pipe's bytes are taken in once now.
+#[test]
+fn a_piped_journal_with_since_is_read_whole() {
+    let s = root().join("sample-journals");
+    let text = std::fs::read(s.join("deploy-release-incident/activity.jsonl")).unwrap();
+    let out = retrace()
+        .args([
+            "groups",
+            "--json",
+            "--all",
+            "/dev/stdin",
+            "--since",
+            "2026-07-22T14:04:00Z",
+        ])
+        .arg("--contracts")
+        .arg(s.join("contracts.toml"))
+        .arg("--key-file")
+        .arg(s.join("sample.key"))
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let verdicts: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["duplicate_side_effect", "clean"], "{v:#}");
+}

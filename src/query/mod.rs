@@ -142,13 +142,14 @@ impl Narrowed {
     }
 
     /// In words: `only the 3 of 12 executions that began from … until …`,
-    /// and `, with 1 earlier execution of their intents (before the window,
-    /// within the attach window)` when the lookback read any.
+    /// and `, with 1 earlier execution of their intents (begun before the
+    /// window, within the longest attach window in force)` when the
+    /// lookback read any.
     pub fn describe(&self) -> String {
         let context = match self.context {
             0 => String::new(),
-            1 => ", with 1 earlier execution of their intents (begun before the window, within its attach window)".into(),
-            n => format!(", with {n} earlier executions of their intents (begun before the window, within their attach window)"),
+            1 => ", with 1 earlier execution of their intents (begun before the window, within the longest attach window in force)".into(),
+            n => format!(", with {n} earlier executions of their intents (begun before the window, within the longest attach window in force)"),
         };
         format!(
             "only the {} of {} executions that began {} (--since/--until){context}",
@@ -344,6 +345,13 @@ impl Investigation {
                 reach: chrono::TimeDelta::from_std(reach).unwrap_or(chrono::TimeDelta::MAX),
                 leave_out: Default::default(),
             });
+        }
+        if since.is_some() {
+            // Read twice: a pipe's bytes (and a compressed file's) are taken
+            // in once, so that the second read has them too.
+            for s in &mut p.sources {
+                s.materialize()?;
+            }
         }
         let (mut journals, mut model) = read_journals(&mut p, progress, since.is_some())?;
         progress(LoadStage::Analysing);
