@@ -397,9 +397,11 @@ pub(crate) fn shared_ids_note(ids: usize) -> String {
 pub(crate) const NO_INFO_NOTE: &str = "no INFO-level line: ContextForge runs at a LOG_LEVEL above INFO (its default is ERROR), so calls that succeeded are not in its log, and whether a failed call reached the upstream is not known; LOG_LEVEL=INFO logs every call";
 
 /// Whether a log level (`levelname`, the `level` column) is INFO or
-/// finer: the level ContextForge logs each call's steps at.
+/// finer, in any case: the level ContextForge logs each call's steps at.
 pub(crate) fn logs_steps(level: &str) -> bool {
-    matches!(level, "INFO" | "DEBUG" | "TRACE" | "NOTSET")
+    ["INFO", "DEBUG", "TRACE", "NOTSET"]
+        .iter()
+        .any(|l| level.eq_ignore_ascii_case(l))
 }
 
 /// How long a journal must go on after a cancelled request for the

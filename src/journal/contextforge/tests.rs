@@ -480,3 +480,13 @@ fn requests_that_share_a_correlation_id_are_executions_of_their_own() {
         );
     }
 }
+
+#[test]
+fn log_levels_are_read_in_any_case() {
+    for l in ["INFO", "info", "Debug", "NOTSET"] {
+        assert!(logs_steps(l), "{l}");
+    }
+    for l in ["ERROR", "warning", "CRITICAL", ""] {
+        assert!(!logs_steps(l), "{l}");
+    }
+}
