@@ -32,15 +32,21 @@ use std::collections::HashMap;
 
 /// Whether the first lines look like ContextForge's JSON log: an object
 /// with `levelname` and `@timestamp` written by one of its `mcpgateway`
-/// loggers.
+/// loggers; or, in a file rotated while a call ran (its first 64 KiB may
+/// hold only the HTTP and database libraries' DEBUG lines), a line of a
+/// request: its formatter's fields (`@timestamp`, `hostname`,
+/// `process_id`) and the request's `request_id`.
 pub(super) fn sniff(first_lines: &[&[u8]]) -> bool {
     first_lines.iter().any(|l| {
         parse_object(l).is_ok_and(|m| {
-            m.contains_key("levelname")
-                && m.contains_key("@timestamp")
-                && m.get("name")
+            let has = |k: &str| m.contains_key(k);
+            has("levelname")
+                && has("@timestamp")
+                && (m
+                    .get("name")
                     .and_then(Value::as_str)
                     .is_some_and(|n| n == "mcpgateway" || n.starts_with("mcpgateway."))
+                    || (has("hostname") && has("process_id") && has("request_id")))
         })
     })
 }

@@ -490,3 +490,27 @@ fn log_levels_are_read_in_any_case() {
         assert!(!logs_steps(l), "{l}");
     }
 }
+
+/// A log rotated while a call ran (`LOG_ROTATION_ENABLED`, `LOG_LEVEL=DEBUG`)
+/// may start with 64 KiB of the HTTP and database libraries' lines and no
+/// `mcpgateway` logger's: it was refused as an unknown format. A request's
+/// line (its `request_id` with the formatter's fields) tells it.
+#[test]
+fn a_rotated_log_that_starts_with_library_lines_is_detected() {
+    let d = tempfile::tempdir().unwrap();
+    let line = r#"{"asctime": "2026-12-07T03:23:06", "name": "httpcore.http11", "levelname": "DEBUG", "message": "response_closed.started", "@timestamp": "2026-12-07T03:23:06.888722Z", "hostname": "vm", "process_id": 13900, "request_id": "bc11edad73204e7f87c69eb6217331f6"}"#;
+    let p = d.path().join("gateway.log.1");
+    std::fs::write(&p, format!("{line}\n").repeat(400)).unwrap();
+    assert_eq!(
+        detect(&JournalSource::file(&p)).unwrap(),
+        Format::ContextForge
+    );
+    // A JSON log of another program, without a request's fields, is not.
+    let other = d.path().join("other.log");
+    std::fs::write(
+        &other,
+        r#"{"name": "app", "levelname": "INFO", "message": "hi", "@timestamp": "2026-12-07T03:23:06Z"}"#,
+    )
+    .unwrap();
+    assert!(detect(&JournalSource::file(&other)).is_err());
+}
