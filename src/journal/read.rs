@@ -177,24 +177,19 @@ impl<'a> ReadCtx<'a> {
             .filter(|&&k| k == Kept::Context)
             .count();
         if self.left_out > 0 || context > 0 {
-            let (window, earlier) = match &self.lookback {
-                Some((since, _)) if context > 0 => (
-                    super::TimeWindow {
-                        since: Some(*since),
-                        until: self.window.until,
-                    },
-                    format!(
-                        "; {context} earlier call(s) of intents called in it were read with them"
-                    ),
-                ),
-                Some((since, _)) => (
-                    super::TimeWindow {
-                        since: Some(*since),
-                        until: self.window.until,
-                    },
-                    String::new(),
-                ),
-                None => (self.window, String::new()),
+            // The window the investigation asked for, which the lookback
+            // widened for reading.
+            let window = match &self.lookback {
+                Some((since, _)) => super::TimeWindow {
+                    since: Some(*since),
+                    until: self.window.until,
+                },
+                None => self.window,
+            };
+            let earlier = if context > 0 {
+                format!("; {context} earlier call(s) of intents called in it were read with them")
+            } else {
+                String::new()
             };
             self.notes.push(format!(
                 "the time window ({}) left out {} of {} records ({} call(s) that began outside it{earlier})",

@@ -153,11 +153,7 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
         ctx.note(super::shared_ids_note(shared));
     }
     if !info {
-        // "Request completed", the delivery, is an INFO line too.
-        let mut caps = super::FACTS.capabilities;
-        caps.delivery = false;
-        ctx.set_capabilities(caps);
-        ctx.note(super::NO_INFO_NOTE);
+        super::without_info_lines(ctx);
     }
     if skipped > 0 {
         ctx.note(format!(

@@ -394,7 +394,17 @@ pub(crate) fn shared_ids_note(ids: usize) -> String {
 
 /// The note for a source that keeps no INFO-level line: what it cannot
 /// show (docs/formats.md#contextforge).
-pub(crate) const NO_INFO_NOTE: &str = "no INFO-level line: ContextForge runs at a LOG_LEVEL above INFO (its default is ERROR), so calls that succeeded are not in its log, and whether a failed call reached the upstream is not known; LOG_LEVEL=INFO logs every call";
+const NO_INFO_NOTE: &str = "no INFO-level line: ContextForge runs at a LOG_LEVEL above INFO (its default is ERROR), so calls that succeeded are not in its log, and whether a failed call reached the upstream is not known; LOG_LEVEL=INFO logs every call";
+
+/// For a source with no INFO-level line: records no delivery ("Request
+/// completed", the delivery, is an INFO line) and says what such a source
+/// cannot show ([`NO_INFO_NOTE`]).
+pub(crate) fn without_info_lines(ctx: &mut ReadCtx<'_>) {
+    let mut caps = FACTS.capabilities;
+    caps.delivery = false;
+    ctx.set_capabilities(caps);
+    ctx.note(NO_INFO_NOTE);
+}
 
 /// Whether a log level (`levelname`, the `level` column) is INFO or
 /// finer, in any case: the level ContextForge logs each call's steps at.

@@ -566,11 +566,7 @@ pub(crate) fn read_tables(ctx: &mut ReadCtx<'_>, b: &mut dyn Backend) -> Result<
         ));
     }
     if log_rows > 0 && !info {
-        // "Request completed", the delivery, is an INFO line too.
-        let mut caps = super::FACTS.capabilities;
-        caps.delivery = false;
-        ctx.set_capabilities(caps);
-        ctx.note(super::NO_INFO_NOTE);
+        super::without_info_lines(ctx);
     }
     if skipped > 0 {
         ctx.note(format!(
