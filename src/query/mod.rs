@@ -170,7 +170,7 @@ fn narrowed(model: &Model, journals: &[LoadedJournal], window: TimeWindow) -> Op
     let context = window.since.map_or(0, |since| {
         model
             .executions()
-            .filter(|x| x.started_at().is_some_and(|t| t < since))
+            .filter(|&x| began_before(x, since))
             .count()
     });
     let left_out: u64 = journals.iter().map(|j| j.left_out_executions).sum();
@@ -251,6 +251,13 @@ fn analyze_as(
     }
 }
 
+/// Whether execution `x` began before `since`: read as the lookback of a
+/// `--since` window (docs/design.md §7.2). When an execution began is
+/// [`crate::model::ExecutionRef::started_at`].
+fn began_before(x: crate::model::ExecutionRef<'_>, since: chrono::DateTime<chrono::Utc>) -> bool {
+    x.started_at().is_some_and(|t| t < since)
+}
+
 /// The executions that began before `since` in groups none of whose
 /// executions began at or after it: read only as the lookback of a window
 /// (docs/design.md §7.2), they are left out of the investigation.
@@ -259,7 +266,7 @@ fn context_only(
     analysis: &Analysis,
     since: chrono::DateTime<chrono::Utc>,
 ) -> std::collections::HashSet<String> {
-    let before = |x: ExecIdx| model.execution(x).started_at().is_some_and(|t| t < since);
+    let before = |x: ExecIdx| began_before(model.execution(x), since);
     analysis
         .groups
         .iter()
@@ -431,12 +438,7 @@ impl Investigation {
     pub fn before_window(&self, x: ExecIdx) -> bool {
         self.window
             .and_then(|n| n.window.since)
-            .is_some_and(|since| {
-                self.model
-                    .execution(x)
-                    .started_at()
-                    .is_some_and(|t| t < since)
-            })
+            .is_some_and(|since| began_before(self.model.execution(x), since))
     }
 
     /// Notes about the analysis as a whole (no contracts, no key, a
