@@ -45,6 +45,11 @@ fn names(x: &Execution) -> Vec<&'static str> {
     x.events.iter().map(|e| e.kind.name()).collect()
 }
 
+/// Whether the journal has a note that starts with `text`.
+fn has_note(j: &LoadedJournal, text: &str) -> bool {
+    j.notes.iter().any(|n| n.starts_with(text))
+}
+
 #[test]
 fn the_database_and_the_log_are_detected_as_contextforge() {
     let d = tempfile::tempdir().unwrap();
@@ -369,13 +374,7 @@ fn a_log_without_info_lines_does_not_say_nothing_was_sent() {
             .is_some_and(|e| e.contains("no INFO-level line")),
         "{error:?}"
     );
-    assert!(
-        j[0].notes
-            .iter()
-            .any(|n| n.starts_with("no INFO-level line")),
-        "{:?}",
-        j[0].notes
-    );
+    assert!(has_note(&j[0], "no INFO-level line"), "{:?}", j[0].notes);
     assert!(!j[0].capabilities.delivery);
     // The same log at INFO keeps its reading.
     let (j, m) = read(&[&fixture("gateway.log")]);
@@ -401,13 +400,7 @@ fn a_database_without_info_rows_or_without_rows_records_no_delivery() {
     );
     let (j, m) = read(&[&db]);
     assert!(!j[0].capabilities.delivery);
-    assert!(
-        j[0].notes
-            .iter()
-            .any(|n| n.starts_with("no INFO-level line")),
-        "{:?}",
-        j[0].notes
-    );
+    assert!(has_note(&j[0], "no INFO-level line"), "{:?}", j[0].notes);
     for x in of(&m, "lab-tools-deploy-release") {
         assert!(!names(&x).contains(&"dispatch_failed"), "{:?}", names(&x));
     }
@@ -416,9 +409,10 @@ fn a_database_without_info_rows_or_without_rows_records_no_delivery() {
     let (j, _) = read(&[&db]);
     assert!(!j[0].capabilities.delivery);
     assert!(
-        j[0].notes
-            .iter()
-            .any(|n| n.contains("structured_log_entries table holds no row")),
+        has_note(
+            &j[0],
+            "the database's structured_log_entries table holds no row"
+        ),
         "{:?}",
         j[0].notes
     );
@@ -472,9 +466,7 @@ fn requests_that_share_a_correlation_id_are_executions_of_their_own() {
             names(&deploys[1])
         );
         assert!(
-            j[0].notes
-                .iter()
-                .any(|n| n.starts_with("1 correlation id(s) carried several HTTP requests")),
+            has_note(&j[0], "1 correlation id(s) carried several HTTP requests"),
             "{:?}",
             j[0].notes
         );
