@@ -332,6 +332,12 @@ impl JournalReader for OtlpReader {
             c.gateway_joined,
             c.other
         ));
+        if c.callers_inferred > 0 {
+            ctx.note(format!(
+                "{} server spans' callers sent trace context, but their own spans are in no journal loaded (a caller killed before its exporter ran leaves this); each is attributed to the only service seen calling its server, so that its retry is compared with it",
+                c.callers_inferred
+            ));
+        }
         if c.read_elsewhere > 0 {
             ctx.note(format!(
                 "{} of its spans are in a journal loaded before it too (the same spans twice), and are read there, once",

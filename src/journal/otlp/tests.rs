@@ -666,3 +666,126 @@ fn sessions_are_service_instances() {
         ]
     );
 }
+
+/// The actor of the execution of span `id`.
+fn actor_of(m: &Model, trace: &str, id: &str) -> String {
+    let xs = m.to_executions();
+    let x = &xs[m
+        .execution_index(&format!("otel:{trace}:{id}"))
+        .expect("execution")];
+    x.action()
+        .and_then(|a| a.actor())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// An agent killed mid-call never exports its client span: the server's
+/// span of that call points at a parent no journal holds. Its retry, from
+/// the agent restarted, is traced whole.
+fn killed_then_retried(other_caller: bool, first_has_parent: bool) -> String {
+    let mut first = server(
+        TRACE_A,
+        "0000000000000051",
+        "00000000000000c1",
+        "deploy",
+        4,
+        1_000,
+    );
+    if !first_has_parent {
+        first.parent = None;
+    }
+    let mut spans = vec![
+        first,
+        server(
+            TRACE_B,
+            "0000000000000052",
+            "00000000000000c2",
+            "deploy",
+            6_004,
+            6_050,
+        ),
+    ];
+    let mut parts = vec![batch(
+        "lab-agent",
+        "a2",
+        &[client(
+            TRACE_B,
+            "00000000000000c2",
+            "deploy",
+            "3",
+            6_000,
+            6_060,
+        )],
+    )];
+    if other_caller {
+        const TRACE_C: &str = "0af7651916cd43dd8448eb211c80319c";
+        spans.push(server(
+            TRACE_C,
+            "0000000000000053",
+            "00000000000000c3",
+            "status",
+            7_004,
+            7_010,
+        ));
+        parts.push(batch(
+            "ops-bot",
+            "o1",
+            &[client(
+                TRACE_C,
+                "00000000000000c3",
+                "status",
+                "1",
+                7_000,
+                7_020,
+            )],
+        ));
+    }
+    parts.push(batch("lab-tools", "t1", &spans));
+    lines(&parts)
+}
+
+#[test]
+fn a_call_whose_caller_was_killed_is_the_lone_callers_and_meets_its_retry() {
+    let (j, m) = read(&killed_then_retried(false, true));
+    assert_eq!(
+        actor_of(&m, TRACE_A, "0000000000000051"),
+        "service:lab-agent"
+    );
+    assert_eq!(
+        actor_of(&m, TRACE_B, "00000000000000c2"),
+        "service:lab-agent"
+    );
+    assert!(
+        j.notes
+            .iter()
+            .any(|n| n.contains("1 server spans' callers")),
+        "{:?}",
+        j.notes
+    );
+    let xs = m.to_executions();
+    let x = &xs[m
+        .execution_index(&format!("otel:{TRACE_A}:0000000000000051"))
+        .expect("execution")];
+    let said = x
+        .events
+        .iter()
+        .filter_map(|e| e.extra().get("otel.caller").and_then(Value::as_str))
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(said.contains("inferred"), "{said}");
+
+    // Two services call the server: the caller cannot be told.
+    let (j, m) = read(&killed_then_retried(true, true));
+    assert_eq!(
+        actor_of(&m, TRACE_A, "0000000000000051"),
+        "caller-of:service:lab-tools"
+    );
+    assert!(!j.notes.iter().any(|n| n.contains("server spans' callers")));
+    // No parent at all: an uninstrumented caller, not the traced one.
+    let (_, m) = read(&killed_then_retried(false, false));
+    assert_eq!(
+        actor_of(&m, TRACE_A, "0000000000000051"),
+        "caller-of:service:lab-tools"
+    );
+}

@@ -46,7 +46,7 @@ use gateway::{gateway, match_gateways};
 use openllmetry::llm_tool;
 use sdk::{sdk_client, sdk_server};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// How long after its caller gave up (a client's or gateway's timeout) a
 /// server span that ends without error is read as cancelled rather than
@@ -77,6 +77,10 @@ pub struct Spans<'a> {
     client_of_invoke: HashMap<usize, usize>,
     /// Whether any span is an SDK server span of a `tools/call`.
     has_sdk_servers: bool,
+    /// The services seen calling each service's MCP server: by the
+    /// server's `service.name`, the `service.name`s of the exported
+    /// CLIENT spans that are parents of its MCP SERVER spans (any method).
+    callers: HashMap<&'a str, BTreeSet<&'a str>>,
     /// Spans by journal, for notes.
     per_journal: Vec<(JournalId, usize)>,
 }
@@ -108,6 +112,23 @@ impl<'a> Spans<'a> {
                 children.entry(pi).or_default().push(i);
             }
         }
+        let mut callers: HashMap<&'a str, BTreeSet<&'a str>> = HashMap::new();
+        for s in &unique {
+            if s.kind != Kind::Server || s.str_attr("mcp.method.name").is_none() {
+                continue;
+            }
+            let parent = s
+                .parent
+                .as_deref()
+                .and_then(|p| by_id.get(&(s.trace.as_str(), p)))
+                .map(|&i| unique[i]);
+            if let (Some(server), Some(p)) = (s.resource.service.as_deref(), parent)
+                && p.kind == Kind::Client
+                && let Some(caller) = p.resource.service.as_deref()
+            {
+                callers.entry(server).or_default().insert(caller);
+            }
+        }
         let roles: Vec<Option<Role>> = unique.iter().map(|s| role(s).ok().flatten()).collect();
         let has_sdk_servers = roles.iter().any(|r| matches!(r, Some(Role::SdkServer(_))));
         let gateway_of = match_gateways(&unique, &roles);
@@ -119,7 +140,27 @@ impl<'a> Spans<'a> {
             gateway_of,
             client_of_invoke,
             has_sdk_servers,
+            callers,
             per_journal,
+        }
+    }
+
+    /// The service that called server span `s` when its own span is not
+    /// among those loaded but can be told all the same: `s` carries a
+    /// parent span id (its caller sent W3C trace context, so the caller
+    /// is instrumented) that no loaded span has, and exactly one service
+    /// is seen calling `s`'s service. A caller killed before its exporter
+    /// ran leaves exactly this (docs/formats.md#otlp-json, "A caller
+    /// whose span is missing"). `None` otherwise: a server span without a
+    /// parent (an uninstrumented caller), or several services calling.
+    fn lone_caller(&self, s: &Span) -> Option<&'a str> {
+        if s.parent.is_none() || self.parent(s).is_some() {
+            return None;
+        }
+        let set = self.callers.get(s.resource.service.as_deref()?)?;
+        match (set.len(), set.first()) {
+            (1, Some(&c)) => Some(c),
+            _ => None,
         }
     }
 
@@ -420,6 +461,10 @@ pub struct Counts {
     pub orphan_writes: usize,
     /// Spans that are not about tool calls.
     pub other: usize,
+    /// Server spans of calls whose caller's span is missing, attributed
+    /// to the only service seen calling their server
+    /// ([`Spans::lone_caller`]).
+    pub callers_inferred: usize,
     /// Spans an earlier journal loaded with it holds too (overlapping
     /// exports, the same spans as lines and as a body), read there once.
     pub read_elsewhere: usize,
@@ -477,7 +522,7 @@ pub fn emit(ctx: &mut ReadCtx<'_>, spans: &[Span], loaded: Option<&Spans<'_>>) -
             }
             Some(Role::SdkServer(tool)) => {
                 counts.server += 1;
-                sdk_server(ctx, idx, s, tool);
+                counts.callers_inferred += usize::from(sdk_server(ctx, idx, s, tool));
             }
             Some(Role::LlmTool(tool)) => {
                 counts.client += 1;

@@ -173,8 +173,9 @@ fn caller_got_error(idx: &Spans<'_>, s: &Span) -> Option<(DateTime<Utc>, i64)> {
     Some((parent.end, code))
 }
 
-/// The MCP SDK's server span of one `tools/call`.
-pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &str) {
+/// The MCP SDK's server span of one `tools/call`. Returns whether its
+/// caller was inferred ([`Spans::lone_caller`]): its own span is missing.
+pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool: &str) -> bool {
     let id = execution_id(s);
     let end = if s.failed() {
         let code = jsonrpc_error(s);
@@ -214,9 +215,11 @@ pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool:
         }
     };
     let caller = idx.parent(s);
-    let actor = match caller {
-        Some(c) => service_actor(c),
-        None => unknown_caller(s),
+    let inferred = caller.is_none().then(|| idx.lone_caller(s)).flatten();
+    let actor = match (caller, inferred) {
+        (Some(c), _) => service_actor(c),
+        (None, Some(svc)) => (format!("service:{svc}"), format!("service:{svc}")),
+        (None, None) => unknown_caller(s),
     };
     let mut call = Call::new(
         id,
@@ -235,6 +238,18 @@ pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool:
         },
     );
     call.extra = span_extra(s);
+    if let Some(svc) = inferred {
+        call.extra.insert(
+            "otel.caller".into(),
+            format!(
+                "service:{svc}, inferred: the caller's span (trace {}, span {}) is not in the journals loaded, and {svc} is the only service seen calling {}",
+                s.trace,
+                s.parent.as_deref().unwrap_or_default(),
+                s.resource.service.as_deref().unwrap_or("unknown_service")
+            )
+            .into(),
+        );
+    }
     call.facts.arguments =
         Arguments::No("the MCP SDK's spans record the tool's name, not its arguments".into());
     call.layer = Some(Layer::Server);
@@ -246,4 +261,5 @@ pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool:
         });
     }
     exchange::exchange(ctx, call, Some(Answer::new(s.end, s.source, end)));
+    inferred.is_some()
 }
