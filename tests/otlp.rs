@@ -199,6 +199,11 @@ fn arguments_a_span_does_not_record_are_said_to_be_not_recorded() {
         "{md}"
     );
     assert!(!md.contains("deploy\\_release {}"), "{md}");
+    let text = stdout_of(&["investigate", "--group", "g7b6585d38a"], &traces);
+    assert!(
+        text.contains("  arguments    (not recorded: the MCP SDK's spans record the tool's name, not its arguments)\n"),
+        "{text}"
+    );
 }
 
 /// A call the client's and the server's spans both record is drawn as one

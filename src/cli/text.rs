@@ -287,8 +287,14 @@ pub fn investigate(d: &GroupDetail, out: &mut dyn Write) -> io::Result<()> {
     }
     // The arguments of the intent as fingerprinted (secret fields as
     // their keyed references): which release, which invoice.
+    // A journal that logs no arguments fingerprints `{}`, which is not
+    // what the call asked for: said as the review queue says it.
     if let Some(args) = d.canonical_action.get("arguments") {
-        writeln!(out, "  arguments    {}", escape(&arguments_line(args)))?;
+        let shown = crate::query::words::arguments_words(
+            &arguments_line(args),
+            d.arguments_recorded.as_deref(),
+        );
+        writeln!(out, "  arguments    {}", escape(&shown))?;
     }
     writeln!(out, "  actor        {}", escape(&s.actor))?;
     writeln!(out, "  intent scope {}", escape(&s.intent_scope))?;

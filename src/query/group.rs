@@ -271,6 +271,7 @@ impl GroupRef<'_> {
                 .collect(),
             contract: (*self.g.contract).clone(),
             canonical_action: self.canonical_action(),
+            arguments_recorded: self.arguments_recorded(),
             action_items: self.action_items(),
             effects: self.effects(),
         }

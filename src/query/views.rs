@@ -315,6 +315,11 @@ pub struct GroupDetail {
     pub contract: ToolContract,
     /// The canonical action record that was fingerprinted.
     pub canonical_action: Value,
+    /// What the journals lack of the arguments, when they lack any: the
+    /// label of [`crate::model::Arguments`] (`no: <why>`, `partly: <why>`);
+    /// absent when they hold them whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments_recorded: Option<String>,
     /// What to change so that it does not happen again.
     pub action_items: Vec<ActionItem>,
     /// What the target did, counted over the group's executions.
