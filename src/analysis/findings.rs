@@ -364,6 +364,7 @@ pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
     if members.iter().all(|&i| argument_count(&groups[i]) == first) {
         return;
     }
+    unrecorded_drift(model, groups, members, found);
     // For each group: the canonical record without its arguments, and
     // its arguments; then every "arguments minus one" form.
     let mut full: HashMap<String, usize> = HashMap::new();
@@ -410,6 +411,86 @@ pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
             ));
         }
     }
+}
+
+/// Groups of a bucket whose calls' arguments were not recorded (a journal
+/// that logs the arguments of some calls only: ContextForge's
+/// `LOG_DETAILED_SAMPLE_RATE` below 1, a capture switched off in one
+/// process) met with the groups of the same bucket whose arguments were,
+/// when their calls ran within the attach window of each other: the
+/// unrecorded call fingerprints as a call with no arguments, so a retry of
+/// a recorded call, unrecorded, lands in a group of its own
+/// (docs/design.md §4.3). Added to `found` as (group, detail), both ways.
+fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
+    model: &Model,
+    groups: &G,
+    members: &[usize],
+    found: &mut Vec<(usize, String)>,
+) {
+    use crate::model::Arguments;
+    let recorded = |g: &Group| {
+        g.executions
+            .first()
+            .and_then(|&x| model.execution(x).arguments_recorded().cloned())
+    };
+    let mut blind: Vec<(usize, String)> = Vec::new();
+    let mut sighted: Vec<usize> = Vec::new();
+    for &i in members {
+        let g = &groups[i];
+        match recorded(g) {
+            Some(Arguments::No(why)) if argument_count_of(model, g) == 0 => blind.push((i, why)),
+            Some(Arguments::No(_)) => {}
+            _ if argument_count_of(model, g) > 0 => sighted.push(i),
+            _ => {}
+        }
+    }
+    if blind.is_empty() || sighted.is_empty() {
+        return;
+    }
+    // Within the attach window: the later group's first call no later
+    // than the window after the other's last.
+    let near = |a: &Group, b: &Group| match (a.first_at, a.last_at, b.first_at, b.last_at) {
+        (Some(af), Some(al), Some(bf), Some(bl)) => {
+            let w = a.contract.attach_window.max(b.contract.attach_window);
+            af <= bl + w && bf <= al + w
+        }
+        _ => false,
+    };
+    for (b, why) in &blind {
+        let matched: Vec<usize> = sighted
+            .iter()
+            .copied()
+            .filter(|&s| near(&groups[*b], &groups[s]))
+            .collect();
+        if matched.is_empty() {
+            continue;
+        }
+        let ids: Vec<&str> = matched.iter().map(|&s| groups[s].id.as_str()).collect();
+        found.push((
+            *b,
+            format!(
+                "may be the same intent as {}: its calls' arguments were not recorded ({why}), so they fingerprint as a call without arguments, and calls of the same tool by the same actor ran within the attach window there",
+                ids.join(", ")
+            ),
+        ));
+        for s in matched {
+            found.push((
+                s,
+                format!(
+                    "calls of the same tool by the same actor whose arguments were not recorded ({}) ran within the attach window: they may repeat this intent",
+                    groups[*b].id
+                ),
+            ));
+        }
+    }
+}
+
+/// How many arguments the first call of `g` carries, as written.
+fn argument_count_of(model: &Model, g: &Group) -> usize {
+    g.executions
+        .first()
+        .and_then(|&x| model.execution(x).action())
+        .map_or(0, argument_count)
 }
 
 /// [`ActionRecord::argument_count`], read from the record's RFC 8785 text

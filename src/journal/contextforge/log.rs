@@ -109,7 +109,7 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
             && open.get(&rid).is_some_and(|r| r.received.is_some())
             && let Some(r) = open.remove(&rid)
         {
-            if emit(ctx, r, end, (false, info)) {
+            if emit_logged(ctx, r, end, info) {
                 emitted += 1;
             } else {
                 skipped += 1;
@@ -131,7 +131,7 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
         };
         let done = take_line(r, &m, mark)?;
         if done && let Some(r) = open.remove(&rid) {
-            if emit(ctx, r, end, (false, info)) {
+            if emit_logged(ctx, r, end, info) {
                 emitted += 1;
             } else {
                 skipped += 1;
@@ -141,7 +141,7 @@ pub(super) fn read(ctx: &mut ReadCtx<'_>) -> Result<(), JournalError> {
     })?;
     for rid in order {
         if let Some(r) = open.remove(&rid) {
-            if emit(ctx, r, end, (false, info)) {
+            if emit_logged(ctx, r, end, info) {
                 emitted += 1;
             } else {
                 skipped += 1;
@@ -275,6 +275,24 @@ fn take_line(r: &mut Request, m: &Map<String, Value>, mark: Mark) -> Result<bool
         });
     }
     Ok(false)
+}
+
+/// [`emit`] of a request read from the log: one without its "Incoming
+/// request" line says why its arguments are missing (the database's own
+/// words, which point at this log, would not).
+fn emit_logged(
+    ctx: &mut ReadCtx<'_>,
+    mut r: Request,
+    end: Option<DateTime<Utc>>,
+    info: bool,
+) -> bool {
+    if r.received.is_none() && r.arguments.is_none() && r.arguments_note.is_none() {
+        r.arguments_note = Some(
+            "the log holds no \"Incoming request\" line for this call, the only line with its arguments (LOG_REQUESTS off, or the request not sampled: LOG_DETAILED_SAMPLE_RATE below 1)"
+                .into(),
+        );
+    }
+    emit(ctx, r, end, (false, info))
 }
 
 /// Reads "POST /rpc\nQuery params: …\nHeaders: …\nBody: {…}".

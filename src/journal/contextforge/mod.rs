@@ -504,7 +504,7 @@ pub(crate) fn emit(
         (Some(_), None) => Arguments::Full,
         (Some(_), Some(n)) => Arguments::Partly(n.clone()),
         (None, n) => Arguments::No(n.clone().unwrap_or_else(|| {
-            "ContextForge's database keeps an argument count, not the arguments; its log's request body has them".into()
+            "ContextForge's database keeps an argument count, not the arguments; its log has them in each request's \"Incoming request\" line, for the requests it logs (LOG_REQUESTS; a sample of them when LOG_DETAILED_SAMPLE_RATE is below 1)".into()
         })),
     };
     let mut accepted_links = links.clone();

@@ -506,3 +506,51 @@ fn a_rotated_log_that_starts_with_library_lines_is_detected() {
     .unwrap();
     assert!(detect(&JournalSource::file(&other)).is_err());
 }
+
+/// With `LOG_DETAILED_SAMPLE_RATE` below 1, ContextForge logs the request
+/// line (and with it the arguments) of some requests only. A retry whose
+/// line was not sampled fingerprinted as a call without arguments: a group
+/// of its own, `clean`, with nothing pointing at the call it repeats.
+#[test]
+fn a_retry_whose_request_line_was_not_sampled_points_at_the_call_it_may_repeat() {
+    use crate::analysis::{Config, FindingKind, analyze};
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("gateway.log")).unwrap();
+    let retry = "d3e64e2515bc45fbadbf80111355504b";
+    let unsampled: String = text
+        .lines()
+        .filter(|l| !(l.contains(retry) && l.contains("Incoming request")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(unsampled.len() < text.len(), "the retry's request line");
+    let log = d.path().join("gateway.log");
+    std::fs::write(&log, unsampled).unwrap();
+    let (j, m) = read(&[&log]);
+    let deploys = of(&m, "lab-tools-deploy-release");
+    assert_eq!(deploys.len(), 2);
+    let a = analyze(&m, &j, &Config::default());
+    let group_of = |id: &str| {
+        let x = m.execution_index(&format!("contextforge:{id}")).unwrap();
+        &a.groups[a.execution_group[x].get()]
+    };
+    let (first, again) = (
+        group_of("39962c49b13849849a8a0d49e4eeabef"),
+        group_of(retry),
+    );
+    assert_ne!(first.id, again.id, "no arguments: another fingerprint");
+    let drift = |g: &crate::analysis::Group| {
+        g.findings
+            .iter()
+            .find(|f| f.kind == FindingKind::FingerprintDrift)
+            .map(|f| f.detail.to_string())
+            .unwrap_or_default()
+    };
+    assert!(
+        drift(again).contains(&format!("may be the same intent as {}", first.id))
+            && drift(again).contains("LOG_DETAILED_SAMPLE_RATE"),
+        "{}",
+        drift(again)
+    );
+    assert!(drift(first).contains(&again.id), "{}", drift(first));
+    assert!(again.worth_a_look());
+}
