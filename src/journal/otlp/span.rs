@@ -80,6 +80,10 @@ pub struct Span {
     pub id: String,
     /// Parent span id, when the span has one.
     pub parent: Option<String>,
+    /// Whether the span's `flags` say its parent is in its own process
+    /// (bit 0x100 "has is-remote" set, bit 0x200 "is remote" clear; OTLP
+    /// trace.proto `SpanFlags`). False when the flags do not say.
+    pub parent_is_local: bool,
     /// Span name.
     pub name: String,
     /// Span kind.
@@ -228,6 +232,8 @@ struct RawSpan {
     span_id: String,
     #[serde(rename = "parentSpanId", alias = "parent_span_id", default)]
     parent_span_id: String,
+    #[serde(default)]
+    flags: Value,
     #[serde(default)]
     name: String,
     #[serde(default)]
@@ -455,9 +461,16 @@ fn span(
             attributes: attributes(e.attributes),
         })
         .collect();
+    let flags = match &raw.flags {
+        Value::Number(n) => n.as_u64(),
+        Value::String(t) => t.parse::<u64>().ok(),
+        _ => None,
+    }
+    .unwrap_or(0);
     Ok(Span {
         trace,
         id: span_id,
+        parent_is_local: parent.is_some() && flags & 0x100 != 0 && flags & 0x200 == 0,
         parent,
         name: raw.name,
         kind,

@@ -23,6 +23,8 @@ struct S {
     attrs: Vec<(&'static str, Value)>,
     status: Option<(u8, &'static str)>,
     exception: Option<&'static str>,
+    /// OTLP `SpanFlags`, when written.
+    flags: Option<u32>,
 }
 
 const TRACE_A: &str = "e53f17b153fe9910684b275cbd928919";
@@ -40,6 +42,7 @@ fn span(trace: &'static str, id: &'static str, name: &str, kind: u8, from: u64, 
         attrs: Vec::new(),
         status: None,
         exception: None,
+        flags: None,
     }
 }
 
@@ -108,6 +111,9 @@ fn span_json(s: &S) -> Value {
     });
     if let Some(p) = s.parent {
         v["parentSpanId"] = json!(p);
+    }
+    if let Some(f) = s.flags {
+        v["flags"] = json!(f);
     }
     if let Some(e) = s.exception {
         v["events"] = json!([{"name": "exception", "timeUnixNano": (T0 + s.to * 1_000_000).to_string(),
@@ -682,7 +688,7 @@ fn actor_of(m: &Model, trace: &str, id: &str) -> String {
 /// An agent killed mid-call never exports its client span: the server's
 /// span of that call points at a parent no journal holds. Its retry, from
 /// the agent restarted, is traced whole.
-fn killed_then_retried(other_caller: bool, first_has_parent: bool) -> String {
+fn killed_then_retried(other_caller: bool, first_has_parent: bool, flags: Option<u32>) -> String {
     let mut first = server(
         TRACE_A,
         "0000000000000051",
@@ -694,6 +700,7 @@ fn killed_then_retried(other_caller: bool, first_has_parent: bool) -> String {
     if !first_has_parent {
         first.parent = None;
     }
+    first.flags = flags;
     let mut spans = vec![
         first,
         server(
@@ -746,7 +753,7 @@ fn killed_then_retried(other_caller: bool, first_has_parent: bool) -> String {
 
 #[test]
 fn a_call_whose_caller_was_killed_is_the_lone_callers_and_meets_its_retry() {
-    let (j, m) = read(&killed_then_retried(false, true));
+    let (j, m) = read(&killed_then_retried(false, true, Some(0x301)));
     assert_eq!(
         actor_of(&m, TRACE_A, "0000000000000051"),
         "service:lab-agent"
@@ -776,14 +783,21 @@ fn a_call_whose_caller_was_killed_is_the_lone_callers_and_meets_its_retry() {
     assert!(said.contains("inferred"), "{said}");
 
     // Two services call the server: the caller cannot be told.
-    let (j, m) = read(&killed_then_retried(true, true));
+    let (j, m) = read(&killed_then_retried(true, true, None));
     assert_eq!(
         actor_of(&m, TRACE_A, "0000000000000051"),
         "caller-of:service:lab-tools"
     );
     assert!(!j.notes.iter().any(|n| n.contains("server spans' callers")));
     // No parent at all: an uninstrumented caller, not the traced one.
-    let (_, m) = read(&killed_then_retried(false, false));
+    let (_, m) = read(&killed_then_retried(false, false, None));
+    assert_eq!(
+        actor_of(&m, TRACE_A, "0000000000000051"),
+        "caller-of:service:lab-tools"
+    );
+    // A parent its flags place in the server's own process (an HTTP
+    // server span not loaded): no caller's trace context, nothing told.
+    let (_, m) = read(&killed_then_retried(false, true, Some(0x100)));
     assert_eq!(
         actor_of(&m, TRACE_A, "0000000000000051"),
         "caller-of:service:lab-tools"

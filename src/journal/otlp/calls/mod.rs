@@ -147,14 +147,14 @@ impl<'a> Spans<'a> {
 
     /// The service that called server span `s` when its own span is not
     /// among those loaded but can be told all the same: `s` carries a
-    /// parent span id (its caller sent W3C trace context, so the caller
-    /// is instrumented) that no loaded span has, and exactly one service
-    /// is seen calling `s`'s service. A caller killed before its exporter
+    /// parent span id that no loaded span has, which its flags do not say
+    /// is in the server's own process (its caller sent W3C trace context),
+    /// and exactly one service is seen calling `s`'s service. A caller killed before its exporter
     /// ran leaves exactly this (docs/formats.md#otlp-json, "A caller
     /// whose span is missing"). `None` otherwise: a server span without a
     /// parent (an uninstrumented caller), or several services calling.
     fn lone_caller(&self, s: &Span) -> Option<&'a str> {
-        if s.parent.is_none() || self.parent(s).is_some() {
+        if s.parent.is_none() || s.parent_is_local || self.parent(s).is_some() {
             return None;
         }
         let set = self.callers.get(s.resource.service.as_deref()?)?;
