@@ -1247,3 +1247,61 @@ fn a_piped_journal_with_since_is_read_whole() {
         .collect();
     assert_eq!(verdicts, ["duplicate_side_effect", "clean"], "{v:#}");
 }
+
+/// A journal that records the arguments of some calls only: each call
+/// without them fingerprints alike, one group whose calls span the day.
+/// Only the recorded intents one of those calls ran within the attach
+/// window of are pointed at: the whole day's deploys were, measured by
+/// the groups' spans.
+#[test]
+fn unrecorded_arguments_point_only_at_calls_within_the_attach_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |n: u32, at: &str, args: &str| {
+        format!(
+            r#"{{"id":"00000000-0000-4000-8000-{n:012}","timestamp":"2026-12-07T{at}:00+00:00","tenant":"lab","principal_id":"lab-agent","role":"agent","method":"tools/call","tool":"lab-tools.deploy_release","upstream":"lab-tools","outcome":"ok","denial_reason":null,"latency_ms":12.0,"redaction_counts":{{}},"arguments":{args},"error":null}}"#
+        )
+    };
+    let lines = [
+        line(1, "00:00", "null"),
+        line(2, "05:00", r#"{"version":"1"}"#),
+        line(3, "07:00", r#"{"version":"2"}"#),
+        line(4, "07:05", "null"),
+        line(5, "09:00", r#"{"version":"3"}"#),
+    ];
+    let path = dir.path().join("audit-log.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = retrace()
+        .args(["groups", "--all", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let drifted: Vec<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| {
+            g["flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "fingerprint_drift")
+        })
+        .map(|g| g["first_at"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        drifted.len(),
+        2,
+        "the 07:00 deploy and the unrecorded calls: {drifted:?}"
+    );
+    // Its start is its end less its latency.
+    assert!(
+        drifted.iter().any(|t| t.contains("T06:59:59")),
+        "{drifted:?}"
+    );
+}

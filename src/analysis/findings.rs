@@ -370,6 +370,11 @@ pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
     let mut full: HashMap<String, usize> = HashMap::new();
     let mut reduced: Vec<(String, usize, String, Value)> = Vec::new();
     for &i in members {
+        // A call whose arguments were not recorded leaves none of them
+        // out: it is met by `unrecorded_drift` instead.
+        if is_unrecorded(model, &groups[i]) {
+            continue;
+        }
         let mut rec = canonical_action(model, config, &groups[i]);
         let Some(Value::Object(args)) = rec.as_object_mut().and_then(|r| r.remove("arguments"))
         else {
@@ -447,20 +452,36 @@ fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
     if blind.is_empty() || sighted.is_empty() {
         return;
     }
-    // Within the attach window: the later group's first call no later
-    // than the window after the other's last.
-    let near = |a: &Group, b: &Group| match (a.first_at, a.last_at, b.first_at, b.last_at) {
-        (Some(af), Some(al), Some(bf), Some(bl)) => {
-            let w = a.contract.attach_window.max(b.contract.attach_window);
-            af <= bl + w && bf <= al + w
-        }
-        _ => false,
+    // Within the attach window: a call of one group started no further
+    // than the window from a call of the other (not the groups' whole
+    // spans: the unrecorded calls of a tool are one group, whose span may
+    // cover a day).
+    let starts = |g: &Group| {
+        let mut t: Vec<_> = g
+            .executions
+            .iter()
+            .filter_map(|&x| model.execution(x).started_at())
+            .collect();
+        t.sort_unstable();
+        t
     };
-    for (b, why) in &blind {
+    let blind_starts: Vec<_> = blind.iter().map(|(b, _)| starts(&groups[*b])).collect();
+    let sighted_starts: HashMap<usize, Vec<_>> =
+        sighted.iter().map(|&s| (s, starts(&groups[s]))).collect();
+    let near = |bi: usize, a: &Group, s: usize| {
+        let b = &groups[s];
+        let w = a.contract.attach_window.max(b.contract.attach_window);
+        let theirs = &sighted_starts[&s];
+        blind_starts[bi].iter().any(|&t| {
+            let from = theirs.partition_point(|&u| u < t - w);
+            theirs.get(from).is_some_and(|&u| u <= t + w)
+        })
+    };
+    for (bi, (b, why)) in blind.iter().enumerate() {
         let matched: Vec<usize> = sighted
             .iter()
             .copied()
-            .filter(|&s| near(&groups[*b], &groups[s]))
+            .filter(|&s| near(bi, &groups[*b], s))
             .collect();
         if matched.is_empty() {
             continue;
@@ -483,6 +504,17 @@ fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
             ));
         }
     }
+}
+
+/// Whether the first call of `g` has no arguments recorded (the journal
+/// says it does not hold them).
+fn is_unrecorded(model: &Model, g: &Group) -> bool {
+    g.executions.first().is_some_and(|&x| {
+        matches!(
+            model.execution(x).arguments_recorded(),
+            Some(crate::model::Arguments::No(_))
+        )
+    }) && argument_count_of(model, g) == 0
 }
 
 /// How many arguments the first call of `g` carries, as written.
