@@ -355,3 +355,19 @@ fn follow_keeps_the_group_selected_and_waits_for_a_job() {
     let f = a.follow.as_ref().expect("still following");
     assert!(f.control.refresh.load(Ordering::Relaxed));
 }
+
+/// Below 96 columns the groups' first times lose their year; calls on two
+/// days keep month and day, and a single day is said once, below the
+/// table (it was dropped: 23:58 and 00:03 read as the same night's).
+#[test]
+fn first_times_keep_their_day_on_a_narrow_terminal() {
+    for (fixture, name) in [
+        ("two-days.jsonl", "two_days"),
+        ("three-calls-two-processes.jsonl", "one_day"),
+    ] {
+        let mut a = app(&[fixture], Theme::dark(), 80, 18);
+        a.update(Action::ShowGroups);
+        a.update(Action::ToggleAll);
+        insta::assert_snapshot!(format!("groups_first_{name}_80"), styled(&draw(&a, 80, 18)));
+    }
+}

@@ -67,7 +67,18 @@ pub(super) fn draw(cx: &Context<'_>, st: &Groups, frame: &mut Frame) {
         title.push_str(" · ✎ reviewer decided");
     }
     title.push(' ');
-    let block = Block::bordered().title(title).border_style(theme.muted);
+    // Below 96 columns the first times lose their date (see below): when
+    // every call is on one day, the day is said once, at the bottom.
+    let one_day = match (data.rate.start, data.rate.end) {
+        (Some(s), Some(e)) if s.date_naive() == e.date_naive() => Some(s.date_naive()),
+        _ => None,
+    };
+    let mut block = Block::bordered().title(title).border_style(theme.muted);
+    if table_area.width < 96
+        && let Some(day) = one_day
+    {
+        block = block.title_bottom(Line::from(format!(" {} UTC ", day.format("%Y-%m-%d"))).right_aligned());
+    }
     if !st.query.is_empty() || st.editing || st.filtered() {
         // A long query shows its end, where the typing happens, and leaves
         // room for the note that it is at its longest.
@@ -131,8 +142,11 @@ pub(super) fn draw(cx: &Context<'_>, st: &Groups, frame: &mut Frame) {
     let wide = table_area.width >= 110;
     let widest = table_area.width >= 150;
     // Below 96 columns the first time loses its date, so that the group id
-    // (what `retrace investigate --group` takes) fits beside the tool.
+    // (what `retrace investigate --group` takes) fits beside the tool: its
+    // day is then at the bottom of the table when all calls share one, or
+    // the time gives month, day, hours and minutes when they do not.
     let dated = table_area.width >= 96;
+    let days_apart = !dated && one_day.is_none();
     // A column saying which verdicts rest on a reviewer's decision, once
     // any decision was applied.
     let reviewed = inv.has_resolutions();
@@ -168,6 +182,8 @@ pub(super) fn draw(cx: &Context<'_>, st: &Groups, frame: &mut Frame) {
         "%Y-%m-%d %H:%M:%S"
     } else if dated {
         "%m-%d %H:%M:%S"
+    } else if days_apart {
+        "%m-%d %H:%M"
     } else {
         "%H:%M:%S"
     };
@@ -185,6 +201,8 @@ pub(super) fn draw(cx: &Context<'_>, st: &Groups, frame: &mut Frame) {
         20
     } else if dated {
         14
+    } else if days_apart {
+        11
     } else {
         8
     }));
