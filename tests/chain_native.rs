@@ -211,15 +211,68 @@ fn inserted_line_is_found_at_the_inserted_line() {
     );
 }
 
+/// The journal as `verify` reads it, with its notes.
+fn verified(lines: &[String]) -> (ChainStatus, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("activity.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let j = verify(JournalSource::file(&path), &LoadOptions::default()).unwrap();
+    (j.chain, j.notes)
+}
+
+/// A line sent twice by a shipper that delivers at least once (docs/design.md
+/// §6.9) was an inserted line: the chain broken, and every event after it
+/// unverified. It repeats the line before it byte for byte: read once.
 #[test]
-fn duplicated_line_is_an_inserted_line() {
+fn a_line_sent_twice_is_read_once() {
     let mut lines = write_chain(records(8));
     let dup = lines[3].clone();
     lines.insert(4, dup);
-    assert_eq!(
-        broken(&run(&lines, true)),
-        (FailureKind::InsertedLine, 5, Some(3))
+    let (st, notes) = verified(&lines);
+    assert!(matches!(st, ChainStatus::Intact { lines: 9, .. }), "{st:?}");
+    assert!(
+        notes.iter().any(|n| n.starts_with("line 5 (seq 3) repeat")),
+        "{notes:?}"
     );
+}
+
+/// A batch re-sent after the lines that followed it, or the whole journal
+/// twice: each copy ends on the line linked last, and is read once.
+#[test]
+fn a_run_of_lines_sent_again_is_read_once() {
+    let lines = write_chain(records(8));
+    let mut again = lines[..6].to_vec();
+    again.extend_from_slice(&lines[2..6]);
+    again.extend_from_slice(&lines[6..]);
+    let (st, notes) = verified(&again);
+    assert!(matches!(st, ChainStatus::Intact { lines: 9, .. }), "{st:?}");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("lines 7–10 (seq 2–5) repeat")),
+        "{notes:?}"
+    );
+    let twice = [lines.clone(), lines.clone()].concat();
+    let (st, _) = verified(&twice);
+    assert!(matches!(st, ChainStatus::Intact { lines: 9, .. }), "{st:?}");
+}
+
+/// Lines sent again that do not end on the line linked last are not told
+/// apart from lines moved: the break is what it was before.
+#[test]
+fn lines_sent_again_out_of_place_stay_a_break() {
+    let lines = write_chain(records(8));
+    let mut again = lines[..6].to_vec();
+    again.extend_from_slice(&lines[2..4]);
+    again.extend_from_slice(&lines[6..]);
+    assert_eq!(broken(&verified(&again).0).0, FailureKind::ReorderedLines);
+    // A changed copy is no copy.
+    let mut changed = lines.clone();
+    let mut m = reparse(&lines[3]);
+    m.insert("at".into(), json!("2026-07-22T14:09:59Z"));
+    rehash(&mut m);
+    changed.insert(4, serde_json::to_string(&m).unwrap());
+    assert!(verified(&changed).0.failure().is_some());
 }
 
 #[test]

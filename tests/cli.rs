@@ -1082,16 +1082,27 @@ fn a_timeout_or_an_open_status_in_a_tool_error_is_no_proof_the_target_did_not_ac
     );
 }
 
-/// A journal shipped twice (an at-least-once log shipper repeats lines)
-/// shows each execution dispatched twice. For a `read_only` tool that is no
-/// duplicate side effect: it has no side effect to repeat (docs/design.md
-/// §4.4). Before, the sample's `list_releases` read this way was
+/// An unchained journal shipped twice (an at-least-once log shipper
+/// repeats lines; without a chain nothing proves a line a copy) shows each
+/// execution dispatched twice. For a `read_only` tool that is no duplicate
+/// side effect: it has no side effect to repeat (docs/design.md §4.4).
+/// Before, the sample's `list_releases` read this way was
 /// `duplicate_side_effect`, critical.
 #[test]
 fn a_read_only_tool_dispatched_twice_duplicates_nothing() {
     let s = root().join("sample-journals");
     let dir = tempfile::tempdir().unwrap();
-    let a = std::fs::read(s.join("deploy-release-incident/activity.jsonl")).unwrap();
+    let text = std::fs::read_to_string(s.join("deploy-release-incident/activity.jsonl")).unwrap();
+    let a: String = text
+        .lines()
+        .map(|l| {
+            let mut m: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(l).unwrap();
+            m.remove("prev_hash");
+            m.remove("hash");
+            format!("{}\n", serde_json::Value::Object(m))
+        })
+        .collect();
     let twice = dir.path().join("twice.jsonl");
     std::fs::write(&twice, [a.clone(), a].concat()).unwrap();
     let (c, k) = (s.join("contracts.toml"), s.join("sample.key"));
@@ -1303,5 +1314,42 @@ fn unrecorded_arguments_point_only_at_calls_within_the_attach_window() {
     assert!(
         drifted.iter().any(|t| t.contains("T06:59:59")),
         "{drifted:?}"
+    );
+}
+
+/// A chained journal shipped twice is read once (docs/design.md §6.9): the
+/// same groups as the journal itself, the chain intact, and a note. Each
+/// repeated `dispatched` was a second dispatch: the sample's `list_releases`
+/// read `distinct_intent`, its chain broken at the first copy.
+#[test]
+fn a_chained_journal_shipped_twice_is_read_once() {
+    let s = root().join("sample-journals");
+    let dir = tempfile::tempdir().unwrap();
+    let once = s.join("deploy-release-incident/activity.jsonl");
+    let a = std::fs::read(&once).unwrap();
+    let twice = dir.path().join("twice.jsonl");
+    std::fs::write(&twice, [a.clone(), a].concat()).unwrap();
+    let (c, k) = (s.join("contracts.toml"), s.join("sample.key"));
+    let groups = |p: &std::path::Path| {
+        retrace()
+            .args(["groups", "--all", "--json"])
+            .arg(p)
+            .arg("--contracts")
+            .arg(&c)
+            .arg("--key-file")
+            .arg(&k)
+            .output()
+            .unwrap()
+    };
+    let (o1, o2) = (groups(&once), groups(&twice));
+    assert_eq!(
+        String::from_utf8_lossy(&o1.stdout),
+        String::from_utf8_lossy(&o2.stdout)
+    );
+    let err = String::from_utf8_lossy(&o2.stderr);
+    assert!(err.contains("chain intact (native, 20 line(s))"), "{err}");
+    assert!(
+        err.contains("lines 21–40 (seq 1–20) repeat earlier lines of the chain byte for byte"),
+        "{err}"
     );
 }

@@ -162,6 +162,18 @@ impl ChainTracker {
         self.total
     }
 
+    /// What the next line must link to, while the chain is intact, has
+    /// begun and leaves nothing pending; `None` otherwise.
+    pub fn expects(&self) -> Option<&[u8]> {
+        (self.failure.is_none() && self.pending.is_none() && self.last_line.is_some())
+            .then_some(self.expected.as_slice())
+    }
+
+    /// The `seq` of the last line linked that had one.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.last_seq
+    }
+
     fn fail(&mut self, kind: FailureKind, line: u32, seq: Option<u64>, message: String) {
         // A line whose link does not match the one before it does not say
         // which of the two was rewritten (a rewritten line can carry a

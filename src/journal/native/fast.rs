@@ -9,7 +9,7 @@
 //! one the full read gives.
 
 use super::rawhash::{Member, RawLine, raw_scan, raw_scan_prefix};
-use super::{Applier, LinkRef, ParsedLine, parse_line};
+use super::{Applier, Fate, HeldRecords, LinkRef, ParsedLine, parse_line};
 #[cfg(doc)]
 use crate::journal::chain::ChainTracker;
 use crate::journal::chain::Run;
@@ -562,8 +562,11 @@ fn apply_block(
                     seq,
                     ..
                 } => {
-                    link_alone(ctx, ap, data, no, &raw);
-                    ctx.count_unbuilt(records);
+                    match link_alone(ctx, ap, data, no, &raw) {
+                        Fate::Now => ctx.count_unbuilt(records),
+                        Fate::Held => ap.hold(HeldRecords::Counted(records)),
+                        Fate::Repeat => {}
+                    }
                     run.last = (no, seq, stored);
                 }
                 Item::Parsed {
@@ -585,7 +588,7 @@ fn apply_block(
 }
 
 /// Links one [`Item::Raw`] line, numbered `no`, by itself.
-fn link_alone(ctx: &mut ReadCtx<'_>, ap: &mut Applier, data: &[u8], no: u32, item: &Item) {
+fn link_alone(ctx: &mut ReadCtx<'_>, ap: &mut Applier, data: &[u8], no: u32, item: &Item) -> Fate {
     let Item::Raw {
         prev,
         stored,
@@ -596,7 +599,7 @@ fn link_alone(ctx: &mut ReadCtx<'_>, ap: &mut Applier, data: &[u8], no: u32, ite
         ..
     } = *item
     else {
-        return;
+        return Fate::Now;
     };
     // The hash as recomputed is the stored one when they match (compared
     // on the pool); written out only when not.
@@ -614,7 +617,7 @@ fn link_alone(ctx: &mut ReadCtx<'_>, ap: &mut Applier, data: &[u8], no: u32, ite
             seq,
         },
         &[],
-    );
+    )
 }
 
 /// The run of `follows` lines being gathered by [`apply_block`] in one

@@ -139,7 +139,66 @@ struct Applier {
     /// was read and has no chain fields).
     leading: Option<(u32, bool, String)>,
     ambiguous_lines: u32,
+    /// Lines held back while they may repeat earlier ones ([`Replay`]).
+    held: Option<Replay>,
+    /// Runs of lines found to repeat earlier ones, for the notes: first and
+    /// last line, first and last `seq`.
+    repeats: Vec<(u32, u32, Option<u64>, Option<u64>)>,
+    /// How many lines those runs hold.
+    repeated_lines: u64,
 }
+
+/// A run of chained lines that may repeat lines already linked: a log
+/// shipper that delivers at least once re-sends lines it is not sure
+/// arrived, byte for byte (docs/design.md §6.9). The run starts with a
+/// line that does not link to the line linked last, stores the hash
+/// recomputed from it, and goes back in `seq`; each next line links to the
+/// one before it in the run. When a line of the run stores the very hash
+/// the chain expects (that of the line linked last), the whole run is a
+/// copy of the lines that led there: each of its lines hashes to the
+/// stored hash of the genuine line at its place, so by SHA-256's collision
+/// resistance it is that line. Such lines are read once: the copies are
+/// dropped, with a note, and the chain goes on. Any other line releases
+/// the run: its lines go to the chain tracker and their records out, as
+/// they would have without the wait, so a break is judged as before.
+struct Replay {
+    lines: Vec<HeldLine>,
+    /// The stored hash of the run's last line.
+    last: Vec<u8>,
+}
+
+/// A line held in a [`Replay`], with what the tracker and the journal
+/// need to take it later.
+struct HeldLine {
+    no: u32,
+    terminated: bool,
+    prev: Vec<u8>,
+    stored: Vec<u8>,
+    computed: Vec<u8>,
+    seq: Option<u64>,
+    records: HeldRecords,
+}
+
+/// The records of a held line: built (a load), or counted (`verify`).
+enum HeldRecords {
+    None,
+    Built(Records),
+    Counted(u64),
+}
+
+/// What [`Applier::link`] made of a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Linked: its records go out now.
+    Now,
+    /// Held back: its records wait with it ([`Applier::hold`]).
+    Held,
+    /// A copy of an earlier line: its records are dropped.
+    Repeat,
+}
+
+/// How many runs of repeated lines the notes name; the rest are counted.
+const NAMED_REPEATS: usize = 20;
 
 /// A line's chain fields, borrowed ([`Link`] or a line checked from its
 /// bytes); hashes as the tracker compares them, as bytes.
@@ -170,7 +229,7 @@ impl Applier {
     /// Whether the chain has started and not broken: lines that follow
     /// each other can then be taken as a run.
     fn intact(&self) -> bool {
-        self.chain.as_ref().is_some_and(|t| !t.broken())
+        self.held.is_none() && self.chain.as_ref().is_some_and(|t| !t.broken())
     }
 
     /// A run of chained lines checked against each other
@@ -180,7 +239,8 @@ impl Applier {
     }
 
     /// A line that was read as an object: `has_hash` when it carries
-    /// `hash` (a journal is chained from its first such line on).
+    /// `hash` (a journal is chained from its first such line on). Says
+    /// what becomes of its records ([`Fate`]).
     fn link(
         &mut self,
         ctx: &mut ReadCtx<'_>,
@@ -189,7 +249,7 @@ impl Applier {
         has_hash: bool,
         link: LinkRef<'_>,
         ambiguous: &[crate::journal::ambiguity::Ambiguity],
-    ) {
+    ) -> Fate {
         if self.chain.is_none() {
             if !has_hash {
                 self.leading.get_or_insert((no, true, String::new()));
@@ -205,6 +265,28 @@ impl Applier {
                 self.chain = Some(t);
             }
         }
+        if !ambiguous.is_empty() {
+            self.ambiguous_lines += 1;
+            if self.ambiguous_lines <= NAMED_AMBIGUOUS {
+                for a in ambiguous {
+                    ctx.note(format!("line {no}: ambiguous: {}", a.without_value()));
+                }
+            }
+        }
+        if let LinkRef::Hashed {
+            prev,
+            stored,
+            computed,
+            seq,
+        } = link
+        {
+            match self.replay(no, terminated, (prev, stored, computed, seq)) {
+                Fate::Now => {}
+                fate => return fate,
+            }
+        }
+        // Anything but a line that goes on a replay ends it.
+        self.release(ctx);
         if let Some(t) = self.chain.as_mut() {
             match link {
                 LinkRef::Unchained => t.unchained(no, "no prev_hash and hash"),
@@ -225,13 +307,129 @@ impl Applier {
                 }),
             }
         }
-        if !ambiguous.is_empty() {
-            self.ambiguous_lines += 1;
-            if self.ambiguous_lines <= NAMED_AMBIGUOUS {
-                for a in ambiguous {
-                    ctx.note(format!("line {no}: ambiguous: {}", a.without_value()));
-                }
+        Fate::Now
+    }
+
+    /// Whether a chained line starts, goes on or ends a [`Replay`]:
+    /// [`Fate::Now`] when it does none of these.
+    fn replay(
+        &mut self,
+        no: u32,
+        terminated: bool,
+        (prev, stored, computed, seq): (&[u8], &[u8], &[u8], Option<u64>),
+    ) -> Fate {
+        let Some(t) = self.chain.as_ref() else {
+            return Fate::Now;
+        };
+        if stored != computed {
+            return Fate::Now;
+        }
+        let held = |records| HeldLine {
+            no,
+            terminated,
+            prev: prev.to_vec(),
+            stored: stored.to_vec(),
+            computed: computed.to_vec(),
+            seq,
+            records,
+        };
+        if let Some(r) = &mut self.held {
+            if prev != r.last.as_slice() {
+                return Fate::Now;
             }
+            if t.expects() == Some(stored) {
+                let first = r.lines.first().map_or((no, seq), |h| (h.no, h.seq));
+                self.repeats.push((first.0, no, first.1, seq));
+                self.repeated_lines += r.lines.len() as u64 + 1;
+                self.held = None;
+                return Fate::Repeat;
+            }
+            r.lines.push(held(HeldRecords::None));
+            r.last.clear();
+            r.last.extend_from_slice(stored);
+            return Fate::Held;
+        }
+        let Some(expected) = t.expects() else {
+            return Fate::Now;
+        };
+        let back = match (seq, t.last_seq()) {
+            (Some(s), Some(last)) => s <= last,
+            _ => true,
+        };
+        if prev == expected || !back {
+            return Fate::Now;
+        }
+        if stored == expected {
+            // The line linked last, again.
+            self.repeats.push((no, no, seq, seq));
+            self.repeated_lines += 1;
+            return Fate::Repeat;
+        }
+        self.held = Some(Replay {
+            lines: vec![held(HeldRecords::None)],
+            last: stored.to_vec(),
+        });
+        Fate::Held
+    }
+
+    /// Gives the records of the line just held ([`Fate::Held`]) to wait
+    /// with it.
+    fn hold(&mut self, records: HeldRecords) {
+        if let Some(h) = self.held.as_mut().and_then(|r| r.lines.last_mut()) {
+            h.records = records;
+        }
+    }
+
+    /// Ends a [`Replay`] that turned out not to be one: its lines go to
+    /// the tracker, and their records out, in order.
+    fn release(&mut self, ctx: &mut ReadCtx<'_>) {
+        let Some(r) = self.held.take() else {
+            return;
+        };
+        for h in r.lines {
+            if let Some(t) = self.chain.as_mut() {
+                t.link(LinkInput {
+                    line: h.no,
+                    seq: h.seq,
+                    prev: &h.prev,
+                    stored: Some(&h.stored),
+                    computed: &h.computed,
+                    terminated: h.terminated,
+                    sig: SigResult::NotChecked,
+                });
+            }
+            match h.records {
+                HeldRecords::None => {}
+                HeldRecords::Built(Records::One(r)) => ctx.emit(r),
+                HeldRecords::Built(Records::Many(rs)) => rs.into_iter().for_each(|r| ctx.emit(r)),
+                HeldRecords::Counted(n) => ctx.count_unbuilt(n),
+            }
+        }
+    }
+
+    /// The note on lines read once because they repeat earlier ones.
+    fn repeat_notes(&self, ctx: &mut ReadCtx<'_>) {
+        for &(a, z, s, e) in self.repeats.iter().take(NAMED_REPEATS) {
+            let lines = if a == z {
+                format!("line {a}")
+            } else {
+                format!("lines {a}–{z}")
+            };
+            let seqs = match (s, e) {
+                (Some(s), Some(e)) if s != e => format!(" (seq {s}–{e})"),
+                (Some(s), _) => format!(" (seq {s})"),
+                _ => String::new(),
+            };
+            ctx.note(format!(
+                "{lines}{seqs} repeat earlier lines of the chain byte for byte, as a log shipper that delivers at least once re-sends lines: read once, not as new events"
+            ));
+        }
+        if self.repeats.len() > NAMED_REPEATS {
+            ctx.note(format!(
+                "{} more run(s) of repeated lines read once ({} repeated lines in all)",
+                self.repeats.len() - NAMED_REPEATS,
+                self.repeated_lines
+            ));
         }
     }
 
@@ -254,16 +452,21 @@ impl Applier {
         };
         let mut hex = [0u8; 64];
         let link = line.link.resolve(bytes, &mut hex);
-        self.link(ctx, no, terminated, line.has_hash, link, &line.ambiguous);
-        match line.records? {
-            Records::One(r) => ctx.emit(r),
-            Records::Many(rs) => rs.into_iter().for_each(|r| ctx.emit(r)),
+        let fate = self.link(ctx, no, terminated, line.has_hash, link, &line.ambiguous);
+        let records = line.records?;
+        match (fate, records) {
+            (Fate::Now, Records::One(r)) => ctx.emit(r),
+            (Fate::Now, Records::Many(rs)) => rs.into_iter().for_each(|r| ctx.emit(r)),
+            (Fate::Held, records) => self.hold(HeldRecords::Built(records)),
+            (Fate::Repeat, _) => {}
         }
         Ok(())
     }
 
     /// The notes and chain status once every line was seen.
-    fn finish(self, ctx: &mut ReadCtx<'_>) {
+    fn finish(mut self, ctx: &mut ReadCtx<'_>) {
+        self.release(ctx);
+        self.repeat_notes(ctx);
         if self.ambiguous_lines > NAMED_AMBIGUOUS {
             ctx.note(format!(
                 "{} more line(s) with ambiguous JSON (a repeated key or an integer beyond ±2^53) not named",
