@@ -342,3 +342,30 @@ fn deleted_unsequenced_lines_break_the_link() {
             .contains("lines before it were deleted")
     );
 }
+
+/// Forged lines that go back in `seq` and link among themselves are held
+/// while they may be a copy; a bad line after them broke the chain first,
+/// there, and the forged lines read as verified. They are judged first.
+#[test]
+fn a_bad_line_after_forged_lines_does_not_hide_them() {
+    let lines = write_chain(records(8));
+    let mut forged = Vec::new();
+    let mut prev = reparse(&lines[2])["hash"].clone();
+    for i in [3, 4] {
+        let mut m = reparse(&lines[i]);
+        m.insert("at".into(), json!("2026-07-22T14:09:59Z"));
+        m.insert("prev_hash".into(), prev.clone());
+        rehash(&mut m);
+        prev = m["hash"].clone();
+        forged.push(serde_json::to_string(&m).unwrap());
+    }
+    let mut alone = lines.clone();
+    alone.extend(forged.iter().cloned());
+    let without = broken(&verified(&alone).0);
+    assert_eq!(without.1, 10, "{without:?}");
+    for bad in ["xxx not json", r#"{"kind":"event","seq":2"#] {
+        let mut with = alone.clone();
+        with.push(bad.into());
+        assert_eq!(broken(&verified(&with).0), without, "after {bad:?}");
+    }
+}

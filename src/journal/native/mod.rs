@@ -216,7 +216,10 @@ enum LinkRef<'a> {
 impl Applier {
     /// A line that is not JSON (or not an object): it goes to the chain as
     /// unreadable, and is a bad line.
-    fn unreadable(&mut self, no: u32, terminated: bool, message: &str) {
+    fn unreadable(&mut self, ctx: &mut ReadCtx<'_>, no: u32, terminated: bool, message: &str) {
+        // A held run is judged before the line after it: were the tracker
+        // to break here first, the run's lines would read as verified.
+        self.release(ctx);
         match self.chain.as_mut() {
             Some(t) => t.unreadable(no, terminated, message),
             None => {
@@ -446,7 +449,7 @@ impl Applier {
         let line = match parsed {
             Ok(line) => line,
             Err(e) => {
-                self.unreadable(no, terminated, &e.message);
+                self.unreadable(ctx, no, terminated, &e.message);
                 return Err(e);
             }
         };
