@@ -1281,17 +1281,7 @@ fn unrecorded_arguments_point_only_at_calls_within_the_attach_window() {
     ];
     let path = dir.path().join("audit-log.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let out = retrace()
-        .args(["groups", "--all", "--json"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&["groups", "--all", "--json", path.to_str().unwrap()]);
     let drifted: Vec<String> = v
         .as_array()
         .unwrap()

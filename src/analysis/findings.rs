@@ -8,7 +8,7 @@ use super::{
     written_fingerprint,
 };
 use crate::model::GroupIdx;
-use crate::model::{ActionRecord, Model};
+use crate::model::{ActionRecord, Arguments, Model};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -351,12 +351,7 @@ pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
 ) {
     // How many arguments the calls of a group carry, as written: one call
     // leaving out an argument another carries needs two different counts.
-    let argument_count = |g: &Group| {
-        g.executions
-            .first()
-            .and_then(|&x| model.execution(x).action())
-            .map_or(0, argument_count)
-    };
+    let argument_count = |g: &Group| argument_count_of(model, g);
     let Some(&head) = members.first() else {
         return;
     };
@@ -432,18 +427,14 @@ fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
     members: &[usize],
     found: &mut Vec<(usize, String)>,
 ) {
-    use crate::model::Arguments;
-    let recorded = |g: &Group| {
-        g.executions
-            .first()
-            .and_then(|&x| model.execution(x).arguments_recorded().cloned())
-    };
     let mut blind: Vec<(usize, String)> = Vec::new();
     let mut sighted: Vec<usize> = Vec::new();
     for &i in members {
         let g = &groups[i];
-        match recorded(g) {
-            Some(Arguments::No(why)) if argument_count_of(model, g) == 0 => blind.push((i, why)),
+        match first_recorded(model, g) {
+            Some(Arguments::No(why)) if argument_count_of(model, g) == 0 => {
+                blind.push((i, why.clone()));
+            }
             Some(Arguments::No(_)) => {}
             _ if argument_count_of(model, g) > 0 => sighted.push(i),
             _ => {}
@@ -456,26 +447,20 @@ fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
     // than the window from a call of the other (not the groups' whole
     // spans: the unrecorded calls of a tool are one group, whose span may
     // cover a day).
-    let starts = |g: &Group| {
-        let mut t: Vec<_> = g
-            .executions
-            .iter()
-            .filter_map(|&x| model.execution(x).started_at())
-            .collect();
-        t.sort_unstable();
-        t
-    };
-    let blind_starts: Vec<_> = blind.iter().map(|(b, _)| starts(&groups[*b])).collect();
-    let sighted_starts: HashMap<usize, Vec<_>> =
-        sighted.iter().map(|&s| (s, starts(&groups[s]))).collect();
+    let blind_starts: Vec<_> = blind
+        .iter()
+        .map(|(b, _)| super::near::start_times(model, &groups[*b]))
+        .collect();
+    let sighted_starts: HashMap<usize, Vec<_>> = sighted
+        .iter()
+        .map(|&s| (s, super::near::start_times(model, &groups[s])))
+        .collect();
     let near = |bi: usize, a: &Group, s: usize| {
-        let b = &groups[s];
-        let w = a.contract.attach_window.max(b.contract.attach_window);
-        let theirs = &sighted_starts[&s];
-        blind_starts[bi].iter().any(|&t| {
-            let from = theirs.partition_point(|&u| u < t - w);
-            theirs.get(from).is_some_and(|&u| u <= t + w)
-        })
+        let w = a
+            .contract
+            .attach_window
+            .max(groups[s].contract.attach_window);
+        super::near::within(&blind_starts[bi], &sighted_starts[&s], w)
     };
     for (bi, (b, why)) in blind.iter().enumerate() {
         let matched: Vec<usize> = sighted
@@ -509,12 +494,12 @@ fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
 /// Whether the first call of `g` has no arguments recorded (the journal
 /// says it does not hold them).
 fn is_unrecorded(model: &Model, g: &Group) -> bool {
-    g.executions.first().is_some_and(|&x| {
-        matches!(
-            model.execution(x).arguments_recorded(),
-            Some(crate::model::Arguments::No(_))
-        )
-    }) && argument_count_of(model, g) == 0
+    matches!(first_recorded(model, g), Some(Arguments::No(_))) && argument_count_of(model, g) == 0
+}
+
+/// What the journals lack of the arguments of the first call of `g`.
+fn first_recorded<'m>(model: &'m Model, g: &Group) -> Option<&'m Arguments> {
+    model.execution(*g.executions.first()?).arguments_recorded()
 }
 
 /// How many arguments the first call of `g` carries, as written.

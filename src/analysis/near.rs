@@ -133,9 +133,21 @@ pub fn one_field(a: &Map<String, Value>, b: &Map<String, Value>) -> Option<Strin
     Some(path)
 }
 
+/// When each execution of `g` started (its accepted event: attach
+/// windows are measured from it), sorted.
+pub(super) fn start_times(model: &Model, g: &Group) -> Vec<chrono::DateTime<chrono::Utc>> {
+    let mut t: Vec<_> = g
+        .executions
+        .iter()
+        .filter_map(|&x| model.execution(x).started_at())
+        .collect();
+    t.sort_unstable();
+    t
+}
+
 /// Whether some execution of `a` started within `window` of some
 /// execution of `b`. Each list is sorted; a merge walk, O(|a| + |b|).
-fn within(
+pub(super) fn within(
     a: &[chrono::DateTime<chrono::Utc>],
     b: &[chrono::DateTime<chrono::Utc>],
     window: Duration,
@@ -345,20 +357,15 @@ fn linked<G: Index<usize, Output = Group> + ?Sized>(
     a: usize,
     b: usize,
 ) -> Option<String> {
-    let starts = |g: &Group| {
-        let mut t: Vec<_> = g
-            .executions
-            .iter()
-            .filter_map(|&x| model.execution(x).started_at())
-            .collect();
-        t.sort_unstable();
-        t
-    };
     if groups[a].tool != groups[b].tool {
         return None;
     }
     let window = groups[a].contract.attach_window;
-    if !within(&starts(&groups[a]), &starts(&groups[b]), window) {
+    if !within(
+        &start_times(model, &groups[a]),
+        &start_times(model, &groups[b]),
+        window,
+    ) {
         return None;
     }
     // Check the digests against the records themselves.
