@@ -1343,3 +1343,37 @@ fn a_chained_journal_shipped_twice_is_read_once() {
         "{err}"
     );
 }
+
+/// A call pending review whose retry's arguments were not logged (it sits
+/// in another group, `fingerprint_drift`): the review queue said "no later
+/// call has asked for this action", and a reviewer could confirm it as the
+/// only deploy. It now says the action may have been sent again.
+#[test]
+fn the_review_queue_does_not_say_never_sent_again_when_another_group_may_hold_the_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("tests/fixtures/lab/contextforge/gateway.log"))
+        .unwrap();
+    let retry = "d3e64e2515bc45fbadbf80111355504b";
+    let unsampled: String = text
+        .lines()
+        .filter(|l| !(l.contains(retry) && l.contains("Incoming request")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let log = dir.path().join("gateway.log");
+    std::fs::write(&log, unsampled).unwrap();
+    let out = retrace()
+        .args(["review", "list", "--read-only"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text
+        .split("\ncontextforge:")
+        .find(|item| item.contains("39962c49b13849849a8a0d49e4eeabef"))
+        .unwrap_or_default();
+    assert!(
+        first.contains("it may have been sent again under another fingerprint"),
+        "{text}"
+    );
+    assert!(!first.contains("no later call has asked"), "{text}");
+}

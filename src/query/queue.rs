@@ -445,7 +445,12 @@ fn item(
         .collect();
 
     let known_outcome = known_outcome(inv, xi, status, asks);
-    let why = why_not_sent_again(x, &calls, &later_attempts);
+    let drift = g
+        .findings
+        .iter()
+        .find(|f| f.kind == crate::analysis::FindingKind::FingerprintDrift)
+        .map(|f| &*f.detail);
+    let why = why_not_sent_again(x, &calls, &later_attempts, drift);
     let allowed = asks.allowed();
     QueueItem {
         execution_id: x.id().to_string(),
@@ -580,10 +585,14 @@ fn recovery_words(r: &str) -> &'static str {
     }
 }
 
+/// Why the gateway did not send the execution again, in words; `drift`,
+/// the group's `fingerprint_drift` finding, when another group may hold
+/// its repeat (docs/design.md §4.3): "no later call" would then be false.
 fn why_not_sent_again(
     x: crate::model::ExecutionRef<'_>,
     calls: &[QueueCall],
     later: &[LaterAttempt],
+    drift: Option<&str>,
 ) -> String {
     let mut parts: Vec<String> = calls
         .iter()
@@ -617,6 +626,11 @@ fn why_not_sent_again(
                 "fresh executions"
             },
             fresh.join(", ")
+        ));
+    }
+    if let Some(d) = drift {
+        parts.push(format!(
+            "no later call of this intent as fingerprinted, but it may have been sent again under another fingerprint: {d}"
         ));
     }
     if parts.is_empty() {
