@@ -228,19 +228,43 @@ fn clip_left(s: &str, width: usize) -> String {
 }
 
 /// ` 2026-07-22 14:01:02 → 14:05:30 UTC `, with the end's date only when
-/// it differs.
+/// it differs; within `width` columns: without seconds, then without
+/// times, rather than cut (a border title is cut from the left, which took
+/// the year's digits).
 fn span_label(
     start: Option<chrono::DateTime<chrono::Utc>>,
     end: Option<chrono::DateTime<chrono::Utc>>,
+    width: usize,
 ) -> String {
-    match (start, end) {
-        (Some(s), Some(e)) if s.date_naive() == e.date_naive() => format!(
-            " {} → {} UTC ",
-            s.format("%Y-%m-%d %H:%M:%S"),
-            e.format("%H:%M:%S")
-        ),
-        _ => format!(" {} → {} UTC ", datetime(start), datetime(end)),
-    }
+    let (Some(s), Some(e)) = (start, end) else {
+        return format!(" {} → {} UTC ", datetime(start), datetime(end));
+    };
+    let same_day = s.date_naive() == e.date_naive();
+    let forms: [(&str, &str); 3] = if same_day {
+        [
+            ("%Y-%m-%d %H:%M:%S", "%H:%M:%S"),
+            ("%Y-%m-%d %H:%M", "%H:%M"),
+            ("%Y-%m-%d", ""),
+        ]
+    } else {
+        [
+            ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S"),
+            ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M"),
+            ("%Y-%m-%d", "%Y-%m-%d"),
+        ]
+    };
+    let label = |(a, b): (&str, &str)| {
+        if b.is_empty() {
+            format!(" {} UTC ", s.format(a))
+        } else {
+            format!(" {} → {} UTC ", s.format(a), e.format(b))
+        }
+    };
+    forms
+        .iter()
+        .map(|&f| label(f))
+        .find(|l| l.chars().count() <= width)
+        .unwrap_or_else(|| label(forms[2]))
 }
 
 /// Folds `counts` into `width` buckets by summing.
@@ -426,7 +450,14 @@ fn draw(cx: &Context<'_>, st: &Overview, frame: &mut Frame) {
             " Calls over time: {} ",
             data.rate.counts.iter().sum::<u64>()
         ))
-        .title_bottom(Line::from(span_label(data.rate.start, data.rate.end)).right_aligned())
+        .title_bottom(
+            Line::from(span_label(
+                data.rate.start,
+                data.rate.end,
+                usize::from(sa.width.saturating_sub(2)),
+            ))
+            .right_aligned(),
+        )
         .border_style(theme.muted);
     let spark_area = block.inner(sa);
     let folded = fold(&data.rate.counts, usize::from(spark_area.width));
@@ -529,6 +560,24 @@ mod tests {
             assert!(f.len() <= w);
         }
         assert!(fold(&c, 0).is_empty());
+    }
+
+    /// A span too long for its box loses its seconds, then its times,
+    /// rather than the year's digits (a border title is cut from the left:
+    /// `26-02-13 12:37:36 → …` at 80 columns).
+    #[test]
+    fn the_span_label_fits_its_box() {
+        let t = |s: &str| Some(s.parse::<chrono::DateTime<chrono::Utc>>().unwrap());
+        let (a, b) = (t("2026-02-13T12:37:36Z"), t("2026-05-21T21:37:10Z"));
+        assert_eq!(
+            span_label(a, b, 60),
+            " 2026-02-13 12:37:36 → 2026-05-21 21:37:10 UTC "
+        );
+        assert_eq!(span_label(a, b, 44), " 2026-02-13 12:37 → 2026-05-21 21:37 UTC ");
+        assert_eq!(span_label(a, b, 30), " 2026-02-13 → 2026-05-21 UTC ");
+        let c = t("2026-02-13T14:05:30Z");
+        assert_eq!(span_label(a, c, 40), " 2026-02-13 12:37:36 → 14:05:30 UTC ");
+        assert_eq!(span_label(a, c, 20), " 2026-02-13 UTC ");
     }
 
     /// The screen's keys ask for exactly what its update answers to.
