@@ -371,3 +371,19 @@ fn first_times_keep_their_day_on_a_narrow_terminal() {
         insta::assert_snapshot!(format!("groups_first_{name}_80"), styled(&draw(&a, 80, 18)));
     }
 }
+
+/// A journal's note longer than the overview's box ends with `…`: it was
+/// cut mid-word ("… and were"), which read as the whole note.
+#[test]
+fn a_long_note_on_the_overview_ends_with_an_ellipsis() {
+    let a = app(&["mcp-acp/decisions.jsonl"], Theme::dark(), 80, 24);
+    let screen = text(&draw(&a, 80, 24));
+    let note = screen
+        .lines()
+        .find(|l| l.contains("note: 3 tools/call policy decision"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(
+        note.trim_end().trim_end_matches('│').ends_with('…'),
+        "{note}"
+    );
+}

@@ -378,7 +378,11 @@ fn draw(cx: &Context<'_>, st: &Overview, frame: &mut Frame) {
         spans.push(Span::raw(clip_left(&esc(&j.name), room)));
         lines.push(Line::from(spans));
         for n in j.notes.iter().take(2) {
-            lines.push(Line::styled(format!("  note: {}", esc(n)), theme.muted));
+            // Cut with `…`, not mid-word (the notes are long sentences).
+            lines.push(fit(
+                Line::styled(format!("  note: {}", esc(n)), theme.muted),
+                usize::from(ja.width.saturating_sub(2)),
+            ));
         }
     }
     if inv.journals().len() > 6 {
@@ -391,7 +395,10 @@ fn draw(cx: &Context<'_>, st: &Overview, frame: &mut Frame) {
     let skipped = inv.skipped();
     let shown = if skipped.len() > 3 { 2 } else { skipped.len() };
     for n in &skipped[..shown] {
-        lines.push(Line::styled(format!("note: {}", esc(n)), theme.muted));
+        lines.push(fit(
+            Line::styled(format!("note: {}", esc(n)), theme.muted),
+            usize::from(ja.width.saturating_sub(2)),
+        ));
     }
     if skipped.len() > shown {
         lines.push(Line::styled(
