@@ -301,6 +301,27 @@ fn distinct_processes_are_distinct_intents() {
     );
 }
 
+/// One call's session is known, the other's not (an OpenTelemetry server
+/// span whose caller exported nothing): question 1 said "the calls carry
+/// no session id" while citing the one session.
+#[test]
+fn a_session_known_for_one_call_only_is_named() {
+    let mut lines = completed_then_retry("deploy", "10:01:00", "s2");
+    lines[2] = lines[2].replace(r#""session_id":"s1","#, "");
+    let inv = investigate(&lines, vec![]);
+    let ex = inv.explain(only_group(&inv));
+    assert!(
+        ex.answers[0]
+            .text
+            .starts_with("unknown: the later call came from session s2")
+            && ex.answers[0]
+                .text
+                .ends_with("and the earlier one carries no session id"),
+        "{}",
+        ex.answers[0].text
+    );
+}
+
 #[test]
 fn two_sessions_of_one_process_are_one_process() {
     let mut l = completed_then_retry("deploy", "10:01:00", "s2");

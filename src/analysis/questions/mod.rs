@@ -248,6 +248,16 @@ impl Ctx<'_> {
                 describe(a),
                 describe(b)
             ),
+            // One side's session is known (an OpenTelemetry client span),
+            // the other's not (a server span whose caller exported none).
+            (_, Some(a), None) => format!(
+                "unknown: the earlier call came from {}, and the later one carries no session id",
+                describe(a)
+            ),
+            (_, None, Some(b)) => format!(
+                "unknown: the later call came from {}, and the earlier one carries no session id",
+                describe(b)
+            ),
             _ => {
                 let caps = self.journals.caps_of(self.x(e));
                 match (&ce.mcp_session_id, &cf.mcp_session_id) {
