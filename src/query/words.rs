@@ -185,10 +185,15 @@ pub fn event_detail(e: EventRef<'_>, secret_fields: &[String], n: &mut dyn Namer
     // A line its hash does not pin down says so wherever the event shows
     // (docs/design.md §6.4).
     for (k, v) in &e.facts().notes {
-        if *k == "ambiguous"
-            && let Some(w) = v.as_str()
-        {
-            let w = format!("AMBIGUOUS: {}", n.text(w));
+        let label = match *k {
+            "ambiguous" => "AMBIGUOUS",
+            // A caller a reader inferred (docs/formats.md#otlp-json, "A
+            // caller whose span is missing").
+            "caller_inferred" => "CALLER INFERRED",
+            _ => continue,
+        };
+        if let Some(w) = v.as_str() {
+            let w = format!("{label}: {}", n.text(w));
             detail = if detail.is_empty() {
                 w
             } else {

@@ -781,6 +781,18 @@ fn a_call_whose_caller_was_killed_is_the_lone_callers_and_meets_its_retry() {
         .unwrap_or_default()
         .to_string();
     assert!(said.contains("inferred"), "{said}");
+    // Said wherever the event's details show (event list, review queue,
+    // postmortem timeline), not only in `investigate --json`.
+    let xi = crate::model::ExecIdx::new(
+        m.execution_index(&format!("otel:{TRACE_A}:0000000000000051"))
+            .expect("execution"),
+    );
+    let accepted = m.execution(xi).events().next().expect("an event");
+    let detail = crate::query::words::event_detail(accepted, &[], &mut crate::query::words::Plain);
+    assert!(
+        detail.contains("CALLER INFERRED: service:lab-agent (its own span is missing"),
+        "{detail}"
+    );
 
     // Two services call the server: the caller cannot be told.
     let (j, m) = read(&killed_then_retried(true, true, None));

@@ -250,6 +250,18 @@ pub(super) fn sdk_server(ctx: &mut ReadCtx<'_>, idx: &Spans<'_>, s: &Span, tool:
             .into(),
         );
     }
+    if let Some(svc) = inferred {
+        // Shown wherever the event's details are (the event list, the
+        // review queue, the postmortem's timeline).
+        call.facts.notes.push((
+            "caller_inferred",
+            format!(
+                "service:{svc} (its own span is missing; the only service seen calling {})",
+                s.resource.service.as_deref().unwrap_or("unknown_service")
+            )
+            .into(),
+        ));
+    }
     call.facts.arguments =
         Arguments::No("the MCP SDK's spans record the tool's name, not its arguments".into());
     call.layer = Some(Layer::Server);
