@@ -351,23 +351,23 @@ pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
 ) {
     // How many arguments the calls of a group carry, as written: one call
     // leaving out an argument another carries needs two different counts.
-    let argument_count = |g: &Group| argument_count_of(model, g);
-    let Some(&head) = members.first() else {
-        return;
-    };
-    let first = argument_count(&groups[head]);
-    if members.iter().all(|&i| argument_count(&groups[i]) == first) {
-        return;
+    let counts: Vec<usize> = members
+        .iter()
+        .map(|&i| argument_count_of(model, &groups[i]))
+        .collect();
+    match counts.first() {
+        Some(&first) if counts.iter().any(|&c| c != first) => {}
+        _ => return,
     }
-    unrecorded_drift(model, groups, members, found);
+    let unrecorded = unrecorded_drift(model, groups, (members, &counts), found);
     // For each group: the canonical record without its arguments, and
     // its arguments; then every "arguments minus one" form.
     let mut full: HashMap<String, usize> = HashMap::new();
     let mut reduced: Vec<(String, usize, String, Value)> = Vec::new();
-    for &i in members {
+    for (&i, blind) in members.iter().zip(unrecorded) {
         // A call whose arguments were not recorded leaves none of them
         // out: it is met by `unrecorded_drift` instead.
-        if is_unrecorded(model, &groups[i]) {
+        if blind {
             continue;
         }
         let mut rec = canonical_action(model, config, &groups[i]);
@@ -421,27 +421,31 @@ pub(super) fn bucket_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
 /// unrecorded call fingerprints as a call with no arguments, so a retry of
 /// a recorded call, unrecorded, lands in a group of its own
 /// (docs/design.md §4.3). Added to `found` as (group, detail), both ways.
+/// `counts` are the members' argument counts; returns, member by member,
+/// whether its arguments were not recorded.
 fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
     model: &Model,
     groups: &G,
-    members: &[usize],
+    (members, counts): (&[usize], &[usize]),
     found: &mut Vec<(usize, String)>,
-) {
+) -> Vec<bool> {
     let mut blind: Vec<(usize, String)> = Vec::new();
     let mut sighted: Vec<usize> = Vec::new();
-    for &i in members {
-        let g = &groups[i];
-        match first_recorded(model, g) {
-            Some(Arguments::No(why)) if argument_count_of(model, g) == 0 => {
+    let mut unrecorded = vec![false; members.len()];
+    for (k, (&i, &n)) in members.iter().zip(counts).enumerate() {
+        let first = groups[i].executions.first();
+        match first.and_then(|&x| model.execution(x).arguments_recorded()) {
+            Some(Arguments::No(why)) if n == 0 => {
+                unrecorded[k] = true;
                 blind.push((i, why.clone()));
             }
             Some(Arguments::No(_)) => {}
-            _ if argument_count_of(model, g) > 0 => sighted.push(i),
+            _ if n > 0 => sighted.push(i),
             _ => {}
         }
     }
     if blind.is_empty() || sighted.is_empty() {
-        return;
+        return unrecorded;
     }
     // Within the attach window: a call of one group started no further
     // than the window from a call of the other (not the groups' whole
@@ -455,8 +459,8 @@ fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
         .iter()
         .map(|&s| (s, super::near::start_times(model, &groups[s])))
         .collect();
-    let near = |bi: usize, a: &Group, s: usize| {
-        let w = a
+    let near = |bi: usize, b: usize, s: usize| {
+        let w = groups[b]
             .contract
             .attach_window
             .max(groups[s].contract.attach_window);
@@ -466,7 +470,7 @@ fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
         let matched: Vec<usize> = sighted
             .iter()
             .copied()
-            .filter(|&s| near(bi, &groups[*b], s))
+            .filter(|&s| near(bi, *b, s))
             .collect();
         if matched.is_empty() {
             continue;
@@ -489,17 +493,7 @@ fn unrecorded_drift<G: std::ops::Index<usize, Output = Group> + ?Sized>(
             ));
         }
     }
-}
-
-/// Whether the first call of `g` has no arguments recorded (the journal
-/// says it does not hold them).
-fn is_unrecorded(model: &Model, g: &Group) -> bool {
-    matches!(first_recorded(model, g), Some(Arguments::No(_))) && argument_count_of(model, g) == 0
-}
-
-/// What the journals lack of the arguments of the first call of `g`.
-fn first_recorded<'m>(model: &'m Model, g: &Group) -> Option<&'m Arguments> {
-    model.execution(*g.executions.first()?).arguments_recorded()
+    unrecorded
 }
 
 /// How many arguments the first call of `g` carries, as written.
